@@ -1,0 +1,147 @@
+// Package agents defines agents as sets of typed tools, resolved through the
+// context so that a parent scope — or a test — can substitute an agent for
+// its children, and the demo agents the binary ships with.
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+)
+
+// Agent is the declaration of an agent: a name and its tools. Its behaviour
+// is the tools' default implementations unless an Instance in the context
+// overrides them.
+type Agent struct {
+	Name        string
+	Description string
+	tools       []ToolInfo
+}
+
+// ToolInfo describes a tool to models and developers.
+type ToolInfo struct {
+	Agent       string         `json:"agent"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Input       *elicit.Schema `json:"input_schema"`
+}
+
+// New declares an agent.
+func New(name, description string) *Agent {
+	return &Agent{Name: name, Description: description}
+}
+
+// Tools lists the agent's tools in declaration order.
+func (a *Agent) Tools() []ToolInfo { return append([]ToolInfo(nil), a.tools...) }
+
+// Tool is a typed tool of an agent.
+type Tool[In, Out any] struct {
+	agent *Agent
+	info  ToolInfo
+	def   func(context.Context, In) (Out, error)
+}
+
+// NewTool adds a tool to a. Its input JSON Schema is derived from In; it
+// panics if In has no schema, since tools are declared at start-up.
+func NewTool[In, Out any](a *Agent, name, description string, fn func(context.Context, In) (Out, error)) *Tool[In, Out] {
+	info := ToolInfo{Agent: a.Name, Name: name, Description: description, Input: elicit.MustSchemaFor[In]()}
+	a.tools = append(a.tools, info)
+	return &Tool[In, Out]{agent: a, info: info, def: fn}
+}
+
+// Info describes the tool.
+func (t *Tool[In, Out]) Info() ToolInfo { return t.info }
+
+// ToolCall is a tool invocation as middleware sees it.
+type ToolCall struct {
+	Agent string          `json:"agent"`
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolAPI is the API every tool call passes through, so middleware can
+// record, audit or substitute tool calls of any agent.
+var ToolAPI = runtime.NewAPI[ToolCall, json.RawMessage]("tool")
+
+// Call runs the tool with the implementation the context resolves: an
+// Instance of the tool's agent put there by a parent scope, else the
+// default. The call passes through ToolAPI's middleware.
+func (t *Tool[In, Out]) Call(ctx context.Context, in In) (Out, error) {
+	var out Out
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return out, fmt.Errorf("encode %s input: %w", t.info.Name, err)
+	}
+	impl := t.def
+	if inst := instanceOf(ctx, t.agent); inst != nil {
+		if fn, ok := inst.impls[t.info.Name].(func(context.Context, In) (Out, error)); ok {
+			impl = fn
+		}
+	}
+	core := func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+		var in In
+		if err := json.Unmarshal(call.Input, &in); err != nil {
+			return nil, fmt.Errorf("decode %s input: %w", call.Tool, err)
+		}
+		ctx = runtime.AgentName.With(ctx, call.Agent)
+		res, err := impl(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	ctx = ToolAPI.Provide(ctx, core)
+	res, err := ToolAPI.Call(ctx, ToolCall{Agent: t.agent.Name, Tool: t.info.Name, Input: raw})
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return out, fmt.Errorf("decode %s result: %w", t.info.Name, err)
+	}
+	return out, nil
+}
+
+// Instance is an instantiated agent: implementations for some or all of its
+// tools. Put in a context with Use, it answers the agent's tool calls made
+// by that scope's children.
+type Instance struct {
+	agent *Agent
+	impls map[string]any
+}
+
+// Impl is one tool implementation for an Instance.
+type Impl struct {
+	tool string
+	fn   any
+}
+
+// Implement pairs t with an implementation, for Instantiate.
+func Implement[In, Out any](t *Tool[In, Out], fn func(context.Context, In) (Out, error)) Impl {
+	return Impl{tool: t.info.Name, fn: fn}
+}
+
+// Instantiate makes an instance of a whose tools run impls; tools without an
+// Impl keep their default implementation.
+func (a *Agent) Instantiate(impls ...Impl) *Instance {
+	inst := &Instance{agent: a, impls: make(map[string]any, len(impls))}
+	for _, im := range impls {
+		inst.impls[im.tool] = im.fn
+	}
+	return inst
+}
+
+type instanceKey struct{ agent *Agent }
+
+// Use returns a child context in which calls to inst's agent's tools resolve
+// to inst.
+func Use(ctx context.Context, inst *Instance) context.Context {
+	return context.WithValue(ctx, instanceKey{inst.agent}, inst)
+}
+
+func instanceOf(ctx context.Context, a *Agent) *Instance {
+	inst, _ := ctx.Value(instanceKey{a}).(*Instance)
+	return inst
+}

@@ -1,0 +1,132 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+)
+
+// TripDetails is the form the concierge asks for.
+type TripDetails struct {
+	Destination string `json:"destination" title:"Destination" desc:"The city you want to visit" min:"2" max:"80"`
+	Travellers  int    `json:"travellers" title:"Travellers" desc:"How many people are going" min:"1" max:"9" default:"2"`
+	Cabin       string `json:"cabin" title:"Cabin class" enum:"economy,premium,business" default:"economy"`
+	Hotel       bool   `json:"hotel" title:"Book a hotel too?"`
+}
+
+// TripRequest is the input of the plan-trip tool: what the user asked for.
+type TripRequest struct {
+	Request string `json:"request" desc:"What the user said they want"`
+}
+
+// TripPlan is what the plan-trip tool returns.
+type TripPlan struct {
+	Planned bool         `json:"planned"`
+	Details *TripDetails `json:"details,omitempty"`
+	Outcome elicit.Action `json:"outcome"`
+	Plan    string       `json:"plan"`
+}
+
+var tripForm = elicit.Form[TripDetails]()
+
+// Travel is the agent that plans trips.
+var Travel = New("travel", "Plans trips: asks for the details, then drafts an itinerary.")
+
+// PlanTrip asks the user for trip details through a form, reports progress
+// while it works and drafts a plan with the model.
+var PlanTrip = NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
+
+// Pace is how long each step of planning takes; see DemoOptions.
+var Pace = runtime.NewValue[time.Duration]("demo-pace", 0)
+
+func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
+	res, err := runtime.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
+	if err != nil {
+		return TripPlan{}, err
+	}
+	if res.Action != elicit.Accept {
+		return TripPlan{Outcome: res.Action}, nil
+	}
+	d := res.Content
+	steps := []string{"Checking flights", "Comparing fares", "Looking at hotels", "Drafting your plan"}
+	if !d.Hotel {
+		steps = []string{"Checking flights", "Comparing fares", "Drafting your plan"}
+	}
+	for i, s := range steps {
+		if err := runtime.Notify(ctx, s, float64(i)/float64(len(steps))); err != nil {
+			return TripPlan{}, err
+		}
+		if err := pause(ctx, Pace.Get(ctx)); err != nil {
+			return TripPlan{}, err
+		}
+	}
+	out, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.System, Content: "You are a travel concierge. Draft a short trip plan."},
+		{Role: llm.User, Content: fmt.Sprintf("Plan a trip to %s for %d in %s class%s. Request: %s",
+			d.Destination, d.Travellers, d.Cabin, map[bool]string{true: ", with a hotel", false: ", no hotel"}[d.Hotel], req.Request)},
+	}})
+	if err != nil {
+		return TripPlan{}, err
+	}
+	if err := runtime.Notify(ctx, "Done", 1); err != nil {
+		return TripPlan{}, err
+	}
+	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content}, nil
+}
+
+func pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Concierge is the default chat agent: every message becomes a trip to
+// plan, with each planning step taking pace.
+func Concierge(pace time.Duration) Chat {
+	return Chat{
+		Name:        "concierge",
+		Description: "Plans a trip: asks for details in a form, shows progress, then answers.",
+		Turn: func(ctx context.Context, message string) (string, error) {
+			ctx = Pace.With(ctx, pace)
+			plan, err := PlanTrip.Call(ctx, TripRequest{Request: message})
+			if err != nil {
+				return "", err
+			}
+			return describePlan(plan), nil
+		},
+	}
+}
+
+func describePlan(p TripPlan) string {
+	switch p.Outcome {
+	case elicit.Accept:
+		d := p.Details
+		people := "1 traveller"
+		if d.Travellers != 1 {
+			people = fmt.Sprintf("%d travellers", d.Travellers)
+		}
+		hotel := "flights only, no hotel"
+		if d.Hotel {
+			hotel = "flights and a hotel"
+		}
+		return fmt.Sprintf("Your trip to %s is planned: %s in %s class, %s.\n\n%s",
+			d.Destination, people, d.Cabin, hotel, strings.TrimSpace(p.Plan))
+	case elicit.Decline:
+		return "No problem — I won't plan a trip. If you change your mind, just send me another message."
+	default:
+		return "You closed the form, so I've stopped here. Send a message whenever you want to start again."
+	}
+}

@@ -1,0 +1,338 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// conversation is the in-memory state of a conversation that has a running
+// turn or an open page. mu guards everything below it and is held while a
+// node is appended, so the path in memory and in the database agree.
+type conversation struct {
+	svc  *Service
+	refs int // guarded by svc.mu
+
+	mu         sync.Mutex
+	conv       tree.Conversation
+	path       []tree.Node
+	running    bool
+	cancelTurn context.CancelFunc
+	status     Status
+	pending    map[string]chan elicit.Response // elicit id → where the answer goes
+	rejected   map[string]*ElicitView          // the last rejected submission per elicit
+	subs       map[*Subscription]struct{}
+	seq        int64
+}
+
+func newConversation(s *Service, c tree.Conversation, path []tree.Node) *conversation {
+	return &conversation{
+		svc: s, conv: c, path: path,
+		pending:  map[string]chan elicit.Response{},
+		rejected: map[string]*ElicitView{},
+		subs:     map[*Subscription]struct{}{},
+	}
+}
+
+func (l *conversation) isPending(ref string) bool {
+	_, ok := l.pending[ref]
+	return ok
+}
+
+// view builds the page's view; l.mu is held.
+func (l *conversation) view() View {
+	items := buildItems(l.path, l.isPending)
+	for i := range items {
+		if e := items[i].Elicit; e != nil && e.State == Pending {
+			if r := l.rejected[e.Request.ID]; r != nil {
+				e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
+			}
+		}
+	}
+	st := l.status
+	st.Running = l.running
+	return View{Conversation: l.conv, Items: items, Status: st, Model: l.svc.model.Name()}
+}
+
+// appendLocked records n at HEAD, durably, and tells subscribers; l.mu is held.
+func (l *conversation) appendLocked(ctx context.Context, n tree.Node, unique bool) (tree.Node, error) {
+	n.Conversation = l.conv.ID
+	n, err := l.svc.store.Append(ctx, n, unique)
+	if err != nil {
+		return n, err
+	}
+	l.path = append(l.path, n)
+	l.conv.Head = n.ID
+	if items := buildItems([]tree.Node{n}, l.isPending); len(items) == 1 {
+		l.broadcastLocked(Change{Item: &items[0], New: true})
+	}
+	return n, nil
+}
+
+func (l *conversation) append(ctx context.Context, n tree.Node) (tree.Node, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.appendLocked(ctx, n, false)
+}
+
+// runTurn runs one turn of agent a for the user message msg.
+func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node, text string) {
+	t := &turn{l: l, id: msg.ID, agent: a.Name}
+	ctx = runtime.AgentName.With(ctx, a.Name)
+	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
+	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
+	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
+	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
+
+	reply, err := a.Turn(ctx, text)
+	// The turn's own context may be cancelled; recording its end must not be.
+	rec := context.WithoutCancel(ctx)
+	switch {
+	case err == nil:
+		_, err = l.append(rec, tree.Node{Kind: tree.AssistantMessage, Agent: a.Name, Payload: mustJSON(tree.Message{Text: reply})})
+	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
+		err = nil // shutting down: the turn stays where it was
+	default:
+		l.svc.log.Error("turn failed", "conversation", l.conv.ID, "agent", a.Name, "err", err)
+		_, err = l.append(rec, tree.Node{Kind: tree.TurnError, Agent: a.Name, Payload: mustJSON(tree.Message{Text: userFacing(err)})})
+	}
+	if err != nil {
+		l.svc.log.Error("record end of turn", "conversation", l.conv.ID, "err", err)
+	}
+	l.mu.Lock()
+	l.running, l.cancelTurn = false, nil
+	l.status = Status{}
+	for id := range l.pending { // a turn that ended no longer waits for anything
+		delete(l.pending, id)
+	}
+	l.broadcastStatusLocked()
+	l.mu.Unlock()
+}
+
+// turn provides the primitives' cores for one turn.
+type turn struct {
+	l       *conversation
+	id      int64 // the user message node that started the turn
+	agent   string
+	elicits int
+}
+
+func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+	l := t.l
+	t.elicits++
+	// The id is derived from the turn and the call's position in it, so the
+	// same call gets the same id whenever the turn's code runs.
+	req.ID = fmt.Sprintf("%d-%d", t.id, t.elicits)
+	answer := make(chan elicit.Response, 1)
+	l.mu.Lock()
+	l.pending[req.ID] = answer
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}, false); err != nil {
+		delete(l.pending, req.ID)
+		l.mu.Unlock()
+		return elicit.Response{}, err
+	}
+	l.mu.Unlock()
+	select {
+	case resp := <-answer:
+		return resp, nil
+	case <-ctx.Done():
+		l.mu.Lock()
+		delete(l.pending, req.ID)
+		delete(l.rejected, req.ID)
+		l.mu.Unlock()
+		return elicit.Response{}, ctx.Err()
+	}
+}
+
+func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error) {
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.Notify, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}, false); err != nil {
+		return struct{}{}, err
+	}
+	l.status.Progress = &p
+	l.broadcastStatusLocked()
+	return struct{}{}, nil
+}
+
+// SampleRecord is the payload of a sample node: the model call as made.
+type SampleRecord struct {
+	Request   llm.Request   `json:"request"`
+	Response  *llm.Response `json:"response,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	LatencyMS float64       `json:"latency_ms"`
+}
+
+func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
+	l := t.l
+	start := time.Now()
+	resp, err := l.svc.model.Complete(ctx, req, func(delta string) {
+		l.mu.Lock()
+		l.status.Draft += delta
+		l.broadcastStatusLocked()
+		l.mu.Unlock()
+	})
+	rec := SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+	if err != nil {
+		rec.Error = err.Error()
+	} else {
+		rec.Response = &resp
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.status.Draft = ""
+	if _, aerr := l.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}, false); aerr != nil {
+		return resp, errors.Join(err, aerr)
+	}
+	l.broadcastStatusLocked()
+	return resp, err
+}
+
+func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {
+	args := append([]any{"conversation", t.l.conv.ID, "agent", runtime.AgentName.Get(ctx)}, e.Attrs...)
+	t.l.svc.log.Log(ctx, e.Level, e.Message, args...)
+	return struct{}{}, nil
+}
+
+// Answer is a user's response to an elicit as it arrives: an action and
+// either HTML form values or JSON content, which the service converts and
+// checks against the request's schema.
+type Answer struct {
+	Action  elicit.Action
+	Form    url.Values
+	Content []byte
+	Text    string
+}
+
+// Answer records the answer to elicit eid and resumes the turn waiting on
+// it. Errors: NotFound for an unknown conversation or elicit; Conflict for
+// an elicit already answered or no longer waited on (the first answer
+// stands); Invalid with Fields for content that breaks the schema, in which
+// case the elicit stays pending and shows what was wrong.
+func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	answer, ok := l.pending[eid]
+	if !ok {
+		return l.notPendingLocked(eid)
+	}
+	req := l.requestLocked(eid)
+	resp := elicit.Response{Action: a.Action, Text: a.Text}
+	var problem error
+	if a.Action == elicit.Accept {
+		switch {
+		case a.Form != nil:
+			content, ferrs := req.Schema.FromForm(a.Form)
+			resp.Content = content
+			if len(ferrs) > 0 {
+				problem = ferrs
+			}
+		default:
+			resp.Content = a.Content
+		}
+	}
+	if problem == nil {
+		problem = req.Check(resp)
+	}
+	if problem != nil {
+		return l.rejectLocked(req, a.Form, problem)
+	}
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)}, true); err != nil {
+		return err
+	}
+	delete(l.pending, eid)
+	delete(l.rejected, eid)
+	answer <- resp
+	l.broadcastItemLocked(eid)
+	return nil
+}
+
+// rejectLocked keeps a rejected submission for display and reports it.
+func (l *conversation) rejectLocked(req elicit.Request, form url.Values, problem error) error {
+	rv := &ElicitView{Values: form}
+	e := &apperr.Error{Code: apperr.Invalid}
+	if ferrs, ok := errors.AsType[elicit.FieldErrors](problem); ok {
+		rv.Errors = ferrs
+		e.Fields = ferrs
+		e.Message = "Some answers need fixing: " + ferrs.Error()
+	} else {
+		rv.Problem = "That answer can't be accepted: " + problem.Error() + "."
+		e.Message = rv.Problem
+	}
+	l.rejected[req.ID] = rv
+	l.broadcastItemLocked(req.ID)
+	return e
+}
+
+func (l *conversation) requestLocked(eid string) elicit.Request {
+	for _, it := range buildItems(l.path, l.isPending) {
+		if it.Elicit != nil && it.Elicit.Request.ID == eid {
+			return it.Elicit.Request
+		}
+	}
+	return elicit.Request{}
+}
+
+// notPendingLocked explains why eid cannot be answered.
+func (l *conversation) notPendingLocked(eid string) error {
+	for _, n := range l.path {
+		if n.Ref != eid {
+			continue
+		}
+		for _, m := range l.path {
+			if m.Kind == tree.ElicitResponse && m.Ref == eid {
+				return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
+			}
+		}
+		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
+	}
+	return apperr.Errorf(apperr.NotFound, "There is no question %q in this conversation.", eid)
+}
+
+// broadcastItemLocked re-sends the item of elicit eid to subscribers.
+func (l *conversation) broadcastItemLocked(eid string) {
+	v := l.view()
+	for i := range v.Items {
+		if e := v.Items[i].Elicit; e != nil && e.Request.ID == eid {
+			l.broadcastLocked(Change{Item: &v.Items[i]})
+			return
+		}
+	}
+}
+
+func (l *conversation) broadcastStatusLocked() {
+	st := l.status
+	st.Running = l.running
+	l.broadcastLocked(Change{Status: &st})
+}
+
+// Notice shows a message on every open page of the conversation, for
+// problems with a request that has no better place to be shown.
+func (s *Service) Notice(session, id, message string) {
+	s.mu.Lock()
+	l := s.live[id]
+	s.mu.Unlock()
+	if l == nil || l.conv.Session != session {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.broadcastLocked(Change{Notice: message})
+}
+

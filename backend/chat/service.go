@@ -1,0 +1,254 @@
+// Package chat runs conversations: it records every step of a turn as a
+// node of the conversation tree, provides the primitives' cores to agent
+// code, holds the elicits a turn is waiting on, and tells subscribers (the
+// open pages of a conversation) what changed.
+package chat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Store is what the service needs of the database. Conversation returns an
+// apperr NotFound for a conversation the session does not own; Append
+// returns an apperr Conflict when unique is set and a node of the same kind
+// and ref exists.
+type Store interface {
+	EnsureSession(ctx context.Context, id string) error
+	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
+	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
+	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
+	Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, error)
+	SetTitle(ctx context.Context, id, title string) error
+	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
+}
+
+// MaxMessageLen is the longest message a user can send, in characters.
+const MaxMessageLen = 8000
+
+// Service runs the conversations of all sessions.
+type Service struct {
+	store  Store
+	agents *agents.Registry
+	model  llm.Provider
+	log    *slog.Logger
+
+	ctx    context.Context // parent of every turn; cancelled by Close
+	cancel context.CancelFunc
+	turns  sync.WaitGroup
+
+	mu   sync.Mutex
+	live map[string]*conversation // conversations with a running turn or an open page
+}
+
+// New returns a service. Turns run until they finish or Close is called.
+func New(store Store, reg *agents.Registry, model llm.Provider, log *slog.Logger) *Service {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{store: store, agents: reg, model: model, log: log, ctx: ctx, cancel: cancel, live: map[string]*conversation{}}
+}
+
+// Close stops every running turn and waits until their writes are done.
+// Elicits they were waiting on stay recorded as unanswered.
+func (s *Service) Close() {
+	s.cancel()
+	s.turns.Wait()
+}
+
+// ModelName names the model provider, for display.
+func (s *Service) ModelName() string { return s.model.Name() }
+
+// Agents lists the chat agents a conversation can be started with.
+func (s *Service) Agents() []agents.Chat { return s.agents.All() }
+
+// NewSessionID returns a fresh, unguessable session id.
+func NewSessionID() string { return newID(16) }
+
+func newID(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// StartSession records a browser session.
+func (s *Service) StartSession(ctx context.Context, session string) error {
+	return s.store.EnsureSession(ctx, session)
+}
+
+// Create starts a conversation owned by session with the named agent (the
+// default agent when name is empty).
+func (s *Service) Create(ctx context.Context, session, agentName string) (tree.Conversation, error) {
+	a := s.agents.Default()
+	if agentName != "" {
+		var ok bool
+		if a, ok = s.agents.Get(agentName); !ok {
+			return tree.Conversation{}, apperr.Errorf(apperr.Invalid, "There is no agent %q.", agentName)
+		}
+	}
+	if err := s.store.EnsureSession(ctx, session); err != nil {
+		return tree.Conversation{}, err
+	}
+	return s.store.CreateConversation(ctx, tree.Conversation{ID: newID(8), Session: session, Agent: a.Name})
+}
+
+// Conversations lists a session's conversations, newest first.
+func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Conversation, error) {
+	return s.store.Conversations(ctx, session)
+}
+
+// View returns what the conversation's page shows now.
+func (s *Service) View(ctx context.Context, session, id string) (View, error) {
+	c, err := s.store.Conversation(ctx, session, id)
+	if err != nil {
+		return View{}, err
+	}
+	s.mu.Lock()
+	l := s.live[id]
+	s.mu.Unlock()
+	if l != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.view(), nil
+	}
+	nodes, err := s.store.Nodes(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	path := tree.Path(nodes, c.Head)
+	return View{Conversation: c, Items: buildItems(path, func(string) bool { return false }), Model: s.model.Name()}, nil
+}
+
+// acquire returns the live state of a conversation the session owns,
+// loading it if needed, with a reference held; callers release it.
+func (s *Service) acquire(ctx context.Context, session, id string) (*conversation, error) {
+	c, err := s.store.Conversation(ctx, session, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if l := s.live[id]; l != nil {
+		l.refs++
+		s.mu.Unlock()
+		return l, nil
+	}
+	s.mu.Unlock()
+	nodes, err := s.store.Nodes(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.live[id]; l != nil { // loaded meanwhile by another request
+		l.refs++
+		return l, nil
+	}
+	l := newConversation(s, c, tree.Path(nodes, c.Head))
+	l.refs++
+	s.live[id] = l
+	return l, nil
+}
+
+// release drops a reference; a conversation with none left (no open page,
+// no running turn) is dropped from memory and lives on in the database only.
+func (s *Service) release(l *conversation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l.refs--
+	if l.refs == 0 && s.live[l.conv.ID] == l {
+		delete(s.live, l.conv.ID)
+	}
+}
+
+// Send records a user message and starts a turn of the conversation's agent.
+// It fails with Conflict while a turn is running and Invalid for an empty or
+// overlong message; either way nothing is recorded.
+func (s *Service) Send(ctx context.Context, session, id, text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return apperr.Errorf(apperr.Invalid, "Type a message before sending.")
+	}
+	if n := utf8.RuneCountInString(text); n > MaxMessageLen {
+		return apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, MaxMessageLen)
+	}
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	a, ok := s.agents.Get(l.conv.Agent)
+	if !ok {
+		s.release(l)
+		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
+	}
+	l.mu.Lock()
+	if l.running {
+		l.mu.Unlock()
+		s.release(l)
+		return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Answer its question or wait for it to finish.")
+	}
+	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})}, false)
+	if err != nil {
+		l.mu.Unlock()
+		s.release(l)
+		return err
+	}
+	if l.conv.Title == "" {
+		l.conv.Title = title(text)
+		if err := s.store.SetTitle(ctx, id, l.conv.Title); err != nil {
+			s.log.Warn("set title", "conversation", id, "err", err)
+		}
+	}
+	turnCtx, cancel := context.WithCancel(s.ctx)
+	l.running, l.cancelTurn = true, cancel
+	l.broadcastStatusLocked()
+	l.mu.Unlock()
+
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		defer s.release(l)
+		defer cancel()
+		l.runTurn(turnCtx, a, msg, text)
+	}()
+	return nil
+}
+
+func title(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= 60 {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:59]) + "…"
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err))
+	}
+	return b
+}
+
+// userFacing words a turn's failure for the chat.
+func userFacing(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "Stopped."
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return "The model could not answer: " + le.Message
+	}
+	return apperr.MessageOf(err)
+}

@@ -1,0 +1,98 @@
+package chat
+
+import (
+	"context"
+)
+
+// Change is one thing that changed on a conversation's page. Exactly one of
+// Item, Status and Notice is set.
+type Change struct {
+	Seq    int64
+	Item   *Item  // an item to show; New when it is appended, else it replaces the shown one
+	New    bool
+	Status *Status
+	Notice string
+}
+
+// maxQueued bounds a subscriber's queue. A subscriber that falls further
+// behind gets one full re-render instead (Resync), so a slow reader may miss
+// intermediate states but never the final one.
+const maxQueued = 256
+
+// Subscription delivers a conversation's changes to one open page.
+type Subscription struct {
+	l      *conversation
+	ready  chan struct{} // has a value when there is something to take
+	queue  []Change
+	resync bool
+}
+
+// Subscribe opens a subscription to a conversation the session owns and
+// returns it with the view it starts from; changes after that view arrive
+// through Next. Close it when the page goes away.
+func (s *Service) Subscribe(ctx context.Context, session, id string) (*Subscription, View, error) {
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return nil, View{}, err
+	}
+	sub := &Subscription{l: l, ready: make(chan struct{}, 1)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.subs[sub] = struct{}{}
+	return sub, l.view(), nil
+}
+
+// Close ends the subscription.
+func (sub *Subscription) Close() {
+	l := sub.l
+	l.mu.Lock()
+	_, ok := l.subs[sub]
+	delete(l.subs, sub)
+	l.mu.Unlock()
+	if ok {
+		l.svc.release(l)
+	}
+}
+
+// Next waits for changes. It returns the queued changes in order, or, for a
+// subscriber that fell behind, resync and the current view.
+func (sub *Subscription) Next(ctx context.Context) (changes []Change, resync *View, err error) {
+	select {
+	case <-sub.ready:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	l := sub.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if sub.resync {
+		sub.resync, sub.queue = false, nil
+		v := l.view()
+		return nil, &v, nil
+	}
+	changes, sub.queue = sub.queue, nil
+	return changes, nil, nil
+}
+
+// broadcastLocked queues c for every subscriber; l.mu is held. Status
+// changes replace a status change still queued, so streaming text coalesces.
+func (l *conversation) broadcastLocked(c Change) {
+	l.seq++
+	c.Seq = l.seq
+	for sub := range l.subs {
+		if sub.resync {
+			continue
+		}
+		if n := len(sub.queue); c.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
+			sub.queue[n-1] = c
+		} else if n >= maxQueued {
+			sub.resync, sub.queue = true, nil
+		} else {
+			sub.queue = append(sub.queue, c)
+		}
+		select {
+		case sub.ready <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package chat
+
+import (
+	"encoding/json"
+	"net/url"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// View is what a conversation page shows, derived from the path to HEAD and
+// the conversation's live state.
+type View struct {
+	Conversation tree.Conversation
+	Items        []Item
+	Status       Status
+	Model        string // the model provider's name, shown so offline mode is never mistaken for a real model
+}
+
+// Status is the state of the current turn.
+type Status struct {
+	Running  bool
+	Progress *runtime.Progress
+	Draft    string // the reply as it streams in
+}
+
+// Item is one visible entry of the conversation.
+type Item struct {
+	ID     int64 // the node id; elements are keyed by it
+	Kind   tree.Kind
+	Agent  string
+	Text   string
+	Elicit *ElicitView
+}
+
+// ElicitState is where an elicit stands.
+type ElicitState string
+
+const (
+	// Pending elicits can be answered now.
+	Pending ElicitState = "pending"
+	// Answered elicits have a recorded response.
+	Answered ElicitState = "answered"
+	// Interrupted elicits lost the turn that asked them (it was stopped or the server restarted).
+	Interrupted ElicitState = "interrupted"
+)
+
+// ElicitView is an elicit as shown: the request, where it stands, and for a
+// rejected submission what was submitted and what was wrong with it.
+type ElicitView struct {
+	Request  elicit.Request
+	State    ElicitState
+	Response *elicit.Response
+	Errors   elicit.FieldErrors
+	Values   url.Values
+	Problem  string // a problem with the submission as a whole
+}
+
+// Value returns the value to prefill field name with: what the user last
+// submitted, else the schema's default.
+func (e *ElicitView) Value(name string) string {
+	if vs, ok := e.Values[name]; ok && len(vs) > 0 {
+		return vs[0]
+	}
+	if e.Request.Schema != nil {
+		if p := e.Request.Schema.Properties[name]; p != nil && p.Default != nil {
+			b, _ := json.Marshal(p.Default)
+			var s string
+			if json.Unmarshal(b, &s) == nil {
+				return s
+			}
+			return string(b)
+		}
+	}
+	return ""
+}
+
+// Values of a multi-choice field: what the user submitted, else the default.
+func (e *ElicitView) Selected(name, option string) bool {
+	if vs, ok := e.Values[name]; ok {
+		for _, v := range vs {
+			if v == option {
+				return true
+			}
+		}
+		return false
+	}
+	if e.Request.Schema != nil {
+		if p := e.Request.Schema.Properties[name]; p != nil {
+			switch d := p.Default.(type) {
+			case string:
+				return d == option
+			case []any:
+				for _, v := range d {
+					if v == option {
+						return true
+					}
+				}
+			case []string:
+				for _, v := range d {
+					if v == option {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Answer returns the accepted content decoded as a map, for summaries.
+func (e *ElicitView) Answer() map[string]any {
+	if e.Response == nil || e.Response.Action != elicit.Accept {
+		return nil
+	}
+	var m map[string]any
+	json.Unmarshal(e.Response.Content, &m)
+	return m
+}
+
+// buildItems turns a path into visible items. Elicits with no response are
+// pending if pending reports them live, else interrupted.
+func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
+	var items []Item
+	byRef := map[string]int{}
+	for _, n := range path {
+		switch n.Kind {
+		case tree.UserMessage, tree.AssistantMessage, tree.TurnError:
+			var m tree.Message
+			json.Unmarshal(n.Payload, &m)
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text})
+		case tree.ElicitRequest:
+			var req elicit.Request
+			json.Unmarshal(n.Payload, &req)
+			state := Interrupted
+			if pending(n.Ref) {
+				state = Pending
+			}
+			byRef[n.Ref] = len(items)
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Elicit: &ElicitView{Request: req, State: state}})
+		case tree.ElicitResponse:
+			if i, ok := byRef[n.Ref]; ok {
+				var resp elicit.Response
+				json.Unmarshal(n.Payload, &resp)
+				items[i].Elicit.State = Answered
+				items[i].Elicit.Response = &resp
+			}
+		}
+	}
+	return items
+}

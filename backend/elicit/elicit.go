@@ -1,0 +1,137 @@
+// Package elicit declares typed requests to the user — a form, a yes/no, the
+// device's location, the clipboard — and the results they come back with.
+// A kind is declared once with Go types for its input and output; the JSON
+// Schema of both is derived from those types, and every response is
+// validated against the output schema before an agent sees it.
+package elicit
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Action is how the user answered a request.
+type Action string
+
+const (
+	// Accept carries content that passed the kind's output schema.
+	Accept Action = "accept"
+	// Decline means the user explicitly said no.
+	Decline Action = "decline"
+	// Cancel means the user dismissed the request without answering.
+	Cancel Action = "cancel"
+	// Denied means a device permission was refused.
+	Denied Action = "denied"
+	// Other means the user went off-script and wrote text instead.
+	Other Action = "other"
+)
+
+// Valid reports whether a is one of the known actions.
+func (a Action) Valid() bool {
+	switch a {
+	case Accept, Decline, Cancel, Denied, Other:
+		return true
+	}
+	return false
+}
+
+// Request is one elicit as it travels to an implementation and is recorded
+// in the conversation: the kind, what to show, and how to validate answers.
+type Request struct {
+	ID      string          `json:"id"`
+	Kind    string          `json:"kind"`
+	Agent   string          `json:"agent,omitempty"`
+	Message string          `json:"message"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Schema  *Schema         `json:"schema"`
+	Actions []Action        `json:"actions"`
+}
+
+// Allows reports whether the request accepts answers with action a.
+func (r Request) Allows(a Action) bool { return slices.Contains(r.Actions, a) }
+
+// Response is an implementation's answer to a Request.
+type Response struct {
+	Action  Action          `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
+	Text    string          `json:"text,omitempty"` // for Other
+}
+
+// Check validates resp against req: the action must be allowed and accepted
+// content must satisfy the schema. It returns FieldErrors for content
+// problems and a plain error for a disallowed action.
+func (r Request) Check(resp Response) error {
+	if !resp.Action.Valid() {
+		return fmt.Errorf("unknown action %q", resp.Action)
+	}
+	if !r.Allows(resp.Action) {
+		return fmt.Errorf("this request does not allow %q", resp.Action)
+	}
+	if resp.Action == Accept && r.Schema != nil {
+		if errs := r.Schema.Validate(resp.Content); len(errs) > 0 {
+			return errs
+		}
+	}
+	return nil
+}
+
+// Result is a typed response: Content is set for Accept, Text for Other.
+type Result[T any] struct {
+	Action  Action
+	Content T
+	Text    string
+}
+
+// Kind declares an elicit kind with input type In and output type Out.
+type Kind[In, Out any] struct {
+	Name        string
+	Description string
+	Actions     []Action
+	InputSchema *Schema
+	Output      *Schema
+}
+
+// NewKind declares a kind; with no actions given it allows accept, decline
+// and cancel. It panics if In or Out has no schema, as declarations are
+// made once at start-up.
+func NewKind[In, Out any](name, description string, actions ...Action) *Kind[In, Out] {
+	if len(actions) == 0 {
+		actions = []Action{Accept, Decline, Cancel}
+	}
+	return &Kind[In, Out]{
+		Name:        name,
+		Description: description,
+		Actions:     actions,
+		InputSchema: MustSchemaFor[In](),
+		Output:      MustSchemaFor[Out](),
+	}
+}
+
+// Request builds the request that asks for this kind with input in.
+func (k *Kind[In, Out]) Request(message string, in In) (Request, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return Request{}, fmt.Errorf("encode %s input: %w", k.Name, err)
+	}
+	return Request{Kind: k.Name, Message: message, Input: raw, Schema: k.Output, Actions: slices.Clone(k.Actions)}, nil
+}
+
+// Decode turns a checked response into a typed result.
+func (k *Kind[In, Out]) Decode(resp Response) (Result[Out], error) {
+	res := Result[Out]{Action: resp.Action, Text: resp.Text}
+	if resp.Action == Accept {
+		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
+			return res, fmt.Errorf("decode %s result: %w", k.Name, err)
+		}
+	}
+	return res, nil
+}
+
+// FormKind is the kind of a form whose fields are the fields of T.
+const FormKind = "form"
+
+// Form declares a form kind for T: its fields are T's fields.
+func Form[T any]() *Kind[struct{}, T] {
+	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel)
+}

@@ -1,0 +1,159 @@
+// Package llmtest runs an in-process, OpenAI-compatible chat completions
+// server for tests. It speaks the real wire format, streamed or not, so the
+// client under test is exercised for real, and it answers each request with
+// the next Reply of its script.
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// Server is a scripted OpenAI-compatible server. It is closed when the test
+// that made it ends.
+type Server struct {
+	// URL is the API's base URL, ending in "/v1": what OPENAI_BASE_URL or
+	// a client's base URL should be.
+	URL string
+
+	t    testing.TB
+	srv  *httptest.Server
+	done chan struct{}
+
+	mu       sync.Mutex
+	script   []Reply
+	requests []Request
+}
+
+// NewServer starts a server that answers POST /v1/chat/completions with the
+// replies of script, in order. A request beyond the script, or to another
+// route, fails the test.
+func NewServer(t testing.TB, script ...Reply) *Server {
+	t.Helper()
+	s := &Server{t: t, script: script, done: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + "/v1"
+	t.Cleanup(func() {
+		close(s.done) // Releases replies that Hold.
+		s.srv.Close()
+	})
+	return s
+}
+
+// Add appends replies to the script.
+func (s *Server) Add(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, replies...)
+}
+
+// Requests returns the chat completion requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		s.t.Errorf("llmtest: unexpected %s %s", r.Method, r.URL.Path)
+		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown route "+r.URL.Path)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	var req Request
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		s.t.Errorf("llmtest: decode request: %v", err)
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "cannot decode the request")
+		return
+	}
+	req.Header = r.Header.Clone()
+	req.Body = bytes.Clone(body)
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	n := len(s.requests)
+	var reply Reply
+	ok := n <= len(s.script)
+	if ok {
+		reply = s.script[n-1]
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.t.Errorf("llmtest: request %d has no reply; the script has %d", n, n-1)
+		writeError(w, http.StatusInternalServerError, "server_error", "llmtest: script exhausted")
+		return
+	}
+	reply.write(w, r, req, s.done)
+}
+
+// Request is a chat completion request as the server decoded it.
+type Request struct {
+	Model         string            `json:"model"`
+	Messages      []Message         `json:"messages"`
+	Stream        bool              `json:"stream"`
+	StreamOptions *StreamOptions    `json:"stream_options"`
+	MaxTokens     int               `json:"max_tokens"`
+	Temperature   *float64          `json:"temperature"`
+	Logprobs      bool              `json:"logprobs"`
+	Tools         []json.RawMessage `json:"tools"`
+
+	// Header holds the HTTP headers, such as Authorization.
+	Header http.Header `json:"-"`
+	// Body is the request body as sent.
+	Body []byte `json:"-"`
+}
+
+// StreamOptions are the stream options of a Request.
+type StreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// Message is one message of a Request. Content joins the text parts of a
+// message sent as parts.
+type Message struct {
+	Role       string `json:"role"`
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// UnmarshalJSON reads content given as a string or as an array of parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var wire struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+	}
+	if err := json.Unmarshal(b, &wire); err != nil {
+		return err
+	}
+	*m = Message{Role: wire.Role, ToolCallID: wire.ToolCallID}
+	if len(wire.Content) == 0 || wire.Content[0] != '[' {
+		return json.Unmarshal(orNull(wire.Content), &m.Content)
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(wire.Content, &parts); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		m.Content += p.Text
+	}
+	return nil
+}
+
+func orNull(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte("null")
+	}
+	return b
+}

@@ -1,0 +1,76 @@
+package llm
+
+import (
+	"context"
+	"strings"
+	"unicode"
+)
+
+// OfflineModel is the model name the offline provider reports, so that its
+// answers are never mistaken for a real model's.
+const OfflineModel = "offline-echo-1"
+
+// Offline is a deterministic provider that needs no network: it answers by
+// reflecting the conversation back, summarizes when asked to, and writes
+// best-effort JSON when asked for JSON. The same request always gets the
+// same response. Usage counts words as tokens; it gives no logprobs.
+type Offline struct{}
+
+// NewOffline returns the offline provider.
+func NewOffline() *Offline { return &Offline{} }
+
+// Name returns "offline".
+func (*Offline) Name() string { return "offline" }
+
+// Complete composes the reply and streams it word by word through onDelta.
+// It returns ctx.Err() as soon as it sees ctx cancelled, between words.
+func (*Offline) Complete(ctx context.Context, req Request, onDelta func(delta string)) (Response, error) {
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	pieces := splitWords(compose(req.Messages))
+	finish := "stop"
+	if req.MaxTokens > 0 && len(pieces) > req.MaxTokens {
+		pieces, finish = pieces[:req.MaxTokens], "length"
+	}
+	var b strings.Builder
+	for _, p := range pieces {
+		if err := ctx.Err(); err != nil {
+			return Response{}, err
+		}
+		b.WriteString(p)
+		if onDelta != nil {
+			onDelta(p)
+		}
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	return Response{
+		Content:      b.String(),
+		Model:        OfflineModel,
+		Provider:     "offline",
+		FinishReason: finish,
+		Usage:        Usage{PromptTokens: prompt, CompletionTokens: len(pieces), TotalTokens: prompt + len(pieces)},
+	}, nil
+}
+
+// splitWords cuts s into words, each carrying the white space before it, so
+// that the pieces concatenate back to s exactly.
+func splitWords(s string) []string {
+	var pieces []string
+	start, inWord := 0, false
+	for i, r := range s {
+		space := unicode.IsSpace(r)
+		if space && inWord {
+			pieces = append(pieces, s[start:i])
+			start = i
+		}
+		inWord = !space
+	}
+	if start < len(s) {
+		pieces = append(pieces, s[start:])
+	}
+	return pieces
+}

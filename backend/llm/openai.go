@@ -1,0 +1,194 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAIConfig configures an OpenAI provider.
+type OpenAIConfig struct {
+	APIKey string
+	// BaseURL is the API's base URL, such as "http://localhost:11434/v1" for
+	// any OpenAI-compatible endpoint; empty means OpenAI's own.
+	BaseURL string
+	// Model is used when a request names none.
+	Model string
+	// HTTPClient, when non-nil, makes the HTTP calls.
+	HTTPClient *http.Client
+}
+
+// OpenAI is a provider for OpenAI's chat completions API and every endpoint
+// compatible with it.
+type OpenAI struct {
+	client *openai.Client
+	model  string
+	key    string
+}
+
+// NewOpenAI returns a provider configured by cfg.
+func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	cc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		cc.BaseURL = cfg.BaseURL
+	}
+	if cfg.HTTPClient != nil {
+		cc.HTTPClient = cfg.HTTPClient
+	}
+	return &OpenAI{client: openai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey}
+}
+
+// Name returns "openai".
+func (*OpenAI) Name() string { return "openai" }
+
+// Complete sends req to the chat completions endpoint, streamed when onDelta
+// is non-nil. Failures are *Error values, or ctx.Err() once ctx is done.
+func (p *OpenAI) Complete(ctx context.Context, req Request, onDelta func(delta string)) (Response, error) {
+	creq := p.request(req)
+	var (
+		resp Response
+		err  error
+	)
+	if onDelta == nil {
+		resp, err = p.complete(ctx, creq)
+	} else {
+		resp, err = p.stream(ctx, creq, onDelta)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		return Response{}, p.fail(err)
+	}
+	if !req.Logprobs {
+		resp.Logprob = nil
+	}
+	return resp, nil
+}
+
+// request translates req into go-openai's request.
+func (p *OpenAI) request(req Request) openai.ChatCompletionRequest {
+	creq := openai.ChatCompletionRequest{
+		Model:     req.Model,
+		MaxTokens: req.MaxTokens,
+		LogProbs:  req.Logprobs,
+	}
+	if creq.Model == "" {
+		creq.Model = p.model
+	}
+	if t := req.Temperature; t != nil {
+		// go-openai omits a zero temperature, which the API reads as the
+		// default of 1; the smallest positive float32 keeps "greedy".
+		creq.Temperature = max(*t, math.SmallestNonzeroFloat32)
+	}
+	for _, m := range req.Messages {
+		creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content})
+	}
+	return creq
+}
+
+// complete makes one unstreamed call.
+func (p *OpenAI) complete(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	out, err := p.client.CreateChatCompletion(ctx, creq)
+	if err != nil {
+		return Response{}, err
+	}
+	if len(out.Choices) == 0 {
+		return Response{}, errNoChoices
+	}
+	c := out.Choices[0]
+	var lp logprobMean
+	if c.LogProbs != nil {
+		for _, t := range c.LogProbs.Content {
+			lp.add(t.LogProb)
+		}
+	}
+	return Response{
+		Content:      c.Message.Content,
+		Model:        out.Model,
+		Provider:     "openai",
+		FinishReason: string(c.FinishReason),
+		Usage:        usage(out.Usage),
+		Logprob:      lp.mean(),
+	}, nil
+}
+
+// stream makes one streamed call, passing each piece of text to onDelta.
+func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(string)) (Response, error) {
+	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	s, err := p.client.CreateChatCompletionStream(ctx, creq)
+	if err != nil {
+		return Response{}, err
+	}
+	defer s.Close()
+	resp := Response{Provider: "openai", Model: creq.Model}
+	var (
+		text strings.Builder
+		lp   logprobMean
+	)
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Response{}, err
+		}
+		if chunk.Model != "" {
+			resp.Model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			resp.Usage = usage(*chunk.Usage)
+		}
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			if c.FinishReason != "" {
+				resp.FinishReason = string(c.FinishReason)
+			}
+			if c.Logprobs != nil {
+				for _, t := range c.Logprobs.Content {
+					lp.add(t.Logprob)
+				}
+			}
+			if d := c.Delta.Content; d != "" {
+				text.WriteString(d)
+				onDelta(d)
+			}
+		}
+	}
+	// go-openai reports a stream cut short like one that ended with
+	// [DONE]; only the missing finish reason tells them apart.
+	if resp.FinishReason == "" {
+		return Response{}, errStreamCut
+	}
+	resp.Content = text.String()
+	resp.Logprob = lp.mean()
+	return resp, nil
+}
+
+func usage(u openai.Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
+
+// logprobMean averages token log probabilities.
+type logprobMean struct {
+	sum float64
+	n   int
+}
+
+func (m *logprobMean) add(lp float64) { m.sum += lp; m.n++ }
+
+func (m *logprobMean) mean() *float64 {
+	if m.n == 0 {
+		return nil
+	}
+	v := m.sum / float64(m.n)
+	return &v
+}

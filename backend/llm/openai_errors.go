@@ -1,0 +1,93 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+var (
+	errNoChoices = errors.New("the response held no choices")
+	errStreamCut = errors.New("the stream ended before the model finished")
+)
+
+// fail turns a failure of go-openai or of the endpoint into an *Error whose
+// message names what went wrong and never holds the API key.
+func (p *OpenAI) fail(err error) *Error {
+	e := classify(err)
+	e.Provider = p.Name()
+	if p.key != "" {
+		e.Message = strings.ReplaceAll(e.Message, p.key, "[redacted]")
+	}
+	return e
+}
+
+func classify(err error) *Error {
+	var (
+		apiErr *openai.APIError
+		reqErr *openai.RequestError
+		netErr net.Error
+		synErr *json.SyntaxError
+		typErr *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0:
+		// An error event inside a stream has no status of its own.
+		return &Error{Retryable: apiErr.Type != "invalid_request_error", Message: "error in stream: " + apiErr.Message}
+	case errors.As(err, &apiErr):
+		return statusError(apiErr.HTTPStatusCode, apiErr.Message)
+	case errors.As(err, &reqErr):
+		return statusError(reqErr.HTTPStatusCode, snippet(reqErr.Body))
+	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Retryable: true, Message: "the response broke off: " + err.Error()}
+	case errors.As(err, &netErr):
+		return &Error{Retryable: true, Message: "cannot reach the model endpoint: " + err.Error()}
+	case errors.As(err, &synErr), errors.As(err, &typErr), errors.Is(err, errNoChoices),
+		errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return &Error{Message: "malformed response from the model endpoint: " + err.Error()}
+	default:
+		return &Error{Message: err.Error()}
+	}
+}
+
+// statusError describes a failed HTTP call. Rate limits and server errors
+// may pass with time; other refusals will not.
+func statusError(status int, detail string) *Error {
+	var what string
+	switch {
+	case status == http.StatusTooManyRequests:
+		what = "rate limited"
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		what = "not authorized"
+	case status == http.StatusNotFound:
+		what = "not found"
+	case status >= 500:
+		what = "server error"
+	default:
+		what = "request rejected"
+	}
+	if detail == "" {
+		detail = strings.ToLower(http.StatusText(status))
+	}
+	return &Error{
+		Status:    status,
+		Retryable: status == http.StatusTooManyRequests || status >= 500,
+		Message:   fmt.Sprintf("%s (status %d): %s", what, status, detail),
+	}
+}
+
+// snippet returns the start of a body that was not an OpenAI error object.
+func snippet(body []byte) string {
+	const limit = 200
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if len(s) > limit {
+		s = strings.ToValidUTF8(s[:limit], "") + "…"
+	}
+	return s
+}

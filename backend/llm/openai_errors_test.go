@@ -1,0 +1,91 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+)
+
+func TestOpenAIErrors(t *testing.T) {
+	tests := []struct {
+		name        string
+		reply       llmtest.Reply
+		stream      bool
+		wantStatus  int
+		wantRetry   bool
+		wantMessage string
+	}{
+		{"rate limited", llmtest.Fail(429, "Rate limit reached for gpt-test."), false,
+			429, true, "rate limited (status 429): Rate limit reached for gpt-test."},
+		{"rate limited stream", llmtest.Fail(429, "Rate limit reached for gpt-test."), true,
+			429, true, "rate limited (status 429): Rate limit reached for gpt-test."},
+		{"server error", llmtest.Fail(500, "The server had an error."), false,
+			500, true, "server error (status 500): The server had an error."},
+		{"bad request", llmtest.Fail(400, "Invalid value for 'messages'."), false,
+			400, false, "request rejected (status 400): Invalid value for 'messages'."},
+		{"key echoed back is redacted", llmtest.Fail(401, "Incorrect API key provided: "+testKey+"."), false,
+			401, false, "not authorized (status 401): Incorrect API key provided: [redacted]."},
+		{"non-JSON error body", llmtest.Raw(502, "<html><h1>502 Bad Gateway</h1></html>"), false,
+			502, true, "server error (status 502): <html><h1>502 Bad Gateway</h1></html>"},
+		{"malformed JSON", llmtest.Raw(200, "{not json"), false,
+			0, false, "malformed response from the model endpoint: invalid character 'n' looking for beginning of object key string"},
+		{"truncated JSON", llmtest.Raw(200, `{"choices": [`), false,
+			0, true, "the response broke off: unexpected EOF"},
+		{"no choices", llmtest.Raw(200, `{"choices": []}`), false,
+			0, false, "malformed response from the model endpoint: the response held no choices"},
+		{"malformed stream chunk", llmtest.Raw(200, "data: {broken\n\n"), true,
+			0, false, "malformed response from the model endpoint: invalid character 'b' looking for beginning of object key string"},
+		{"stream cut short", llmtest.Reply{Chunks: []string{"Hel"}, Cut: true}, true,
+			0, true, "the response broke off: the stream ended before the model finished"},
+		{"error inside stream", llmtest.Raw(200, "data: {\"error\": {\"message\": \"The server is overloaded.\", \"type\": \"server_error\"}}\n\n"), true,
+			0, true, "error in stream: The server is overloaded."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tt.reply)
+			var onDelta func(string)
+			if tt.stream {
+				onDelta = func(string) {}
+			}
+			_, err := newOpenAI(srv).Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, onDelta)
+			var got *llm.Error
+			if !errors.As(err, &got) {
+				t.Fatalf("got error %v (%T), want *llm.Error", err, err)
+			}
+			want := &llm.Error{Provider: "openai", Status: tt.wantStatus, Retryable: tt.wantRetry, Message: tt.wantMessage}
+			if *got != *want {
+				t.Errorf("got  %+v\nwant %+v", *got, *want)
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Errorf("error %q leaks the API key", err)
+			}
+		})
+	}
+}
+
+func TestOpenAIUnreachable(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	p := llm.NewOpenAI(llm.OpenAIConfig{APIKey: testKey, BaseURL: closed.URL + "/v1", Model: "gpt-test"})
+	_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
+	var got *llm.Error
+	if !errors.As(err, &got) {
+		t.Fatalf("got error %v (%T), want *llm.Error", err, err)
+	}
+	if !got.Retryable || got.Status != 0 || !strings.HasPrefix(got.Message, "cannot reach the model endpoint: ") {
+		t.Errorf("got %+v, want a retryable error without status that says the endpoint is unreachable", *got)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	err := &llm.Error{Provider: "openai", Status: 429, Retryable: true, Message: "rate limited (status 429): slow down"}
+	if got, want := err.Error(), "openai: rate limited (status 429): slow down"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

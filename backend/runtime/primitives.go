@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+)
+
+// Progress is what notify reports: a message and, when known, how far along
+// the work is, from 0 to 1 (negative when unknown).
+type Progress struct {
+	Message  string  `json:"message"`
+	Fraction float64 `json:"fraction"`
+}
+
+// LogEntry is one call of log.
+type LogEntry struct {
+	Level   slog.Level `json:"level"`
+	Message string     `json:"message"`
+	Attrs   []any      `json:"-"`
+}
+
+// The four primitives. Their cores are provided by whoever runs the agent
+// (the conversation runner, a terminal session, a test); middleware is
+// installed around them with Around.
+var (
+	SampleAPI = NewAPI[llm.Request, llm.Response]("sample")
+	ElicitAPI = NewAPI[elicit.Request, elicit.Response]("elicit")
+	NotifyAPI = NewAPI[Progress, struct{}]("notify")
+	LogAPI    = NewAPI[LogEntry, struct{}]("log")
+)
+
+// Sample asks the model in ctx to complete req.
+func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return SampleAPI.Call(ctx, req)
+}
+
+// Elicit sends req to the user and waits for the answer. The answer has
+// passed req.Check by the time it returns.
+func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+	if req.Agent == "" {
+		req.Agent = AgentName.Get(ctx)
+	}
+	return ElicitAPI.Call(ctx, req)
+}
+
+// Ask elicits kind k with input in and decodes the typed result.
+func Ask[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In) (elicit.Result[Out], error) {
+	req, err := k.Request(message, in)
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	resp, err := Elicit(ctx, req)
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	return k.Decode(resp)
+}
+
+// Notify reports progress to the user.
+func Notify(ctx context.Context, message string, fraction float64) error {
+	_, err := NotifyAPI.Call(ctx, Progress{Message: message, Fraction: fraction})
+	return err
+}
+
+// Log records a log line for developers. A missing core falls back to slog.
+func Log(ctx context.Context, level slog.Level, msg string, attrs ...any) {
+	if _, err := LogAPI.Call(ctx, LogEntry{Level: level, Message: msg, Attrs: attrs}); err != nil {
+		slog.Default().Log(ctx, level, msg, attrs...)
+	}
+}
+
+// AgentName is the name of the agent whose code is running; elicits are
+// attributed to it.
+var AgentName = NewValue("agent", "")

@@ -1,0 +1,118 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+)
+
+// refuse shows err's message on the conversation's open pages, in place of
+// the request that failed, and returns err for its status.
+func (s *Server) refuse(c echo.Context, err error) error {
+	s.chat.Notice(sessionOf(c), c.Param("id"), message(err))
+	return err
+}
+
+func (s *Server) limitBody(c echo.Context) {
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, s.maxBody)
+}
+
+// sendMessage answers POST /c/:id/messages with Datastar signals
+// {"message": "..."}: it records the message and starts a turn. On success
+// the response clears the sender's composer; the message itself reaches
+// every open page through the stream.
+func (s *Server) sendMessage(c echo.Context) error {
+	s.limitBody(c)
+	var in struct {
+		Message *string `json:"message"`
+	}
+	if err := datastar.ReadSignals(c.Request(), &in); err != nil {
+		return s.refuse(c, badBody(err))
+	}
+	if in.Message == nil {
+		return s.refuse(c, apperr.Errorf(apperr.Invalid, `The request has no "message".`))
+	}
+	if err := s.chat.Send(c.Request().Context(), sessionOf(c), c.Param("id"), *in.Message); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
+}
+
+// answerElicit answers POST /c/:id/elicits/:eid: the user's response to a
+// pending elicit, either as an HTML form (the action in "_action", the
+// fields as named by the schema) or as JSON {"action", "content", "text"}.
+// It answers 204 when recorded, 422 when the content breaks the schema (the
+// form then shows what to fix), 409 when the elicit was already answered.
+func (s *Server) answerElicit(c echo.Context) error {
+	s.limitBody(c)
+	a, err := readAnswer(c.Request())
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	if err := s.chat.Answer(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), a); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return c.NoContent(http.StatusNoContent)
+}
+
+func readAnswer(r *http.Request) (chat.Answer, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var a chat.Answer
+	switch ct {
+	case "application/json":
+		var in struct {
+			Action  elicit.Action   `json:"action"`
+			Content json.RawMessage `json:"content"`
+			Text    string          `json:"text"`
+		}
+		dec := json.NewDecoder(r.Body)
+		if err := dec.Decode(&in); err != nil {
+			return a, badBody(err)
+		}
+		a = chat.Answer{Action: in.Action, Content: in.Content, Text: in.Text}
+	case "application/x-www-form-urlencoded", "multipart/form-data":
+		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			return a, badBody(err)
+		}
+		form := url.Values{}
+		for k, v := range r.PostForm {
+			form[k] = v
+		}
+		a.Action = elicit.Action(form.Get("_action"))
+		a.Text = form.Get("_text")
+		delete(form, "_action")
+		delete(form, "_text")
+		a.Form = form
+	default:
+		return a, apperr.Errorf(apperr.Invalid, "Send the answer as a form or as JSON, not %q.", ct)
+	}
+	if !a.Action.Valid() {
+		return a, apperr.Errorf(apperr.Invalid, "%q is not an action; use accept, decline, cancel, denied or other.", a.Action)
+	}
+	return a, nil
+}
+
+// badBody words a body that could not be read.
+func badBody(err error) error {
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return apperr.Errorf(apperr.TooLarge, "That request is larger than the %d KiB limit.", maxErr.Limit>>10)
+	}
+	if errors.Is(err, io.EOF) {
+		return apperr.Errorf(apperr.Invalid, "The request body is empty.")
+	}
+	return apperr.Errorf(apperr.Invalid, "The request body could not be read as it should be.")
+}

@@ -1,0 +1,37 @@
+package transport
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/sweatpants-go/sweatpants/web/static"
+)
+
+// routes lists every route of the app.
+func (s *Server) routes() {
+	e := s.echo
+	e.GET("/healthz", s.health)
+	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
+
+	app := e.Group("", s.session)
+	app.GET("/", s.home)
+	app.POST("/c", s.createConversation)
+	app.GET("/c/:id", s.conversationPage)
+	app.GET("/c/:id/stream", s.stream)
+	app.POST("/c/:id/messages", s.sendMessage)
+	app.POST("/c/:id/elicits/:eid", s.answerElicit)
+}
+
+func staticHandler(fsys http.FileSystem) http.Handler {
+	h := http.FileServer(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// health answers GET /healthz: 200 once the server serves.
+func (s *Server) health(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}

@@ -1,0 +1,77 @@
+package transport
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/web/templates"
+)
+
+// stream answers GET /c/:id/stream: the page's one SSE stream. It starts
+// with the whole conversation re-rendered (so a reconnect, even to a
+// restarted server, shows the current state) and then carries each change.
+func (s *Server) stream(c echo.Context) error {
+	r := c.Request()
+	ctx := r.Context()
+	conv := c.Param("id")
+	sub, view, err := s.chat.Subscribe(ctx, sessionOf(c), conv)
+	if err != nil {
+		return err // no SSE headers are out yet, so the status still counts
+	}
+	defer sub.Close()
+	w := c.Response()
+	w.Header().Set("X-Accel-Buffering", "no")
+	sse := datastar.NewSSE(w, r)
+	if err := s.patchFull(sse, view); err != nil {
+		return nil
+	}
+	for {
+		changes, resync, err := sub.Next(ctx)
+		if err != nil {
+			return nil // the client went away or the server is shutting down
+		}
+		if resync != nil {
+			if err := s.patchFull(sse, *resync); err != nil {
+				return nil
+			}
+			continue
+		}
+		for _, ch := range changes {
+			if err := s.patchChange(sse, conv, ch); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
+	return patch(sse, templates.Chat(v), datastar.WithPatchElementsEventID(strconv.FormatInt(0, 10)))
+}
+
+func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string, ch chat.Change) error {
+	id := datastar.WithPatchElementsEventID(strconv.FormatInt(ch.Seq, 10))
+	switch {
+	case ch.Item != nil && ch.New:
+		return patch(sse, templates.Item(conv, ch.Item), id, datastar.WithSelectorID("messages"), datastar.WithModeAppend())
+	case ch.Item != nil:
+		return patch(sse, templates.Item(conv, ch.Item), id)
+	case ch.Status != nil:
+		return patch(sse, templates.Status(*ch.Status), id)
+	default:
+		return patch(sse, templates.Notice(ch.Notice), id)
+	}
+}
+
+// patch renders comp and sends it as one datastar-patch-elements event.
+func patch(sse *datastar.ServerSentEventGenerator, comp templ.Component, opts ...datastar.PatchElementOption) error {
+	var buf bytes.Buffer
+	if err := comp.Render(sse.Context(), &buf); err != nil {
+		return err
+	}
+	return sse.PatchElements(buf.String(), opts...)
+}

@@ -1,0 +1,83 @@
+// Package tree is the conversation as a tree of nodes. Every message and
+// every primitive call of a turn (an elicit and its answer, a progress
+// report, a model call) is a node whose parent is the node before it; the
+// conversation's HEAD is the node the next one will hang from, and the path
+// from the root to HEAD is what the user sees and what the model is told.
+package tree
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind says what a node records.
+type Kind string
+
+const (
+	// UserMessage is a message the user sent; payload Message.
+	UserMessage Kind = "user"
+	// AssistantMessage is a turn's reply; payload Message.
+	AssistantMessage Kind = "assistant"
+	// ElicitRequest is a request to the user; payload elicit.Request; Ref is its id.
+	ElicitRequest Kind = "elicit"
+	// ElicitResponse is the answer to a request; payload elicit.Response; Ref is the request's id.
+	ElicitResponse Kind = "response"
+	// Notify is a progress report; payload runtime.Progress.
+	Notify Kind = "notify"
+	// Sample is a model call; payload SampleRecord.
+	Sample Kind = "sample"
+	// TurnError is a turn that failed; payload Message (worded for the user).
+	TurnError Kind = "error"
+)
+
+// Node is one recorded step of a conversation.
+type Node struct {
+	ID           int64           `json:"id"`
+	Conversation string          `json:"conversation"`
+	Parent       int64           `json:"parent,omitempty"` // 0 for a root
+	Kind         Kind            `json:"kind"`
+	Ref          string          `json:"ref,omitempty"`
+	Agent        string          `json:"agent,omitempty"`
+	Payload      json.RawMessage `json:"payload"`
+	At           time.Time       `json:"at"`
+}
+
+// Message is the payload of user, assistant and error nodes.
+type Message struct {
+	Text string `json:"text"`
+}
+
+// Conversation is one chat: owned by a browser session, talking to one
+// agent, with HEAD at the newest node of its current branch.
+type Conversation struct {
+	ID      string    `json:"id"`
+	Session string    `json:"-"`
+	Agent   string    `json:"agent"`
+	Title   string    `json:"title"`
+	Head    int64     `json:"head"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+}
+
+// Path returns the nodes from the root to head, given all nodes of a
+// conversation in any order. A head of 0 yields an empty path.
+func Path(nodes []Node, head int64) []Node {
+	byID := make(map[int64]Node, len(nodes))
+	for _, n := range nodes {
+		byID[n.ID] = n
+	}
+	var rev []Node
+	for id := head; id != 0; {
+		n, ok := byID[id]
+		if !ok {
+			break
+		}
+		rev = append(rev, n)
+		id = n.Parent
+	}
+	out := make([]Node, len(rev))
+	for i, n := range rev {
+		out[len(rev)-1-i] = n
+	}
+	return out
+}

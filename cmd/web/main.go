@@ -1,0 +1,37 @@
+// Command sweatpants serves the Sweatpants chat: a single binary with its
+// SQLite database, the browser app and the demo agents.
+//
+//	sweatpants [serve] [--addr 127.0.0.1:8080] [--db data/sweatpants.db]
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "sweatpants:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program, parameterized so tests can call it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, getenv, stdout, stderr)
+	default:
+		return fmt.Errorf("unknown command %q (try: serve)", cmd)
+	}
+}

@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+var expect = playwright.NewPlaywrightAssertions(10000)
+
+// chatPage is a page on the app with helpers for what users do.
+type chatPage struct {
+	t *testing.T
+	playwright.Page
+}
+
+// openChat opens the app's home page in a new browser session; it lands on
+// a fresh conversation.
+func openChat(t *testing.T, a *app) *chatPage {
+	t.Helper()
+	p := &chatPage{t: t, Page: newPage(t)}
+	if _, err := p.Goto(a.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
+	p.waitForStream()
+	return p
+}
+
+func (p *chatPage) must(err error) {
+	p.t.Helper()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// waitForStream waits until the stream's first render arrived, which is when
+// the page reacts to the backend.
+func (p *chatPage) waitForStream() {
+	p.t.Helper()
+	_, err := p.WaitForFunction(`() => document.documentElement.dataset.stream === 'live'`, nil)
+	p.must(err)
+}
+
+func (p *chatPage) send(text string) {
+	p.t.Helper()
+	input := p.GetByTestId("composer-input")
+	p.must(input.Fill(text))
+	p.must(input.Press("Enter"))
+}
+
+func (p *chatPage) pendingForm() playwright.Locator {
+	return p.Locator(`[data-testid=elicit][data-state=pending]`)
+}
+
+func (p *chatPage) fillTrip(dest, travellers, cabin string, hotel bool) {
+	p.t.Helper()
+	form := p.pendingForm()
+	p.must(form.GetByTestId("field-destination").Fill(dest))
+	p.must(form.GetByTestId("field-travellers").Fill(travellers))
+	_, err := form.GetByTestId("field-cabin").SelectOption(playwright.SelectOptionValues{Values: &[]string{cabin}})
+	p.must(err)
+	if hotel {
+		p.must(form.GetByTestId("field-hotel-yes").Check())
+	} else {
+		p.must(form.GetByTestId("field-hotel-no").Check())
+	}
+}
+
+func (p *chatPage) lastAssistant() playwright.Locator {
+	return p.GetByTestId("assistant-message").Last()
+}
+
+func TestTripFormFlow(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("offline model"))
+
+	p.send("Plan me a trip please")
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Plan me a trip please"))
+	p.must(expect.Locator(p.GetByTestId("composer-input")).ToHaveValue(""))
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+
+	p.fillTrip("Lisbon", "3", "business", true)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+
+	// Progress from notify shows while the agent works.
+	p.must(expect.Locator(p.GetByTestId("progress")).ToBeVisible())
+	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText(regexp.MustCompile(`Checking flights|Comparing fares|Looking at hotels|Drafting`)))
+
+	reply := p.lastAssistant()
+	p.must(expect.Locator(reply).ToContainText("Your trip to Lisbon is planned: 3 travellers in business class, flights and a hotel."))
+	p.must(expect.Locator(p.GetByTestId("progress")).ToHaveCount(0))
+
+	// The answered form shows what was entered and no longer takes input.
+	answered := p.Locator(`[data-testid=elicit][data-state=answered]`)
+	p.must(expect.Locator(answered.GetByTestId("elicit-answer")).ToContainText("Lisbon"))
+	p.must(expect.Locator(answered.Locator("form")).ToHaveCount(0))
+
+	t.Run("reload shows the same conversation", func(t *testing.T) {
+		p.t = t
+		_, err := p.Reload()
+		p.must(err)
+		p.waitForStream()
+		p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Lisbon is planned"))
+		p.must(expect.Locator(p.Locator(`[data-testid=elicit][data-state=answered]`)).ToHaveCount(1))
+	})
+}
+
+func TestDeclineTakesAnotherPath(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("A weekend away")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(p.pendingForm().GetByTestId("elicit-decline").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("No problem — I won't plan a trip. If you change your mind, just send me another message."))
+	p.must(expect.Locator(p.GetByTestId("elicit-answer")).ToHaveText("You declined."))
+
+	// The agent asks again for the next message, and cancel is a third path.
+	p.send("Actually, plan one")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(p.pendingForm().GetByTestId("elicit-cancel").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("You closed the form"))
+}
+
+func TestInvalidValueShowsFieldErrorAndFormStays(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Trip for a big group")
+	p.fillTrip("Oslo", "12", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+
+	p.must(expect.Locator(p.pendingForm().GetByTestId("error-travellers")).ToHaveText("Travellers must be at most 9"))
+	// What the user typed is kept, so they fix one field rather than start again.
+	p.must(expect.Locator(p.pendingForm().GetByTestId("field-destination")).ToHaveValue("Oslo"))
+	p.must(expect.Locator(p.pendingForm().GetByTestId("field-travellers")).ToHaveValue("12"))
+	p.must(expect.Locator(p.GetByTestId("notice")).ToContainText("need fixing"))
+
+	p.must(p.pendingForm().GetByTestId("field-travellers").Fill("4"))
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned: 4 travellers in economy class, flights only, no hotel."))
+	p.must(expect.Locator(p.GetByTestId("notice")).ToHaveText(""))
+}
+
+func TestMissingRequiredAnswer(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Somewhere warm")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(p.pendingForm().GetByTestId("field-destination").Fill(""))
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.pendingForm().GetByTestId("error-destination")).ToHaveText("Destination is required"))
+	p.must(expect.Locator(p.pendingForm().GetByTestId("error-hotel")).ToContainText("is required"))
+}
+
+func TestReloadMidFlowKeepsPendingForm(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip to Kyoto")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+
+	_, err := p.Reload()
+	p.must(err)
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Plan a trip to Kyoto"))
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+
+	p.fillTrip("Kyoto", "1", "premium", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Kyoto is planned: 1 traveller in premium class"))
+}
+
+func TestUserAndModelTextIsEscaped(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	hostile := `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`
+	p.send(hostile)
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText(hostile))
+	p.fillTrip(`<img src=y onerror="window.__pwned = 3">`, "2", "economy", true)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText(`Your trip to <img src=y onerror="window.__pwned = 3"> is planned`))
+
+	_, err := p.Reload()
+	p.must(err)
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText(hostile))
+	pwned, err := p.Evaluate(`() => window.__pwned === undefined ? 0 : window.__pwned`)
+	p.must(err)
+	if pwned != 0 {
+		t.Errorf("injected markup ran: window.__pwned = %v", pwned)
+	}
+	if n, _ := p.Locator("#messages img").Count(); n != 0 {
+		t.Errorf("%d <img> elements were injected into the conversation", n)
+	}
+	if html, _ := p.Locator("#messages").InnerHTML(); strings.Contains(html, "<script>") {
+		t.Errorf("conversation HTML contains a live <script>: %s", html)
+	}
+}

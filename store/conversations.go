@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// EnsureSession records a browser session id if it is new.
+func (db *DB) EnsureSession(ctx context.Context, id string) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+			id, db.now().UnixMilli())
+		return err
+	})
+}
+
+// CreateConversation records a new conversation.
+func (db *DB) CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error) {
+	now := db.now()
+	c.Created, c.Updated = now, now
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, session_id, agent, title, head, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 0, ?, ?)`, c.ID, c.Session, c.Agent, c.Title, now.UnixMilli(), now.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return tree.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	return c, nil
+}
+
+const conversationCols = `id, session_id, agent, title, head, created_at, updated_at`
+
+func scanConversation(row interface{ Scan(...any) error }) (tree.Conversation, error) {
+	var c tree.Conversation
+	var created, updated int64
+	err := row.Scan(&c.ID, &c.Session, &c.Agent, &c.Title, &c.Head, &created, &updated)
+	c.Created, c.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	return c, err
+}
+
+// Conversation returns conversation id if session owns it. Another
+// session's conversation is reported exactly like a missing one.
+func (db *DB) Conversation(ctx context.Context, session, id string) (tree.Conversation, error) {
+	c, err := scanConversation(db.read.QueryRowContext(ctx,
+		`SELECT `+conversationCols+` FROM conversations WHERE id = ? AND session_id = ?`, id, session))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, apperr.Errorf(apperr.NotFound, "There is no conversation %q.", id)
+	}
+	if err != nil {
+		return c, fmt.Errorf("read conversation: %w", err)
+	}
+	return c, nil
+}
+
+// Conversations lists a session's conversations, newest first.
+func (db *DB) Conversations(ctx context.Context, session string) ([]tree.Conversation, error) {
+	rows, err := db.read.QueryContext(ctx,
+		`SELECT `+conversationCols+` FROM conversations WHERE session_id = ? ORDER BY updated_at DESC, id`, session)
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []tree.Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list conversations: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Append records n as a child of the conversation's HEAD and moves HEAD to
+// it, in one transaction; it returns n with its id, parent and time set.
+// With unique set, it first checks that no node of the same kind and ref
+// exists and returns an apperr Conflict if one does, so that, for example,
+// an elicit is answered at most once even when two answers race.
+func (db *DB) Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, error) {
+	n.At = db.now()
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if unique && n.Ref != "" {
+			var exists int
+			err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM nodes WHERE conversation_id = ? AND ref = ? AND kind = ?`,
+				n.Conversation, n.Ref, string(n.Kind)).Scan(&exists)
+			if err != nil {
+				return err
+			}
+			if exists > 0 {
+				return apperr.Errorf(apperr.Conflict, "That was already answered; the first answer stands.")
+			}
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, n.Conversation).Scan(&n.Parent); err != nil {
+			return err
+		}
+		var ref any
+		if n.Ref != "" {
+			ref = n.Ref
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`, n.ID, n.At.UnixMilli(), n.Conversation)
+		return err
+	})
+	if err != nil {
+		if apperr.CodeOf(err) != apperr.Internal {
+			return tree.Node{}, err
+		}
+		return tree.Node{}, fmt.Errorf("append %s node: %w", n.Kind, err)
+	}
+	return n, nil
+}
+
+// SetTitle sets a conversation's title.
+func (db *DB) SetTitle(ctx context.Context, id, title string) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ?`, title, id)
+		return err
+	})
+}
+
+// Nodes returns all nodes of a conversation in the order they were recorded.
+func (db *DB) Nodes(ctx context.Context, conversation string) ([]tree.Node, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, conversation_id, parent_id, kind, COALESCE(ref, ''), agent, payload, created_at
+		FROM nodes WHERE conversation_id = ? ORDER BY id`, conversation)
+	if err != nil {
+		return nil, fmt.Errorf("read nodes: %w", err)
+	}
+	defer rows.Close()
+	var out []tree.Node
+	for rows.Next() {
+		var n tree.Node
+		var kind string
+		var at int64
+		var payload []byte
+		if err := rows.Scan(&n.ID, &n.Conversation, &n.Parent, &kind, &n.Ref, &n.Agent, &payload, &at); err != nil {
+			return nil, fmt.Errorf("read nodes: %w", err)
+		}
+		n.Kind, n.Payload, n.At = tree.Kind(kind), payload, time.UnixMilli(at)
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,164 @@
+// Package store keeps sessions, conversations and their nodes in SQLite
+// (modernc.org/sqlite, no cgo). Schema migrations are embedded in the
+// binary and applied in order on Open.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Durability says what a committed write survives.
+type Durability string
+
+const (
+	// CrashSafe writes survive a crash of the process (WAL, synchronous=NORMAL).
+	CrashSafe Durability = "process-crash"
+	// PowerSafe writes survive a power loss too (WAL, synchronous=FULL).
+	PowerSafe Durability = "power-loss"
+)
+
+// Options configure Open.
+type Options struct {
+	Durability Durability
+	Now        func() time.Time
+}
+
+// DB is the application's database: one connection that writes, a pool that reads.
+type DB struct {
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+	path  string
+}
+
+// Open opens (creating if needed) the database file at path and migrates it.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Durability == "" {
+		opts.Durability = CrashSafe
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	sync := "NORMAL"
+	if opts.Durability == PowerSafe {
+		sync = "FULL"
+	}
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + sync + ")"} {
+		q.Add("_pragma", p)
+	}
+	dsn := "file:" + path + "?" + q.Encode()
+	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetConnMaxIdleTime(0)
+	read, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	read.SetMaxOpenConns(8)
+	db := &DB{write: write, read: read, now: opts.Now, path: path}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database; writes already committed are on disk.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Version returns the number of the newest applied migration.
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, err
+}
+
+// migrate applies, in one transaction each, the embedded migrations newer
+// than the database. Files are named NNN_name.sql.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sort.Strings(names)
+	current, err := db.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, name := range names {
+		base := filepath.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return fmt.Errorf("migrate: bad migration name %q", base)
+		}
+		if version <= current {
+			continue
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		err = db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+				version, base, db.now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) tx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	// A write that started is finished even if the caller gives up: the user
+	// may already have been told it was accepted, and shutdown waits for it.
+	ctx = context.WithoutCancel(ctx)
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(ctx, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,19 @@
+// Browser glue. The backend drives everything; this file only reports the
+// stream's health on <html data-stream> (styled as a reconnecting banner)
+// and turns a failed request with no better explanation into a notice.
+const root = document.documentElement
+
+document.addEventListener('datastar-fetch', (evt) => {
+  const { type, el, argsRaw } = evt.detail || {}
+  const fromStream = el && el.id === 'stream'
+  if (fromStream) {
+    if (type === 'datastar-patch-elements') root.dataset.stream = 'live'
+    else if (type === 'retrying' || type === 'error' || type === 'retries-failed') root.dataset.stream = 'reconnecting'
+    return
+  }
+  if (type !== 'error') return
+  const notice = document.getElementById('notice')
+  if (!notice || notice.textContent.trim() !== '') return
+  notice.textContent = `The server refused that request (HTTP ${argsRaw?.status ?? '?'}).`
+  notice.classList.add('shown')
+})
