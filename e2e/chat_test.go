@@ -80,6 +80,9 @@ func TestTripFormFlow(t *testing.T) {
 
 	p.send("Plan me a trip please")
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Plan me a trip please"))
+	// The first message names the conversation, in the header and the window.
+	p.must(expect.Locator(p.GetByTestId("conversation-title")).ToHaveText("Plan me a trip please"))
+	p.must(expect.Page(p.Page).ToHaveTitle("Plan me a trip please · Sweatpants"))
 	p.must(expect.Locator(p.GetByTestId("composer-input")).ToHaveValue(""))
 	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
 
@@ -136,7 +139,8 @@ func TestInvalidValueShowsFieldErrorAndFormStays(t *testing.T) {
 	// What the user typed is kept, so they fix one field rather than start again.
 	p.must(expect.Locator(p.pendingForm().GetByTestId("field-destination")).ToHaveValue("Oslo"))
 	p.must(expect.Locator(p.pendingForm().GetByTestId("field-travellers")).ToHaveValue("12"))
-	p.must(expect.Locator(p.GetByTestId("notice")).ToContainText("need fixing"))
+	p.must(expect.Locator(p.pendingForm().GetByTestId("form-error")).ToHaveText("One answer needs fixing before this can be sent."))
+	p.must(expect.Locator(p.GetByTestId("notice")).ToHaveText(""))
 
 	p.must(p.pendingForm().GetByTestId("field-travellers").Fill("4"))
 	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())

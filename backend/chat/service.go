@@ -208,6 +208,8 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 		if err := s.store.SetTitle(ctx, id, l.conv.Title); err != nil {
 			s.log.Warn("set title", "conversation", id, "err", err)
 		}
+		conv := l.conv
+		l.broadcastLocked(Change{Title: &conv})
 	}
 	turnCtx, cancel := context.WithCancel(s.ctx)
 	l.running, l.cancelTurn = true, cancel

@@ -2,15 +2,19 @@ package chat
 
 import (
 	"context"
+
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Change is one thing that changed on a conversation's page. Exactly one of
-// Item, Status and Notice is set.
+// Change is one thing that changed on a conversation's page: an Item, the
+// Status, the conversation's Title, or else the Notice (which may be empty,
+// to clear it).
 type Change struct {
 	Seq    int64
-	Item   *Item  // an item to show; New when it is appended, else it replaces the shown one
+	Item   *Item // an item to show; New when it is appended, else it replaces the shown one
 	New    bool
 	Status *Status
+	Title  *tree.Conversation
 	Notice string
 }
 

@@ -17,8 +17,12 @@ import (
 )
 
 // refuse shows err's message on the conversation's open pages, in place of
-// the request that failed, and returns err for its status.
+// the request that failed, and returns err for its status. Problems with
+// fields of a form are shown on the form instead.
 func (s *Server) refuse(c echo.Context, err error) error {
+	if e, ok := errors.AsType[*apperr.Error](err); ok && e.Fields != nil {
+		return err // the form shows each problem beside its field
+	}
 	s.chat.Notice(sessionOf(c), c.Param("id"), message(err))
 	return err
 }
@@ -46,7 +50,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 		return s.refuse(c, err)
 	}
 	s.chat.Notice(sessionOf(c), c.Param("id"), "")
-	sse := datastar.NewSSE(c.Response(), c.Request())
+	sse := newSSE(c)
 	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
 }
 

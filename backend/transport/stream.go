@@ -26,7 +26,7 @@ func (s *Server) stream(c echo.Context) error {
 	defer sub.Close()
 	w := c.Response()
 	w.Header().Set("X-Accel-Buffering", "no")
-	sse := datastar.NewSSE(w, r)
+	sse := newSSE(c)
 	if err := s.patchFull(sse, view); err != nil {
 		return nil
 	}
@@ -49,6 +49,15 @@ func (s *Server) stream(c echo.Context) error {
 	}
 }
 
+// newSSE starts an SSE response. Datastar writes the status line through the
+// underlying writer, so echo is told the response is committed; otherwise
+// its first Write would send a second status line.
+func newSSE(c echo.Context) *datastar.ServerSentEventGenerator {
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	c.Response().Committed = true
+	return sse
+}
+
 func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
 	return patch(sse, templates.Chat(v), datastar.WithPatchElementsEventID(strconv.FormatInt(0, 10)))
 }
@@ -62,6 +71,8 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 		return patch(sse, templates.Item(conv, ch.Item), id)
 	case ch.Status != nil:
 		return patch(sse, templates.Status(*ch.Status), id)
+	case ch.Title != nil:
+		return patch(sse, templates.Title(*ch.Title), id)
 	default:
 		return patch(sse, templates.Notice(ch.Notice), id)
 	}

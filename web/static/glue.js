@@ -1,6 +1,7 @@
 // Browser glue. The backend drives everything; this file only reports the
 // stream's health on <html data-stream> (styled as a reconnecting banner)
 // and turns a failed request with no better explanation into a notice.
+// The server pushes its own explanation over the stream; this is the fallback.
 const root = document.documentElement
 
 document.addEventListener('datastar-fetch', (evt) => {
@@ -12,6 +13,8 @@ document.addEventListener('datastar-fetch', (evt) => {
     return
   }
   if (type !== 'error') return
+  // 422: the form that was sent shows what to fix, beside each field.
+  if (String(argsRaw?.status) === '422') return
   const notice = document.getElementById('notice')
   if (!notice || notice.textContent.trim() !== '') return
   notice.textContent = `The server refused that request (HTTP ${argsRaw?.status ?? '?'}).`
