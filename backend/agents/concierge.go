@@ -26,10 +26,10 @@ type TripRequest struct {
 
 // TripPlan is what the plan-trip tool returns.
 type TripPlan struct {
-	Planned bool         `json:"planned"`
-	Details *TripDetails `json:"details,omitempty"`
+	Planned bool          `json:"planned"`
+	Details *TripDetails  `json:"details,omitempty"`
 	Outcome elicit.Action `json:"outcome"`
-	Plan    string       `json:"plan"`
+	Plan    string        `json:"plan"`
 }
 
 var tripForm = elicit.Form[TripDetails]()

@@ -335,4 +335,3 @@ func (s *Service) Notice(session, id, message string) {
 	defer l.mu.Unlock()
 	l.broadcastLocked(Change{Notice: message})
 }
-
