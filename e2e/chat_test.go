@@ -3,6 +3,7 @@ package e2e
 import (
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -201,4 +202,29 @@ func TestUserAndModelTextIsEscaped(t *testing.T) {
 	if html, _ := p.Locator("#messages").InnerHTML(); strings.Contains(html, "<script>") {
 		t.Errorf("conversation HTML contains a live <script>: %s", html)
 	}
+}
+
+func TestConversationSurvivesARestart(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip to Porto")
+	p.fillTrip("Porto", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned"))
+
+	a.stop(syscall.SIGTERM)
+	if !strings.Contains(a.log(), "stopped") {
+		t.Errorf("the server did not shut down gracefully:\n%s", a.log())
+	}
+	_, err := p.WaitForFunction(`() => document.documentElement.dataset.stream === 'reconnecting'`, nil)
+	p.must(err)
+	a.start()
+
+	// The open page reconnects by itself and shows the conversation from the database.
+	p.waitForStream()
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned"))
+	p.must(expect.Locator(p.GetByTestId("conversation-title")).ToHaveText("Plan a trip to Porto"))
+	p.send("And one to Faro")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveCount(2))
 }
