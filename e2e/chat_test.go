@@ -86,6 +86,7 @@ func TestTripFormFlow(t *testing.T) {
 	p.must(expect.Page(p.Page).ToHaveTitle("Plan me a trip please · Sweatpants"))
 	p.must(expect.Locator(p.GetByTestId("composer-input")).ToHaveValue(""))
 	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(expect.Locator(p.GetByTestId("waiting")).ToHaveText("Waiting for your answer…"))
 
 	p.fillTrip("Lisbon", "3", "business", true)
 	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())

@@ -58,7 +58,7 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 		steps = []string{"Checking flights", "Comparing fares", "Drafting your plan"}
 	}
 	for i, s := range steps {
-		if err := runtime.Notify(ctx, s, float64(i)/float64(len(steps))); err != nil {
+		if err := runtime.Notify(ctx, s, float64(i+1)/float64(len(steps)+1)); err != nil {
 			return TripPlan{}, err
 		}
 		if err := pause(ctx, Pace.Get(ctx)); err != nil {

@@ -59,9 +59,7 @@ func (l *conversation) view() View {
 			}
 		}
 	}
-	st := l.status
-	st.Running = l.running
-	return View{Conversation: l.conv, Items: items, Status: st, Model: l.svc.model.Name()}
+	return View{Conversation: l.conv, Items: items, Status: l.statusLocked(), Model: l.svc.model.Name()}
 }
 
 // appendLocked records n at HEAD, durably, and tells subscribers; l.mu is held.
@@ -141,6 +139,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		l.mu.Unlock()
 		return elicit.Response{}, err
 	}
+	l.broadcastStatusLocked()
 	l.mu.Unlock()
 	select {
 	case resp := <-answer:
@@ -260,6 +259,7 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 	delete(l.rejected, eid)
 	answer <- resp
 	l.broadcastItemLocked(eid)
+	l.broadcastStatusLocked()
 	return nil
 }
 
@@ -317,9 +317,15 @@ func (l *conversation) broadcastItemLocked(eid string) {
 }
 
 func (l *conversation) broadcastStatusLocked() {
+	st := l.statusLocked()
+	l.broadcastLocked(Change{Status: &st})
+}
+
+func (l *conversation) statusLocked() Status {
 	st := l.status
 	st.Running = l.running
-	l.broadcastLocked(Change{Status: &st})
+	st.Waiting = l.running && len(l.pending) > 0
+	return st
 }
 
 // Notice shows a message on every open page of the conversation, for

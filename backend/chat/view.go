@@ -21,6 +21,7 @@ type View struct {
 // Status is the state of the current turn.
 type Status struct {
 	Running  bool
+	Waiting  bool // the turn waits for the user to answer a question
 	Progress *runtime.Progress
 	Draft    string // the reply as it streams in
 }
