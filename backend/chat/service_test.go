@@ -1,0 +1,202 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
+	t.Helper()
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "chat.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), model, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { svc.Close(); db.Close() })
+	return svc, db
+}
+
+// waitView waits until the conversation's view satisfies cond.
+func waitView(t *testing.T, svc *chat.Service, session, id, what string, cond func(chat.View) bool) chat.View {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := svc.View(t.Context(), session, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; view: %+v", what, v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func pendingElicit(v chat.View) *chat.ElicitView {
+	for i := range v.Items {
+		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
+			return e
+		}
+	}
+	return nil
+}
+
+func lastItem(v chat.View) chat.Item {
+	if len(v.Items) == 0 {
+		return chat.Item{}
+	}
+	return v.Items[len(v.Items)-1]
+}
+
+func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Fail(500, "the model is overloaded"), llmtest.Text("Day 1: ", "the sea."))
+	svc, db := newService(t, llm.NewOpenAI(llm.OpenAIConfig{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	const session = "s1"
+	conv, err := svc.Create(t.Context(), session, "concierge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"destination":"Nice","travellers":2,"cabin":"economy","hotel":false}`)}
+
+	if err := svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
+		t.Fatal(err)
+	}
+	e := waitView(t, svc, session, conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Text, "The model could not answer") {
+		t.Fatalf("last item = %+v, want the model's failure shown", it)
+	}
+
+	// The failure ended the turn cleanly: the next message runs a new one.
+	if err := svc.Send(t.Context(), session, conv.ID, "try again"); err != nil {
+		t.Fatal(err)
+	}
+	e = waitView(t, svc, session, conv.ID, "the second form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, session, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.AssistantMessage || !strings.Contains(it.Text, "Day 1: the sea.") {
+		t.Errorf("last item = %+v, want the model's reply", it)
+	}
+	nodes, err := db.Nodes(t.Context(), conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples int
+	for _, n := range nodes {
+		if n.Kind == tree.Sample {
+			samples++
+		}
+	}
+	if samples != 2 {
+		t.Errorf("recorded %d model calls, want 2 (the failed one included)", samples)
+	}
+}
+
+func TestRejectedAnswerChangesNothing(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+	before, _ := db.Nodes(t.Context(), conv.ID)
+
+	err := svc.Answer(t.Context(), "s", conv.ID, eid, chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"answer":42}`)})
+	if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), "answer: must be text") {
+		t.Fatalf("invalid content: err = %v", err)
+	}
+	err = svc.Answer(t.Context(), "s", conv.ID, eid, chat.Answer{Action: elicit.Denied})
+	if apperr.CodeOf(err) != apperr.Invalid {
+		t.Fatalf("an action the form does not allow: err = %v", err)
+	}
+	after, _ := db.Nodes(t.Context(), conv.ID)
+	if len(after) != len(before) {
+		t.Errorf("rejected answers recorded %d nodes", len(after)-len(before))
+	}
+	v, _ = svc.View(t.Context(), "s", conv.ID)
+	if e := pendingElicit(v); e == nil || e.Request.ID != eid || e.Problem == "" {
+		t.Errorf("the question should still wait, showing the problem: %+v", e)
+	}
+	if err := svc.Answer(t.Context(), "s", conv.ID, eid, chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"answer":"fine"}`)}); err != nil {
+		t.Fatalf("a valid answer after rejected ones: %v", err)
+	}
+}
+
+func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	sub, _, err := svc.Subscribe(t.Context(), "s", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+
+	// Many round trips while the subscriber reads nothing: far more changes
+	// than its queue holds.
+	const rounds = 120
+	if err := svc.Send(t.Context(), "s", conv.ID, "120"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rounds {
+		v := waitView(t, svc, "s", conv.ID, "a question", func(v chat.View) bool { return pendingElicit(v) != nil || !v.Status.Running })
+		e := pendingElicit(v)
+		if e == nil {
+			t.Fatalf("no question at round %d", i)
+		}
+		if err := svc.Answer(t.Context(), "s", conv.ID, e.Request.ID, chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"answer":"a"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	final := waitView(t, svc, "s", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	changes, resync, err := sub.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resync == nil {
+		t.Fatalf("got %d queued changes, want one resync after falling behind", len(changes))
+	}
+	if len(resync.Items) != len(final.Items) || lastItem(*resync).Text != "Thanks — all 120 answers recorded." {
+		t.Errorf("resync shows %d items ending %q, want the final %d", len(resync.Items), lastItem(*resync).Text, len(final.Items))
+	}
+}
+
+func TestAnotherSessionCannotSeeOrAct(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "owner", "survey")
+	for name, err := range map[string]error{
+		"view":   func() error { _, err := svc.View(t.Context(), "intruder", conv.ID); return err }(),
+		"send":   svc.Send(t.Context(), "intruder", conv.ID, "hi"),
+		"answer": svc.Answer(t.Context(), "intruder", conv.ID, "1-1", chat.Answer{Action: elicit.Decline}),
+	} {
+		if apperr.CodeOf(err) != apperr.NotFound {
+			t.Errorf("%s by another session: err = %v, want not found", name, err)
+		}
+	}
+}
