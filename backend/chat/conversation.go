@@ -2,9 +2,11 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -83,14 +85,18 @@ func (l *conversation) append(ctx context.Context, n tree.Node) (tree.Node, erro
 	return l.appendLocked(ctx, n, false)
 }
 
-// runTurn runs one turn of agent a for the user message msg.
-func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node, text string) {
-	t := &turn{l: l, id: msg.ID, agent: a.Name}
+// runTurn runs one turn of agent a for the user message msg. record is
+// what the turn recorded before, when it is resumed: its calls are answered
+// from there until the code makes a call the record does not have.
+func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node, text string, record journal) {
+	t := &turn{l: l, id: msg.ID, agent: a.Name, record: record}
+	ctx = withCallScope(ctx, strconv.FormatInt(msg.ID, 10))
 	ctx = runtime.AgentName.With(ctx, a.Name)
 	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
 	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
 	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
 	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
+	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
 
 	reply, err := a.Turn(ctx, text)
 	// The turn's own context may be cancelled; recording its end must not be.
@@ -99,7 +105,7 @@ func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node
 	case err == nil:
 		_, err = l.append(rec, tree.Node{Kind: tree.AssistantMessage, Agent: a.Name, Payload: mustJSON(tree.Message{Text: reply})})
 	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
-		err = nil // shutting down: the turn stays where it was
+		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
 		l.svc.log.Error("turn failed", "conversation", l.conv.ID, "agent", a.Name, "err", err)
 		_, err = l.append(rec, tree.Node{Kind: tree.TurnError, Agent: a.Name, Payload: mustJSON(tree.Message{Text: userFacing(err)})})
@@ -119,22 +125,45 @@ func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node
 
 // turn provides the primitives' cores for one turn.
 type turn struct {
-	l       *conversation
-	id      int64 // the user message node that started the turn
-	agent   string
-	elicits int
+	l      *conversation
+	id     int64 // the user message node that started the turn
+	agent  string
+	record journal
 }
 
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	l := t.l
-	t.elicits++
-	// The id is derived from the turn and the call's position in it, so the
-	// same call gets the same id whenever the turn's code runs.
-	req.ID = fmt.Sprintf("%d-%d", t.id, t.elicits)
-	answer := make(chan elicit.Response, 1)
+	req.ID = nextCall(ctx)
+	made := fmt.Sprintf("elicit %s %q", req.Kind, req.Message)
+	_, replayed, err := t.record.replayed(req.ID, tree.ElicitRequest, made, func(n tree.Node) bool {
+		var was elicit.Request
+		json.Unmarshal(n.Payload, &was)
+		return was.Kind == req.Kind && was.Message == req.Message && sameJSON(was.Input, req.Input)
+	})
+	if err != nil {
+		return elicit.Response{}, err
+	}
+	if n, ok := t.record.responses[req.ID]; ok {
+		var resp elicit.Response
+		json.Unmarshal(n.Payload, &resp)
+		return resp, nil
+	}
 	l.mu.Lock()
-	l.pending[req.ID] = answer
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}, false); err != nil {
+	answer := l.pending[req.ID] // made already when the conversation was loaded
+	if answer == nil && replayed {
+		// Answered while the replay was on its way here.
+		if resp, ok := l.responseLocked(req.ID); ok {
+			l.mu.Unlock()
+			return resp, nil
+		}
+	}
+	if answer == nil {
+		answer = make(chan elicit.Response, 1)
+		l.pending[req.ID] = answer
+	}
+	if replayed {
+		l.broadcastItemLocked(req.ID)
+	} else if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}, false); err != nil {
 		delete(l.pending, req.ID)
 		l.mu.Unlock()
 		return elicit.Response{}, err
@@ -154,10 +183,19 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 }
 
 func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error) {
+	id := nextCall(ctx)
+	_, replayed, err := t.record.replayed(id, tree.Notify, fmt.Sprintf("notify %q", p.Message), func(n tree.Node) bool {
+		var was runtime.Progress
+		json.Unmarshal(n.Payload, &was)
+		return was.Message == p.Message
+	})
+	if err != nil || replayed {
+		return struct{}{}, err
+	}
 	l := t.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.Notify, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}, false); err != nil {
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}, false); err != nil {
 		return struct{}{}, err
 	}
 	l.status.Progress = &p
@@ -174,6 +212,24 @@ type SampleRecord struct {
 }
 
 func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
+	id := nextCall(ctx)
+	reqJSON := mustJSON(req)
+	n, replayed, err := t.record.replayed(id, tree.Sample, "a model call", func(n tree.Node) bool {
+		var was struct{ Request json.RawMessage }
+		json.Unmarshal(n.Payload, &was)
+		return sameJSON(was.Request, reqJSON)
+	})
+	if err != nil {
+		return llm.Response{}, err
+	}
+	if replayed {
+		var rec SampleRecord
+		json.Unmarshal(n.Payload, &rec)
+		if rec.Response == nil {
+			return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
+		}
+		return *rec.Response, nil
+	}
 	l := t.l
 	start := time.Now()
 	resp, err := l.svc.model.Complete(ctx, req, func(delta string) {
@@ -191,11 +247,58 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.status.Draft = ""
-	if _, aerr := l.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}, false); aerr != nil {
+	if _, aerr := l.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}, false); aerr != nil {
 		return resp, errors.Join(err, aerr)
 	}
 	l.broadcastStatusLocked()
 	return resp, err
+}
+
+// ToolRecord is the payload of a tool node: a finished tool call.
+type ToolRecord struct {
+	Agent  string          `json:"agent"`
+	Tool   string          `json:"tool"`
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// tool records each finished tool call, so a resumed turn skips a tool that
+// already ran and takes its recorded result; the calls a tool makes are
+// numbered within it.
+func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
+		id := nextCall(ctx)
+		made := fmt.Sprintf("tool %s/%s", c.Agent, c.Tool)
+		n, replayed, err := t.record.replayed(id, tree.ToolCall, made, func(n tree.Node) bool {
+			var was ToolRecord
+			json.Unmarshal(n.Payload, &was)
+			return was.Agent == c.Agent && was.Tool == c.Tool && sameJSON(was.Input, c.Input)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if replayed {
+			var rec ToolRecord
+			json.Unmarshal(n.Payload, &rec)
+			if rec.Error != "" {
+				return nil, errors.New(rec.Error)
+			}
+			return rec.Output, nil
+		}
+		out, err := next(withCallScope(ctx, id), c)
+		if errors.Is(err, context.Canceled) {
+			return out, err // stopped or shutting down: the tool did not finish
+		}
+		rec := ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out}
+		if err != nil {
+			rec.Error = err.Error()
+		}
+		if _, aerr := t.l.append(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: mustJSON(rec)}); aerr != nil {
+			return out, errors.Join(err, aerr)
+		}
+		return out, err
+	}
 }
 
 func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {
@@ -261,6 +364,18 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 	l.broadcastItemLocked(eid)
 	l.broadcastStatusLocked()
 	return nil
+}
+
+// responseLocked returns the recorded answer to elicit eid on the path.
+func (l *conversation) responseLocked(eid string) (elicit.Response, bool) {
+	for i := len(l.path) - 1; i >= 0; i-- {
+		if n := l.path[i]; n.Kind == tree.ElicitResponse && n.Ref == eid {
+			var resp elicit.Response
+			json.Unmarshal(n.Payload, &resp)
+			return resp, true
+		}
+	}
+	return elicit.Response{}, false
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.

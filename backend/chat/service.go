@@ -18,6 +18,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -108,26 +109,18 @@ func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Con
 	return s.store.Conversations(ctx, session)
 }
 
-// View returns what the conversation's page shows now.
+// View returns what the conversation's page shows now. Loading the
+// conversation resumes a turn that was interrupted, so its pending
+// questions show as pending.
 func (s *Service) View(ctx context.Context, session, id string) (View, error) {
-	c, err := s.store.Conversation(ctx, session, id)
+	l, err := s.acquire(ctx, session, id)
 	if err != nil {
 		return View{}, err
 	}
-	s.mu.Lock()
-	l := s.live[id]
-	s.mu.Unlock()
-	if l != nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.view(), nil
-	}
-	nodes, err := s.store.Nodes(ctx, id)
-	if err != nil {
-		return View{}, err
-	}
-	path := tree.Path(nodes, c.Head)
-	return View{Conversation: c, Items: buildItems(path, func(string) bool { return false }), Model: s.model.Name()}, nil
+	defer s.release(l)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.view(), nil
 }
 
 // acquire returns the live state of a conversation the session owns,
@@ -157,7 +150,48 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 	l := newConversation(s, c, tree.Path(nodes, c.Head))
 	l.refs++
 	s.live[id] = l
+	if i := unfinishedTurn(l.path); i >= 0 {
+		s.resumeLocked(l, i)
+	}
 	return l, nil
+}
+
+// resumeLocked resumes the unfinished turn started by l.path[i], after a
+// restart or a crash: its code runs again from the start, answered from what
+// it recorded, and waits again where it waited. Its unanswered questions are
+// pending from now on, before the replay reaches them. s.mu is held and l is
+// not yet shared.
+func (s *Service) resumeLocked(l *conversation, i int) {
+	a, ok := s.agents.Get(l.conv.Agent)
+	if !ok {
+		s.log.Error("cannot resume turn: agent not available", "conversation", l.conv.ID, "agent", l.conv.Agent)
+		return
+	}
+	msg, record := l.path[i], journalOf(l.path[i+1:])
+	for ref, n := range record.calls {
+		if _, answered := record.responses[ref]; n.Kind == tree.ElicitRequest && !answered {
+			l.pending[ref] = make(chan elicit.Response, 1)
+		}
+	}
+	var m tree.Message
+	json.Unmarshal(msg.Payload, &m)
+	s.log.Info("resuming turn", "conversation", l.conv.ID, "turn", msg.ID, "recorded_calls", len(record.calls))
+	s.startTurnLocked(l, a, msg, m.Text, record)
+}
+
+// startTurnLocked runs a turn in its own goroutine, holding a reference to
+// l until it ends; s.mu or l.mu is held.
+func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record journal) {
+	turnCtx, cancel := context.WithCancel(s.ctx)
+	l.running, l.cancelTurn = true, cancel
+	l.refs++
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		defer s.release(l)
+		defer cancel()
+		l.runTurn(turnCtx, a, msg, text, record)
+	}()
 }
 
 // release drops a reference; a conversation with none left (no open page,
@@ -211,18 +245,12 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 		conv := l.conv
 		l.broadcastLocked(Change{Title: &conv})
 	}
-	turnCtx, cancel := context.WithCancel(s.ctx)
-	l.running, l.cancelTurn = true, cancel
+	s.mu.Lock()
+	s.startTurnLocked(l, a, msg, text, journal{})
+	s.mu.Unlock()
 	l.broadcastStatusLocked()
 	l.mu.Unlock()
-
-	s.turns.Add(1)
-	go func() {
-		defer s.turns.Done()
-		defer s.release(l)
-		defer cancel()
-		l.runTurn(turnCtx, a, msg, text)
-	}()
+	s.release(l)
 	return nil
 }
 
@@ -251,6 +279,9 @@ func userFacing(err error) string {
 	var le *llm.Error
 	if errors.As(err, &le) {
 		return "The model could not answer: " + le.Message
+	}
+	if nd, ok := errors.AsType[*NonDeterminismError](err); ok {
+		return "This turn cannot be resumed: the agent's code changed since it was recorded (" + nd.Error() + ")."
 	}
 	return apperr.MessageOf(err)
 }

@@ -22,10 +22,12 @@ const (
 	ElicitRequest Kind = "elicit"
 	// ElicitResponse is the answer to a request; payload elicit.Response; Ref is the request's id.
 	ElicitResponse Kind = "response"
-	// Notify is a progress report; payload runtime.Progress.
+	// Notify is a progress report; payload runtime.Progress; Ref is its call id.
 	Notify Kind = "notify"
-	// Sample is a model call; payload SampleRecord.
+	// Sample is a model call; payload chat.SampleRecord; Ref is its call id.
 	Sample Kind = "sample"
+	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
+	ToolCall Kind = "tool"
 	// TurnError is a turn that failed; payload Message (worded for the user).
 	TurnError Kind = "error"
 )

@@ -1,0 +1,206 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// server is one run of the service on a database file; restart simulates the
+// process ending with a turn suspended and a new one starting.
+type server struct {
+	t    *testing.T
+	path string
+	reg  *agents.Registry
+	llm  llm.Provider
+	svc  *chat.Service
+	db   *store.DB
+}
+
+func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server {
+	s := &server{t: t, path: filepath.Join(t.TempDir(), "replay.db"), reg: reg, llm: model}
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) start() {
+	db, err := store.Open(s.t.Context(), s.path, store.Options{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.db, s.svc = db, chat.New(db, s.reg, s.llm, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func (s *server) stop() {
+	if s.svc != nil {
+		s.svc.Close()
+		s.db.Close()
+		s.svc, s.db = nil, nil
+	}
+}
+
+func (s *server) restart() { s.stop(); s.start() }
+
+func (s *server) nodes(conv string, kind tree.Kind) []tree.Node {
+	all, err := s.db.Nodes(s.t.Context(), conv)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var out []tree.Node
+	for _, n := range all {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func accept(content string) chat.Answer {
+	return chat.Answer{Action: elicit.Accept, Content: json.RawMessage(content)}
+}
+
+func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
+	s := startServer(t, agents.Demo(agents.DemoOptions{}), llm.NewOffline())
+	conv, _ := s.svc.Create(t.Context(), "me", "survey")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "question 1", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"answer":"one"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "question 2", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && strings.HasPrefix(e.Request.Message, "Question 2")
+	})
+	q2 := pendingElicit(v).Request.ID
+
+	s.restart()
+
+	v, err := s.svc.View(t.Context(), "me", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := pendingElicit(v); e == nil || e.Request.ID != q2 {
+		t.Fatalf("after the restart the pending question is %+v, want %s still pending", e, q2)
+	}
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, q2, accept(`{"answer":"two"}`)); err != nil {
+		t.Fatalf("answering the resumed question: %v", err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "question 3", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && strings.HasPrefix(e.Request.Message, "Question 3")
+	})
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"answer":"three"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+	if got := lastItem(v).Text; got != "Thanks — all 3 answers recorded." {
+		t.Errorf("reply = %q", got)
+	}
+	if n := len(s.nodes(conv.ID, tree.ElicitRequest)); n != 3 {
+		t.Errorf("%d questions recorded, want 3: the replay must not ask again", n)
+	}
+}
+
+// oneTimeTool counts how often its body really runs.
+var (
+	sideEffects atomic.Int32
+	booking     = agents.New("booking", "Books things")
+	book        = agents.NewTool(booking, "book", "Makes a booking", func(ctx context.Context, in struct {
+		What string `json:"what"`
+	}) (string, error) {
+		sideEffects.Add(1)
+		return "booking-" + in.What, nil
+	})
+)
+
+func bookingAgent(question func() string) agents.Chat {
+	return agents.Chat{Name: "booker", Turn: func(ctx context.Context, msg string) (string, error) {
+		ref, err := book.Call(ctx, struct {
+			What string `json:"what"`
+		}{msg})
+		if err != nil {
+			return "", err
+		}
+		out, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
+		if err != nil {
+			return "", err
+		}
+		res, err := runtime.Ask(ctx, elicit.Form[struct {
+			OK bool `json:"ok"`
+		}](), question(), struct{}{})
+		if err != nil {
+			return "", err
+		}
+		return ref + " / " + out.Content + " / " + string(res.Action), nil
+	}}
+}
+
+func TestResumedTurnRunsNothingTwice(t *testing.T) {
+	sideEffects.Store(0)
+	fake := llmtest.NewServer(t, llmtest.Text("a fine booking")) // a second model call would find no reply
+	model := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"})
+	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" })), model)
+	conv, _ := s.svc.Create(t.Context(), "me", "")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+
+	s.restart()
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if got, want := lastItem(v).Text, "booking-hotel / a fine booking / accept"; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
+	if n := sideEffects.Load(); n != 1 {
+		t.Errorf("the tool's body ran %d times, want once", n)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("the model was called %d times, want once", n)
+	}
+	if n := len(s.nodes(conv.ID, tree.ToolCall)); n != 1 {
+		t.Errorf("%d tool calls recorded, want 1", n)
+	}
+}
+
+func TestReplayThatDivergesFailsLoudly(t *testing.T) {
+	question := "Confirm?"
+	fake := llmtest.NewServer(t, llmtest.Text("ok"))
+	model := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"})
+	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return question })), model)
+	conv, _ := s.svc.Create(t.Context(), "me", "")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "car"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+
+	question = "Are you really sure?" // the agent's code changed while the turn was suspended
+	s.restart()
+	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
+	it := lastItem(v)
+	if it.Kind != tree.TurnError || !strings.Contains(it.Text, "replay diverged at call "+eid) ||
+		!strings.Contains(it.Text, `elicit form "Confirm?"`) || !strings.Contains(it.Text, `"Are you really sure?"`) {
+		t.Errorf("last item = %+v, want a non-determinism error naming call %s and both calls", it, eid)
+	}
+}
