@@ -104,6 +104,8 @@ func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node
 	switch {
 	case err == nil:
 		_, err = l.append(rec, tree.Node{Kind: tree.AssistantMessage, Agent: a.Name, Payload: mustJSON(tree.Message{Text: reply})})
+	case errors.Is(context.Cause(ctx), errStopped):
+		_, err = l.append(rec, tree.Node{Kind: tree.Stopped, Agent: a.Name, Payload: mustJSON(tree.Message{Text: "Stopped."})})
 	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
 		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
@@ -116,10 +118,16 @@ func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node
 	l.mu.Lock()
 	l.running, l.cancelTurn = false, nil
 	l.status = Status{}
+	withdrawn := len(l.pending) > 0
 	for id := range l.pending { // a turn that ended no longer waits for anything
 		delete(l.pending, id)
+		delete(l.rejected, id)
 	}
-	l.broadcastStatusLocked()
+	if withdrawn {
+		l.resyncLocked() // its questions leave the page
+	} else {
+		l.broadcastStatusLocked()
+	}
 	l.mu.Unlock()
 }
 
@@ -174,10 +182,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	case resp := <-answer:
 		return resp, nil
 	case <-ctx.Done():
-		l.mu.Lock()
-		delete(l.pending, req.ID)
-		delete(l.rejected, req.ID)
-		l.mu.Unlock()
+		// The turn is over; when it ends it withdraws what it still waits on.
 		return elicit.Response{}, ctx.Err()
 	}
 }

@@ -134,7 +134,7 @@ func sameJSON(a, b json.RawMessage) bool {
 func unfinishedTurn(path []tree.Node) int {
 	for i := len(path) - 1; i >= 0; i-- {
 		switch path[i].Kind {
-		case tree.AssistantMessage, tree.TurnError:
+		case tree.AssistantMessage, tree.TurnError, tree.Stopped:
 			return -1
 		case tree.UserMessage:
 			return i

@@ -182,16 +182,39 @@ func (s *Service) resumeLocked(l *conversation, i int) {
 // startTurnLocked runs a turn in its own goroutine, holding a reference to
 // l until it ends; s.mu or l.mu is held.
 func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record journal) {
-	turnCtx, cancel := context.WithCancel(s.ctx)
-	l.running, l.cancelTurn = true, cancel
+	turnCtx, cancel := context.WithCancelCause(s.ctx)
+	l.running, l.cancelTurn = true, func() { cancel(errStopped) }
 	l.refs++
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
 		defer s.release(l)
-		defer cancel()
+		defer cancel(nil)
 		l.runTurn(turnCtx, a, msg, text, record)
 	}()
+}
+
+// errStopped is the cause of a turn's cancellation when the user stops it.
+var errStopped = errors.New("stopped by the user")
+
+// Stop halts the conversation's running turn: a model reply mid-stream, a
+// tool mid-run or a question waiting for an answer. The turn is recorded as
+// stopped and its unanswered questions are withdrawn. Conflict when nothing
+// is running.
+func (s *Service) Stop(ctx context.Context, session, id string) error {
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.running || l.cancelTurn == nil {
+		return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
+	}
+	l.cancelTurn()
+	l.cancelTurn = nil
+	return nil
 }
 
 // release drops a reference; a conversation with none left (no open page,
@@ -273,7 +296,7 @@ func mustJSON(v any) json.RawMessage {
 
 // userFacing words a turn's failure for the chat.
 func userFacing(err error) string {
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
 		return "Stopped."
 	}
 	var le *llm.Error

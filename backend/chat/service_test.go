@@ -200,3 +200,63 @@ func TestAnotherSessionCannotSeeOrAct(t *testing.T) {
 		}
 	}
 }
+
+func TestStopHaltsAModelReplyMidStream(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true})
+	svc, db := newService(t, llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	conv, _ := svc.Create(t.Context(), "s", "concierge")
+	if err := svc.Send(t.Context(), "s", conv.ID, "a trip"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v).Request.ID,
+		accept(`{"destination":"Rome","travellers":1,"cabin":"economy","hotel":false}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Day 1: " })
+
+	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.Stopped {
+		t.Errorf("last item = %+v, want the turn marked stopped", it)
+	}
+	if err := svc.Stop(t.Context(), "s", conv.ID); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("stopping when nothing runs: err = %v, want a conflict", err)
+	}
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	for _, n := range nodes {
+		if n.Kind == tree.AssistantMessage {
+			t.Errorf("a stopped turn recorded a reply: %s", n.Payload)
+		}
+	}
+}
+
+func TestStopWithdrawsThePendingQuestion(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	for _, it := range v.Items {
+		if it.Elicit != nil {
+			t.Errorf("the withdrawn question is still shown: %+v", it.Elicit)
+		}
+	}
+	err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"answer":"late"}`))
+	if apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("answering a withdrawn question: err = %v, want a conflict", err)
+	}
+	// The chat is ready for input again.
+	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
+		t.Fatalf("sending after a stop: %v", err)
+	}
+	waitView(t, svc, "s", conv.ID, "a new question", func(v chat.View) bool { return pendingElicit(v) != nil })
+}

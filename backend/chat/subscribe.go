@@ -78,6 +78,19 @@ func (sub *Subscription) Next(ctx context.Context) (changes []Change, resync *Vi
 	return changes, nil, nil
 }
 
+// resyncLocked has every subscriber re-render the whole conversation, for
+// changes that remove what pages show; l.mu is held.
+func (l *conversation) resyncLocked() {
+	l.seq++
+	for sub := range l.subs {
+		sub.resync, sub.queue = true, nil
+		select {
+		case sub.ready <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // broadcastLocked queues c for every subscriber; l.mu is held. Status
 // changes replace a status change still queued, so streaming text coalesces.
 func (l *conversation) broadcastLocked(c Change) {

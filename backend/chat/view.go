@@ -121,13 +121,14 @@ func (e *ElicitView) Answer() map[string]any {
 }
 
 // buildItems turns a path into visible items. Elicits with no response are
-// pending if pending reports them live, else interrupted.
+// shown while pending reports them live; a question withdrawn (its turn was
+// stopped or failed) is no longer shown.
 func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
 	var items []Item
 	byRef := map[string]int{}
 	for _, n := range path {
 		switch n.Kind {
-		case tree.UserMessage, tree.AssistantMessage, tree.TurnError:
+		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
 			var m tree.Message
 			json.Unmarshal(n.Payload, &m)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text})
@@ -148,6 +149,17 @@ func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
 				items[i].Elicit.Response = &resp
 			}
 		}
+	}
+	if len(path) > 1 {
+		// A lone new node (an append) is shown as it is; in a whole path, drop
+		// the questions that were withdrawn.
+		kept := items[:0]
+		for _, it := range items {
+			if it.Elicit == nil || it.Elicit.State != Interrupted {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
 	}
 	return items
 }

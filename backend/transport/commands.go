@@ -72,6 +72,16 @@ func (s *Server) answerElicit(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// stopTurn answers POST /c/:id/stop: it halts the running turn (204), or
+// 409 when nothing runs.
+func (s *Server) stopTurn(c echo.Context) error {
+	if err := s.chat.Stop(c.Request().Context(), sessionOf(c), c.Param("id")); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return c.NoContent(http.StatusNoContent)
+}
+
 func readAnswer(r *http.Request) (chat.Answer, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var a chat.Answer

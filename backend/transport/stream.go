@@ -70,7 +70,7 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 	case ch.Item != nil:
 		return patch(sse, templates.Item(conv, ch.Item), id)
 	case ch.Status != nil:
-		return patch(sse, templates.Status(*ch.Status), id)
+		return patch(sse, templates.Status(conv, *ch.Status), id)
 	case ch.Title != nil:
 		return patch(sse, templates.Title(*ch.Title), id)
 	default:

@@ -28,6 +28,8 @@ const (
 	Sample Kind = "sample"
 	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
+	// Stopped is a turn the user stopped; payload Message.
+	Stopped Kind = "stopped"
 	// TurnError is a turn that failed; payload Message (worded for the user).
 	TurnError Kind = "error"
 )
