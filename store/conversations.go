@@ -78,27 +78,31 @@ func (db *DB) Conversations(ctx context.Context, session string) ([]tree.Convers
 	return out, rows.Err()
 }
 
-// Append records n as a child of the conversation's HEAD and moves HEAD to
-// it, in one transaction; it returns n with its id, parent and time set.
-// With unique set, it first checks that no node of the same kind and ref
-// exists and returns an apperr Conflict if one does, so that, for example,
-// an elicit is answered at most once even when two answers race.
-func (db *DB) Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, error) {
+// AppendOptions say where a node goes and how its HEAD move is logged.
+type AppendOptions struct {
+	// Fork hangs the node from n.Parent, which must be a node of the
+	// conversation, instead of from HEAD: a new branch.
+	Fork bool
+	// Log, when set, records the HEAD move in the reflog.
+	Log *tree.Move
+}
+
+// Append records n as a child of the conversation's HEAD (or of n.Parent,
+// with Fork) and moves HEAD to it, in one transaction; it returns n with its
+// id, parent and time set.
+func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree.Node, error) {
 	n.At = db.now()
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if unique && n.Ref != "" {
-			var exists int
-			err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM nodes WHERE conversation_id = ? AND ref = ? AND kind = ?`,
-				n.Conversation, n.Ref, string(n.Kind)).Scan(&exists)
-			if err != nil {
+		var head int64
+		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, n.Conversation).Scan(&head); err != nil {
+			return err
+		}
+		if !opts.Fork {
+			n.Parent = head
+		} else if n.Parent != 0 {
+			if err := nodeExists(ctx, tx, n.Conversation, n.Parent); err != nil {
 				return err
 			}
-			if exists > 0 {
-				return apperr.Errorf(apperr.Conflict, "That was already answered; the first answer stands.")
-			}
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, n.Conversation).Scan(&n.Parent); err != nil {
-			return err
 		}
 		var ref any
 		if n.Ref != "" {
@@ -112,7 +116,7 @@ func (db *DB) Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, 
 		if n.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`, n.ID, n.At.UnixMilli(), n.Conversation)
+		_, err = db.setHead(ctx, tx, n.Conversation, head, n.ID, opts.Log)
 		return err
 	})
 	if err != nil {
@@ -122,6 +126,78 @@ func (db *DB) Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, 
 		return tree.Node{}, fmt.Errorf("append %s node: %w", n.Kind, err)
 	}
 	return n, nil
+}
+
+// MoveHead makes node to the HEAD of the conversation and logs the move.
+// A node that is not the conversation's is NotFound.
+func (db *DB) MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error) {
+	var e tree.RefEntry
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := nodeExists(ctx, tx, conversation, to); err != nil {
+			return err
+		}
+		var head int64
+		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, conversation).Scan(&head); err != nil {
+			return err
+		}
+		e = tree.RefEntry{Conversation: conversation, Head: to, Prev: head, Action: move.Action, Detail: move.Detail, At: db.now()}
+		var err error
+		e.ID, err = db.setHead(ctx, tx, conversation, head, to, &move)
+		return err
+	})
+	if err != nil && apperr.CodeOf(err) == apperr.Internal {
+		err = fmt.Errorf("move head: %w", err)
+	}
+	return e, err
+}
+
+func nodeExists(ctx context.Context, tx *sql.Tx, conversation string, id int64) error {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`, id, conversation).Scan(&n)
+	if err == nil && n == 0 {
+		err = apperr.Errorf(apperr.NotFound, "There is no node %d in this conversation.", id)
+	}
+	return err
+}
+
+// setHead moves HEAD from prev to head and, when move is set, logs it,
+// returning the reflog entry's id.
+func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move *tree.Move) (int64, error) {
+	now := db.now().UnixMilli()
+	if _, err := tx.ExecContext(ctx, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`, head, now, conversation); err != nil {
+		return 0, err
+	}
+	if move == nil {
+		return 0, nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		conversation, head, prev, string(move.Action), move.Detail, now)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Reflog returns the conversation's HEAD moves, newest first.
+func (db *DB) Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, head, prev, action, detail, created_at
+		FROM reflog WHERE conversation_id = ? ORDER BY id DESC`, conversation)
+	if err != nil {
+		return nil, fmt.Errorf("read reflog: %w", err)
+	}
+	defer rows.Close()
+	var out []tree.RefEntry
+	for rows.Next() {
+		e := tree.RefEntry{Conversation: conversation}
+		var action string
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Head, &e.Prev, &action, &e.Detail, &at); err != nil {
+			return nil, fmt.Errorf("read reflog: %w", err)
+		}
+		e.Action, e.At = tree.Action(action), time.UnixMilli(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // SetTitle sets a conversation's title.

@@ -40,7 +40,7 @@ func TestAppendAndReadBack(t *testing.T) {
 	c := newConversation(t, db, "s1", "c1")
 	var ids []int64
 	for _, text := range []string{"hello", "world"} {
-		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, false)
+		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, AppendOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,22 +77,64 @@ func TestConversationOwnedBySession(t *testing.T) {
 	}
 }
 
-func TestUniqueAnswerIsConflict(t *testing.T) {
+func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	c := newConversation(t, db, "s", "c")
-	answer := tree.Node{Conversation: c.ID, Kind: tree.ElicitResponse, Ref: "e1", Payload: json.RawMessage(`{"action":"accept"}`)}
-	first, err := db.Append(ctx, answer, true)
+	msg := func(text string) json.RawMessage { return json.RawMessage(`{"text":"` + text + `"}`) }
+	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: msg("hi")}, AppendOptions{Log: &tree.Move{Action: tree.ActMessage}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer.Payload = json.RawMessage(`{"action":"decline"}`)
-	if _, err := db.Append(ctx, answer, true); apperr.CodeOf(err) != apperr.Conflict {
-		t.Fatalf("second answer: got %v, want conflict", err)
+	reply, _ := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.AssistantMessage, Payload: msg("hello")}, AppendOptions{})
+	edited, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.Parent, Kind: tree.UserMessage, Payload: msg("hey")},
+		AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "hey"}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	nodes, _ := db.Nodes(ctx, c.ID)
-	if len(nodes) != 1 || nodes[0].ID != first.ID || string(nodes[0].Payload) != `{"action":"accept"}` {
-		t.Errorf("after a refused second answer the record is %+v, want only the first answer", nodes)
+	if edited.Parent != first.Parent {
+		t.Errorf("the edit hangs from %d, want %d (beside the original)", edited.Parent, first.Parent)
+	}
+	back, err := db.MoveHead(ctx, c.ID, reply.ID, tree.Move{Action: tree.ActSwitch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := db.Conversation(ctx, "s", c.ID)
+	if got.Head != reply.ID {
+		t.Errorf("HEAD = %d, want %d", got.Head, reply.ID)
+	}
+	log, err := db.Reflog(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tree.RefEntry{
+		{ID: back.ID, Head: reply.ID, Prev: edited.ID, Action: tree.ActSwitch},
+		{Head: edited.ID, Prev: reply.ID, Action: tree.ActEdit, Detail: "hey"},
+		{Head: first.ID, Prev: 0, Action: tree.ActMessage},
+	}
+	if len(log) != len(want) {
+		t.Fatalf("reflog = %+v, want %d entries", log, len(want))
+	}
+	for i, w := range want {
+		g := log[i]
+		if (w.ID != 0 && g.ID != w.ID) || g.Head != w.Head || g.Prev != w.Prev || g.Action != w.Action || g.Detail != w.Detail {
+			t.Errorf("reflog[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+
+	// Nodes of other conversations, or none at all, are not found; nothing moves.
+	other := newConversation(t, db, "s", "other")
+	stray, _ := db.Append(ctx, tree.Node{Conversation: other.ID, Kind: tree.UserMessage, Payload: msg("x")}, AppendOptions{})
+	for _, id := range []int64{stray.ID, 9999} {
+		if _, err := db.MoveHead(ctx, c.ID, id, tree.Move{Action: tree.ActRecover}); apperr.CodeOf(err) != apperr.NotFound {
+			t.Errorf("MoveHead to node %d: err = %v, want not found", id, err)
+		}
+		if _, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: id, Kind: tree.UserMessage, Payload: msg("y")}, AppendOptions{Fork: true}); apperr.CodeOf(err) != apperr.NotFound {
+			t.Errorf("fork from node %d: err = %v, want not found", id, err)
+		}
+	}
+	if got, _ := db.Conversation(ctx, "s", c.ID); got.Head != reply.ID {
+		t.Errorf("refused moves changed HEAD to %d", got.Head)
 	}
 }
 
@@ -109,7 +151,7 @@ func TestSurvivesReopen(t *testing.T) {
 	if _, err := db.CreateConversation(ctx, tree.Conversation{ID: "c", Session: "s", Agent: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Append(ctx, tree.Node{Conversation: "c", Kind: tree.UserMessage, Payload: json.RawMessage(`{}`)}, false); err != nil {
+	if _, err := db.Append(ctx, tree.Node{Conversation: "c", Kind: tree.UserMessage, Payload: json.RawMessage(`{}`)}, AppendOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -16,34 +17,48 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // conversation is the in-memory state of a conversation that has a running
 // turn or an open page. mu guards everything below it and is held while a
-// node is appended, so the path in memory and in the database agree.
+// node is appended, so memory and the database agree.
 type conversation struct {
 	svc  *Service
 	refs int // guarded by svc.mu
 
-	mu         sync.Mutex
-	conv       tree.Conversation
-	path       []tree.Node
-	running    bool
-	cancelTurn context.CancelFunc
-	status     Status
-	pending    map[string]chan elicit.Response // elicit id → where the answer goes
-	rejected   map[string]*ElicitView          // the last rejected submission per elicit
-	subs       map[*Subscription]struct{}
-	seq        int64
+	mu       sync.Mutex
+	conv     tree.Conversation
+	nodes    map[int64]tree.Node
+	children map[int64][]int64 // parent id → child ids, oldest first
+	path     []tree.Node       // root to HEAD
+	current  *turn             // the running turn, if any
+	status   Status
+	pending  map[string]chan elicit.Response // elicit id → where the answer goes
+	rejected map[string]*ElicitView          // the last rejected submission per elicit
+	subs     map[*Subscription]struct{}
+	seq      int64
 }
 
-func newConversation(s *Service, c tree.Conversation, path []tree.Node) *conversation {
-	return &conversation{
-		svc: s, conv: c, path: path,
+func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
+	l := &conversation{
+		svc: s, conv: c,
+		nodes:    make(map[int64]tree.Node, len(nodes)),
+		children: map[int64][]int64{},
 		pending:  map[string]chan elicit.Response{},
 		rejected: map[string]*ElicitView{},
 		subs:     map[*Subscription]struct{}{},
 	}
+	for _, n := range nodes { // in id order, so children come out oldest first
+		l.addNode(n)
+	}
+	l.path = tree.Path(nodes, c.Head)
+	return l
+}
+
+func (l *conversation) addNode(n tree.Node) {
+	l.nodes[n.ID] = n
+	l.children[n.Parent] = append(l.children[n.Parent], n.ID)
 }
 
 func (l *conversation) isPending(ref string) bool {
@@ -51,46 +66,73 @@ func (l *conversation) isPending(ref string) bool {
 	return ok
 }
 
+// running reports whether a turn runs (or waits for an answer); l.mu is held.
+func (l *conversation) running() bool { return l.current != nil }
+
 // view builds the page's view; l.mu is held.
 func (l *conversation) view() View {
 	items := buildItems(l.path, l.isPending)
 	for i := range items {
-		if e := items[i].Elicit; e != nil && e.State == Pending {
+		it := &items[i]
+		if e := it.Elicit; e != nil {
 			if r := l.rejected[e.Request.ID]; r != nil {
 				e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
 			}
 		}
+		it.Branch = l.branchOf(it)
 	}
 	return View{Conversation: l.conv, Items: items, Status: l.statusLocked(), Model: l.svc.model.Name()}
 }
 
-// appendLocked records n at HEAD, durably, and tells subscribers; l.mu is held.
-func (l *conversation) appendLocked(ctx context.Context, n tree.Node, unique bool) (tree.Node, error) {
+// appendLocked records n durably as a child of HEAD (or of n.Parent when
+// opts.Fork is set), makes it HEAD and tells subscribers; l.mu is held.
+func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
 	n.Conversation = l.conv.ID
-	n, err := l.svc.store.Append(ctx, n, unique)
+	n, err := l.svc.store.Append(ctx, n, opts)
 	if err != nil {
 		return n, err
 	}
-	l.path = append(l.path, n)
+	l.addNode(n)
 	l.conv.Head = n.ID
-	if items := buildItems([]tree.Node{n}, l.isPending); len(items) == 1 {
-		l.broadcastLocked(Change{Item: &items[0], New: true})
+	if n.Parent == headOf(l.path) {
+		l.path = append(l.path, n)
+		if items := buildItems([]tree.Node{n}, l.isPending); len(items) == 1 {
+			l.broadcastLocked(Change{Item: &items[0], New: true})
+		}
+		return n, nil
 	}
+	l.path = l.pathTo(n.ID)
+	l.resyncLocked()
 	return n, nil
 }
 
-func (l *conversation) append(ctx context.Context, n tree.Node) (tree.Node, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.appendLocked(ctx, n, false)
+func headOf(path []tree.Node) int64 {
+	if len(path) == 0 {
+		return 0
+	}
+	return path[len(path)-1].ID
 }
 
-// runTurn runs one turn of agent a for the user message msg. record is
+// pathTo returns the nodes from the root to id.
+func (l *conversation) pathTo(id int64) []tree.Node {
+	var rev []tree.Node
+	for id != 0 {
+		n, ok := l.nodes[id]
+		if !ok {
+			break
+		}
+		rev = append(rev, n)
+		id = n.Parent
+	}
+	slices.Reverse(rev)
+	return rev
+}
+
+// runTurn runs turn t of agent a for the user message text. t.record is
 // what the turn recorded before, when it is resumed: its calls are answered
 // from there until the code makes a call the record does not have.
-func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node, text string, record journal) {
-	t := &turn{l: l, id: msg.ID, agent: a.Name, record: record}
-	ctx = withCallScope(ctx, strconv.FormatInt(msg.ID, 10))
+func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text string) {
+	ctx = withCallScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = runtime.AgentName.With(ctx, a.Name)
 	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
 	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
@@ -99,36 +141,46 @@ func (l *conversation) runTurn(ctx context.Context, a agents.Chat, msg tree.Node
 	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
 
 	reply, err := a.Turn(ctx, text)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.current != t {
+		return // parked: HEAD moved to another branch, where this turn is not
+	}
 	// The turn's own context may be cancelled; recording its end must not be.
 	rec := context.WithoutCancel(ctx)
+	end := func(kind tree.Kind, text string, move *tree.Move) {
+		_, err = l.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: mustJSON(tree.Message{Text: text})}, store.AppendOptions{Log: move})
+	}
 	switch {
 	case err == nil:
-		_, err = l.append(rec, tree.Node{Kind: tree.AssistantMessage, Agent: a.Name, Payload: mustJSON(tree.Message{Text: reply})})
+		end(tree.AssistantMessage, reply, nil)
 	case errors.Is(context.Cause(ctx), errStopped):
-		_, err = l.append(rec, tree.Node{Kind: tree.Stopped, Agent: a.Name, Payload: mustJSON(tree.Message{Text: "Stopped."})})
+		end(tree.Stopped, "Stopped.", &tree.Move{Action: tree.ActCancel})
 	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
 		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
 		l.svc.log.Error("turn failed", "conversation", l.conv.ID, "agent", a.Name, "err", err)
-		_, err = l.append(rec, tree.Node{Kind: tree.TurnError, Agent: a.Name, Payload: mustJSON(tree.Message{Text: userFacing(err)})})
+		end(tree.TurnError, userFacing(err), nil)
 	}
 	if err != nil {
 		l.svc.log.Error("record end of turn", "conversation", l.conv.ID, "err", err)
 	}
-	l.mu.Lock()
-	l.running, l.cancelTurn = false, nil
+	l.current = nil
 	l.status = Status{}
-	withdrawn := len(l.pending) > 0
-	for id := range l.pending { // a turn that ended no longer waits for anything
-		delete(l.pending, id)
-		delete(l.rejected, id)
-	}
-	if withdrawn {
+	if l.withdrawLocked() {
 		l.resyncLocked() // its questions leave the page
 	} else {
 		l.broadcastStatusLocked()
 	}
-	l.mu.Unlock()
+}
+
+// withdrawLocked forgets what the ended turn waited for and reports whether
+// there was anything.
+func (l *conversation) withdrawLocked() bool {
+	any := len(l.pending) > 0
+	clear(l.pending)
+	clear(l.rejected)
+	return any
 }
 
 // turn provides the primitives' cores for one turn.
@@ -137,6 +189,33 @@ type turn struct {
 	id     int64 // the user message node that started the turn
 	agent  string
 	record journal
+	cancel context.CancelCauseFunc
+}
+
+// errParked ends a turn whose branch is no longer HEAD's: it stays where it
+// was in the record, to be resumed when its branch is HEAD again.
+var errParked = errors.New("the turn's branch is no longer the current one")
+
+// appendLocked records n for the turn; a turn that is no longer the
+// conversation's current one records nothing. l.mu is held.
+func (t *turn) appendLocked(ctx context.Context, n tree.Node) (tree.Node, error) {
+	if t.l.current != t {
+		return tree.Node{}, errParked
+	}
+	return t.l.appendLocked(ctx, n, store.AppendOptions{})
+}
+
+// parkLocked ends the current turn without recording its end, so that HEAD
+// can move; the turn's record stays, and replay resumes it on its branch.
+// l.mu is held.
+func (l *conversation) parkLocked() {
+	if l.current == nil {
+		return
+	}
+	l.current.cancel(errParked)
+	l.current = nil
+	l.status = Status{}
+	l.withdrawLocked()
 }
 
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
@@ -157,6 +236,10 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		return resp, nil
 	}
 	l.mu.Lock()
+	if l.current != t {
+		l.mu.Unlock()
+		return elicit.Response{}, errParked
+	}
 	answer := l.pending[req.ID] // made already when the conversation was loaded
 	if answer == nil && replayed {
 		// Answered while the replay was on its way here.
@@ -171,7 +254,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 	if replayed {
 		l.broadcastItemLocked(req.ID)
-	} else if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}, false); err != nil {
+	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
 		delete(l.pending, req.ID)
 		l.mu.Unlock()
 		return elicit.Response{}, err
@@ -200,7 +283,7 @@ func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error)
 	l := t.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}, false); err != nil {
+	if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}); err != nil {
 		return struct{}{}, err
 	}
 	l.status.Progress = &p
@@ -239,8 +322,10 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	start := time.Now()
 	resp, err := l.svc.model.Complete(ctx, req, func(delta string) {
 		l.mu.Lock()
-		l.status.Draft += delta
-		l.broadcastStatusLocked()
+		if l.current == t {
+			l.status.Draft += delta
+			l.broadcastStatusLocked()
+		}
 		l.mu.Unlock()
 	})
 	rec := SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
@@ -252,7 +337,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.status.Draft = ""
-	if _, aerr := l.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}, false); aerr != nil {
+	if _, aerr := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}); aerr != nil {
 		return resp, errors.Join(err, aerr)
 	}
 	l.broadcastStatusLocked()
@@ -299,7 +384,10 @@ func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runt
 		if err != nil {
 			rec.Error = err.Error()
 		}
-		if _, aerr := t.l.append(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: mustJSON(rec)}); aerr != nil {
+		t.l.mu.Lock()
+		_, aerr := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: mustJSON(rec)})
+		t.l.mu.Unlock()
+		if aerr != nil {
 			return out, errors.Join(err, aerr)
 		}
 		return out, err
@@ -340,27 +428,11 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 		return l.notPendingLocked(eid)
 	}
 	req := l.requestLocked(eid)
-	resp := elicit.Response{Action: a.Action, Text: a.Text}
-	var problem error
-	if a.Action == elicit.Accept {
-		switch {
-		case a.Form != nil:
-			content, ferrs := req.Schema.FromForm(a.Form)
-			resp.Content = content
-			if len(ferrs) > 0 {
-				problem = ferrs
-			}
-		default:
-			resp.Content = a.Content
-		}
-	}
-	if problem == nil {
-		problem = req.Check(resp)
-	}
+	resp, problem := checkAnswer(req, a)
 	if problem != nil {
 		return l.rejectLocked(req, a.Form, problem)
 	}
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)}, true); err != nil {
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)}, store.AppendOptions{}); err != nil {
 		return err
 	}
 	delete(l.pending, eid)
@@ -381,6 +453,25 @@ func (l *conversation) responseLocked(eid string) (elicit.Response, bool) {
 		}
 	}
 	return elicit.Response{}, false
+}
+
+// checkAnswer converts an answer as it arrived into a response and checks
+// it against the request: the action must be allowed and the content must
+// satisfy the schema.
+func checkAnswer(req elicit.Request, a Answer) (elicit.Response, error) {
+	resp := elicit.Response{Action: a.Action, Text: a.Text}
+	if a.Action == elicit.Accept {
+		if a.Form == nil {
+			resp.Content = a.Content
+		} else {
+			content, ferrs := req.Schema.FromForm(a.Form)
+			resp.Content = content
+			if len(ferrs) > 0 {
+				return resp, ferrs
+			}
+		}
+	}
+	return resp, req.Check(resp)
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.
@@ -443,8 +534,8 @@ func (l *conversation) broadcastStatusLocked() {
 
 func (l *conversation) statusLocked() Status {
 	st := l.status
-	st.Running = l.running
-	st.Waiting = l.running && len(l.pending) > 0
+	st.Running = l.running()
+	st.Waiting = l.running() && len(l.pending) > 0
 	return st
 }
 

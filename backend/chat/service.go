@@ -21,18 +21,20 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // Store is what the service needs of the database. Conversation returns an
 // apperr NotFound for a conversation the session does not own; Append
-// returns an apperr Conflict when unique is set and a node of the same kind
-// and ref exists.
+// hangs a node from HEAD, or from its Parent with Fork.
 type Store interface {
 	EnsureSession(ctx context.Context, id string) error
 	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
 	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
-	Append(ctx context.Context, n tree.Node, unique bool) (tree.Node, error)
+	Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error)
+	MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error)
+	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
 	SetTitle(ctx context.Context, id, title string) error
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 }
@@ -124,7 +126,8 @@ func (s *Service) View(ctx context.Context, session, id string) (View, error) {
 }
 
 // acquire returns the live state of a conversation the session owns,
-// loading it if needed, with a reference held; callers release it.
+// loading it if needed, with a reference held; callers release it. Loading
+// resumes a turn that a restart interrupted.
 func (s *Service) acquire(ctx context.Context, session, id string) (*conversation, error) {
 	c, err := s.store.Conversation(ctx, session, id)
 	if err != nil {
@@ -142,26 +145,32 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if l := s.live[id]; l != nil { // loaded meanwhile by another request
 		l.refs++
+		s.mu.Unlock()
 		return l, nil
 	}
-	l := newConversation(s, c, tree.Path(nodes, c.Head))
+	l := newConversation(s, c, nodes)
+	// Others may find l from now on, but wait for l.mu until the resume is
+	// under way, so none of them sees the turn as not running.
+	l.mu.Lock()
 	l.refs++
 	s.live[id] = l
-	if i := unfinishedTurn(l.path); i >= 0 {
-		s.resumeLocked(l, i)
-	}
+	s.mu.Unlock()
+	s.resumeLocked(l)
+	l.mu.Unlock()
 	return l, nil
 }
 
-// resumeLocked resumes the unfinished turn started by l.path[i], after a
-// restart or a crash: its code runs again from the start, answered from what
-// it recorded, and waits again where it waited. Its unanswered questions are
-// pending from now on, before the replay reaches them. s.mu is held and l is
-// not yet shared.
-func (s *Service) resumeLocked(l *conversation, i int) {
+// resumeLocked resumes the unfinished turn on HEAD's branch, if there is
+// one: its code runs again from the start, answered from what it recorded,
+// and waits again where it waited. Its unanswered questions are pending from
+// now on, before the replay reaches them. l.mu is held.
+func (s *Service) resumeLocked(l *conversation) {
+	i := unfinishedTurn(l.path)
+	if i < 0 || l.current != nil {
+		return
+	}
 	a, ok := s.agents.Get(l.conv.Agent)
 	if !ok {
 		s.log.Error("cannot resume turn: agent not available", "conversation", l.conv.ID, "agent", l.conv.Agent)
@@ -180,17 +189,20 @@ func (s *Service) resumeLocked(l *conversation, i int) {
 }
 
 // startTurnLocked runs a turn in its own goroutine, holding a reference to
-// l until it ends; s.mu or l.mu is held.
+// l until it ends; l.mu is held.
 func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record journal) {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	l.running, l.cancelTurn = true, func() { cancel(errStopped) }
+	t := &turn{l: l, id: msg.ID, agent: a.Name, record: record, cancel: cancel}
+	l.current = t
+	s.mu.Lock()
 	l.refs++
+	s.mu.Unlock()
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
 		defer s.release(l)
 		defer cancel(nil)
-		l.runTurn(turnCtx, a, msg, text, record)
+		l.runTurn(turnCtx, t, a, text)
 	}()
 }
 
@@ -209,11 +221,10 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 	defer s.release(l)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.running || l.cancelTurn == nil {
+	if l.current == nil {
 		return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
 	}
-	l.cancelTurn()
-	l.cancelTurn = nil
+	l.current.cancel(errStopped)
 	return nil
 }
 
@@ -228,36 +239,43 @@ func (s *Service) release(l *conversation) {
 	}
 }
 
+// checkMessage trims a message and checks its length.
+func checkMessage(text string) (string, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
+	}
+	if n := utf8.RuneCountInString(text); n > MaxMessageLen {
+		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, MaxMessageLen)
+	}
+	return text, nil
+}
+
 // Send records a user message and starts a turn of the conversation's agent.
 // It fails with Conflict while a turn is running and Invalid for an empty or
 // overlong message; either way nothing is recorded.
 func (s *Service) Send(ctx context.Context, session, id, text string) error {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return apperr.Errorf(apperr.Invalid, "Type a message before sending.")
-	}
-	if n := utf8.RuneCountInString(text); n > MaxMessageLen {
-		return apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, MaxMessageLen)
+	text, err := checkMessage(text)
+	if err != nil {
+		return err
 	}
 	l, err := s.acquire(ctx, session, id)
 	if err != nil {
 		return err
 	}
+	defer s.release(l)
 	a, ok := s.agents.Get(l.conv.Agent)
 	if !ok {
-		s.release(l)
 		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
 	}
 	l.mu.Lock()
-	if l.running {
-		l.mu.Unlock()
-		s.release(l)
+	defer l.mu.Unlock()
+	if l.running() {
 		return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Answer its question or wait for it to finish.")
 	}
-	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})}, false)
+	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},
+		store.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
 	if err != nil {
-		l.mu.Unlock()
-		s.release(l)
 		return err
 	}
 	if l.conv.Title == "" {
@@ -268,12 +286,8 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 		conv := l.conv
 		l.broadcastLocked(Change{Title: &conv})
 	}
-	s.mu.Lock()
 	s.startTurnLocked(l, a, msg, text, journal{})
-	s.mu.Unlock()
 	l.broadcastStatusLocked()
-	l.mu.Unlock()
-	s.release(l)
 	return nil
 }
 

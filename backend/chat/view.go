@@ -33,6 +33,7 @@ type Item struct {
 	Agent  string
 	Text   string
 	Elicit *ElicitView
+	Branch *Branch // set when the conversation forked here
 }
 
 // ElicitState is where an elicit stands.
@@ -118,6 +119,14 @@ func (e *ElicitView) Answer() map[string]any {
 	var m map[string]any
 	json.Unmarshal(e.Response.Content, &m)
 	return m
+}
+
+// Branch places an item among its alternatives: the versions of an edited
+// message, or the answers given to a question. Index counts from 1; Prev and
+// Next are the nodes to switch to (0 at either end).
+type Branch struct {
+	Index, Count int
+	Prev, Next   int64
 }
 
 // buildItems turns a path into visible items. Elicits with no response are

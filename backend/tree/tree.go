@@ -63,6 +63,35 @@ type Conversation struct {
 	Updated time.Time `json:"updated"`
 }
 
+// Action names why HEAD moved, in the reflog.
+type Action string
+
+const (
+	ActMessage Action = "message" // the user sent a message
+	ActEdit    Action = "edit"    // the user edited an earlier message: a new branch
+	ActRewind  Action = "rewind"  // the user changed an earlier answer: a new branch
+	ActSwitch  Action = "switch"  // the user switched to another branch
+	ActCancel  Action = "cancel"  // the user stopped a turn
+	ActRecover Action = "recover" // the user made an earlier state HEAD again
+)
+
+// Move is a HEAD move as it is asked for: why, and a few words of detail.
+type Move struct {
+	Action Action
+	Detail string
+}
+
+// RefEntry is one HEAD move of the reflog.
+type RefEntry struct {
+	ID           int64     `json:"id"`
+	Conversation string    `json:"conversation"`
+	Head         int64     `json:"head"`
+	Prev         int64     `json:"prev"`
+	Action       Action    `json:"action"`
+	Detail       string    `json:"detail"`
+	At           time.Time `json:"at"`
+}
+
 // Path returns the nodes from the root to head, given all nodes of a
 // conversation in any order. A head of 0 yields an empty path.
 func Path(nodes []Node, head int64) []Node {

@@ -1,0 +1,207 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// The conversation is a tree. Editing an earlier message adds a sibling of
+// that message and continues from it; changing an earlier answer adds a
+// sibling of that answer and resumes the turn from it. Nothing is deleted:
+// the old branch stays, and the user can switch back to it, where a question
+// that was waiting is waiting again.
+
+// alternatives returns the nodes that are versions of n: the user messages
+// sharing its parent, or the answers to the same question.
+func (l *conversation) alternatives(n tree.Node) []int64 {
+	var out []int64
+	for _, id := range l.children[n.Parent] {
+		if c := l.nodes[id]; c.Kind == n.Kind && c.Ref == n.Ref {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// branchOf places an item among its alternatives, or returns nil when it
+// has none. For a question it is the answer on the path that counts.
+func (l *conversation) branchOf(it *Item) *Branch {
+	n, ok := l.nodes[it.ID]
+	if !ok {
+		return nil
+	}
+	if n.Kind == tree.ElicitRequest {
+		if n, ok = l.responseNodeLocked(n.Ref); !ok {
+			return nil
+		}
+	} else if n.Kind != tree.UserMessage {
+		return nil
+	}
+	alts := l.alternatives(n)
+	if len(alts) < 2 {
+		return nil
+	}
+	i := slices.Index(alts, n.ID)
+	b := &Branch{Index: i + 1, Count: len(alts)}
+	if i > 0 {
+		b.Prev = alts[i-1]
+	}
+	if i+1 < len(alts) {
+		b.Next = alts[i+1]
+	}
+	return b
+}
+
+func (l *conversation) responseNodeLocked(eid string) (tree.Node, bool) {
+	for i := len(l.path) - 1; i >= 0; i-- {
+		if n := l.path[i]; n.Kind == tree.ElicitResponse && n.Ref == eid {
+			return n, true
+		}
+	}
+	return tree.Node{}, false
+}
+
+// newestUnder returns the newest node of the subtree rooted at id: where
+// that branch was when the user left it.
+func (l *conversation) newestUnder(id int64) int64 {
+	newest := id
+	stack := []int64{id}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		newest = max(newest, n)
+		stack = append(stack, l.children[n]...)
+	}
+	return newest
+}
+
+// userNode returns node id if it is a user message or an answer of this
+// conversation: the nodes a branch can start from.
+func (l *conversation) branchNode(id int64) (tree.Node, error) {
+	n, ok := l.nodes[id]
+	if !ok || (n.Kind != tree.UserMessage && n.Kind != tree.ElicitResponse) {
+		return tree.Node{}, apperr.Errorf(apperr.NotFound, "There is no message or answer %d in this conversation.", id)
+	}
+	return n, nil
+}
+
+// Edit sends text in place of the earlier user message msgID: a new branch
+// beside it, where a new turn starts. The old branch is kept. A running turn
+// is parked on its branch first.
+func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, text string) error {
+	text, err := checkMessage(text)
+	if err != nil {
+		return err
+	}
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	a, ok := s.agents.Get(l.conv.Agent)
+	if !ok {
+		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	orig, ok := l.nodes[msgID]
+	if !ok || orig.Kind != tree.UserMessage {
+		return apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
+	}
+	l.parkLocked()
+	msg, err := l.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},
+		store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: title(text)}})
+	if err != nil {
+		return err
+	}
+	s.startTurnLocked(l, a, msg, text, journal{})
+	l.broadcastStatusLocked()
+	return nil
+}
+
+// Switch makes the branch through node (a message or an answer, usually an
+// alternative of the one shown) the current one: HEAD moves to where that
+// branch was left, and a turn that was waiting there waits again.
+func (s *Service) Switch(ctx context.Context, session, id string, node int64) error {
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.branchNode(node)
+	if err != nil {
+		return err
+	}
+	return s.moveHeadLocked(ctx, l, l.newestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: describeNode(n)})
+}
+
+// moveHeadLocked moves HEAD to node to, parking the running turn, and
+// resumes the turn waiting there, if any. l.mu is held.
+func (s *Service) moveHeadLocked(ctx context.Context, l *conversation, to int64, move tree.Move) error {
+	if to == l.conv.Head {
+		return nil
+	}
+	l.parkLocked()
+	if _, err := s.store.MoveHead(ctx, l.conv.ID, to, move); err != nil {
+		return err
+	}
+	l.conv.Head = to
+	l.path = l.pathTo(to)
+	s.resumeLocked(l)
+	l.resyncLocked()
+	return nil
+}
+
+// ChangeAnswer answers again the already answered question eid on HEAD's
+// branch: the new answer is a sibling of the old one, and the turn that
+// asked resumes from it on the new branch. The old branch is kept.
+func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old, ok := l.responseNodeLocked(eid)
+	if !ok {
+		if l.isPending(eid) {
+			return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
+		}
+		return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
+	}
+	req := l.requestLocked(eid)
+	resp, problem := checkAnswer(req, a)
+	if problem != nil {
+		return l.rejectLocked(req, a.Form, problem)
+	}
+	l.parkLocked()
+	delete(l.rejected, eid)
+	if _, err := l.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)},
+		store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
+		return err
+	}
+	s.resumeLocked(l)
+	l.broadcastStatusLocked()
+	return nil
+}
+
+// describeNode words a branch point for the reflog.
+func describeNode(n tree.Node) string {
+	if n.Kind == tree.UserMessage {
+		var m tree.Message
+		json.Unmarshal(n.Payload, &m)
+		return title(m.Text)
+	}
+	var r elicit.Response
+	json.Unmarshal(n.Payload, &r)
+	return "answer: " + string(r.Action)
+}
