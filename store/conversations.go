@@ -210,7 +210,35 @@ func (db *DB) SetTitle(ctx context.Context, id, title string) error {
 
 // Nodes returns all nodes of a conversation in the order they were recorded.
 func (db *DB) Nodes(ctx context.Context, conversation string) ([]tree.Node, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, conversation_id, parent_id, kind, COALESCE(ref, ''), agent, payload, created_at
+	return readNodes(ctx, db.read, conversation)
+}
+
+// Load returns conversation id, if session owns it, with all its nodes, as
+// of one moment: HEAD and the nodes agree even while others write.
+func (db *DB) Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return tree.Conversation{}, nil, fmt.Errorf("load conversation: %w", err)
+	}
+	defer tx.Rollback()
+	c, err := scanConversation(tx.QueryRowContext(ctx,
+		`SELECT `+conversationCols+` FROM conversations WHERE id = ? AND session_id = ?`, id, session))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, nil, apperr.Errorf(apperr.NotFound, "There is no conversation %q.", id)
+	}
+	if err != nil {
+		return c, nil, fmt.Errorf("load conversation: %w", err)
+	}
+	nodes, err := readNodes(ctx, tx, id)
+	return c, nodes, err
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, conversation_id, parent_id, kind, COALESCE(ref, ''), agent, payload, created_at
 		FROM nodes WHERE conversation_id = ? ORDER BY id`, conversation)
 	if err != nil {
 		return nil, fmt.Errorf("read nodes: %w", err)

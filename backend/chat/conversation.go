@@ -38,6 +38,7 @@ type conversation struct {
 	rejected map[string]*ElicitView          // the last rejected submission per elicit
 	subs     map[*Subscription]struct{}
 	seq      int64
+	notice   string // shown on the conversation's pages until the next command
 }
 
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
@@ -81,7 +82,7 @@ func (l *conversation) view() View {
 		}
 		it.Branch = l.branchOf(it)
 	}
-	return View{Conversation: l.conv, Items: items, Status: l.statusLocked(), Model: l.svc.model.Name()}
+	return View{Conversation: l.conv, Items: items, Status: l.statusLocked(), Notice: l.notice, Model: l.svc.model.Name()}
 }
 
 // appendLocked records n durably as a child of HEAD (or of n.Parent when
@@ -550,5 +551,9 @@ func (s *Service) Notice(session, id, message string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if message == l.notice {
+		return // most commands clear a notice that is not there
+	}
+	l.notice = message
 	l.broadcastLocked(Change{Notice: message})
 }

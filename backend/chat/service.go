@@ -37,6 +37,7 @@ type Store interface {
 	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
 	SetTitle(ctx context.Context, id, title string) error
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
+	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
 }
 
 // MaxMessageLen is the longest message a user can send, in characters.
@@ -53,8 +54,9 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
-	mu   sync.Mutex
-	live map[string]*conversation // conversations with a running turn or an open page
+	mu    sync.Mutex
+	live  map[string]*conversation // conversations with a running turn or an open page
+	drops uint64                   // how many conversations left live, for acquire
 }
 
 // New returns a service. Turns run until they finish or Close is called.
@@ -129,26 +131,33 @@ func (s *Service) View(ctx context.Context, session, id string) (View, error) {
 // loading it if needed, with a reference held; callers release it. Loading
 // resumes a turn that a restart interrupted.
 func (s *Service) acquire(ctx context.Context, session, id string) (*conversation, error) {
-	c, err := s.store.Conversation(ctx, session, id)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if l := s.live[id]; l != nil {
-		l.refs++
+	var c tree.Conversation
+	var nodes []tree.Node
+	for {
+		s.mu.Lock()
+		if l := s.live[id]; l != nil && l.conv.Session == session {
+			l.refs++
+			s.mu.Unlock()
+			return l, nil
+		}
+		drops := s.drops
 		s.mu.Unlock()
-		return l, nil
-	}
-	s.mu.Unlock()
-	nodes, err := s.store.Nodes(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if l := s.live[id]; l != nil { // loaded meanwhile by another request
-		l.refs++
+		var err error
+		if c, nodes, err = s.store.Load(ctx, session, id); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		if l := s.live[id]; l != nil { // loaded meanwhile by another request
+			l.refs++
+			s.mu.Unlock()
+			return l, nil
+		}
+		if s.drops == drops {
+			break // s.mu stays held
+		}
+		// A conversation left memory while this one was read: it may have
+		// been this one, with writes the read missed. Read again.
 		s.mu.Unlock()
-		return l, nil
 	}
 	l := newConversation(s, c, nodes)
 	// Others may find l from now on, but wait for l.mu until the resume is
@@ -236,6 +245,7 @@ func (s *Service) release(l *conversation) {
 	l.refs--
 	if l.refs == 0 && s.live[l.conv.ID] == l {
 		delete(s.live, l.conv.ID)
+		s.drops++
 	}
 }
 

@@ -85,6 +85,10 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	}
 	v := waitView(t, svc, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Text, "The model could not answer") {
+		nodes, _ := db.Nodes(t.Context(), conv.ID)
+		for _, n := range nodes {
+			t.Logf("%d p=%d %s %s %.100s", n.ID, n.Parent, n.Kind, n.Ref, n.Payload)
+		}
 		t.Fatalf("last item = %+v, want the model's failure shown", it)
 	}
 
@@ -112,6 +116,9 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	}
 	if samples != 2 {
 		t.Errorf("recorded %d model calls, want 2 (the failed one included)", samples)
+		for _, n := range nodes {
+			t.Logf("%d p=%d %s %s %.100s", n.ID, n.Parent, n.Kind, n.Ref, n.Payload)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ type View struct {
 	Conversation tree.Conversation
 	Items        []Item
 	Status       Status
+	Notice       string // a problem with the user's last request
 	Model        string // the model provider's name, shown so offline mode is never mistaken for a real model
 }
 

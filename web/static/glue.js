@@ -12,11 +12,22 @@ document.addEventListener('datastar-fetch', (evt) => {
     else if (type === 'retrying' || type === 'error' || type === 'retries-failed') root.dataset.stream = 'reconnecting'
     return
   }
+  const notice = document.getElementById('notice')
+  // A new request replaces the fallback notice of the last one; the server
+  // clears its own.
+  if (type === 'started' && notice?.dataset.fallback) {
+    notice.textContent = ''
+    notice.classList.remove('shown')
+    delete notice.dataset.fallback
+  }
   if (type !== 'error') return
   // 422: the form that was sent shows what to fix, beside each field.
   if (String(argsRaw?.status) === '422') return
-  const notice = document.getElementById('notice')
   if (!notice || notice.textContent.trim() !== '') return
-  notice.textContent = `The server refused that request (HTTP ${argsRaw?.status ?? '?'}).`
+  const status = argsRaw?.status
+  notice.textContent = status
+    ? `The server refused that request (HTTP ${status}).`
+    : 'The server could not be reached. Check that it is running, then try again.'
+  notice.dataset.fallback = '1'
   notice.classList.add('shown')
 })
