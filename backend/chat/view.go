@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"slices"
 	"encoding/json"
 	"net/url"
 
@@ -61,10 +62,17 @@ type ElicitView struct {
 }
 
 // Value returns the value to prefill field name with: what the user last
-// submitted, else the schema's default.
+// submitted, else the answer given, else the schema's default.
 func (e *ElicitView) Value(name string) string {
 	if vs, ok := e.Values[name]; ok && len(vs) > 0 {
 		return vs[0]
+	}
+	if v, ok := e.Answer()[name]; ok && e.Values == nil {
+		if s, ok := v.(string); ok {
+			return s
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
 	}
 	if e.Request.Schema != nil {
 		if p := e.Request.Schema.Properties[name]; p != nil && p.Default != nil {
@@ -82,12 +90,10 @@ func (e *ElicitView) Value(name string) string {
 // Values of a multi-choice field: what the user submitted, else the default.
 func (e *ElicitView) Selected(name, option string) bool {
 	if vs, ok := e.Values[name]; ok {
-		for _, v := range vs {
-			if v == option {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(vs, option)
+	}
+	if list, ok := e.Answer()[name].([]any); ok && e.Values == nil {
+		return slices.Contains(list, any(option))
 	}
 	if e.Request.Schema != nil {
 		if p := e.Request.Schema.Properties[name]; p != nil {

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
@@ -80,6 +81,78 @@ func (s *Server) stopTurn(c echo.Context) error {
 	}
 	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
+}
+
+// nodeParam reads the :node parameter; a malformed one names no node.
+func nodeParam(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("node"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.Errorf(apperr.NotFound, "There is no message or answer %q in this conversation.", c.Param("node"))
+	}
+	return id, nil
+}
+
+// editMessage answers POST /c/:id/messages/:node/edit with the form field
+// "message": the edited message is sent on a new branch beside the old one.
+// The response closes the page's edit form.
+func (s *Server) editMessage(c echo.Context) error {
+	s.limitBody(c)
+	node, err := nodeParam(c)
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	text, err := formValue(c, "message")
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	if err := s.chat.Edit(c.Request().Context(), sessionOf(c), c.Param("id"), node, text); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
+}
+
+// switchBranch answers POST /c/:id/nodes/:node/switch: the branch through
+// that message or answer becomes the current one (204).
+func (s *Server) switchBranch(c echo.Context) error {
+	node, err := nodeParam(c)
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	if err := s.chat.Switch(c.Request().Context(), sessionOf(c), c.Param("id"), node); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return c.NoContent(http.StatusNoContent)
+}
+
+// changeAnswer answers POST /c/:id/elicits/:eid/change, an answer in the
+// same forms as answerElicit, given again to a question already answered:
+// the flow continues from there on a new branch. The response closes the
+// page's change form.
+func (s *Server) changeAnswer(c echo.Context) error {
+	s.limitBody(c)
+	a, err := readAnswer(c.Request())
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	if err := s.chat.ChangeAnswer(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), a); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_changing": ""})
+}
+
+// formValue reads one field of a form body.
+func formValue(c echo.Context, name string) (string, error) {
+	r := c.Request()
+	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		return "", badBody(err)
+	}
+	if _, ok := r.PostForm[name]; !ok {
+		return "", apperr.Errorf(apperr.Invalid, "The request has no %q field.", name)
+	}
+	return r.PostForm.Get(name), nil
 }
 
 func readAnswer(r *http.Request) (chat.Answer, error) {

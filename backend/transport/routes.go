@@ -22,6 +22,9 @@ func (s *Server) routes() {
 	app.POST("/c/:id/messages", s.sendMessage)
 	app.POST("/c/:id/elicits/:eid", s.answerElicit)
 	app.POST("/c/:id/stop", s.stopTurn)
+	app.POST("/c/:id/messages/:node/edit", s.editMessage)
+	app.POST("/c/:id/nodes/:node/switch", s.switchBranch)
+	app.POST("/c/:id/elicits/:eid/change", s.changeAnswer)
 }
 
 func staticHandler(fsys http.FileSystem) http.Handler {
