@@ -1,9 +1,9 @@
 package chat
 
 import (
-	"slices"
 	"encoding/json"
 	"net/url"
+	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
