@@ -43,6 +43,9 @@ func Survey() Chat {
 				}
 				answered++
 			}
+			if answered == 1 {
+				return "Thanks — your answer is recorded.", nil
+			}
 			return fmt.Sprintf("Thanks — all %d answers recorded.", answered), nil
 		},
 	}

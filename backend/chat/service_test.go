@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +267,101 @@ func TestStopWithdrawsThePendingQuestion(t *testing.T) {
 		t.Fatalf("sending after a stop: %v", err)
 	}
 	waitView(t, svc, "s", conv.ID, "a new question", func(v chat.View) bool { return pendingElicit(v) != nil })
+}
+
+func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	mine, _ := svc.Create(t.Context(), "s", "survey")
+	theirs, _ := svc.Create(t.Context(), "s", "survey")
+	for _, c := range []string{mine.ID, theirs.ID} {
+		if err := svc.Send(t.Context(), "s", c, "1"); err != nil {
+			t.Fatal(err)
+		}
+		v := waitView(t, svc, "s", c, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+		if err := svc.Answer(t.Context(), "s", c, pendingElicit(v).Request.ID, accept(`{"answer":"a"}`)); err != nil {
+			t.Fatal(err)
+		}
+		waitView(t, svc, "s", c, "the end", func(v chat.View) bool { return !v.Status.Running })
+	}
+	theirNodes, _ := db.Nodes(t.Context(), theirs.ID)
+	var theirMsg int64
+	var theirQuestion string
+	for _, n := range theirNodes {
+		if n.Kind == tree.UserMessage {
+			theirMsg = n.ID
+		}
+		if n.Kind == tree.ElicitRequest {
+			theirQuestion = n.Ref
+		}
+	}
+	before, _ := db.Nodes(t.Context(), mine.ID)
+	reflog, _ := db.Reflog(t.Context(), mine.ID)
+
+	for name, err := range map[string]error{
+		"edit their message":        svc.Edit(t.Context(), "s", mine.ID, theirMsg, "hijack"),
+		"edit a missing message":    svc.Edit(t.Context(), "s", mine.ID, 999999, "hello"),
+		"switch to their message":   svc.Switch(t.Context(), "s", mine.ID, theirMsg),
+		"switch to a missing node":  svc.Switch(t.Context(), "s", mine.ID, 999999),
+		"change their answer":       svc.ChangeAnswer(t.Context(), "s", mine.ID, theirQuestion, accept(`{"answer":"b"}`)),
+		"change a missing answer":   svc.ChangeAnswer(t.Context(), "s", mine.ID, "nope", accept(`{"answer":"b"}`)),
+		"edit from another session": svc.Edit(t.Context(), "intruder", mine.ID, before[0].ID, "hello"),
+	} {
+		if apperr.CodeOf(err) != apperr.NotFound {
+			t.Errorf("%s: err = %v, want not found", name, err)
+		}
+	}
+	after, _ := db.Nodes(t.Context(), mine.ID)
+	reflogAfter, _ := db.Reflog(t.Context(), mine.ID)
+	if len(after) != len(before) || len(reflogAfter) != len(reflog) {
+		t.Errorf("refused operations changed the record: %d→%d nodes, %d→%d reflog entries", len(before), len(after), len(reflog), len(reflogAfter))
+	}
+}
+
+func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	question := func() string {
+		v := waitView(t, svc, "s", conv.ID, "a question", func(v chat.View) bool { return pendingElicit(v) != nil })
+		return pendingElicit(v).Request.ID
+	}
+	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
+		t.Fatal(err)
+	}
+	q := question()
+	if err := svc.Answer(t.Context(), "s", conv.ID, q, accept(`{"answer":"first"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+	if err := svc.ChangeAnswer(t.Context(), "s", conv.ID, q, accept(`{"answer":"second"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the new end", func(v chat.View) bool { return !v.Status.Running })
+	if b := v.Items[1].Branch; b == nil || b.Index != 2 || b.Count != 2 {
+		t.Errorf("the changed answer's branch = %+v, want 2 of 2", b)
+	}
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	if err := svc.Edit(t.Context(), "s", conv.ID, nodes[0].ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	question()
+	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the stop", func(v chat.View) bool { return !v.Status.Running })
+	if err := svc.Switch(t.Context(), "s", conv.ID, nodes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := db.Reflog(t.Context(), conv.ID)
+	var actions []tree.Action
+	for _, e := range log {
+		actions = append(actions, e.Action)
+	}
+	want := []tree.Action{tree.ActSwitch, tree.ActCancel, tree.ActEdit, tree.ActRewind, tree.ActMessage}
+	if !slices.Equal(actions, want) {
+		t.Errorf("reflog actions (newest first) = %v, want %v", actions, want)
+	}
+	v, _ = svc.View(t.Context(), "s", conv.ID)
+	if got := lastItem(v).Text; got != "Thanks — your answer is recorded." {
+		t.Errorf("after switching back, the last item is %q", got)
+	}
 }
