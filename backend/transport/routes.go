@@ -25,6 +25,9 @@ func (s *Server) routes() {
 	app.POST("/c/:id/messages/:node/edit", s.editMessage)
 	app.POST("/c/:id/nodes/:node/switch", s.switchBranch)
 	app.POST("/c/:id/elicits/:eid/change", s.changeAnswer)
+	app.GET("/c/:id/tree", s.inspectorPage)
+	app.GET("/c/:id/tree/stream", s.inspectorStream)
+	app.POST("/c/:id/reflog/:entry/recover", s.recover)
 }
 
 func staticHandler(fsys http.FileSystem) http.Handler {

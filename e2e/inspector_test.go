@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// The inspector draws every branch and the reflog, stays live, and recovers
+// a discarded branch with its waiting form live again.
+func TestInspectorShowsTheTreeAndRecoversADiscardedBranch(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip to Rome")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	// Discard that branch: edit the message and finish the new one.
+	turn := p.userTurn()
+	p.must(turn.GetByTestId("edit-message").Click())
+	p.must(turn.GetByTestId("edit-input").Fill("Plan a trip to Oslo"))
+	p.must(turn.GetByTestId("edit-send").Click())
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Plan a trip to Oslo"))
+	p.fillTrip("Oslo", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned"))
+
+	// The inspector, in a second tab of the same browser.
+	ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err := ins.Goto(p.URL() + "/tree")
+	ins.must(err)
+	ins.waitForStream()
+	ins.must(expect.Locator(ins.GetByTestId("head-mark")).ToHaveCount(1))
+	userNodes := ins.Locator(`[data-testid=tree-node][data-kind=user]`)
+	ins.must(expect.Locator(userNodes).ToHaveCount(2)) // both versions of the message
+	head := ins.Locator(`[data-testid=tree-node]:has([data-testid=head-mark])`)
+	ins.must(expect.Locator(head).ToHaveAttribute("data-kind", "assistant"))
+	// A node's payload on click.
+	ins.must(userNodes.First().Locator("summary").Click())
+	ins.must(expect.Locator(userNodes.First().GetByTestId("node-payload")).ToContainText(`"text": "Plan a trip to Rome"`))
+
+	entries := ins.GetByTestId("reflog-entry")
+	ins.must(expect.Locator(entries).ToHaveCount(2))
+	ins.must(expect.Locator(entries.Nth(0)).ToHaveAttribute("data-action", "edit"))
+	ins.must(expect.Locator(entries.Nth(1)).ToHaveAttribute("data-action", "message"))
+
+	// Inspect the first state: read-only, the Rome branch on the path.
+	ins.must(entries.Nth(1).GetByTestId("reflog-inspect").Click())
+	ins.must(expect.Locator(ins.GetByTestId("inspecting")).ToContainText("message"))
+	ins.must(expect.Locator(ins.GetByTestId("inspected-state")).ToContainText("Plan a trip to Rome"))
+	ins.must(expect.Locator(ins.Locator(`[data-testid=tree-node][data-kind=user][data-on-path=true]`)).ToContainText("Rome"))
+
+	// Recover it: the chat tab shows the Rome branch with its form waiting again.
+	ins.must(ins.GetByTestId("reflog-entry").Nth(1).GetByTestId("reflog-recover").Click())
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Plan a trip to Rome"))
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	// The inspector follows live: a recover entry on top of the reflog.
+	ins.must(expect.Locator(ins.GetByTestId("reflog-entry").First()).ToHaveAttribute("data-action", "recover"))
+
+	p.fillTrip("Rome", "3", "premium", true)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Rome is planned: 3 travellers"))
+}
+
+func newPageIn(t *testing.T, bc playwright.BrowserContext) playwright.Page {
+	t.Helper()
+	pg, err := bc.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
