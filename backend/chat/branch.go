@@ -30,14 +30,15 @@ func (l *conversation) alternatives(n tree.Node) []int64 {
 }
 
 // branchOf places an item among its alternatives, or returns nil when it
-// has none. For a question it is the answer on the path that counts.
-func (l *conversation) branchOf(it *Item) *Branch {
+// has none. For a question it is the answer on the path that counts, which
+// answer finds.
+func (l *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bool)) *Branch {
 	n, ok := l.nodes[it.ID]
 	if !ok {
 		return nil
 	}
 	if n.Kind == tree.ElicitRequest {
-		if n, ok = l.responseNodeLocked(n.Ref); !ok {
+		if n, ok = answer(n.Ref); !ok {
 			return nil
 		}
 	} else if n.Kind != tree.UserMessage {

@@ -73,6 +73,13 @@ func (l *conversation) running() bool { return l.current != nil }
 // view builds the page's view; l.mu is held.
 func (l *conversation) view() View {
 	items := buildItems(l.path, l.isPending)
+	answers := map[string]tree.Node{}
+	for _, n := range l.path {
+		if n.Kind == tree.ElicitResponse {
+			answers[n.Ref] = n
+		}
+	}
+	answer := func(eid string) (tree.Node, bool) { n, ok := answers[eid]; return n, ok }
 	for i := range items {
 		it := &items[i]
 		if e := it.Elicit; e != nil {
@@ -80,7 +87,7 @@ func (l *conversation) view() View {
 				e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
 			}
 		}
-		it.Branch = l.branchOf(it)
+		it.Branch = l.branchOf(it, answer)
 	}
 	return View{Conversation: l.conv, Items: items, Status: l.statusLocked(), Notice: l.notice, Model: l.svc.model.Name()}
 }
@@ -493,12 +500,11 @@ func (l *conversation) rejectLocked(req elicit.Request, form url.Values, problem
 }
 
 func (l *conversation) requestLocked(eid string) elicit.Request {
-	for _, it := range buildItems(l.path, l.isPending) {
-		if it.Elicit != nil && it.Elicit.Request.ID == eid {
-			return it.Elicit.Request
-		}
+	var req elicit.Request
+	if n, ok := l.requestNodeLocked(eid); ok {
+		json.Unmarshal(n.Payload, &req)
 	}
-	return elicit.Request{}
+	return req
 }
 
 // notPendingLocked explains why eid cannot be answered.
@@ -519,13 +525,43 @@ func (l *conversation) notPendingLocked(eid string) error {
 
 // broadcastItemLocked re-sends the item of elicit eid to subscribers.
 func (l *conversation) broadcastItemLocked(eid string) {
-	v := l.view()
-	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.Request.ID == eid {
-			l.broadcastLocked(Change{Item: &v.Items[i]})
-			return
+	if it, ok := l.elicitItemLocked(eid); ok {
+		l.broadcastLocked(Change{Item: &it})
+	}
+}
+
+// elicitItemLocked builds the item of elicit eid on the path as the page
+// shows it, looking only at the nodes that concern it.
+func (l *conversation) elicitItemLocked(eid string) (Item, bool) {
+	req, ok := l.requestNodeLocked(eid)
+	if !ok {
+		return Item{}, false
+	}
+	nodes := []tree.Node{req}
+	if resp, ok := l.responseNodeLocked(eid); ok {
+		nodes = append(nodes, resp)
+	}
+	items := buildItems(nodes, l.isPending)
+	if len(items) == 0 {
+		return Item{}, false
+	}
+	it := items[0]
+	if r := l.rejected[eid]; r != nil {
+		it.Elicit.Errors, it.Elicit.Values, it.Elicit.Problem = r.Errors, r.Values, r.Problem
+	}
+	it.Branch = l.branchOf(&it, l.responseNodeLocked)
+	return it, true
+}
+
+// requestNodeLocked finds the request of elicit eid on the path, newest
+// first: the one a turn waits on is near HEAD.
+func (l *conversation) requestNodeLocked(eid string) (tree.Node, bool) {
+	for i := len(l.path) - 1; i >= 0; i-- {
+		if n := l.path[i]; n.Kind == tree.ElicitRequest && n.Ref == eid {
+			return n, true
 		}
 	}
+	return tree.Node{}, false
 }
 
 func (l *conversation) broadcastStatusLocked() {
