@@ -83,6 +83,9 @@ type AppendOptions struct {
 	// Fork hangs the node from n.Parent, which must be a node of the
 	// conversation, instead of from HEAD: a new branch.
 	Fork bool
+	// Aside, with Fork, leaves HEAD where it is: the node starts or extends
+	// a side branch. Log then records the side branch's move all the same.
+	Aside bool
 	// Log, when set, records the HEAD move in the reflog.
 	Log *tree.Move
 }
@@ -114,6 +117,12 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 			return err
 		}
 		if n.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if opts.Fork && opts.Aside {
+			if opts.Log != nil {
+				_, err = db.logMove(ctx, tx, n.Conversation, head, n.ID, *opts.Log)
+			}
 			return err
 		}
 		_, err = db.setHead(ctx, tx, n.Conversation, head, n.ID, opts.Log)
@@ -170,8 +179,22 @@ func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev
 	if move == nil {
 		return 0, nil
 	}
+	return db.logMove(ctx, tx, conversation, prev, head, *move)
+}
+
+// LogMove records in the reflog a move that did not change the stored HEAD:
+// a side branch's return to the flow.
+func (db *DB) LogMove(ctx context.Context, conversation string, prev, head int64, move tree.Move) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := db.logMove(ctx, tx, conversation, prev, head, move)
+		return err
+	})
+}
+
+// logMove adds a reflog entry for a move from prev to head.
+func (db *DB) logMove(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move tree.Move) (int64, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		conversation, head, prev, string(move.Action), move.Detail, now)
+		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli())
 	if err != nil {
 		return 0, err
 	}

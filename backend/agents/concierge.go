@@ -46,6 +46,10 @@ var Pace = runtime.NewValue[time.Duration]("demo-pace", 0)
 
 func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 	res, err := runtime.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
+	// A user who answers in words is heard, and asked for the details again.
+	for tries := 0; err == nil && res.Action == elicit.Other && tries < 2; tries++ {
+		res, err = runtime.Ask(ctx, tripForm, fmt.Sprintf("You said “%s”. I need the details in the form to plan:", res.Text), struct{}{})
+	}
 	if err != nil {
 		return TripPlan{}, err
 	}

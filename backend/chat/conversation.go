@@ -73,6 +73,7 @@ func (l *conversation) running() bool { return l.current != nil }
 // view builds the page's view; l.mu is held.
 func (l *conversation) view() View {
 	items := buildItems(l.path, l.isPending)
+	items = l.withSidesLocked(items)
 	answers := map[string]tree.Node{}
 	for _, n := range l.path {
 		if n.Kind == tree.ElicitResponse {
@@ -101,6 +102,12 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 		return n, err
 	}
 	l.addNode(n)
+	if opts.Aside {
+		if it, ok := l.sideItemLocked(n); ok {
+			l.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
+		}
+		return n, nil
+	}
 	l.conv.Head = n.ID
 	if n.Parent == headOf(l.path) {
 		l.path = append(l.path, n)
@@ -431,8 +438,7 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 	defer s.release(l)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	answer, ok := l.pending[eid]
-	if !ok {
+	if !l.isPending(eid) {
 		return l.notPendingLocked(eid)
 	}
 	req := l.requestLocked(eid)
@@ -440,13 +446,23 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 	if problem != nil {
 		return l.rejectLocked(req, a.Form, problem)
 	}
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)}, store.AppendOptions{}); err != nil {
+	return l.deliverLocked(ctx, req, resp)
+}
+
+// deliverLocked records resp as the answer to the pending request req and
+// hands it to the turn waiting on it. l.mu is held.
+func (l *conversation) deliverLocked(ctx context.Context, req elicit.Request, resp elicit.Response) error {
+	answer, ok := l.pending[req.ID]
+	if !ok {
+		return l.notPendingLocked(req.ID)
+	}
+	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)}, store.AppendOptions{}); err != nil {
 		return err
 	}
-	delete(l.pending, eid)
-	delete(l.rejected, eid)
+	delete(l.pending, req.ID)
+	delete(l.rejected, req.ID)
 	answer <- resp
-	l.broadcastItemLocked(eid)
+	l.broadcastItemLocked(req.ID)
 	l.broadcastStatusLocked()
 	return nil
 }

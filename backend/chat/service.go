@@ -35,6 +35,7 @@ type Store interface {
 	Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error)
 	MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error)
 	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
+	LogMove(ctx context.Context, conversation string, prev, head int64, move tree.Move) error
 	SetTitle(ctx context.Context, id, title string) error
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
@@ -281,7 +282,16 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.running() {
-		return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Answer its question or wait for it to finish.")
+		// While the agent waits on a question, a message either answers it
+		// in words or is a side question, answered aside.
+		req, waiting := l.waitingOnLocked()
+		if !waiting {
+			return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Wait for it to finish, or stop it.")
+		}
+		if req.Allows(elicit.Other) && answersInWords(req, text) {
+			return l.deliverLocked(ctx, req, elicit.Response{Action: elicit.Other, Text: text})
+		}
+		return s.sideQuestLocked(ctx, l, req, text)
 	}
 	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},
 		store.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})

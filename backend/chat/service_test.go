@@ -222,6 +222,9 @@ func TestStopHaltsAModelReplyMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Day 1: " })
+	if err := svc.Send(t.Context(), "s", conv.ID, "hello?"); apperr.CodeOf(err) != apperr.Conflict || !strings.Contains(err.Error(), "still working") {
+		t.Errorf("a message while the agent works: err = %v, want a conflict", err)
+	}
 
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
@@ -363,5 +366,82 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 	v, _ = svc.View(t.Context(), "s", conv.ID)
 	if got := lastItem(v).Text; got != "Thanks — your answer is recorded." {
 		t.Errorf("after switching back, the last item is %q", got)
+	}
+}
+
+func TestSideQuestionIsAnsweredAsideAndTheQuestionStillWaits(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "concierge")
+	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+	head := v.Conversation.Head
+
+	if err := svc.Send(t.Context(), "s", conv.ID, "What's the weather like in Oslo in May?"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the side reply", func(v chat.View) bool {
+		for _, it := range v.Items {
+			if it.Kind == tree.SideQuestion && it.Replied {
+				return true
+			}
+		}
+		return false
+	})
+	if e := pendingElicit(v); e == nil || e.Request.ID != eid {
+		t.Fatalf("after the side question the form is %+v, want %s still pending", e, eid)
+	}
+	if v.Conversation.Head != head {
+		t.Errorf("HEAD moved from %d to %d; a side question must leave the flow where it was", head, v.Conversation.Head)
+	}
+	if it := lastItem(v); it.Kind != tree.SideQuestion || it.Text != "What's the weather like in Oslo in May?" || it.Reply == "" {
+		t.Errorf("the side exchange shows as %+v", it)
+	}
+	log, _ := db.Reflog(t.Context(), conv.ID)
+	if len(log) < 3 || log[0].Action != tree.ActReturn || log[1].Action != tree.ActFork || log[0].Head != head {
+		t.Errorf("reflog = %+v, want fork then return to %d", log, head)
+	}
+
+	// The waiting question is still answerable, and the flow goes on.
+	if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the plan", func(v chat.View) bool { return !v.Status.Running })
+	if got := lastItem(v).Text; !strings.HasPrefix(got, "Your trip to Oslo is planned") {
+		t.Errorf("reply = %q", got)
+	}
+}
+
+func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "concierge")
+	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	first := pendingElicit(v).Request.ID
+	if err := svc.Send(t.Context(), "s", conv.ID, "Make it 3 travellers in business"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the form asked again", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != first
+	})
+	var answered *chat.ElicitView
+	for _, it := range v.Items {
+		if it.Elicit != nil && it.Elicit.Request.ID == first {
+			answered = it.Elicit
+		}
+		if it.Kind == tree.SideQuestion {
+			t.Errorf("the answer in words became a side question")
+		}
+	}
+	if answered == nil || answered.Response == nil || answered.Response.Action != elicit.Other || answered.Response.Text != "Make it 3 travellers in business" {
+		t.Fatalf("the first form's answer = %+v, want other with the text", answered)
+	}
+	if got := pendingElicit(v).Request.Message; !strings.Contains(got, "Make it 3 travellers in business") {
+		t.Errorf("the agent asked again with %q, want it to quote what was said", got)
 	}
 }

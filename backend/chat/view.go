@@ -36,6 +36,9 @@ type Item struct {
 	Text   string
 	Elicit *ElicitView
 	Branch *Branch // set when the conversation forked here
+	// For a side question: the reply, once there is one.
+	Reply   string
+	Replied bool
 }
 
 // ElicitState is where an elicit stands.

@@ -131,7 +131,9 @@ func (k *Kind[In, Out]) Decode(resp Response) (Result[Out], error) {
 // FormKind is the kind of a form whose fields are the fields of T.
 const FormKind = "form"
 
-// Form declares a form kind for T: its fields are T's fields.
+// Form declares a form kind for T: its fields are T's fields. Besides
+// filling it in, declining or closing it, the user may answer in words
+// (other).
 func Form[T any]() *Kind[struct{}, T] {
-	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel)
+	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel, Other)
 }

@@ -197,7 +197,6 @@ func TestBadRequestsGetClearAnswers(t *testing.T) {
 		{"extra field", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":"ok","admin":true}}`, nil, 422, "admin: is not a field of this form"},
 		{"body over the limit", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":"` + strings.Repeat("x", 5000) + `"}}`, nil, 413, "larger than the 4 KiB limit"},
 		{"message over the limit", owner, "POST", "/c/" + conv + "/messages", "application/json", `{"message":"` + strings.Repeat("x", 5000) + `"}`, nil, 413, "larger than the 4 KiB limit"},
-		{"message while a turn runs", owner, "POST", "/c/" + conv + "/messages", "application/json", `{"message":"hello"}`, nil, 409, "still working"},
 		{"cross-site POST", owner, "POST", answerPath, "application/json", `{"action":"decline"}`, []string{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"}, 403, "another site"},
 		{"cross-origin POST without fetch metadata", owner, "POST", answerPath, "application/json", `{"action":"decline"}`, []string{"Origin", "http://evil.example"}, 403, "another site"},
 	} {

@@ -26,6 +26,12 @@ const (
 	Notify Kind = "notify"
 	// Sample is a model call; payload chat.SampleRecord; Ref is its call id.
 	Sample Kind = "sample"
+	// SideQuestion is a question the user asked while a question of the
+	// agent waited, answered aside; payload Message. It hangs from the node
+	// that was HEAD, on a side branch HEAD never moves to.
+	SideQuestion Kind = "side"
+	// SideReply answers a SideQuestion; payload Message.
+	SideReply Kind = "side-reply"
 	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
 	// Stopped is a turn the user stopped; payload Message.
@@ -73,6 +79,8 @@ const (
 	ActSwitch  Action = "switch"  // the user switched to another branch
 	ActCancel  Action = "cancel"  // the user stopped a turn
 	ActRecover Action = "recover" // the user made an earlier state HEAD again
+	ActFork    Action = "fork"    // a side question went off on a side branch
+	ActReturn  Action = "return"  // the side branch was answered; back to the flow
 )
 
 // Move is a HEAD move as it is asked for: why, and a few words of detail.
