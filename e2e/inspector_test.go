@@ -68,3 +68,26 @@ func newPageIn(t *testing.T, bc playwright.BrowserContext) playwright.Page {
 	}
 	return pg
 }
+
+// With a small limit, the branch is compacted: the inspector shows the
+// summary node with the original messages it stands for under it.
+func TestCompactionShowsInTheInspector(t *testing.T) {
+	a := startApp(t, "SWEATPANTS_COMPACT_AFTER=2")
+	p := openChat(t, a)
+	for _, city := range []string{"Oslo", "Riga"} {
+		p.send("A trip to " + city)
+		p.fillTrip(city, "1", "economy", false)
+		p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+		p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to " + city + " is planned"))
+	}
+	_, err := p.Goto(p.URL() + "/tree")
+	p.must(err)
+	p.waitForStream()
+	summary := p.Locator(`[data-testid=tree-node][data-kind=summary]`).First()
+	p.must(summary.Locator("summary").Click())
+	covered := summary.GetByTestId("covered-node")
+	p.must(expect.Locator(covered.First()).ToContainText("A trip to Oslo"))
+	// The originals are still in the tree.
+	p.must(expect.Locator(p.Locator(`[data-testid=tree-node][data-kind=user]`)).ToHaveCount(2))
+	p.must(expect.Locator(p.Locator(`[data-testid=reflog-entry][data-action=compact]`)).Not().ToHaveCount(0))
+}

@@ -31,6 +31,7 @@ func world(t *testing.T, u *fakeUser) (context.Context, *[]string) {
 	ctx = runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		return llm.Response{Content: "Day 1: arrive."}, nil
 	})
+	ctx = runtime.HistoryAPI.Provide(ctx, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })
 	ctx = runtime.NotifyAPI.Provide(ctx, func(_ context.Context, p runtime.Progress) (struct{}, error) {
 		progress = append(progress, p.Message)
 		return struct{}{}, nil

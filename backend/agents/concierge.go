@@ -69,11 +69,14 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 			return TripPlan{}, err
 		}
 	}
-	out, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{
-		{Role: llm.System, Content: "You are a travel concierge. Draft a short trip plan."},
-		{Role: llm.User, Content: fmt.Sprintf("Plan a trip to %s for %d in %s class%s. Request: %s",
-			d.Destination, d.Travellers, d.Cabin, map[bool]string{true: ", with a hotel", false: ", no hotel"}[d.Hotel], req.Request)},
-	}})
+	history, err := runtime.History(ctx)
+	if err != nil {
+		return TripPlan{}, err
+	}
+	msgs := append([]llm.Message{{Role: llm.System, Content: "You are a travel concierge. Draft a short trip plan."}}, history...)
+	out, err := runtime.Sample(ctx, llm.Request{Messages: append(msgs, llm.Message{Role: llm.User,
+		Content: fmt.Sprintf("Plan a trip to %s for %d in %s class%s. Request: %s",
+			d.Destination, d.Travellers, d.Cabin, map[bool]string{true: ", with a hotel", false: ", no hotel"}[d.Hotel], req.Request)})})
 	if err != nil {
 		return TripPlan{}, err
 	}

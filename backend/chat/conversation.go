@@ -154,6 +154,13 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
 	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
+	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
+	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
+	if n := l.svc.compactAfter; n > 0 {
+		if _, set := CompactAfter.Lookup(ctx); !set {
+			ctx = CompactAfter.With(ctx, n)
+		}
+	}
 
 	reply, err := a.Turn(ctx, text)
 	l.mu.Lock()
@@ -205,6 +212,12 @@ type turn struct {
 	agent  string
 	record journal
 	cancel context.CancelCauseFunc
+
+	// Compaction within the turn: the summary made (or replayed) by this
+	// turn, and the history as the core last built it.
+	summary     *SummaryRecord
+	summaryNode int64
+	lastHistory []message
 }
 
 // errParked ends a turn whose branch is no longer HEAD's: it stays where it

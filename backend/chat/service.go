@@ -55,6 +55,8 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
+	compactAfter int // the default of CompactAfter
+
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
@@ -72,6 +74,10 @@ func (s *Service) Close() {
 	s.cancel()
 	s.turns.Wait()
 }
+
+// SetCompactAfter sets how many messages a branch may give the model
+// before its oldest are summarized; zero (the default) never compacts.
+func (s *Service) SetCompactAfter(n int) { s.compactAfter = n }
 
 // ModelName names the model provider, for display.
 func (s *Service) ModelName() string { return s.model.Name() }

@@ -445,3 +445,68 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 		t.Errorf("the agent asked again with %q, want it to quote what was said", got)
 	}
 }
+
+func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	svc.SetCompactAfter(4)
+	conv, _ := svc.Create(t.Context(), "s", "concierge")
+	trip := func(city string) {
+		t.Helper()
+		if err := svc.Send(t.Context(), "s", conv.ID, "A trip to "+city); err != nil {
+			t.Fatal(err)
+		}
+		v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+		if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v).Request.ID,
+			accept(`{"destination":"`+city+`","travellers":1,"cabin":"economy","hotel":false}`)); err != nil {
+			t.Fatal(err)
+		}
+		waitView(t, svc, "s", conv.ID, "the plan", func(v chat.View) bool { return !v.Status.Running })
+	}
+	for _, city := range []string{"Oslo", "Riga", "Porto", "Turin"} {
+		trip(city)
+	}
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	var summaries []chat.SummaryRecord
+	var lastPlan chat.SampleRecord
+	users := 0
+	for _, n := range nodes {
+		switch n.Kind {
+		case tree.Summary:
+			var s chat.SummaryRecord
+			json.Unmarshal(n.Payload, &s)
+			summaries = append(summaries, s)
+		case tree.Sample:
+			var r chat.SampleRecord
+			json.Unmarshal(n.Payload, &r)
+			if strings.Contains(r.Request.Messages[0].Content, "travel concierge") {
+				lastPlan = r
+			}
+		case tree.UserMessage:
+			users++
+		}
+	}
+	if len(summaries) == 0 {
+		t.Fatal("four trips with a limit of 4 messages made no summary")
+	}
+	if users != 4 {
+		t.Errorf("%d user messages in the tree, want all 4: compaction must keep the originals", users)
+	}
+	var context []string
+	for _, m := range lastPlan.Request.Messages {
+		context = append(context, m.Content)
+	}
+	joined := strings.Join(context, "\n")
+	if !strings.Contains(joined, "Summary of the earlier conversation") || strings.Contains(joined, "A trip to Oslo") {
+		t.Errorf("the last plan's context does not use the summary:\n%s", joined)
+	}
+	log, _ := db.Reflog(t.Context(), conv.ID)
+	compacts := 0
+	for _, e := range log {
+		if e.Action == tree.ActCompact {
+			compacts++
+		}
+	}
+	if compacts != len(summaries) {
+		t.Errorf("%d compact entries in the reflog for %d summaries", compacts, len(summaries))
+	}
+}

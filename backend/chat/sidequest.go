@@ -113,18 +113,7 @@ func (s *Service) sideQuestLocked(ctx context.Context, l *conversation, req elic
 func (l *conversation) contextLocked(req elicit.Request, text string) []llm.Message {
 	msgs := []llm.Message{{Role: llm.System, Content: "The user is in the middle of a task and asks something on the side. " +
 		"Answer the side question briefly. The task waits on this question to the user: " + req.Message}}
-	var recent []llm.Message
-	for _, n := range l.path {
-		var m tree.Message
-		switch n.Kind {
-		case tree.UserMessage:
-			json.Unmarshal(n.Payload, &m)
-			recent = append(recent, llm.Message{Role: llm.User, Content: m.Text})
-		case tree.AssistantMessage:
-			json.Unmarshal(n.Payload, &m)
-			recent = append(recent, llm.Message{Role: llm.Assistant, Content: m.Text})
-		}
-	}
+	recent := plain(historyOf(l.path, headOf(l.path)))
 	if len(recent) > 10 {
 		recent = recent[len(recent)-10:]
 	}

@@ -30,7 +30,17 @@ var (
 	ElicitAPI = NewAPI[elicit.Request, elicit.Response]("elicit")
 	NotifyAPI = NewAPI[Progress, struct{}]("notify")
 	LogAPI    = NewAPI[LogEntry, struct{}]("log")
+	// HistoryAPI gives the conversation so far as model messages; middleware
+	// around it can shorten it (compaction).
+	HistoryAPI = NewAPI[struct{}, []llm.Message]("history")
 )
+
+// History returns the conversation so far, up to the message that started
+// the running turn, as messages for the model. Long conversations come back
+// compacted: earlier spans replaced by their summaries.
+func History(ctx context.Context) ([]llm.Message, error) {
+	return HistoryAPI.Call(ctx, struct{}{})
+}
 
 // Sample asks the model in ctx to complete req.
 func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {

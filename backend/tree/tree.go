@@ -32,6 +32,10 @@ const (
 	SideQuestion Kind = "side"
 	// SideReply answers a SideQuestion; payload Message.
 	SideReply Kind = "side-reply"
+	// Summary stands for a span of earlier messages in the model's context;
+	// payload chat.SummaryRecord; Ref is the call id of the history request
+	// that compacted. The messages it covers stay in the tree.
+	Summary Kind = "summary"
 	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
 	// Stopped is a turn the user stopped; payload Message.
@@ -81,6 +85,7 @@ const (
 	ActRecover Action = "recover" // the user made an earlier state HEAD again
 	ActFork    Action = "fork"    // a side question went off on a side branch
 	ActReturn  Action = "return"  // the side branch was answered; back to the flow
+	ActCompact Action = "compact" // a span of the branch was summarized
 )
 
 // Move is a HEAD move as it is asked for: why, and a few words of detail.

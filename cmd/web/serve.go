@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -25,6 +26,7 @@ type serveConfig struct {
 	logFormat  string
 	maxBody    int64
 	pace       time.Duration
+	compact    int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -38,6 +40,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.logFormat, "log", envOr(getenv, "SWEATPANTS_LOG", "text"), "log format: text or json")
 	fs.Int64Var(&cfg.maxBody, "max-body", transport.DefaultMaxBody, "largest request body accepted, in bytes")
 	fs.DurationVar(&cfg.pace, "demo-pace", 350*time.Millisecond, "how long each progress step of the demo concierge takes")
+	compactDef, err := strconv.Atoi(envOr(getenv, "SWEATPANTS_COMPACT_AFTER", "40"))
+	if err != nil {
+		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_AFTER must be a number: %w", err)
+	}
+	fs.IntVar(&cfg.compact, "compact-after", compactDef, "messages a branch gives the model before its oldest are summarized (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -77,6 +84,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	model := llm.FromEnv(getenv)
 	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model, log)
 	defer svc.Close()
+	svc.SetCompactAfter(cfg.compact)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

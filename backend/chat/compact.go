@@ -1,0 +1,179 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// Compaction. The model's context is the conversation so far (see
+// runtime.History). When a branch holds more messages than CompactAfter,
+// the compaction middleware has the model summarize all but the newest
+// half, records the summary as a node on the branch, and gives the model the
+// summary in place of the span from then on. The span's nodes stay in the
+// tree; the inspector shows them under the summary.
+
+// CompactAfter is how many messages the model's context may hold before the
+// oldest are summarized; zero turns compaction off. Middleware or an app can
+// set it for a scope.
+var CompactAfter = runtime.NewValue("compact-after", 0)
+
+// SummaryRecord is the payload of a summary node: the summary, and the
+// nodes it stands for (messages, and earlier summaries).
+type SummaryRecord struct {
+	Text   string  `json:"text"`
+	Covers []int64 `json:"covers"`
+	Count  int     `json:"count"`
+}
+
+// message is a message of the conversation with the node it came from.
+type message struct {
+	node int64
+	llm.Message
+}
+
+// historyOf returns the conversation on path up to node last, as the model
+// sees it: user and assistant messages, with each summarized span replaced
+// by its summary.
+func historyOf(path []tree.Node, last int64) []message {
+	var out []message
+	for _, n := range path {
+		if n.ID > last {
+			break // the turn's own summary, if any, is the middleware's
+		}
+		var m tree.Message
+		switch n.Kind {
+		case tree.UserMessage:
+			json.Unmarshal(n.Payload, &m)
+			out = append(out, message{n.ID, llm.Message{Role: llm.User, Content: m.Text}})
+		case tree.AssistantMessage:
+			json.Unmarshal(n.Payload, &m)
+			out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
+		case tree.Summary:
+			var s SummaryRecord
+			json.Unmarshal(n.Payload, &s)
+			out = applySummary(out, n.ID, s)
+		}
+	}
+	return out
+}
+
+// applySummary replaces the messages of span s with the summary.
+func applySummary(msgs []message, node int64, s SummaryRecord) []message {
+	covered := make(map[int64]bool, len(s.Covers))
+	for _, id := range s.Covers {
+		covered[id] = true
+	}
+	var out []message
+	placed := false
+	for _, m := range msgs {
+		if covered[m.node] {
+			if !placed {
+				out = append(out, message{node, llm.Message{Role: llm.System, Content: "Summary of the earlier conversation: " + s.Text}})
+				placed = true
+			}
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func plain(msgs []message) []llm.Message {
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Message
+	}
+	return out
+}
+
+// history is the core of runtime.History for the turn: the path up to the
+// turn's message, with the summaries of earlier turns and this one's.
+func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
+	l := t.l
+	l.mu.Lock()
+	msgs := historyOf(l.path, t.id)
+	l.mu.Unlock()
+	if t.summary != nil {
+		msgs = applySummary(msgs, t.summaryNode, *t.summary)
+	}
+	t.lastHistory = msgs
+	return plain(msgs), nil
+}
+
+// compact is middleware around runtime.History: a history longer than
+// CompactAfter has its oldest messages summarized by the model, and the
+// summary is recorded. Like every call of a turn it is numbered and
+// replayed from the record.
+func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Handler[struct{}, []llm.Message] {
+	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
+		id := nextCall(ctx)
+		n, replayed, err := t.record.replayed(id, tree.Summary, "a compaction", func(tree.Node) bool { return true })
+		if err != nil {
+			return nil, err
+		}
+		if replayed {
+			var s SummaryRecord
+			json.Unmarshal(n.Payload, &s)
+			t.summary, t.summaryNode = &s, n.ID
+			return next(ctx, req)
+		}
+		msgs, err := next(ctx, req)
+		limit := CompactAfter.Get(ctx)
+		if err != nil || limit <= 0 || len(msgs) <= limit {
+			return msgs, err
+		}
+		span := t.lastHistory[:len(t.lastHistory)-limit/2]
+		if len(span) < 2 {
+			return msgs, nil
+		}
+		s, err := summarize(ctx, span)
+		if err != nil {
+			return nil, err
+		}
+		t.l.mu.Lock()
+		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(s)},
+			&tree.Move{Action: tree.ActCompact, Detail: fmt.Sprintf("%d messages summarized", s.Count)})
+		t.l.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		t.summary, t.summaryNode = &s, node.ID
+		return next(ctx, req)
+	}
+}
+
+// summarize asks the model for a summary of span, through runtime.Sample so
+// that the call is recorded (and replayed) like any other.
+func summarize(ctx context.Context, span []message) (SummaryRecord, error) {
+	var b strings.Builder
+	for _, m := range span {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+	}
+	resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.System, Content: "Summarize this conversation in a few sentences, keeping names, numbers and decisions."},
+		{Role: llm.User, Content: b.String()},
+	}})
+	if err != nil {
+		return SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
+	}
+	s := SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
+	for _, m := range span {
+		s.Covers = append(s.Covers, m.node)
+	}
+	return s, nil
+}
+
+// appendLockedWith is appendLocked with a reflog entry for the move.
+func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Move) (tree.Node, error) {
+	if t.l.current != t {
+		return tree.Node{}, errParked
+	}
+	return t.l.appendLocked(ctx, n, store.AppendOptions{Log: move})
+}
