@@ -154,6 +154,8 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
 	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
+	ctx = runtime.NowAPI.Provide(ctx, t.now)
+	ctx = runtime.RandomAPI.Provide(ctx, t.random)
 	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
 	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
 	if n := l.svc.compactAfter; n > 0 {

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -202,5 +203,35 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	if it.Kind != tree.TurnError || !strings.Contains(it.Text, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Text, `elicit form "Confirm?"`) || !strings.Contains(it.Text, `"Are you really sure?"`) {
 		t.Errorf("last item = %+v, want a non-determinism error naming call %s and both calls", it, eid)
+	}
+}
+
+func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
+	var seen []string
+	dice := agents.Chat{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
+		roll := runtime.Random(ctx) % 6
+		at := runtime.Now(ctx).UnixNano()
+		seen = append(seen, fmt.Sprint(roll, at))
+		if _, err := runtime.Ask(ctx, elicit.Form[struct {
+			OK bool `json:"ok"`
+		}](), "Keep it?", struct{}{}); err != nil {
+			return "", err
+		}
+		return fmt.Sprint(roll, at), nil
+	}}
+	s := startServer(t, agents.NewRegistry(dice), llm.NewOffline())
+	conv, _ := s.svc.Create(t.Context(), "me", "")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "roll"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+	s.restart()
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if len(seen) != 2 || seen[0] != seen[1] || lastItem(v).Text != seen[0] {
+		t.Errorf("first run saw %v; the resumed run must see the same, and reply with it (got %q)", seen, lastItem(v).Text)
 	}
 }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -34,6 +36,31 @@ var (
 	// around it can shorten it (compaction).
 	HistoryAPI = NewAPI[struct{}, []llm.Message]("history")
 )
+
+// NowAPI and RandomAPI make time and chance replayable: a durable turn that
+// reads them through the runtime gets the same answers when it is resumed.
+var (
+	NowAPI    = NewAPI[struct{}, time.Time]("now")
+	RandomAPI = NewAPI[struct{}, uint64]("random")
+)
+
+// Now returns the current time; in a turn, it is recorded, and a resumed
+// turn sees the time it saw before.
+func Now(ctx context.Context) time.Time {
+	if t, err := NowAPI.Call(ctx, struct{}{}); err == nil {
+		return t
+	}
+	return time.Now()
+}
+
+// Random returns a random number; in a turn, it is recorded, and a resumed
+// turn draws the same numbers again.
+func Random(ctx context.Context) uint64 {
+	if n, err := RandomAPI.Call(ctx, struct{}{}); err == nil {
+		return n
+	}
+	return rand.Uint64()
+}
 
 // History returns the conversation so far, up to the message that started
 // the running turn, as messages for the model. Long conversations come back

@@ -36,6 +36,10 @@ const (
 	// payload chat.SummaryRecord; Ref is the call id of the history request
 	// that compacted. The messages it covers stay in the tree.
 	Summary Kind = "summary"
+	// Value is a value the turn read through the runtime (the time, a random
+	// number), recorded so that a resumed turn reads it again; Ref is its
+	// call id.
+	Value Kind = "value"
 	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
 	// Stopped is a turn the user stopped; payload Message.
