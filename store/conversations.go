@@ -201,6 +201,24 @@ func (db *DB) logMove(ctx context.Context, tx *sql.Tx, conversation string, prev
 	return res.LastInsertId()
 }
 
+// Collect deletes the given nodes and reflog entries of a conversation, in
+// one transaction: garbage collection of branches no one can reach.
+func (db *DB) Collect(ctx context.Context, conversation string, nodes, entries []int64) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, id := range entries {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM reflog WHERE id = ? AND conversation_id = ?`, id, conversation); err != nil {
+				return err
+			}
+		}
+		for _, id := range nodes {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM nodes WHERE id = ? AND conversation_id = ?`, id, conversation); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Reflog returns the conversation's HEAD moves, newest first.
 func (db *DB) Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT id, head, prev, action, detail, created_at

@@ -36,6 +36,7 @@ type Store interface {
 	MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error)
 	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
 	LogMove(ctx context.Context, conversation string, prev, head int64, move tree.Move) error
+	Collect(ctx context.Context, conversation string, nodes, entries []int64) error
 	SetTitle(ctx context.Context, id, title string) error
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)

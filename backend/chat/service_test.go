@@ -510,3 +510,49 @@ func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
 		t.Errorf("%d compact entries in the reflog for %d summaries", compacts, len(summaries))
 	}
 }
+
+func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	discarded := nodes[0].ID
+	if err := svc.Edit(t.Context(), "s", conv.ID, discarded, "1"); err != nil { // the first branch is left behind
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the new question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := svc.Send(t.Context(), "s", conv.ID, "A side question about nothing in particular"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the side reply", func(v chat.View) bool { return lastItem(v).Replied })
+	before, _ := db.Nodes(t.Context(), conv.ID)
+
+	// Within the retention nothing goes: the reflog can still recover it all.
+	if got, err := svc.GC(t.Context(), "s", conv.ID); err != nil || got != (chat.Collected{}) {
+		t.Fatalf("GC within the retention = %+v, %v; want nothing removed", got, err)
+	}
+	// With the retention at zero, the discarded branch goes; HEAD's branch and its side question stay.
+	got, err := svc.GC(chat.GCRetention.With(t.Context(), 0), "s", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := db.Nodes(t.Context(), conv.ID)
+	if got.Nodes == 0 || len(after) != len(before)-got.Nodes {
+		t.Errorf("GC removed %+v; nodes %d → %d", got, len(before), len(after))
+	}
+	for _, n := range after {
+		if n.ID == discarded {
+			t.Errorf("the discarded branch's message %d survived", n.ID)
+		}
+	}
+	v2, _ := svc.View(t.Context(), "s", conv.ID)
+	if len(v2.Items) != len(v.Items)+1 || pendingElicit(v2) == nil {
+		t.Errorf("HEAD's branch changed: %d items (want %d), pending %v", len(v2.Items), len(v.Items)+1, pendingElicit(v2) != nil)
+	}
+	if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v2).Request.ID, accept(`{"answer":"still works"}`)); err != nil {
+		t.Errorf("the waiting question after GC: %v", err)
+	}
+}

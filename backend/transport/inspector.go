@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -93,6 +94,17 @@ func awaitTreeChange(ctx context.Context, sub *chat.Subscription, sse *datastar.
 			return true
 		}
 	}
+}
+
+// collect answers POST /c/:id/gc: branches no one can reach any more, older
+// than the retention, are removed; the pages say how much went.
+func (s *Server) collect(c echo.Context) error {
+	got, err := s.chat.GC(c.Request().Context(), sessionOf(c), c.Param("id"))
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), fmt.Sprintf("Garbage collection removed %d nodes and %d reflog entries.", got.Nodes, got.Entries))
+	return c.NoContent(http.StatusNoContent)
 }
 
 // recover answers POST /c/:id/reflog/:entry/recover: that entry's state is

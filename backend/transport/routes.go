@@ -28,6 +28,7 @@ func (s *Server) routes() {
 	app.GET("/c/:id/tree", s.inspectorPage)
 	app.GET("/c/:id/tree/stream", s.inspectorStream)
 	app.POST("/c/:id/reflog/:entry/recover", s.recover)
+	app.POST("/c/:id/gc", s.collect)
 }
 
 func staticHandler(fsys http.FileSystem) http.Handler {
