@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -554,5 +555,73 @@ func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
 	}
 	if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v2).Request.ID, accept(`{"answer":"still works"}`)); err != nil {
 		t.Errorf("the waiting question after GC: %v", err)
+	}
+}
+
+// Two tabs acting on one conversation at once: the actions are serialized,
+// exactly one answer stands, and every subscriber converges on one view.
+func TestConcurrentActionsAreSerialized(t *testing.T) {
+	svc, db := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	tabA, _, _ := svc.Subscribe(t.Context(), "s", conv.ID)
+	tabB, _, _ := svc.Subscribe(t.Context(), "s", conv.ID)
+	defer tabA.Close()
+	defer tabB.Close()
+	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+
+	const tabs = 8
+	errs := make(chan error, tabs)
+	for i := range tabs {
+		go func() {
+			errs <- svc.Answer(t.Context(), "s", conv.ID, eid, accept(fmt.Sprintf(`{"answer":"tab %d"}`, i)))
+		}()
+	}
+	ok, conflicts := 0, 0
+	for range tabs {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case apperr.CodeOf(err) == apperr.Conflict:
+			conflicts++
+		default:
+			t.Errorf("answer: %v", err)
+		}
+	}
+	if ok != 1 || conflicts != tabs-1 {
+		t.Errorf("%d answers accepted and %d conflicts, want 1 and %d", ok, conflicts, tabs-1)
+	}
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	answers := 0
+	for _, n := range nodes {
+		if n.Kind == tree.ElicitResponse && n.Ref == eid {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Errorf("%d answers recorded, want 1", answers)
+	}
+	// Both tabs hear of the answer.
+	for name, tab := range map[string]*chat.Subscription{"A": tabA, "B": tabB} {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		heard := false
+		for !heard {
+			changes, resync, err := tab.Next(ctx)
+			if err != nil {
+				t.Fatalf("tab %s never heard of the answer: %v", name, err)
+			}
+			if resync != nil {
+				heard = true
+			}
+			for _, ch := range changes {
+				if ch.Item != nil && ch.Item.Elicit != nil && ch.Item.Elicit.Request.ID == eid && ch.Item.Elicit.State == chat.Answered {
+					heard = true
+				}
+			}
+		}
+		cancel()
 	}
 }
