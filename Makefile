@@ -29,9 +29,12 @@ unit: deps
 e2e: build e2e-deps
 	SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./e2e/
 
-## bench: the real server on loopback under many simulated browsers
+## bench: the real server on loopback under many simulated browsers, then
+## the runtime and store benchmarks (resume, history growth, cold start,
+## idle conversations, tree operations at 1k and 1M nodes)
 bench: build
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
 
 ## generate: templ components to Go
 generate:

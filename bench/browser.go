@@ -39,6 +39,7 @@ type browser struct {
 	streamErr <-chan error // the stream reader's last error, sent before events closes
 	endStream context.CancelFunc
 	track     *tracker
+	pace      *thinker // nil in the closed loop
 }
 
 // newBrowser returns browser n of a run against base, sharing transport's
@@ -92,13 +93,19 @@ func (b *browser) setup(ctx context.Context, rounds int) error {
 
 // run answers rounds questions, recording each round trip's latency: from
 // just before the answer is sent to the arrival of the stream's next event.
-func (b *browser) run(ctx context.Context, rounds int, record func(time.Duration)) error {
+// Before each answer the browser thinks (see think), counting from when the
+// question arrived, or from began, when the timed phase started, for a
+// question that was already there. Think time is not part of the latency.
+func (b *browser) run(ctx context.Context, rounds int, began time.Time, record func(sent time.Time, d time.Duration)) error {
 	for i := 1; i <= rounds; i++ {
 		eid, err := b.waitPending(ctx)
 		if err != nil {
 			return b.fail(fmt.Sprintf("wait for question %d of %d", i, rounds), err)
 		}
 		step := fmt.Sprintf("answer %d of %d (POST /c/%s/elicits/%s)", i, rounds, b.conv, eid)
+		if err := b.think(ctx, latest(b.track.shown(eid), began)); err != nil {
+			return b.fail(step+": think", err)
+		}
 		t0 := time.Now()
 		if _, err := b.request(ctx, http.MethodPost, "/c/"+b.conv+"/elicits/"+eid, "application/json",
 			`{"action":"accept","content":{"answer":"x"}}`, http.StatusNoContent); err != nil {
@@ -109,9 +116,38 @@ func (b *browser) run(ctx context.Context, rounds int, record func(time.Duration
 		if err != nil {
 			return b.fail(step+": wait for the stream's next event", err)
 		}
-		record(d)
+		record(t0, d)
 	}
 	return nil
+}
+
+// think waits until the browser's next think time has passed since from,
+// as a person reading the question would before answering. It returns at
+// once in the closed loop, or when that time is already past.
+func (b *browser) think(ctx context.Context, from time.Time) error {
+	if b.pace == nil {
+		return nil
+	}
+	wait := time.Until(from.Add(b.pace.next()))
+	if wait <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // conversationID takes the conversation id from the Location of a

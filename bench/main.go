@@ -4,13 +4,28 @@
 // trip is the time from sending an answer to the arrival of the stream's
 // next event.
 //
-//	go run ./bench -bin bin/sweatpants [-conversations 1000] [-rounds 20]
+//	go run ./bench -bin bin/sweatpants [-mode both|paced|saturate]
+//	    [-rate 200] [-seed 1] [-conversations 1000] [-rounds 20]
 //	    [-durability process-crash|power-loss] [-json] [-timeout 5m]
 //	    [-step-timeout 1m] [-setup-parallel 64]
 //
+// It measures two ways, each against a fresh server and database:
+//
+//   - paced (open loop): every browser thinks before each answer, for an
+//     exponentially distributed time counted from its question's arrival,
+//     with the mean that makes all of them together send -rate answers a
+//     second. This is many people using the app at once at a human pace.
+//   - saturated (closed loop): every browser answers as soon as its question
+//     arrives, so the server is as busy as it can be and latency is mostly
+//     queueing. This is the server's capacity, not a user's experience.
+//
+// -mode both, the default, runs the paced run and then the saturated one,
+// and prints both results; -rate 0 alone means -mode saturate.
+//
 // All conversations are created, their streams opened and their first
-// question shown before the timed phase starts, so that they really run
-// concurrently during it.
+// question shown before the timed phase starts, and every stream stays open
+// until the last browser has finished, so that the conversations really are
+// open concurrently throughout it.
 package main
 
 import (
@@ -19,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -30,9 +46,20 @@ import (
 	"time"
 )
 
+// The values of -mode, and the names of the two kinds of run.
+const (
+	modeBoth      = "both"
+	modePaced     = "paced"
+	modeSaturate  = "saturate"
+	modeSaturated = "saturated" // a run's name in results
+)
+
 // config is the bench's command line.
 type config struct {
 	bin           string
+	mode          string
+	rate          float64 // answers per second in total in a paced run
+	seed          uint64
 	conversations int
 	rounds        int
 	durability    string
@@ -47,27 +74,24 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var cfg config
 	fs.StringVar(&cfg.bin, "bin", "", "the sweatpants binary to run (required)")
+	fs.StringVar(&cfg.mode, "mode", modeBoth, "both (a paced run, then a saturated one), paced, or saturate")
+	fs.Float64Var(&cfg.rate, "rate", 200, "answers per second in total across all browsers in the paced run; 0 alone means -mode saturate")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the paced run's think times")
 	fs.IntVar(&cfg.conversations, "conversations", 1000, "simulated browsers, each with one conversation")
 	fs.IntVar(&cfg.rounds, "rounds", 20, "answers per conversation")
 	fs.StringVar(&cfg.durability, "durability", "", "the server's --durability: process-crash or power-loss (empty: its default)")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as one JSON object")
-	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on the whole run")
+	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on each run (-mode both makes two)")
 	fs.DurationVar(&cfg.stepTimeout, "step-timeout", 60*time.Second, "bound on each request and each wait for an event")
 	fs.IntVar(&cfg.setupParallel, "setup-parallel", 64, "browsers setting up at once before the timed phase")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
-	switch {
-	case fs.NArg() > 0:
-		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
-	case cfg.bin == "":
-		return cfg, errors.New("-bin is required")
-	case cfg.conversations < 1 || cfg.rounds < 1:
-		return cfg, errors.New("-conversations and -rounds must be at least 1")
-	case cfg.durability != "" && cfg.durability != "process-crash" && cfg.durability != "power-loss":
-		return cfg, fmt.Errorf("-durability must be process-crash or power-loss, not %q", cfg.durability)
-	case cfg.timeout <= 0 || cfg.stepTimeout <= 0 || cfg.setupParallel < 1:
-		return cfg, errors.New("-timeout, -step-timeout and -setup-parallel must be positive")
+	if cfg.rate == 0 && !isSet(fs, "mode") {
+		cfg.mode = modeSaturate
+	}
+	if err := cfg.check(fs.Args()); err != nil {
+		return cfg, err
 	}
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
@@ -75,6 +99,49 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	cfg.bin = bin
 	return cfg, nil
+}
+
+// isSet reports whether the command line set the flag named name.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// check validates a parsed command line with rest left over.
+func (cfg config) check(rest []string) error {
+	switch {
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected arguments %q", rest)
+	case cfg.bin == "":
+		return errors.New("-bin is required")
+	case cfg.mode != modeBoth && cfg.mode != modePaced && cfg.mode != modeSaturate:
+		return fmt.Errorf("-mode must be both, paced or saturate, not %q", cfg.mode)
+	case !(cfg.rate >= 0) || math.IsInf(cfg.rate, 0):
+		return fmt.Errorf("-rate must be a number of answers per second, not %v", cfg.rate)
+	case cfg.rate == 0 && cfg.mode != modeSaturate:
+		return fmt.Errorf("-mode %s needs a -rate above 0", cfg.mode)
+	case cfg.conversations < 1 || cfg.rounds < 1:
+		return errors.New("-conversations and -rounds must be at least 1")
+	case cfg.durability != "" && cfg.durability != "process-crash" && cfg.durability != "power-loss":
+		return fmt.Errorf("-durability must be process-crash or power-loss, not %q", cfg.durability)
+	case cfg.timeout <= 0 || cfg.stepTimeout <= 0 || cfg.setupParallel < 1:
+		return errors.New("-timeout, -step-timeout and -setup-parallel must be positive")
+	}
+	return nil
+}
+
+// plan lists the runs cfg asks for, in order, each by its target rate in
+// answers per second: 0 for the saturated run.
+func (cfg config) plan() []float64 {
+	switch cfg.mode {
+	case modePaced:
+		return []float64{cfg.rate}
+	case modeSaturate:
+		return []float64{0}
+	default:
+		return []float64{cfg.rate, 0}
+	}
 }
 
 func main() {
@@ -92,8 +159,8 @@ func main() {
 	}
 }
 
-// run starts the server, drives the browsers against it, stops it and
-// prints the results.
+// run makes the runs cfg asks for, one after another, and prints their
+// results.
 func run(cfg config, stdout, stderr io.Writer) error {
 	// Each browser holds a stream and a command connection, on both ends.
 	if limit, err := raiseOpenFiles(); err != nil {
@@ -105,21 +172,63 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	// stopped and the temporary directory removed.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+
+	var all []*results
+	for _, rate := range cfg.plan() {
+		name := runName(rate)
+		fmt.Fprintf(stderr, "bench: %s run: %d conversations × %d rounds…\n", name, cfg.conversations, cfg.rounds)
+		res, err := runOnce(ctx, cfg, rate)
+		if err != nil {
+			return fmt.Errorf("%s run: %w", name, err)
+		}
+		all = append(all, res)
+	}
+	return report(stdout, cfg.json, all)
+}
+
+// runName names the run at rate: paced, or saturated for 0.
+func runName(rate float64) string {
+	if rate > 0 {
+		return modePaced
+	}
+	return modeSaturated
+}
+
+// report prints the results of one run as before, or of a paced and a
+// saturated run together.
+func report(w io.Writer, asJSON bool, all []*results) error {
+	switch {
+	case len(all) == 2 && asJSON:
+		return writeBothJSON(w, all[0], all[1])
+	case len(all) == 2:
+		return writeBothText(w, all[0], all[1])
+	case asJSON:
+		return all[0].writeJSON(w)
+	default:
+		return all[0].writeText(w)
+	}
+}
+
+// runOnce starts a server on a fresh database, drives the browsers against
+// it at rate answers per second in total (0: closed loop), stops it and
+// returns what was measured, all within cfg.timeout.
+func runOnce(ctx context.Context, cfg config, rate float64) (*results, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.timeout,
-		fmt.Errorf("the whole run took longer than -timeout %v", cfg.timeout))
+		fmt.Errorf("the run took longer than -timeout %v", cfg.timeout))
 	defer cancel()
+	cpu0 := selfCPU()
 
 	dir, err := os.MkdirTemp("", "sweatpants-bench-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 
 	srv, err := startServer(cfg.bin, dir, cfg.durability, 30*time.Second)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, runErr := drive(ctx, cfg, srv.base)
+	res, runErr := drive(ctx, cfg, rate, srv.base)
 	res.ServerPeakRSS = srv.peakRSS()
 	res.DBBytes, res.WALBytes = srv.dbSizes()
 	res.Durability = cfg.durability
@@ -130,54 +239,64 @@ func run(cfg config, stdout, stderr io.Writer) error {
 		}
 	}
 	stopErr := srv.stop(20 * time.Second)
-	res.ServerCPUs, res.BenchCPUs = secs(srv.cpu()), secs(selfCPU())
+	res.ServerCPUs, res.BenchCPUs = secs(srv.cpu()), secs(since(cpu0, selfCPU()))
 	if runErr != nil {
-		return fmt.Errorf("%w\nlast lines of the server's log:\n%s", runErr, srv.logTail(10))
+		return nil, fmt.Errorf("%w\nlast lines of the server's log:\n%s", runErr, srv.logTail(10))
 	}
 	if stopErr != nil {
-		return fmt.Errorf("%w\nlast lines of the server's log:\n%s", stopErr, srv.logTail(10))
+		return nil, fmt.Errorf("%w\nlast lines of the server's log:\n%s", stopErr, srv.logTail(10))
 	}
-	if cfg.json {
-		return res.writeJSON(stdout)
+	return res, nil
+}
+
+// since returns the CPU time used between readings before and after, or
+// -1 if either is unknown.
+func since(before, after time.Duration) time.Duration {
+	if before < 0 || after < 0 {
+		return -1
 	}
-	return res.writeText(stdout)
+	return after - before
 }
 
 // drive runs the browsers against the server at base: setup for all of
-// them, then, once every one is ready, the timed phase.
-func drive(ctx context.Context, cfg config, base string) (results, error) {
-	res := results{
+// them, then, once every one is ready, the timed phase, paced at rate
+// answers per second in total or, at 0, in the closed loop.
+func drive(ctx context.Context, cfg config, rate float64, base string) (*results, error) {
+	res := &results{
+		Mode:          runName(rate),
 		Conversations: cfg.conversations,
 		Rounds:        cfg.rounds,
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		NumCPU:        runtime.NumCPU(),
+	}
+	var mean time.Duration
+	if rate > 0 {
+		mean = meanThink(cfg.conversations, rate)
+		res.Pacing = &pacing{TargetRate: rate, MeanThinkS: secs(mean), Seed: cfg.seed}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	transport := newTransport(cfg.conversations)
 	defer transport.CloseIdleConnections()
 
-	var (
-		mu      sync.Mutex
-		samples = make([]time.Duration, 0, cfg.conversations*cfg.rounds)
-	)
-	record := func(d time.Duration) {
-		mu.Lock()
-		samples = append(samples, d)
-		mu.Unlock()
-	}
+	col := newCollector(cfg.conversations * cfg.rounds)
 	ready := make(chan error, cfg.conversations)
 	start := make(chan struct{})
 	done := make(chan error, cfg.conversations)
+	end := make(chan struct{}) // closed once every browser is done
 	setupSlots := make(chan struct{}, cfg.setupParallel)
+	var streams sync.WaitGroup
 	for i := range cfg.conversations {
-		go func() {
-			err := browse(ctx, cfg, i+1, base, transport, setupSlots, ready, start, record)
+		streams.Go(func() {
+			b, err := browse(ctx, cfg, i+1, base, transport, newThinker(mean, cfg.seed, i+1), setupSlots, ready, start, col)
 			if err != nil {
 				cancel(err)
 			}
 			done <- err
-		}()
+			if b != nil {
+				linger(ctx, b, err, end)
+			}
+		})
 	}
 
 	if _, err := gather(ctx, ready, cfg.conversations); err != nil {
@@ -192,43 +311,63 @@ func drive(ctx context.Context, cfg config, base string) (results, error) {
 	if err != nil {
 		cancel(err)
 		waitAll(done, cfg.conversations-finished)
-		mu.Lock()
-		n := len(samples)
-		mu.Unlock()
-		return res, fmt.Errorf("timed phase, after %d of %d round trips: %w", n, cfg.conversations*cfg.rounds, context.Cause(ctx))
+		return res, fmt.Errorf("timed phase, after %d of %d round trips: %w", col.count(), cfg.conversations*cfg.rounds, context.Cause(ctx))
 	}
-	res.summarize(samples, elapsed)
+	close(end)
+	streams.Wait()
+	res.summarize(col.samples, elapsed)
+	if res.Pacing != nil {
+		res.Pacing.achieve(col.sent, t0, col.firstDone)
+	}
 	return res, nil
 }
 
-// browse is one browser's whole life: set up (holding one of setupSlots),
-// report on ready, wait for start, answer every round, close the stream.
-func browse(ctx context.Context, cfg config, n int, base string, transport http.RoundTripper,
-	setupSlots chan struct{}, ready chan<- error, start <-chan struct{}, record func(time.Duration)) error {
+// linger keeps b's stream open, once b has finished without err, until end
+// is closed or ctx ends, and then closes it.
+func linger(ctx context.Context, b *browser, err error, end <-chan struct{}) {
+	if err == nil {
+		select {
+		case <-end:
+		case <-ctx.Done():
+		}
+	}
+	b.closeStream()
+}
+
+// browse is one browser's life up to its last answer: set up (holding one
+// of setupSlots), report on ready, wait for start, answer every round,
+// thinking first as pace says, and tell col when it is done. It returns the
+// browser, if it made one, with its stream still open.
+func browse(ctx context.Context, cfg config, n int, base string, transport http.RoundTripper, pace *thinker,
+	setupSlots chan struct{}, ready chan<- error, start <-chan struct{}, col *collector) (*browser, error) {
 	b, err := newBrowser(n, base, transport, cfg.stepTimeout)
 	if err != nil {
 		ready <- err
-		return err
+		return nil, err
 	}
-	defer b.closeStream()
+	b.pace = pace
 	select {
 	case setupSlots <- struct{}{}:
 	case <-ctx.Done():
 		ready <- context.Cause(ctx)
-		return nil
+		return b, nil
 	}
 	err = b.setup(ctx, cfg.rounds)
 	<-setupSlots
 	ready <- err
 	if err != nil {
-		return err
+		return b, err
 	}
 	select {
 	case <-start:
 	case <-ctx.Done():
-		return nil // another browser failed or time ran out; that is reported
+		return b, nil // another browser failed or time ran out; that is reported
 	}
-	return b.run(ctx, cfg.rounds, record)
+	if err := b.run(ctx, cfg.rounds, time.Now(), col.record); err != nil {
+		return b, err
+	}
+	col.finished(time.Now())
+	return b, nil
 }
 
 // gather waits for n reports on c. It stops at the first error, or when

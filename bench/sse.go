@@ -103,13 +103,14 @@ func elicitCards(data string) []card {
 // tracker follows the elicit cards one conversation's stream has shown and
 // which of them this browser has answered.
 type tracker struct {
-	state    map[string]string // elicit id → latest state seen
-	order    []string          // elicit ids in the order first seen
+	state    map[string]string    // elicit id → latest state seen
+	order    []string             // elicit ids in the order first seen
+	shownAt  map[string]time.Time // elicit id → arrival of the event first showing it pending
 	answered map[string]bool
 }
 
 func newTracker() *tracker {
-	return &tracker{state: map[string]string{}, answered: map[string]bool{}}
+	return &tracker{state: map[string]string{}, shownAt: map[string]time.Time{}, answered: map[string]bool{}}
 }
 
 // observe notes the cards an event carries.
@@ -119,8 +120,16 @@ func (t *tracker) observe(ev event) {
 			t.order = append(t.order, c.ID)
 		}
 		t.state[c.ID] = c.State
+		if _, shown := t.shownAt[c.ID]; !shown && c.State == "pending" {
+			t.shownAt[c.ID] = ev.At
+		}
 	}
 }
+
+// shown returns when the stream first showed elicit id as pending: the
+// moment its question reached the browser. It is the zero time for an
+// elicit never shown pending.
+func (t *tracker) shown(id string) time.Time { return t.shownAt[id] }
 
 // pending returns the oldest elicit shown as pending that has not been
 // answered yet.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 )
@@ -30,6 +31,8 @@ func ms(d time.Duration) float64 {
 
 // results is what one bench run measured.
 type results struct {
+	Mode           string  `json:"mode"` // modePaced or modeSaturated
+	Pacing         *pacing `json:"pacing,omitempty"`
 	Conversations  int     `json:"conversations"`
 	Rounds         int     `json:"rounds"`
 	RoundTrips     int     `json:"round_trips"`
@@ -47,6 +50,73 @@ type results struct {
 	Durability     string  `json:"durability"`
 	GOMAXPROCS     int     `json:"gomaxprocs"`
 	NumCPU         int     `json:"num_cpu"`
+}
+
+// pacing describes a paced run's pace: the rate it aimed at and the rate
+// it kept while every conversation was still answering, which is the
+// window in which the aim holds. Once the first conversation is done the
+// others answer at their own unchanged pace, so fewer answers a second
+// arrive in total towards the end.
+type pacing struct {
+	TargetRate     float64 `json:"target_answers_per_second"`
+	MeanThinkS     float64 `json:"mean_think_seconds"`
+	Seed           uint64  `json:"seed"`
+	AchievedRate   float64 `json:"achieved_answers_per_second"`
+	AllActiveS     float64 `json:"all_answering_seconds"`
+	AllActiveCount int     `json:"all_answering_answers"`
+}
+
+// achieve fills in the achieved rate from the times the answers were sent
+// in a timed phase that began at start and in which the first browser to
+// finish did so at firstDone.
+func (p *pacing) achieve(sent []time.Time, start, firstDone time.Time) {
+	window := firstDone.Sub(start)
+	n := 0
+	for _, t := range sent {
+		if t.Before(firstDone) {
+			n++
+		}
+	}
+	p.AllActiveS, p.AllActiveCount = secs(window), n
+	if window > 0 {
+		p.AchievedRate = math.Round(float64(n)/window.Seconds()*10) / 10
+	}
+}
+
+// collector gathers what every browser measures in the timed phase.
+type collector struct {
+	mu        sync.Mutex
+	samples   []time.Duration // round trip latencies
+	sent      []time.Time     // when each answer was sent
+	firstDone time.Time       // when the first browser finished its rounds
+}
+
+func newCollector(capacity int) *collector {
+	return &collector{samples: make([]time.Duration, 0, capacity), sent: make([]time.Time, 0, capacity)}
+}
+
+// record adds the round trip of an answer sent at sent that took d.
+func (c *collector) record(sent time.Time, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.samples = append(c.samples, d)
+	c.sent = append(c.sent, sent)
+}
+
+// finished notes that a browser finished its rounds at t.
+func (c *collector) finished(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.firstDone.IsZero() || t.Before(c.firstDone) {
+		c.firstDone = t
+	}
+}
+
+// count returns how many round trips have been recorded.
+func (c *collector) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.samples)
 }
 
 // summarize fills in the latency figures and throughput from the samples of
@@ -76,6 +146,14 @@ func (r *results) writeText(w io.Writer) error {
 	line := func(name, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t%s\n", name, fmt.Sprintf(format, args...))
 	}
+	if p := r.Pacing; p != nil {
+		line("mode", "paced (open loop)")
+		line("target rate", "%.1f answers/s in total (think time exponential, mean %.3f s, seed %d)", p.TargetRate, p.MeanThinkS, p.Seed)
+		line("achieved rate", "%.1f answers/s while all %d conversations answered (first %.3f s, %d answers)",
+			p.AchievedRate, r.Conversations, p.AllActiveS, p.AllActiveCount)
+	} else if r.Mode != "" {
+		line("mode", "%s", r.Mode+" (closed loop: each answer as soon as its question arrives)")
+	}
 	line("conversations", "%d", r.Conversations)
 	line("rounds", "%d", r.Rounds)
 	line("round trips", "%d", r.RoundTrips)
@@ -84,7 +162,7 @@ func (r *results) writeText(w io.Writer) error {
 	line("latency p99", "%.3f ms", r.P99ms)
 	line("latency max", "%.3f ms", r.MaxMs)
 	line("timed phase", "%.3f s", r.TimedSeconds)
-	line("throughput", "%.1f round trips/s", r.RoundTripsPerS)
+	line("throughput", "%.1f round trips/s over the timed phase", r.RoundTripsPerS)
 	line("server peak RSS", "%s", mib(r.ServerPeakRSS))
 	line("server CPU", "%s (whole life)", seconds(r.ServerCPUs))
 	line("bench CPU", "%s (whole run)", seconds(r.BenchCPUs))
@@ -92,6 +170,28 @@ func (r *results) writeText(w io.Writer) error {
 	line("durability", "%s", r.Durability)
 	line("GOMAXPROCS/NumCPU", "%d/%d", r.GOMAXPROCS, r.NumCPU)
 	return tw.Flush()
+}
+
+// writeBothJSON prints a paced and a saturated run's results as one JSON
+// object on one line, under the keys "paced" and "saturated".
+func writeBothJSON(w io.Writer, paced, saturated *results) error {
+	return json.NewEncoder(w).Encode(struct {
+		Paced     *results `json:"paced"`
+		Saturated *results `json:"saturated"`
+	}{paced, saturated})
+}
+
+// writeBothText prints a paced and a saturated run's results as two blocks,
+// each under a heading that says what it measured.
+func writeBothText(w io.Writer, paced, saturated *results) error {
+	fmt.Fprintf(w, "== paced (open loop): %d conversations open, %.1f answers/s in total ==\n",
+		paced.Conversations, paced.Pacing.TargetRate)
+	if err := paced.writeText(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n== saturated (closed loop): %d conversations, each answering as soon as its question arrives ==\n",
+		saturated.Conversations)
+	return saturated.writeText(w)
 }
 
 // mib formats a byte count in MiB, or "unknown" when negative.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,14 +110,101 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || cfg.conversations != 1000 || cfg.rounds != 20 || !cfg.json || cfg.timeout != 5*time.Minute {
 		t.Fatalf("parseFlags = %+v, %v", cfg, err)
 	}
+	if cfg.mode != modeBoth || cfg.rate != 200 || cfg.seed != 1 || !slices.Equal(cfg.plan(), []float64{200, 0}) {
+		t.Fatalf("defaults: mode %q, rate %v, seed %d, plan %v; want both, 200, 1, [200 0]", cfg.mode, cfg.rate, cfg.seed, cfg.plan())
+	}
+	for _, tc := range []struct {
+		args []string
+		mode string
+		rate float64
+		seed uint64
+		plan []float64
+	}{
+		{[]string{"-bin", "x", "-mode", "paced", "-rate", "50", "-seed", "9"}, modePaced, 50, 9, []float64{50}},
+		{[]string{"-bin", "x", "-mode", "saturate"}, modeSaturate, 200, 1, []float64{0}},
+		{[]string{"-bin", "x", "-rate", "0"}, modeSaturate, 0, 1, []float64{0}},
+		{[]string{"-bin", "x", "-mode", "saturate", "-rate", "0"}, modeSaturate, 0, 1, []float64{0}},
+		{[]string{"-bin", "x", "-rate", "12.5"}, modeBoth, 12.5, 1, []float64{12.5, 0}},
+	} {
+		cfg, err := parseFlags(tc.args, &stderr)
+		if err != nil || cfg.mode != tc.mode || cfg.rate != tc.rate || cfg.seed != tc.seed || !slices.Equal(cfg.plan(), tc.plan) {
+			t.Errorf("parseFlags(%q) = mode %q, rate %v, seed %d, plan %v, %v; want %q, %v, %d, %v",
+				tc.args, cfg.mode, cfg.rate, cfg.seed, cfg.plan(), err, tc.mode, tc.rate, tc.seed, tc.plan)
+		}
+	}
 	for _, args := range [][]string{
 		{},
 		{"-bin", "x", "-durability", "sometimes"},
 		{"-bin", "x", "-rounds", "0"},
 		{"-bin", "x", "extra"},
+		{"-bin", "x", "-mode", "sometimes"},
+		{"-bin", "x", "-mode", "paced", "-rate", "0"},
+		{"-bin", "x", "-mode", "both", "-rate", "0"},
+		{"-bin", "x", "-rate", "-1"},
+		{"-bin", "x", "-rate", "NaN"},
+		{"-bin", "x", "-rate", "+Inf"},
+		{"-bin", "x", "-seed", "-1"},
 	} {
 		if _, err := parseFlags(args, &stderr); err == nil {
 			t.Errorf("parseFlags(%q) accepted", args)
 		}
+	}
+}
+
+func TestBothOutput(t *testing.T) {
+	paced := &results{Mode: modePaced, Conversations: 1000, Rounds: 20,
+		Pacing: &pacing{TargetRate: 200, MeanThinkS: 5, Seed: 1, AchievedRate: 199.5, AllActiveS: 45.2, AllActiveCount: 9017}}
+	saturated := &results{Mode: modeSaturated, Conversations: 1000, Rounds: 20}
+
+	var text bytes.Buffer
+	if err := writeBothText(&text, paced, saturated); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{
+		"== paced (open loop): 1000 conversations open, 200.0 answers/s in total ==\n",
+		"mode               paced (open loop)\n",
+		"target rate        200.0 answers/s in total (think time exponential, mean 5.000 s, seed 1)\n",
+		"achieved rate      199.5 answers/s while all 1000 conversations answered (first 45.200 s, 9017 answers)\n",
+		"\n== saturated (closed loop): 1000 conversations, each answering as soon as its question arrives ==\n",
+		"mode               saturated (closed loop: each answer as soon as its question arrives)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "== paced") > strings.Index(out, "== saturated") {
+		t.Error("the saturated block comes before the paced one")
+	}
+
+	var js bytes.Buffer
+	if err := writeBothJSON(&js, paced, saturated); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Paced     map[string]any `json:"paced"`
+		Saturated map[string]any `json:"saturated"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	pace, _ := back.Paced["pacing"].(map[string]any)
+	if back.Paced["mode"] != "paced" || pace["achieved_answers_per_second"] != 199.5 || pace["target_answers_per_second"] != 200.0 {
+		t.Errorf("paced JSON = %v", back.Paced)
+	}
+	if back.Saturated["mode"] != "saturated" || back.Saturated["pacing"] != nil {
+		t.Errorf("saturated JSON = %v", back.Saturated)
+	}
+}
+
+func TestReport(t *testing.T) {
+	one := []*results{{Mode: modeSaturated, Conversations: 3}}
+	var js bytes.Buffer
+	if err := report(&js, true, one); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back["conversations"] != 3.0 {
+		t.Errorf("one run's JSON = %s, %v; want its results at the top level", js.String(), err)
 	}
 }
