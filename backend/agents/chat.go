@@ -56,5 +56,5 @@ type DemoOptions struct {
 
 // Demo returns the agents the binary ships with.
 func Demo(opts DemoOptions) *Registry {
-	return NewRegistry(Concierge(opts.Pace), Survey())
+	return NewRegistry(Concierge(opts.Pace), Showcase(), Survey())
 }

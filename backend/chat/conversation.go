@@ -34,8 +34,8 @@ type conversation struct {
 	path     []tree.Node       // root to HEAD
 	current  *turn             // the running turn, if any
 	status   Status
-	pending  map[string]chan elicit.Response // elicit id → where the answer goes
-	rejected map[string]*ElicitView          // the last rejected submission per elicit
+	pending  map[string]*waiter     // elicit id → the request waiting on it
+	rejected map[string]*ElicitView // the last rejected submission per elicit
 	subs     map[*Subscription]struct{}
 	seq      int64
 	notice   string // shown on the conversation's pages until the next command
@@ -46,7 +46,7 @@ func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conver
 		svc: s, conv: c,
 		nodes:    make(map[int64]tree.Node, len(nodes)),
 		children: map[int64][]int64{},
-		pending:  map[string]chan elicit.Response{},
+		pending:  map[string]*waiter{},
 		rejected: map[string]*ElicitView{},
 		subs:     map[*Subscription]struct{}{},
 	}
@@ -62,9 +62,34 @@ func (l *conversation) addNode(n tree.Node) {
 	l.children[n.Parent] = append(l.children[n.Parent], n.ID)
 }
 
+// waiter is an elicit waiting for its answer.
+type waiter struct {
+	answer   chan elicit.Response
+	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
+	stage    *elicit.Progress                      // the last progress reported
+}
+
+func newWaiter() *waiter { return &waiter{answer: make(chan elicit.Response, 1)} }
+
 func (l *conversation) isPending(ref string) bool {
 	_, ok := l.pending[ref]
 	return ok
+}
+
+// queueLocked returns the pending elicits of the path in the order they
+// were asked: the first is the one to answer now, the rest wait their
+// turn. l.mu is held.
+func (l *conversation) queueLocked() []string {
+	if len(l.pending) == 0 {
+		return nil
+	}
+	q := make([]string, 0, len(l.pending))
+	for _, n := range l.path {
+		if n.Kind == tree.ElicitRequest && l.isPending(n.Ref) {
+			q = append(q, n.Ref)
+		}
+	}
+	return q
 }
 
 // running reports whether a turn runs (or waits for an answer); l.mu is held.
@@ -83,10 +108,8 @@ func (l *conversation) view() View {
 	answer := func(eid string) (tree.Node, bool) { n, ok := answers[eid]; return n, ok }
 	for i := range items {
 		it := &items[i]
-		if e := it.Elicit; e != nil {
-			if r := l.rejected[e.Request.ID]; r != nil {
-				e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
-			}
+		if it.Elicit != nil {
+			l.liveLocked(it.Elicit)
 		}
 		it.Branch = l.branchOf(it, answer)
 	}
@@ -112,6 +135,9 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 	if n.Parent == headOf(l.path) {
 		l.path = append(l.path, n)
 		if items := buildItems([]tree.Node{n}, l.isPending); len(items) == 1 {
+			if items[0].Elicit != nil {
+				l.liveLocked(items[0].Elicit)
+			}
 			l.broadcastLocked(Change{Item: &items[0], New: true})
 		}
 		return n, nil
@@ -158,6 +184,7 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	ctx = runtime.RandomAPI.Provide(ctx, t.random)
 	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
 	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
+	ctx = runtime.Lanes.With(ctx, lanes)
 	if n := l.svc.compactAfter; n > 0 {
 		if _, set := CompactAfter.Lookup(ctx); !set {
 			ctx = CompactAfter.With(ctx, n)
@@ -270,18 +297,19 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		l.mu.Unlock()
 		return elicit.Response{}, errParked
 	}
-	answer := l.pending[req.ID] // made already when the conversation was loaded
-	if answer == nil && replayed {
+	w := l.pending[req.ID] // made already when the conversation was loaded
+	if w == nil && replayed {
 		// Answered while the replay was on its way here.
 		if resp, ok := l.responseLocked(req.ID); ok {
 			l.mu.Unlock()
 			return resp, nil
 		}
 	}
-	if answer == nil {
-		answer = make(chan elicit.Response, 1)
-		l.pending[req.ID] = answer
+	if w == nil {
+		w = newWaiter()
+		l.pending[req.ID] = w
 	}
+	w.progress = runtime.ElicitProgress.Get(ctx)
 	if replayed {
 		l.broadcastItemLocked(req.ID)
 	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
@@ -292,7 +320,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	l.broadcastStatusLocked()
 	l.mu.Unlock()
 	select {
-	case resp := <-answer:
+	case resp := <-w.answer:
 		return resp, nil
 	case <-ctx.Done():
 		// The turn is over; when it ends it withdraws what it still waits on.
@@ -464,10 +492,39 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 	return l.deliverLocked(ctx, req, resp)
 }
 
+// Progress hands progress an implementation reports on pending elicit eid
+// to the agent that asked, if it listens, and shows it on the conversation's
+// pages. It is not recorded. Errors: NotFound, Conflict when eid is not
+// pending.
+func (s *Service) Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error {
+	if p.Stage == "" {
+		return apperr.Errorf(apperr.Invalid, "A progress report needs a stage.")
+	}
+	l, err := s.acquire(ctx, session, id)
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	l.mu.Lock()
+	w, ok := l.pending[eid]
+	if !ok {
+		defer l.mu.Unlock()
+		return l.notPendingLocked(eid)
+	}
+	w.stage = &p
+	l.broadcastItemLocked(eid)
+	listen, req := w.progress, l.requestLocked(eid)
+	l.mu.Unlock()
+	if listen != nil { // outside the lock: the agent's code may do anything
+		listen(req, p)
+	}
+	return nil
+}
+
 // deliverLocked records resp as the answer to the pending request req and
 // hands it to the turn waiting on it. l.mu is held.
 func (l *conversation) deliverLocked(ctx context.Context, req elicit.Request, resp elicit.Response) error {
-	answer, ok := l.pending[req.ID]
+	w, ok := l.pending[req.ID]
 	if !ok {
 		return l.notPendingLocked(req.ID)
 	}
@@ -476,8 +533,11 @@ func (l *conversation) deliverLocked(ctx context.Context, req elicit.Request, re
 	}
 	delete(l.pending, req.ID)
 	delete(l.rejected, req.ID)
-	answer <- resp
+	w.answer <- resp
 	l.broadcastItemLocked(req.ID)
+	for _, eid := range l.queueLocked() { // each moves up the queue
+		l.broadcastItemLocked(eid)
+	}
 	l.broadcastStatusLocked()
 	return nil
 }
@@ -577,11 +637,26 @@ func (l *conversation) elicitItemLocked(eid string) (Item, bool) {
 		return Item{}, false
 	}
 	it := items[0]
-	if r := l.rejected[eid]; r != nil {
-		it.Elicit.Errors, it.Elicit.Values, it.Elicit.Problem = r.Errors, r.Values, r.Problem
-	}
+	l.liveLocked(it.Elicit)
 	it.Branch = l.branchOf(&it, l.responseNodeLocked)
 	return it, true
+}
+
+// liveLocked adds to e what only the running conversation knows: the last
+// submission refused, the progress its implementation reported, and its
+// place in the queue of questions. l.mu is held.
+func (l *conversation) liveLocked(e *ElicitView) {
+	eid := e.Request.ID
+	if r := l.rejected[eid]; r != nil {
+		e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
+	}
+	w := l.pending[eid]
+	if w == nil {
+		return
+	}
+	e.Stage = w.stage
+	q := l.queueLocked()
+	e.Position, e.Queued = slices.Index(q, eid)+1, len(q)
 }
 
 // requestNodeLocked finds the request of elicit eid on the path, newest

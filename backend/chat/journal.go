@@ -49,6 +49,17 @@ func nextCall(ctx context.Context) string {
 	return s.prefix + sep + strconv.Itoa(s.n)
 }
 
+// lanes numbers the branches of a runtime.Together: the group takes one
+// call id, "<turn>-<n>", and branch i numbers its own calls under
+// "<turn>-<n>.<i>", so a replay finds each branch's calls however the
+// branches were scheduled.
+func lanes(ctx context.Context) func(int) context.Context {
+	group := nextCall(ctx)
+	return func(i int) context.Context {
+		return withCallScope(ctx, group+"."+strconv.Itoa(i+1))
+	}
+}
+
 // journal is what a turn recorded before, indexed for replay.
 type journal struct {
 	calls     map[string]tree.Node // call id → the node the call recorded

@@ -196,7 +196,7 @@ func (s *Service) resumeLocked(l *conversation) {
 	msg, record := l.path[i], journalOf(l.path[i+1:])
 	for ref, n := range record.calls {
 		if _, answered := record.responses[ref]; n.Kind == tree.ElicitRequest && !answered {
-			l.pending[ref] = make(chan elicit.Response, 1)
+			l.pending[ref] = newWaiter()
 		}
 	}
 	var m tree.Message

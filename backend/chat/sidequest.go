@@ -20,14 +20,11 @@ import (
 // exchange in place. A message that answers the waiting question in words
 // is instead that question's answer, with the action other.
 
-// waitingOnLocked returns the request the running turn waits on, when it
-// waits on exactly one.
+// waitingOnLocked returns the request the running turn waits on: the
+// first in the queue when several are.
 func (l *conversation) waitingOnLocked() (elicit.Request, bool) {
-	if len(l.pending) != 1 {
-		return elicit.Request{}, false
-	}
-	for eid := range l.pending {
-		return l.requestLocked(eid), true
+	if q := l.queueLocked(); len(q) > 0 {
+		return l.requestLocked(q[0]), true
 	}
 	return elicit.Request{}, false
 }

@@ -62,7 +62,17 @@ type ElicitView struct {
 	Errors   elicit.FieldErrors
 	Values   url.Values
 	Problem  string // a problem with the submission as a whole
+	// Stage is the last progress the implementation reported while the
+	// user works on the request, if any.
+	Stage *elicit.Progress
+	// Position is the request's place in the queue of pending questions,
+	// from 1, the one to answer now; Queued is how many are pending. Both
+	// are zero once it is no longer pending.
+	Position, Queued int
 }
+
+// Waiting reports whether the request is pending behind another.
+func (e *ElicitView) Waiting() bool { return e.Position > 1 }
 
 // Value returns the value to prefill field name with: what the user last
 // submitted, else the answer given, else the schema's default.

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 )
 
 // Action is how the user answered a request.
@@ -73,7 +75,24 @@ func (r Request) Check(resp Response) error {
 			return errs
 		}
 	}
+	if resp.Action == Accept {
+		if c, ok := checks.Load(r.Kind); ok {
+			if errs := c.(contentCheck)(r.Input, resp.Content); len(errs) > 0 {
+				return errs
+			}
+		}
+	}
+	if resp.Action == Other && strings.TrimSpace(resp.Text) == "" {
+		return FieldErrors{{Message: "say something to answer in your own words"}}
+	}
 	return nil
+}
+
+// Progress is a step an implementation reports while it works on a request,
+// before the answer: a location being acquired, a permission being asked.
+type Progress struct {
+	Stage   string `json:"stage"`
+	Message string `json:"message,omitempty"`
 }
 
 // Result is a typed response: Content is set for Accept, Text for Other.
@@ -84,12 +103,57 @@ type Result[T any] struct {
 }
 
 // Kind declares an elicit kind with input type In and output type Out.
+// Declarations are made once, at start-up, as package variables.
 type Kind[In, Out any] struct {
 	Name        string
 	Description string
 	Actions     []Action
 	InputSchema *Schema
 	Output      *Schema
+	// refine narrows the output schema for one request's input: the
+	// options of a choice become the output's enum.
+	refine func(in In, out *Schema) *Schema
+}
+
+// contentCheck validates accepted content against the request's input,
+// beyond what the output schema says.
+type contentCheck func(input, content json.RawMessage) FieldErrors
+
+// checks holds the content checks of kinds by name, so a response is
+// checked by the kind of its request wherever it arrives.
+var checks sync.Map // kind name → contentCheck
+
+// Check adds a rule accepted content must follow given the request's input,
+// beyond what the output schema can say (exactly one of two fields, an id
+// that must be among the input's). The server applies it to every answer,
+// so content that breaks it never reaches the agent. It returns k, for use
+// in declarations; declaring a second check for one name panics.
+func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, Out] {
+	c := contentCheck(func(input, content json.RawMessage) FieldErrors {
+		var in In
+		var out Out
+		if len(input) > 0 {
+			if err := json.Unmarshal(input, &in); err != nil {
+				return FieldErrors{{Message: "the request's input cannot be read: " + err.Error()}}
+			}
+		}
+		if err := json.Unmarshal(content, &out); err != nil {
+			return FieldErrors{{Message: "the answer cannot be read: " + err.Error()}}
+		}
+		return rule(in, out)
+	})
+	if _, dup := checks.LoadOrStore(k.Name, c); dup {
+		panic("elicit: kind " + k.Name + " already has a check")
+	}
+	return k
+}
+
+// Refine narrows the output schema of each request from its input, so an
+// implementation shows, and the server enforces, what this input allows:
+// the given options as an enum, say. It returns k, for use in declarations.
+func (k *Kind[In, Out]) Refine(fn func(in In, out *Schema) *Schema) *Kind[In, Out] {
+	k.refine = fn
+	return k
 }
 
 // NewKind declares a kind; with no actions given it allows accept, decline
@@ -114,7 +178,11 @@ func (k *Kind[In, Out]) Request(message string, in In) (Request, error) {
 	if err != nil {
 		return Request{}, fmt.Errorf("encode %s input: %w", k.Name, err)
 	}
-	return Request{Kind: k.Name, Message: message, Input: raw, Schema: k.Output, Actions: slices.Clone(k.Actions)}, nil
+	schema := k.Output
+	if k.refine != nil {
+		schema = k.refine(in, schema.Clone())
+	}
+	return Request{Kind: k.Name, Message: message, Input: raw, Schema: schema, Actions: slices.Clone(k.Actions)}, nil
 }
 
 // Decode turns a checked response into a typed result.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -321,4 +322,24 @@ func isAcronym(w string) bool {
 		}
 	}
 	return true
+}
+
+// Clone returns a deep copy of s, for a kind to narrow per request without
+// touching the shared schema of its type.
+func (s *Schema) Clone() *Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Enum = slices.Clone(s.Enum)
+	c.Order = slices.Clone(s.Order)
+	c.Required = slices.Clone(s.Required)
+	c.Items = s.Items.Clone()
+	if s.Properties != nil {
+		c.Properties = make(map[string]*Schema, len(s.Properties))
+		for k, p := range s.Properties {
+			c.Properties[k] = p.Clone()
+		}
+	}
+	return &c
 }

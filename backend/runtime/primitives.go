@@ -112,3 +112,14 @@ func Log(ctx context.Context, level slog.Level, msg string, attrs ...any) {
 // AgentName is the name of the agent whose code is running; elicits are
 // attributed to it.
 var AgentName = NewValue("agent", "")
+
+// ElicitProgress, when set in the context of an elicit, hears the progress
+// the implementation reports while the user works on the request (a
+// location being acquired, say), before the answer comes back. Progress is
+// shown live and not recorded: a resumed turn does not hear it again.
+var ElicitProgress = NewValue[func(elicit.Request, elicit.Progress)]("elicit-progress", nil)
+
+// AskWithProgress is Ask with progress reported to onProgress as it comes.
+func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In, onProgress func(elicit.Progress)) (elicit.Result[Out], error) {
+	return Ask(ElicitProgress.With(ctx, func(_ elicit.Request, p elicit.Progress) { onProgress(p) }), k, message, in)
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
@@ -155,6 +156,24 @@ func formValue(c echo.Context, name string) (string, error) {
 	return r.PostForm.Get(name), nil
 }
 
+// elicitProgress answers POST /c/:id/elicits/:eid/progress: a step the
+// browser reports while it works on a request (JSON {"stage", "message"}),
+// shown live and handed to the agent. 204, or 404/409 when the elicit is
+// not pending.
+func (s *Server) elicitProgress(c echo.Context) error {
+	s.limitBody(c)
+	var p elicit.Progress
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return s.refuse(c, badBody(err))
+	}
+	if err := s.chat.Progress(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), p); err != nil {
+		return s.refuse(c, err)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
 func readAnswer(r *http.Request) (chat.Answer, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var a chat.Answer
@@ -166,6 +185,7 @@ func readAnswer(r *http.Request) (chat.Answer, error) {
 			Text    string          `json:"text"`
 		}
 		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in); err != nil {
 			return a, badBody(err)
 		}
@@ -200,6 +220,9 @@ func badBody(err error) error {
 	}
 	if errors.Is(err, io.EOF) {
 		return apperr.Errorf(apperr.Invalid, "The request body is empty.")
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return apperr.Errorf(apperr.Invalid, "The body has a field %s this request does not take.", field)
 	}
 	return apperr.Errorf(apperr.Invalid, "The request body could not be read as it should be.")
 }

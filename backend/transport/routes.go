@@ -21,6 +21,7 @@ func (s *Server) routes() {
 	app.GET("/c/:id/stream", s.stream)
 	app.POST("/c/:id/messages", s.sendMessage)
 	app.POST("/c/:id/elicits/:eid", s.answerElicit)
+	app.POST("/c/:id/elicits/:eid/progress", s.elicitProgress)
 	app.POST("/c/:id/stop", s.stopTurn)
 	app.POST("/c/:id/messages/:node/edit", s.editMessage)
 	app.POST("/c/:id/nodes/:node/switch", s.switchBranch)
