@@ -31,6 +31,11 @@ func Together(ctx context.Context, fns ...func(ctx context.Context) error) error
 			})
 		}
 		wg.Wait()
+		// Children that saw the scope cancelled return quietly; the caller
+		// must still learn that not all of them finished.
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		return nil
 	})
 }
