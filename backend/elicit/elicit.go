@@ -205,3 +205,27 @@ const FormKind = "form"
 func Form[T any]() *Kind[struct{}, T] {
 	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel, Other)
 }
+
+// Automatic answers req without a person, for batch runs and unattended
+// agents: a request that can be accepted with its schema's defaults alone
+// is accepted with them; any other is declined, or cancelled when it does
+// not allow declining. It is an implementation like the browser's, chosen
+// through context (runtime.ElicitAPI.Provide).
+func Automatic(req Request) Response {
+	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
+		content := map[string]any{}
+		for name, p := range req.Schema.Properties {
+			if p.Default != nil {
+				content[name] = p.Default
+			}
+		}
+		raw, err := json.Marshal(content)
+		if err == nil && req.Check(Response{Action: Accept, Content: raw}) == nil {
+			return Response{Action: Accept, Content: raw}
+		}
+	}
+	if req.Allows(Decline) {
+		return Response{Action: Decline}
+	}
+	return Response{Action: Cancel}
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -74,13 +75,23 @@ func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {
 	return SampleAPI.Call(ctx, req)
 }
 
-// Elicit sends req to the user and waits for the answer. The answer has
-// passed req.Check by the time it returns.
+// Elicit sends req to the user, through whichever implementation ctx
+// provides (the browser, the terminal, a test double, an automated one),
+// and waits for the answer. The answer has passed req.Check by the time it
+// returns: an implementation that hands back content breaking the kind's
+// schema or rules gets an error here, and the agent never sees the content.
 func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	if req.Agent == "" {
 		req.Agent = AgentName.Get(ctx)
 	}
-	return ElicitAPI.Call(ctx, req)
+	resp, err := ElicitAPI.Call(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if err := req.Check(resp); err != nil {
+		return elicit.Response{}, fmt.Errorf("elicit %s: the answer breaks the request's rules: %w", req.Kind, err)
+	}
+	return resp, nil
 }
 
 // Ask elicits kind k with input in and decodes the typed result.

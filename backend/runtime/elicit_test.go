@@ -1,0 +1,54 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+)
+
+type seats struct {
+	Count int    `json:"count" min:"1" max:"9" default:"2"`
+	Class string `json:"class" enum:"economy,business" default:"economy"`
+}
+
+var seatsForm = elicit.Form[seats]()
+
+// answering provides an elicit implementation that answers every request
+// with fn.
+func answering(ctx context.Context, fn func(elicit.Request) elicit.Response) context.Context {
+	return runtime.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+		return fn(req), nil
+	})
+}
+
+func TestContentBreakingTheSchemaNeverReachesTheAgent(t *testing.T) {
+	ctx := answering(t.Context(), func(elicit.Request) elicit.Response {
+		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"count":40,"class":"economy"}`)}
+	})
+	res, err := runtime.Ask(ctx, seatsForm, "How many?", struct{}{})
+	if err == nil {
+		t.Fatalf("an implementation's invalid answer reached the agent: %+v", res)
+	}
+	if res.Content.Count != 0 {
+		t.Errorf("content leaked: %+v", res)
+	}
+	ctx = answering(t.Context(), func(elicit.Request) elicit.Response { return elicit.Response{Action: elicit.Denied} })
+	if _, err := runtime.Ask(ctx, seatsForm, "How many?", struct{}{}); err == nil {
+		t.Error("a form was answered denied, an action it does not allow")
+	}
+}
+
+func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
+	ctx := answering(t.Context(), elicit.Automatic)
+	res, err := runtime.Ask(ctx, seatsForm, "How many?", struct{}{})
+	if err != nil || res.Action != elicit.Accept || res.Content != (seats{Count: 2, Class: "economy"}) {
+		t.Errorf("form with defaults: %+v, %v; want accepted with the defaults", res, err)
+	}
+	yes, err := runtime.Ask(ctx, elicit.Confirm, "Sure?", elicit.ConfirmInput{})
+	if err != nil || yes.Action != elicit.Decline {
+		t.Errorf("a yes/no has no default: %+v, %v; want declined", yes, err)
+	}
+}
