@@ -38,7 +38,8 @@ type conversation struct {
 	rejected map[string]*ElicitView // the last rejected submission per elicit
 	subs     map[*Subscription]struct{}
 	seq      int64
-	notice   string // shown on the conversation's pages until the next command
+	notice   string    // shown on the conversation's pages until the next command
+	active   time.Time // when the last node was recorded
 }
 
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
@@ -124,6 +125,7 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 	if err != nil {
 		return n, err
 	}
+	l.active = time.Now()
 	l.addNode(n)
 	if opts.Aside {
 		if it, ok := l.sideItemLocked(n); ok {
@@ -319,6 +321,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 	l.broadcastStatusLocked()
 	l.mu.Unlock()
+	l.svc.idle(l)
 	select {
 	case resp := <-w.answer:
 		return resp, nil

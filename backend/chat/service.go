@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -56,7 +57,8 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
-	compactAfter int // the default of CompactAfter
+	compactAfter int           // the default of CompactAfter
+	suspendAfter time.Duration // see SetSuspendAfter
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -66,7 +68,8 @@ type Service struct {
 // New returns a service. Turns run until they finish or Close is called.
 func New(store Store, reg *agents.Registry, model llm.Provider, log *slog.Logger) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: store, agents: reg, model: model, log: log, ctx: ctx, cancel: cancel, live: map[string]*conversation{}}
+	return &Service{store: store, agents: reg, model: model, log: log, ctx: ctx, cancel: cancel,
+		live: map[string]*conversation{}, suspendAfter: DefaultSuspendAfter}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -249,11 +252,15 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 // no running turn) is dropped from memory and lives on in the database only.
 func (s *Service) release(l *conversation) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	l.refs--
 	if l.refs == 0 && s.live[l.conv.ID] == l {
 		delete(s.live, l.conv.ID)
 		s.drops++
+	}
+	last := l.refs == 1 // perhaps the turn's own, waiting
+	s.mu.Unlock()
+	if last {
+		s.idle(l)
 	}
 }
 

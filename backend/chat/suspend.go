@@ -1,0 +1,70 @@
+package chat
+
+import (
+	"errors"
+	"time"
+)
+
+// A turn that waits for answers while nobody watches (no open page, no
+// request in flight) needs nothing but its record: its goroutine is ended
+// and the conversation leaves memory. The next request that needs it loads
+// it from the database, which resumes the turn by replay up to where it
+// waited, exactly as after a restart. So conversations cost memory only
+// while someone looks at them or they work.
+
+// errSuspended is the cause of a turn's cancellation when it is suspended.
+var errSuspended = errors.New("suspended while waiting for answers")
+
+// DefaultSuspendAfter is how long a turn waits unwatched before it is
+// suspended, unless SetSuspendAfter says otherwise.
+const DefaultSuspendAfter = time.Minute
+
+// SetSuspendAfter sets how long a turn may wait for answers with nobody
+// watching before it is suspended: zero suspends at once, a negative
+// duration never. Set it before the service is used.
+func (s *Service) SetSuspendAfter(d time.Duration) { s.suspendAfter = d }
+
+// idle is called when l may have become idle: a turn started waiting, or a
+// reference was dropped. It suspends l's turn now or after suspendAfter.
+func (s *Service) idle(l *conversation) {
+	switch d := s.suspendAfter; {
+	case d < 0:
+	case d == 0:
+		s.suspend(l, 0)
+	default:
+		time.AfterFunc(d, func() { s.suspend(l, d) })
+	}
+}
+
+// suspend ends l's turn and drops l from memory if the turn does nothing
+// but wait for answers, nobody holds l, and nothing was recorded for quiet.
+func (s *Service) suspend(l *conversation, quiet time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.current
+	if t == nil || len(l.pending) == 0 || len(l.subs) > 0 || time.Since(l.active) < quiet {
+		return
+	}
+	s.mu.Lock()
+	if l.refs != 1 || s.live[l.conv.ID] != l { // someone besides the turn holds it
+		s.mu.Unlock()
+		return
+	}
+	delete(s.live, l.conv.ID)
+	s.drops++
+	s.mu.Unlock()
+	// l is no one's now: its turn may not write again, and what it waited
+	// on is waited on by the next load.
+	l.current = nil
+	clear(l.pending)
+	t.cancel(errSuspended)
+	s.log.Debug("suspended a waiting turn", "conversation", l.conv.ID, "turn", t.id)
+}
+
+// Loaded reports how many conversations are in memory: those with an open
+// page, a request in flight or a turn that works.
+func (s *Service) Loaded() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}

@@ -1,0 +1,103 @@
+package chat_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// A turn waiting unwatched is suspended: the conversation leaves memory and
+// its goroutine ends. Each answer brings it back by replay, and the flow
+// goes on as if it had never left, recording nothing twice.
+func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "chat.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc.SetSuspendAfter(0)
+	t.Cleanup(func() { svc.Close(); db.Close() })
+	baseline := runtime.NumGoroutine()
+
+	conv, _ := svc.Create(t.Context(), "me", "survey")
+	if err := svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		waitFor(t, fmt.Sprintf("question %d asked, the conversation out of memory and its goroutine ended", i), func() bool {
+			nodes, _ := db.Nodes(t.Context(), conv.ID)
+			return countKind(nodes, tree.ElicitRequest) == i && svc.Loaded() == 0 && runtime.NumGoroutine() <= baseline
+		})
+		v, err := svc.View(t.Context(), "me", conv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := pendingElicit(v)
+		if e == nil || !strings.HasPrefix(e.Request.Message, fmt.Sprintf("Question %d", i)) {
+			t.Fatalf("after a suspension the pending question is %+v, want question %d", e, i)
+		}
+		if err := svc.Answer(t.Context(), "me", conv.ID, e.Request.ID, accept(fmt.Sprintf(`{"answer":"a%d"}`, i))); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+	}
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if got := lastItem(v).Text; got != "Thanks — all 3 answers recorded." {
+		t.Errorf("reply = %q", got)
+	}
+	nodes, _ := db.Nodes(t.Context(), conv.ID)
+	if q, r := countKind(nodes, tree.ElicitRequest), countKind(nodes, tree.ElicitResponse); q != 3 || r != 3 {
+		t.Errorf("%d questions and %d answers recorded, want 3 and 3", q, r)
+	}
+}
+
+// An open page keeps the turn in memory.
+func TestAWatchedTurnIsNotSuspended(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	svc.SetSuspendAfter(0)
+	conv, _ := svc.Create(t.Context(), "me", "survey")
+	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", conv.ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if n := svc.Loaded(); n != 1 {
+		t.Errorf("%d conversations loaded while a page is open, want 1", n)
+	}
+	sub.Close()
+	waitFor(t, "suspension once the page closed", func() bool { return svc.Loaded() == 0 })
+}
+
+func countKind(nodes []tree.Node, k tree.Kind) int {
+	n := 0
+	for _, x := range nodes {
+		if x.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
