@@ -501,11 +501,12 @@ func copyDB(b *testing.B, src, name string) string {
 }
 
 // BenchmarkIdleConversations starts idleConversations conversations, each
-// suspended on a pending question, closes every page, and measures what
-// they keep while they wait: goroutines, live heap and goroutine stack per
+// waiting on a pending question, closes every page, and measures what they
+// keep while they wait: goroutines, live heap and goroutine stack per
 // conversation, after a garbage collection. setup-s is how long starting
-// them took. The service keeps a goroutine per suspended turn for as long
-// as the process lives; the numbers show what that costs.
+// them took. The service suspends a turn nobody watches (here at once,
+// SetSuspendAfter(0); after a minute by default), so what remains is what
+// the service keeps besides the database.
 func BenchmarkIdleConversations(b *testing.B) {
 	const idleConversations, workers = 10_000, 8
 	ctx := context.Background()
@@ -515,6 +516,7 @@ func BenchmarkIdleConversations(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		e.svc.SetSuspendAfter(0)
 		g0, m0 := settledMemory()
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -534,6 +536,18 @@ func BenchmarkIdleConversations(b *testing.B) {
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			b.Fatal(err)
+		}
+		for deadline := time.Now().Add(benchWait); e.svc.Loaded() > 0 || goruntime.NumGoroutine() > g0; {
+			if time.Now().After(deadline) {
+				b.Fatalf("%d conversations still loaded, %d goroutines (%d before)", e.svc.Loaded(), goruntime.NumGoroutine(), g0)
+			}
+			time.Sleep(time.Millisecond) // polling a condition with a deadline
+		}
+		for deadline := time.Now().Add(benchWait); e.svc.Loaded() > 0 || goruntime.NumGoroutine() > g0; {
+			if time.Now().After(deadline) {
+				b.Fatalf("%d conversations still loaded, %d goroutines (%d before)", e.svc.Loaded(), goruntime.NumGoroutine(), g0)
+			}
+			time.Sleep(time.Millisecond) // polling a condition with a deadline
 		}
 		setup = time.Since(start).Seconds()
 		g1, m1 := settledMemory()
