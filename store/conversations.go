@@ -95,31 +95,39 @@ type AppendOptions struct {
 // id, parent and time set.
 func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree.Node, error) {
 	n.At = db.now()
+	var ref any
+	if n.Ref != "" {
+		ref = n.Ref
+	}
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var head int64
-		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, n.Conversation).Scan(&head); err != nil {
+		if !opts.Fork {
+			// HEAD is the new node's parent: read it as part of the insert.
+			err := tx.StmtContext(ctx, db.stmts.appendAtHead).QueryRowContext(ctx,
+				string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli(), n.Conversation).Scan(&n.ID, &n.Parent)
+			if err != nil {
+				return err
+			}
+			_, err = db.setHead(ctx, tx, n.Conversation, n.Parent, n.ID, opts.Log)
 			return err
 		}
-		if !opts.Fork {
-			n.Parent = head
-		} else if n.Parent != 0 {
-			if err := nodeExists(ctx, tx, n.Conversation, n.Parent); err != nil {
+		head, err := db.head(ctx, tx, n.Conversation)
+		if err != nil {
+			return err
+		}
+		if n.Parent != 0 {
+			if err := db.nodeExists(ctx, tx, n.Conversation, n.Parent); err != nil {
 				return err
 			}
 		}
-		var ref any
-		if n.Ref != "" {
-			ref = n.Ref
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
+		res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
+			n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
 		if err != nil {
 			return err
 		}
 		if n.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		if opts.Fork && opts.Aside {
+		if opts.Aside {
 			if opts.Log != nil {
 				_, err = db.logMove(ctx, tx, n.Conversation, head, n.ID, *opts.Log)
 			}
@@ -142,15 +150,14 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 func (db *DB) MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error) {
 	var e tree.RefEntry
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if err := nodeExists(ctx, tx, conversation, to); err != nil {
+		if err := db.nodeExists(ctx, tx, conversation, to); err != nil {
 			return err
 		}
-		var head int64
-		if err := tx.QueryRowContext(ctx, `SELECT head FROM conversations WHERE id = ?`, conversation).Scan(&head); err != nil {
+		head, err := db.head(ctx, tx, conversation)
+		if err != nil {
 			return err
 		}
 		e = tree.RefEntry{Conversation: conversation, Head: to, Prev: head, Action: move.Action, Detail: move.Detail, At: db.now()}
-		var err error
 		e.ID, err = db.setHead(ctx, tx, conversation, head, to, &move)
 		return err
 	})
@@ -160,9 +167,16 @@ func (db *DB) MoveHead(ctx context.Context, conversation string, to int64, move 
 	return e, err
 }
 
-func nodeExists(ctx context.Context, tx *sql.Tx, conversation string, id int64) error {
+// head returns the conversation's HEAD.
+func (db *DB) head(ctx context.Context, tx *sql.Tx, conversation string) (int64, error) {
+	var head int64
+	err := tx.StmtContext(ctx, db.stmts.head).QueryRowContext(ctx, conversation).Scan(&head)
+	return head, err
+}
+
+func (db *DB) nodeExists(ctx context.Context, tx *sql.Tx, conversation string, id int64) error {
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`, id, conversation).Scan(&n)
+	err := tx.StmtContext(ctx, db.stmts.nodeExists).QueryRowContext(ctx, id, conversation).Scan(&n)
 	if err == nil && n == 0 {
 		err = apperr.Errorf(apperr.NotFound, "There is no node %d in this conversation.", id)
 	}
@@ -173,7 +187,7 @@ func nodeExists(ctx context.Context, tx *sql.Tx, conversation string, id int64) 
 // returning the reflog entry's id.
 func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move *tree.Move) (int64, error) {
 	now := db.now().UnixMilli()
-	if _, err := tx.ExecContext(ctx, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`, head, now, conversation); err != nil {
+	if _, err := tx.StmtContext(ctx, db.stmts.setHead).ExecContext(ctx, head, now, conversation); err != nil {
 		return 0, err
 	}
 	if move == nil {
@@ -193,7 +207,7 @@ func (db *DB) LogMove(ctx context.Context, conversation string, prev, head int64
 
 // logMove adds a reflog entry for a move from prev to head.
 func (db *DB) logMove(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move tree.Move) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	res, err := tx.StmtContext(ctx, db.stmts.logMove).ExecContext(ctx,
 		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli())
 	if err != nil {
 		return 0, err
@@ -298,4 +312,47 @@ func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node
 		out = append(out, n)
 	}
 	return out, rows.Err()
+}
+
+// stmts are the statements of the write path, prepared once on the write
+// connection so that a write does not compile its SQL again.
+type stmts struct {
+	head, nodeExists, appendAtHead, insertNode, setHead, logMove *sql.Stmt
+}
+
+// prepare prepares the statements on db.
+func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&s.head, `SELECT head FROM conversations WHERE id = ?`},
+		{&s.nodeExists, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`},
+		// appendAtHead inserts nothing, and returns no row, for a
+		// conversation that does not exist.
+		{&s.appendAtHead, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
+			SELECT id, head, ?, ?, ?, ?, ? FROM conversations WHERE id = ? RETURNING id, parent_id`},
+		{&s.insertNode, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{&s.setHead, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`},
+		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`},
+	} {
+		stmt, err := db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.query, err)
+		}
+		*p.stmt = stmt
+	}
+	return nil
+}
+
+// close closes the statements that were prepared.
+func (s *stmts) close() error {
+	var errs []error
+	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.appendAtHead, s.insertNode, s.setHead, s.logMove} {
+		if stmt != nil {
+			errs = append(errs, stmt.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,13 +41,22 @@ type Options struct {
 	Now        func() time.Time
 }
 
-// DB is the application's database: one connection that writes, a pool that reads.
+// DB is the application's database: one connection that writes, a pool that
+// reads, and a connection that checkpoints the write-ahead log in the
+// background.
 type DB struct {
 	write *sql.DB
 	read  *sql.DB
+	stmts stmts
+	ckpt  *checkpointer
 	now   func() time.Time
 	path  string
 }
+
+// journalSizeLimit is the size, in bytes, the write-ahead log is cut back to
+// once it has been checkpointed: under load it grows past this between
+// checkpoints, but does not stay grown.
+const journalSizeLimit = 1 << 20
 
 // Open opens (creating if needed) the database file at path and migrates it.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
@@ -63,34 +73,61 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Durability == PowerSafe {
 		sync = "FULL"
 	}
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + sync + ")"} {
-		q.Add("_pragma", p)
-	}
-	dsn := "file:" + path + "?" + q.Encode()
-	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	// Every connection syncs as the durability asks, checkpoints included:
+	// a checkpoint's fsyncs are what make the copied pages safe.
+	common := []string{"journal_mode(WAL)", "foreign_keys(1)", "synchronous(" + sync + ")",
+		"journal_size_limit(" + strconv.Itoa(journalSizeLimit) + ")"}
+	// The writer never checkpoints on commit (wal_autocheckpoint=0): the
+	// checkpointer does, off the writer's path.
+	writer := slices.Concat(common, []string{"busy_timeout(10000)", "wal_autocheckpoint(0)"})
+	write, err := sql.Open("sqlite", dsn(path, writer...)+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxIdleTime(0)
-	read, err := sql.Open("sqlite", dsn)
+	read, err := sql.Open("sqlite", dsn(path, slices.Concat(common, []string{"busy_timeout(10000)"})...))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{write: write, read: read, now: opts.Now, path: path}
+	// The checkpointer waits for no lock (no busy_timeout): a checkpoint
+	// that would have to is tried again later instead.
+	ckpt, err := sql.Open("sqlite", dsn(path, common...))
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	ckpt.SetMaxOpenConns(1)
+	ckpt.SetConnMaxIdleTime(0)
+	db := &DB{write: write, read: read, ckpt: newCheckpointer(ckpt, write, checkpointEvery), now: opts.Now, path: path}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	if err := db.stmts.prepare(ctx, write); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
 	return db, nil
 }
 
-// Close closes the database; writes already committed are on disk.
+// dsn returns the data source name of the database file at path with the
+// given pragmas set on each connection.
+func dsn(path string, pragmas ...string) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close stops the background checkpoints, checkpoints what is left and
+// closes the database; writes already committed are on disk.
 func (db *DB) Close() error {
-	return errors.Join(db.read.Close(), db.write.Close())
+	return errors.Join(db.ckpt.close(), db.stmts.close(), db.read.Close(), db.write.Close())
 }
 
 // Path returns the database file's path.
@@ -160,5 +197,9 @@ func (db *DB) tx(ctx context.Context, fn func(context.Context, *sql.Tx) error) e
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.ckpt.committed()
+	return nil
 }

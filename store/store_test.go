@@ -2,9 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -168,5 +175,122 @@ func TestSurvivesReopen(t *testing.T) {
 	v, err := db.Version(ctx)
 	if err != nil || v < 1 {
 		t.Errorf("version = %d, %v; want >= 1 (migrations applied once, not again)", v, err)
+	}
+}
+
+func TestWriteAheadLogStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	ctx := context.Background()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	walSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(path + "-wal")
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	c := newConversation(t, db, "s", "c")
+
+	// Large nodes grow the log past its limit between two checkpoints.
+	payload := json.RawMessage(`{"text":"` + strings.Repeat("x", 16<<10) + `"}`)
+	var last tree.Node
+	appended := 0
+	for walSize() <= journalSizeLimit {
+		if appended == 10_000 {
+			t.Fatalf("the log is still %d bytes after %d appends; want it to grow past %d", walSize(), appended, journalSizeLimit)
+		}
+		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		appended++
+	}
+
+	// Once writes stop, the background checkpoints cut it back, with the
+	// database open.
+	waitFor(t, 10*time.Second, fmt.Sprintf("the log to shrink to at most %d bytes", journalSizeLimit),
+		func() bool { return walSize() <= journalSizeLimit })
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := walSize(); got > journalSizeLimit {
+		t.Errorf("after Close the log is %d bytes, want at most %d", got, journalSizeLimit)
+	}
+
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes, err := db.Nodes(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(nodes), appended; got != want {
+		t.Errorf("after reopening: %d nodes, want %d", got, want)
+	}
+	got, err := db.Conversation(ctx, "s", c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Head != last.ID {
+		t.Errorf("after reopening: HEAD = %d, want %d", got.Head, last.ID)
+	}
+}
+
+func TestConnectionsKeepTheDurability(t *testing.T) {
+	for _, tc := range []struct {
+		durability Durability
+		want       int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{
+		{CrashSafe, 1},
+		{PowerSafe, 2},
+	} {
+		t.Run(string(tc.durability), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := Open(ctx, filepath.Join(t.TempDir(), "app.db"), Options{Durability: tc.durability})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for name, conn := range map[string]*sql.DB{"writer": db.write, "reader": db.read, "checkpointer": db.ckpt.conn} {
+				var got int
+				if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != tc.want {
+					t.Errorf("%s: synchronous = %d, want %d", name, got, tc.want)
+				}
+			}
+			// The writer leaves checkpoints to the checkpointer.
+			var got int
+			if err := db.write.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != 0 {
+				t.Errorf("writer: wal_autocheckpoint = %d, want 0", got)
+			}
+		})
+	}
+}
+
+// waitFor polls cond until it holds, or fails the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
 	}
 }
