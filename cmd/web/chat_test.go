@@ -1,0 +1,82 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/transport/term"
+)
+
+func TestParseChat(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    chatConfig
+		wantErr string
+	}{
+		{"defaults", nil, chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}, ""},
+		{"all flags", []string{"--db", "x.db", "--agent", "showcase", "--conversation", "abc", "--session", "me", "--demo-pace", "0"},
+			chatConfig{db: "x.db", agent: "showcase", conversation: "abc", session: "me"}, ""},
+		{"an argument", []string{"hello"}, chatConfig{}, "chat takes no arguments"},
+		{"an empty session", []string{"--session", ""}, chatConfig{}, "--session must not be empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseChat(tt.args, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPromptFlight(t *testing.T) {
+	offer := agents.FlightOffer{Flights: []agents.Flight{
+		{ID: "SP1", Airline: "A", From: "X", To: "Y", Departs: "07:00", Arrives: "09:00", Price: 10, Seats: []string{"1A", "2B"}},
+		{ID: "SP2", Airline: "B", From: "X", To: "Y", Departs: "12:00", Arrives: "14:00", Price: 20, Seats: []string{"9C"}},
+	}}
+	req, err := agents.PickFlight.Request("Which flight?", offer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		input string
+		want  elicit.Response
+	}{
+		{"by numbers", "2\n1\n", elicit.Response{Action: elicit.Accept, Content: []byte(`{"flight":"SP2","seat":"9C"}`)}},
+		{"seat by name", "1\n2b\n", elicit.Response{Action: elicit.Accept, Content: []byte(`{"flight":"SP1","seat":"2B"}`)}},
+		{"off-script", "the cheapest one\n", elicit.Response{Action: elicit.Other, Text: "the cheapest one"}},
+		{"decline", "/d\n", elicit.Response{Action: elicit.Decline}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			got, err := term.Answer(term.PromptFunc(promptFlight), term.NewQuestion(req, strings.NewReader(tt.input), &out))
+			if err != nil {
+				t.Fatalf("%v\n%s", err, &out)
+			}
+			if got.Action != tt.want.Action || string(got.Content) != string(tt.want.Content) || got.Text != tt.want.Text {
+				t.Errorf("got %s %s %q, want %s %s %q", got.Action, got.Content, got.Text, tt.want.Action, tt.want.Content, tt.want.Text)
+			}
+			if got.Action == elicit.Accept {
+				if err := req.Check(got); err != nil {
+					t.Errorf("the answer fails the kind's check: %v", err)
+				}
+			}
+		})
+	}
+}
