@@ -60,5 +60,5 @@ func (s *Server) conversationPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.ChatPage(v, convs))
+	return render(c, http.StatusOK, templates.ChatPage(v, convs, s.chat.Agents()))
 }

@@ -1,8 +1,11 @@
-// Browser glue. The backend drives everything; this file only reports the
-// stream's health on <html data-stream> (styled as a reconnecting banner)
-// and turns a failed request with no better explanation into a notice.
-// The server pushes its own explanation over the stream; this is the fallback.
+// Browser glue. The backend drives everything; this file reports the
+// stream's health on <html data-stream> (styled as a reconnecting banner),
+// turns a failed request with no better explanation into a notice (the
+// server pushes its own explanation over the stream; this is the fallback),
+// and runs what only the browser can do for an elicit: the device's
+// location, the clipboard.
 const root = document.documentElement
+const unreachable = 'The server could not be reached. Check that it is running, then try again.'
 
 document.addEventListener('datastar-fetch', (evt) => {
   const { type, el, argsRaw } = evt.detail || {}
@@ -23,11 +26,148 @@ document.addEventListener('datastar-fetch', (evt) => {
   if (type !== 'error') return
   // 422: the form that was sent shows what to fix, beside each field.
   if (String(argsRaw?.status) === '422') return
-  if (!notice || notice.textContent.trim() !== '') return
   const status = argsRaw?.status
-  notice.textContent = status
-    ? `The server refused that request (HTTP ${status}).`
-    : 'The server could not be reached. Check that it is running, then try again.'
+  showNotice(status ? `The server refused that request (HTTP ${status}).` : unreachable)
+})
+
+// Grouped inputs. In a form, each [data-group] is one way of answering: a
+// flight with its seats, "something else" with its text. Using an input of
+// a group selects the group's [data-group-pick] and clears the inputs of the
+// other groups, so the form never sends two answers at once.
+document.addEventListener('input', (evt) => {
+  const input = evt.target
+  const group = input.closest?.('[data-group]')
+  if (!group || !input.form) return
+  const pick = group.querySelector('[data-group-pick]')
+  if (pick && pick !== input) pick.checked = true
+  for (const other of input.form.querySelectorAll('[data-group]')) {
+    if (other === group) continue
+    for (const el of other.querySelectorAll('input')) {
+      if (el.type === 'radio' || el.type === 'checkbox') el.checked = false
+      else el.value = ''
+    }
+  }
+})
+
+// Device answers. Location and the clipboard need browser APIs, so a click
+// on a [data-device] button runs here: it does what the button says and
+// posts the answer as JSON to the card's [data-answer-url]. A refused
+// permission is the answer "denied", not an error. What the server does
+// with the answer comes back over the stream, like every other change.
+document.addEventListener('click', (evt) => {
+  const button = evt.target.closest?.('button[data-device]')
+  const card = button?.closest('[data-answer-url]')
+  if (!card) return
+  evt.preventDefault()
+  const work = devices[button.dataset.device]
+  if (!work || button.disabled) return
+  const url = card.dataset.answerUrl
+  const problem = (text) => {
+    const el = card.querySelector('[data-device-problem]')
+    if (el) el.textContent = text
+  }
+  problem('')
+  button.disabled = true
+  work(url, button).catch((err) => problem(err.message || String(err))).finally(() => { button.disabled = false })
+})
+
+const devices = {
+  // locate reports each stage as progress — asking for permission (only
+  // when the browser will ask), then finding the location — and answers
+  // with the position.
+  async locate (url, button) {
+    const progress = reporter(url)
+    let status
+    try { status = await navigator.permissions.query({ name: 'geolocation' }) } catch { /* no Permissions API: ask anyway */ }
+    if (status?.state === 'denied') return answer(url, { action: 'denied' })
+    if (status?.state === 'granted') progress('acquiring')
+    else {
+      progress('requesting-permission')
+      if (status) status.onchange = () => { if (status.state === 'granted') progress('acquiring') }
+    }
+    const high = button.dataset.accuracy === 'high'
+    let pos
+    try {
+      pos = await new Promise((resolve, reject) => navigator.geolocation.getCurrentPosition(resolve, reject,
+        { enableHighAccuracy: high, timeout: 60000, maximumAge: high ? 0 : 600000 }))
+    } catch (err) {
+      if (err.code === err.PERMISSION_DENIED) {
+        await progress.done()
+        return answer(url, { action: 'denied' })
+      }
+      throw new Error(`Your device could not find its location (${err.message || 'unknown error'}). Try again, or decline.`)
+    } finally {
+      if (status) status.onchange = null
+    }
+    const { latitude: lat, longitude: lng, accuracy } = pos.coords
+    await progress.done()
+    return answer(url, { action: 'accept', content: { lat, lng, accuracy: accuracy || 0 } })
+  },
+
+  async paste (url) {
+    let text
+    try {
+      text = await navigator.clipboard.readText()
+    } catch (err) {
+      if (err.name === 'NotAllowedError') return answer(url, { action: 'denied' })
+      throw new Error(`The clipboard could not be read (${err.message}).`)
+    }
+    return answer(url, { action: 'accept', content: { text } })
+  },
+
+  async copy (url, button) {
+    try {
+      await navigator.clipboard.writeText(button.dataset.clip ?? '')
+    } catch (err) {
+      if (err.name === 'NotAllowedError') return answer(url, { action: 'denied' })
+      throw new Error(`The text could not be copied (${err.message}).`)
+    }
+    return answer(url, { action: 'accept', content: { copied: true } })
+  }
+}
+
+// reporter returns a function that posts progress stages to url in order;
+// its done() waits until every stage reported so far has arrived, so the
+// answer never overtakes them.
+function reporter (url) {
+  let chain = Promise.resolve()
+  const report = (stage) => {
+    chain = chain.then(() => post(`${url}/progress`, { stage })).catch(() => {})
+  }
+  report.done = () => chain
+  return report
+}
+
+// answer posts an answer. A refusal the server explains (a 422 shows beside
+// the fields, anything else in the notice) needs nothing more here; a
+// server that cannot be reached does.
+async function answer (url, body) {
+  let res
+  try {
+    res = await post(url, body)
+  } catch {
+    return showNotice(unreachable)
+  }
+  if (!res.ok && res.status !== 422) showNotice(`The server refused that answer (HTTP ${res.status}).`)
+}
+
+// post sends body as JSON; same-origin, so the server's cross-site check
+// lets it through.
+function post (url, body) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body)
+  })
+}
+
+
+// showNotice is the fallback explanation, when the server's own (over the
+// stream) is not there.
+function showNotice (text) {
+  const notice = document.getElementById('notice')
+  if (!notice || notice.textContent.trim() !== '') return
+  notice.textContent = text
   notice.dataset.fallback = '1'
   notice.classList.add('shown')
-})
+}
