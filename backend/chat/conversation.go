@@ -319,6 +319,13 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		l.mu.Unlock()
 		return elicit.Response{}, err
 	}
+	if q := l.queueLocked(); len(q) > 1 {
+		for _, eid := range q { // each learns the queue grew
+			if eid != req.ID {
+				l.broadcastItemLocked(eid)
+			}
+		}
+	}
 	l.broadcastStatusLocked()
 	l.mu.Unlock()
 	l.svc.idle(l)

@@ -1,10 +1,12 @@
 package chat_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -89,6 +91,50 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 	}
 	if n := len(s.nodes(conv.ID, tree.ElicitRequest)); n != 2 {
 		t.Errorf("%d questions recorded, want 2: the replay must not ask the meal again", n)
+	}
+}
+
+// A tab watching the stream sees the queue grow: the question asked first
+// is sent again when a second joins it, now "1 of 2".
+func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
+	s := startServer(t, agents.Demo(agents.DemoOptions{}), llm.NewOffline())
+	conv, err := s.svc.Create(t.Context(), "me", "showcase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _, err := s.svc.Subscribe(t.Context(), "me", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "both of you, together"); err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]*chat.ElicitView{} // the latest of each question the stream sent
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		changes, resync, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for both questions to show 2 queued: %v; shown %+v", err, shown)
+		}
+		if resync != nil {
+			t.Fatal("the subscriber fell behind; this test reads every change")
+		}
+		for _, c := range changes {
+			if c.Item != nil && c.Item.Elicit != nil {
+				shown[c.Item.Elicit.Request.ID] = c.Item.Elicit
+			}
+		}
+		both := 0
+		for _, e := range shown {
+			if e.State == chat.Pending && e.Queued == 2 {
+				both++
+			}
+		}
+		if both == 2 {
+			return
+		}
 	}
 }
 

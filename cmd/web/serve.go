@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
 type serveConfig struct {
@@ -27,6 +28,7 @@ type serveConfig struct {
 	maxBody    int64
 	pace       time.Duration
 	compact    int
+	suspend    time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -45,6 +47,12 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_AFTER must be a number: %w", err)
 	}
 	fs.IntVar(&cfg.compact, "compact-after", compactDef, "messages a branch gives the model before its oldest are summarized (0: never)")
+	suspendDef, err := time.ParseDuration(envOr(getenv, "SWEATPANTS_SUSPEND_AFTER", chat.DefaultSuspendAfter.String()))
+	if err != nil {
+		return cfg, fmt.Errorf("SWEATPANTS_SUSPEND_AFTER must be a duration such as 1m or 30s: %w", err)
+	}
+	fs.DurationVar(&cfg.suspend, "suspend-after", suspendDef,
+		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -81,10 +89,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
+	// The demo's own elicit kind has its own browser component.
+	templates.RegisterElicit(agents.PickFlight.Name, templates.FlightPicker)
 	model := llm.FromEnv(getenv)
 	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model, log)
 	defer svc.Close()
 	svc.SetCompactAfter(cfg.compact)
+	svc.SetSuspendAfter(cfg.suspend)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
