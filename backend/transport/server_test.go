@@ -195,6 +195,10 @@ func TestBadRequestsGetClearAnswers(t *testing.T) {
 		{"wrong content type", owner, "POST", answerPath, "text/plain", `accept`, nil, 400, "as a form or as JSON"},
 		{"content breaking the schema", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":7}}`, nil, 422, "answer: must be text"},
 		{"extra field", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":"ok","admin":true}}`, nil, 422, "admin: is not a field of this form"},
+		{"missing required field", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{}}`, nil, 422, "answer: is required"},
+		{"action the kind does not allow", owner, "POST", answerPath, "application/json", `{"action":"denied"}`, nil, 400, `this request does not allow "denied"`},
+		{"unknown field beside the answer", owner, "POST", answerPath, "application/json", `{"action":"decline","admin":true}`, nil, 400, `a field "admin" this request does not take`},
+		{"content of the wrong shape", owner, "POST", answerPath, "application/json", `{"action":"accept","content":["ok"]}`, nil, 422, "must be an object"},
 		{"body over the limit", owner, "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":"` + strings.Repeat("x", 5000) + `"}}`, nil, 413, "larger than the 4 KiB limit"},
 		{"message over the limit", owner, "POST", "/c/" + conv + "/messages", "application/json", `{"message":"` + strings.Repeat("x", 5000) + `"}`, nil, 413, "larger than the 4 KiB limit"},
 		{"cross-site POST", owner, "POST", answerPath, "application/json", `{"action":"decline"}`, []string{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"}, 403, "another site"},
@@ -249,5 +253,23 @@ func TestFormAnswerIsConvertedAndValidated(t *testing.T) {
 	form.Set("travellers", "2")
 	if code, body := b.do("POST", path, "application/x-www-form-urlencoded", form.Encode()); code != 204 {
 		t.Fatalf("valid form = %d %q, want 204", code, body)
+	}
+}
+
+func TestAnswerToAWithdrawnQuestionIsAConflict(t *testing.T) {
+	a := newTestApp(t)
+	b := a.browser(t)
+	conv := b.newConversation("concierge")
+	eid := b.pendingElicit(conv, "a trip")
+	if code, body := b.do("POST", "/c/"+conv+"/stop", "", ""); code != 204 {
+		t.Fatalf("stop = %d %q, want 204", code, body)
+	}
+	before := a.nodeCount(t, conv)
+	code, body := b.do("POST", "/c/"+conv+"/elicits/"+eid, "application/json", `{"action":"decline"}`)
+	if code != 409 || !strings.Contains(body, "no longer waiting for an answer") {
+		t.Errorf("answer after stop = %d %q, want 409 saying the question was withdrawn", code, body)
+	}
+	if got := a.nodeCount(t, conv); got != before {
+		t.Errorf("the refused answer changed the record: %d nodes, want %d", got, before)
 	}
 }
