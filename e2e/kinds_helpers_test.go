@@ -22,11 +22,6 @@ func openShowcase(t *testing.T, a *app, perms ...string) *chatPage {
 			t.Fatalf("open a showcase chat: %s: %v", what, err)
 		}
 	}
-	// The stream's first patch can arrive before glue.js has run (it loads
-	// after datastar.js), and then <html data-stream> stays unset; a script
-	// that runs before the page's own sees every patch.
-	step("watch the stream", p.Context().AddInitScript(playwright.Script{Content: playwright.String(
-		`document.addEventListener('datastar-fetch', e => { if (e.detail.el?.id === 'stream' && e.detail.type === 'datastar-patch-elements') window.__streamLive = true })`)}))
 	t.Cleanup(func() {
 		if t.Failed() {
 			html, _ := p.Locator("#chat").InnerHTML(playwright.LocatorInnerHTMLOptions{Timeout: playwright.Float(1000)})
@@ -48,8 +43,7 @@ func openShowcase(t *testing.T, a *app, perms ...string) *chatPage {
 	if p.URL() == first || p.convPath() == "" {
 		t.Fatalf("New chat led to %s, want a new conversation", p.URL())
 	}
-	_, err = p.WaitForFunction(`() => window.__streamLive === true`, nil)
-	step("wait for the stream", err)
+	p.waitForStream()
 	return p
 }
 
