@@ -213,6 +213,44 @@ func TestElicitKindsInChromium(t *testing.T) {
 		p.replied("You dismissed the question — No flight booked.")
 	})
 
+	run("change a booking in the flight list", func(t *testing.T) {
+		p := openShowcase(t, a)
+		q := p.ask("book a flight", "flight")
+		p.must(q.GetByTestId("seat-SP205-21A").Check())
+		p.must(q.GetByTestId("elicit-submit").Click())
+		p.replied("Booked SP205 Amsterdam → Lisbon, departing 13:45, seat 21A (€98).")
+
+		// Changing the answer shows the kind's own component again, holding
+		// the answer given.
+		card := p.lastAnswered()
+		p.must(card.GetByTestId("change-answer").Click())
+		form := card.GetByTestId("change-form")
+		p.must(expect.Locator(form.Locator("li.flight")).ToHaveCount(3))
+		p.must(expect.Locator(form.GetByTestId("seat-SP205-21A")).ToBeChecked())
+		p.must(form.GetByTestId("seat-LZ440-30C").Check())
+		p.must(expect.Locator(form.GetByTestId("flight-SP205-pick")).Not().ToBeChecked())
+		p.must(form.GetByTestId("elicit-submit").Click())
+		p.replied("Booked LZ440 Amsterdam → Lisbon, departing 19:20, seat 30C (€74).")
+		p.must(expect.Locator(card.GetByTestId("branch-index")).ToHaveText("2 / 2"))
+		p.must(expect.Locator(form).ToBeHidden())
+
+		// The first booking is still there, one click away.
+		p.must(card.GetByTestId("branch-prev").Click())
+		p.replied("Booked SP205 Amsterdam → Lisbon, departing 13:45, seat 21A (€98).")
+	})
+
+	run("change a yes to a no", func(t *testing.T) {
+		p := openShowcase(t, a)
+		p.must(p.ask("confirm", "confirm").GetByTestId("elicit-yes").Click())
+		p.replied("Done: your drafts are deleted.")
+		card := p.lastAnswered()
+		p.must(card.GetByTestId("change-answer").Click())
+		p.must(card.GetByTestId("change-form").GetByTestId("elicit-no").Click())
+		p.replied("Kept: your drafts are untouched.")
+		p.must(expect.Locator(card.GetByTestId("elicit-answer")).ToHaveText("No — Keep them"))
+		p.must(expect.Locator(card.GetByTestId("branch-index")).ToHaveText("2 / 2"))
+	})
+
 	run("form of every field type", func(t *testing.T) {
 		p := openShowcase(t, a)
 		q := p.ask("profile", "form")

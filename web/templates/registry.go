@@ -72,8 +72,13 @@ func askComponent(kind string) (ElicitComponent, bool) {
 
 // AnswerAction is the Datastar action that posts the form it is on as the
 // answer to e: the fields by the names of e's output schema, the action in
-// a submit button's "_action" (or a hidden field of that name).
+// a submit button's "_action" (or a hidden field of that name). For a
+// question already answered it posts a changed answer, which continues the
+// conversation from there on a new branch: the same component serves both.
 func AnswerAction(conv string, e *chat.ElicitView) string {
+	if e.State == chat.Answered {
+		return changeURL(conv, e)
+	}
 	return answerURL(conv, e)
 }
 
