@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -50,5 +51,31 @@ func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
 	yes, err := runtime.Ask(ctx, elicit.Confirm, "Sure?", elicit.ConfirmInput{})
 	if err != nil || yes.Action != elicit.Decline {
 		t.Errorf("a yes/no has no default: %+v, %v; want declined", yes, err)
+	}
+}
+
+// An implementation reports progress while the user works on a request;
+// the caller hears each stage, in order, before the answer.
+func TestProgressStreamsFromTheImplementationToTheCaller(t *testing.T) {
+	var heard []string
+	ctx := runtime.ElicitAPI.Provide(t.Context(), func(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+		report := runtime.ElicitProgress.Get(ctx)
+		if report == nil {
+			t.Fatal("the implementation has no way to report progress")
+		}
+		for _, stage := range []string{elicit.StageRequestingPermission, elicit.StageAcquiring} {
+			report(req, elicit.Progress{Stage: stage})
+		}
+		heard = append(heard, "answer")
+		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"lat":52.37,"lng":4.89,"accuracy":20}`)}, nil
+	})
+	res, err := runtime.AskWithProgress(ctx, elicit.LocateDevice, "Where are you?", elicit.LocationInput{Accuracy: "high"},
+		func(p elicit.Progress) { heard = append(heard, p.Stage) })
+	if err != nil || res.Action != elicit.Accept || res.Content.Lat != 52.37 {
+		t.Fatalf("got %+v, %v; want the location accepted", res, err)
+	}
+	want := []string{elicit.StageRequestingPermission, elicit.StageAcquiring, "answer"}
+	if !slices.Equal(heard, want) {
+		t.Errorf("heard %v, want %v", heard, want)
 	}
 }
