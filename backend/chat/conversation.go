@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,12 +66,13 @@ func (l *conversation) addNode(n tree.Node) {
 
 // waiter is an elicit waiting for its answer.
 type waiter struct {
+	node     int64 // the request's node
 	answer   chan elicit.Response
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
 }
 
-func newWaiter() *waiter { return &waiter{answer: make(chan elicit.Response, 1)} }
+func newWaiter(node int64) *waiter { return &waiter{node: node, answer: make(chan elicit.Response, 1)} }
 
 func (l *conversation) isPending(ref string) bool {
 	_, ok := l.pending[ref]
@@ -80,17 +82,37 @@ func (l *conversation) isPending(ref string) bool {
 // queueLocked returns the pending elicits of the path in the order they
 // were asked: the first is the one to answer now, the rest wait their
 // turn. l.mu is held.
+//
+// It costs the number of pending elicits, not the length of the path: a
+// request asked earlier has a smaller node id, and so does every node of
+// the path nearer the root, so the path is sorted by id.
 func (l *conversation) queueLocked() []string {
 	if len(l.pending) == 0 {
 		return nil
 	}
-	q := make([]string, 0, len(l.pending))
-	for _, n := range l.path {
-		if n.Kind == tree.ElicitRequest && l.isPending(n.Ref) {
-			q = append(q, n.Ref)
+	type asked struct {
+		node int64
+		ref  string
+	}
+	q := make([]asked, 0, len(l.pending))
+	for ref, w := range l.pending {
+		if l.onPathLocked(w.node) {
+			q = append(q, asked{w.node, ref})
 		}
 	}
-	return q
+	slices.SortFunc(q, func(a, b asked) int { return cmp.Compare(a.node, b.node) })
+	refs := make([]string, len(q))
+	for i, a := range q {
+		refs[i] = a.ref
+	}
+	return refs
+}
+
+// onPathLocked reports whether node id is on the path from the root to
+// HEAD; l.mu is held.
+func (l *conversation) onPathLocked(id int64) bool {
+	_, found := slices.BinarySearchFunc(l.path, id, func(n tree.Node, id int64) int { return cmp.Compare(n.ID, id) })
+	return found
 }
 
 // running reports whether a turn runs (or waits for an answer); l.mu is held.
@@ -127,6 +149,9 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 	}
 	l.active = time.Now()
 	l.addNode(n)
+	if w := l.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
+		w.node = n.ID // its place in the queue, before anyone is told
+	}
 	if opts.Aside {
 		if it, ok := l.sideItemLocked(n); ok {
 			l.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
@@ -308,16 +333,21 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		}
 	}
 	if w == nil {
-		w = newWaiter()
+		w = newWaiter(0) // appendLocked gives it its node
+		if n, ok := l.requestNodeLocked(req.ID); ok && replayed {
+			w.node = n.ID
+		}
 		l.pending[req.ID] = w
 	}
 	w.progress = runtime.ElicitProgress.Get(ctx)
 	if replayed {
 		l.broadcastItemLocked(req.ID)
-	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
-		delete(l.pending, req.ID)
-		l.mu.Unlock()
-		return elicit.Response{}, err
+	} else {
+		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
+			delete(l.pending, req.ID)
+			l.mu.Unlock()
+			return elicit.Response{}, err
+		}
 	}
 	if q := l.queueLocked(); len(q) > 1 {
 		for _, eid := range q { // each learns the queue grew

@@ -199,7 +199,7 @@ func (s *Service) resumeLocked(l *conversation) {
 	msg, record := l.path[i], journalOf(l.path[i+1:])
 	for ref, n := range record.calls {
 		if _, answered := record.responses[ref]; n.Kind == tree.ElicitRequest && !answered {
-			l.pending[ref] = newWaiter()
+			l.pending[ref] = newWaiter(n.ID)
 		}
 	}
 	var m tree.Message
