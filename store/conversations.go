@@ -183,12 +183,24 @@ func (db *DB) nodeExists(ctx context.Context, tx *sql.Tx, conversation string, i
 	return err
 }
 
+// recencyGrain is how finely a conversation's last update is kept.
+const recencyGrain = time.Second
+
 // setHead moves HEAD from prev to head and, when move is set, logs it,
 // returning the reflog entry's id.
+//
+// The conversation's updated_at, which orders a session's conversations,
+// moves only once it is recencyGrain old: it is in an index, and writing it
+// on every node would add a page to every commit.
 func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move *tree.Move) (int64, error) {
-	now := db.now().UnixMilli()
-	if _, err := tx.StmtContext(ctx, db.stmts.setHead).ExecContext(ctx, head, now, conversation); err != nil {
+	var updated int64
+	if err := tx.StmtContext(ctx, db.stmts.setHead).QueryRowContext(ctx, head, conversation).Scan(&updated); err != nil {
 		return 0, err
+	}
+	if now := db.now().UnixMilli(); now-updated >= recencyGrain.Milliseconds() {
+		if _, err := tx.StmtContext(ctx, db.stmts.touch).ExecContext(ctx, now, conversation); err != nil {
+			return 0, err
+		}
 	}
 	if move == nil {
 		return 0, nil
@@ -317,7 +329,7 @@ func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node
 // stmts are the statements of the write path, prepared once on the write
 // connection so that a write does not compile its SQL again.
 type stmts struct {
-	head, nodeExists, appendAtHead, insertNode, setHead, logMove *sql.Stmt
+	head, nodeExists, appendAtHead, insertNode, setHead, touch, logMove *sql.Stmt
 }
 
 // prepare prepares the statements on db.
@@ -334,7 +346,8 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 			SELECT id, head, ?, ?, ?, ?, ? FROM conversations WHERE id = ? RETURNING id, parent_id`},
 		{&s.insertNode, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`},
-		{&s.setHead, `UPDATE conversations SET head = ?, updated_at = ? WHERE id = ?`},
+		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? RETURNING updated_at`},
+		{&s.touch, `UPDATE conversations SET updated_at = ? WHERE id = ?`},
 		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.query)
@@ -349,7 +362,7 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 // close closes the statements that were prepared.
 func (s *stmts) close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.appendAtHead, s.insertNode, s.setHead, s.logMove} {
+	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.appendAtHead, s.insertNode, s.setHead, s.touch, s.logMove} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -302,7 +302,9 @@ func benchResume(b *testing.B, d store.Durability, n, perConv int) {
 // answer early and late in the conversation: the median of answers 1–10
 // (at10-µs), 91–100 (at100-µs) and 491–500 (at500-µs), and at500 over
 // at10 (growth-x). MB is the database file and its write-ahead log after
-// the last answer; db-MB and wal-MB are the two apart. Before each
+// the last answer; db-MB and wal-MB are the two apart. closed-MB is the
+// database once closed, when the log has been copied into it and removed:
+// what the conversation takes to keep. Before each
 // iteration, a conversation on another database answers historyWarmUp
 // questions, so that the first window does not measure a cold process.
 func BenchmarkHistoryGrowth(b *testing.B) {
@@ -310,7 +312,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	byAnswer := make([][]time.Duration, historyAnswers) // round trips of the k-th answer, over iterations
-	var dbMB, walMB float64
+	var dbMB, walMB, closedMB float64
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		// Warm the process up on another database first, so that the early
@@ -354,6 +356,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 		dbMB, walMB = e.fileMB()
 		c.sub.Close()
 		e.close()
+		closedMB, _ = e.fileMB()
 		b.StartTimer()
 	}
 	window := func(from, to int) time.Duration { // answers from..to, counted from 1
@@ -367,6 +370,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 	b.ReportMetric(dbMB+walMB, "MB")
 	b.ReportMetric(dbMB, "db-MB")
 	b.ReportMetric(walMB, "wal-MB")
+	b.ReportMetric(closedMB, "closed-MB")
 }
 
 // BenchmarkColdStart measures what a restart costs. open: opening a
