@@ -45,12 +45,13 @@ type Options struct {
 // reads, and a connection that checkpoints the write-ahead log in the
 // background.
 type DB struct {
-	write *sql.DB
-	read  *sql.DB
-	stmts stmts
-	ckpt  *checkpointer
-	now   func() time.Time
-	path  string
+	write  *sql.DB
+	read   *sql.DB
+	stmts  stmts
+	writes writeQueue
+	ckpt   *checkpointer
+	now    func() time.Time
+	path   string
 }
 
 // journalSizeLimit is the size, in bytes, the write-ahead log is cut back to
@@ -182,24 +183,5 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate %s: %w", base, err)
 		}
 	}
-	return nil
-}
-
-func (db *DB) tx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	// A write that started is finished even if the caller gives up: the user
-	// may already have been told it was accepted, and shutdown waits for it.
-	ctx = context.WithoutCancel(ctx)
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(ctx, tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	db.ckpt.committed()
 	return nil
 }
