@@ -23,7 +23,7 @@ func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 		return nil, FieldErrors{{Message: ErrNotForm.Error()}}
 	}
 	content := map[string]any{}
-	for _, name := range s.order() {
+	for _, name := range s.FieldOrder() {
 		p := s.Properties[name]
 		vs, ok := form[name]
 		if !ok {
@@ -121,7 +121,7 @@ func (s *Schema) sortErrors(errs FieldErrors) FieldErrors {
 		return nil
 	}
 	rank := map[string]int{}
-	for i, name := range s.order() {
+	for i, name := range s.FieldOrder() {
 		rank[name] = i
 	}
 	slices.SortStableFunc(errs, func(a, b FieldError) int {

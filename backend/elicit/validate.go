@@ -163,7 +163,7 @@ func (s *Schema) checkObject(path string, obj map[string]any, errs *FieldErrors)
 		}
 		return path + "." + name
 	}
-	for _, name := range s.order() {
+	for _, name := range s.FieldOrder() {
 		p := s.Properties[name]
 		v, present := obj[name]
 		if !present || v == nil || (v == "" && p.Type == "string") {
@@ -188,9 +188,9 @@ func (s *Schema) checkObject(path string, obj map[string]any, errs *FieldErrors)
 	}
 }
 
-// order is the properties in declaration order; schemas written by hand may
-// lack Order, and then the names sort.
-func (s *Schema) order() []string {
+// FieldOrder is the properties in declaration order; schemas written by
+// hand may lack Order, and then the names sort.
+func (s *Schema) FieldOrder() []string {
 	if len(s.Order) == len(s.Properties) {
 		return s.Order
 	}

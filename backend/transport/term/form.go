@@ -22,7 +22,7 @@ func promptForm(q *Question) (elicit.Response, error) {
 		return promptJSON(q)
 	}
 	content := map[string]any{}
-	ask := fieldOrder(s)
+	ask := s.FieldOrder()
 	if q.Last != nil && q.Last.Action == elicit.Accept && len(q.Errors) > 0 {
 		json.Unmarshal(q.Last.Content, &content)
 		if named := fieldsNamed(s, q.Errors); len(named) > 0 {
@@ -47,7 +47,7 @@ func promptForm(q *Question) (elicit.Response, error) {
 // when any error is about the answer as a whole.
 func fieldsNamed(s *elicit.Schema, errs elicit.FieldErrors) []string {
 	var out []string
-	for _, name := range fieldOrder(s) {
+	for _, name := range s.FieldOrder() {
 		if errs.For(name) != "" {
 			out = append(out, name)
 		}
@@ -229,20 +229,6 @@ func title(p *elicit.Schema, name string) string {
 		return p.Title
 	}
 	return name
-}
-
-// fieldOrder is the order the schema declares its fields in, or by name
-// when it does not say.
-func fieldOrder(s *elicit.Schema) []string {
-	if len(s.Order) == len(s.Properties) {
-		return s.Order
-	}
-	names := make([]string, 0, len(s.Properties))
-	for name := range s.Properties {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // flatForm reports whether s is an object whose fields a line each can
