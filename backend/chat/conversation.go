@@ -230,10 +230,11 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 		_, err = l.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: mustJSON(tree.Message{Text: text})}, store.AppendOptions{Log: move})
 	}
 	switch {
+	case errors.Is(context.Cause(ctx), errStopped):
+		// Stopped, even if the agent finished anyway: the user was told so.
+		end(tree.Stopped, "Stopped.", &tree.Move{Action: tree.ActCancel})
 	case err == nil:
 		end(tree.AssistantMessage, reply, nil)
-	case errors.Is(context.Cause(ctx), errStopped):
-		end(tree.Stopped, "Stopped.", &tree.Move{Action: tree.ActCancel})
 	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
 		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
@@ -323,6 +324,10 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if l.current != t {
 		l.mu.Unlock()
 		return elicit.Response{}, errParked
+	}
+	if err := ctx.Err(); err != nil { // stopped: it asks nothing more
+		l.mu.Unlock()
+		return elicit.Response{}, context.Cause(ctx)
 	}
 	w := l.pending[req.ID] // made already when the conversation was loaded
 	if w == nil && replayed {

@@ -263,3 +263,35 @@ func TestChoiceRequestsCarryTheirOptions(t *testing.T) {
 		t.Errorf("the kind's own schema was changed: %v", other)
 	}
 }
+
+// A turn stopped while its agent was finishing anyway ends as stopped, as
+// the user was told: the reply that came too late is not recorded.
+func TestAStoppedTurnEndsStoppedEvenIfTheAgentFinishes(t *testing.T) {
+	stopped, finish := make(chan struct{}), make(chan struct{})
+	stubborn := agents.Chat{Name: "stubborn", Description: "Finishes whatever happens.",
+		Turn: func(ctx context.Context, message string) (string, error) {
+			close(stopped)
+			<-finish // ignores its context
+			return "Finished anyway.", nil
+		}}
+	s := startServer(t, agents.NewRegistry(stubborn), llm.NewOffline())
+	conv, err := s.svc.Create(t.Context(), "me", "stubborn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-stopped
+	if err := s.svc.Stop(t.Context(), "me", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(finish)
+	v := waitView(t, s.svc, "me", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	if n := s.nodes(conv.ID, tree.Stopped); len(n) != 1 {
+		t.Errorf("%d stopped nodes, want 1", len(n))
+	}
+	if n := s.nodes(conv.ID, tree.AssistantMessage); len(n) != 0 {
+		t.Errorf("the late reply was recorded: %+v (last item %q)", n, lastItem(v).Text)
+	}
+}

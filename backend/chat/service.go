@@ -245,6 +245,11 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
 	}
 	l.current.cancel(errStopped)
+	// Its questions are withdrawn now, not when the turn gets to its end:
+	// once the user is told it stopped, no answer can reach it.
+	if l.withdrawLocked() {
+		l.resyncLocked()
+	}
 	return nil
 }
 
