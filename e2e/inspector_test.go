@@ -58,6 +58,14 @@ func TestInspectorShowsTheTreeAndRecoversADiscardedBranch(t *testing.T) {
 	p.fillTrip("Rome", "3", "premium", true)
 	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Rome is planned: 3 travellers"))
+
+	// gc tells what it removed, as news, not as a problem: every branch
+	// here is younger than the retention, so nothing.
+	ins.must(ins.GetByTestId("gc").Click())
+	notice := ins.GetByTestId("notice")
+	ins.must(expect.Locator(notice).ToHaveText("Garbage collection removed 0 nodes and 0 reflog entries."))
+	ins.must(expect.Locator(notice).ToHaveAttribute("role", "status"))
+	ins.must(expect.Locator(ins.Locator(`[data-testid=tree-node][data-kind=user]`)).ToHaveCount(2))
 }
 
 func newPageIn(t *testing.T, bc playwright.BrowserContext) playwright.Page {

@@ -39,7 +39,7 @@ type conversation struct {
 	rejected map[string]*ElicitView // the last rejected submission per elicit
 	subs     map[*Subscription]struct{}
 	seq      int64
-	notice   string    // shown on the conversation's pages until the next command
+	notice   Notice    // shown on the conversation's pages until the next command
 	active   time.Time // when the last node was recorded
 }
 
@@ -728,8 +728,19 @@ func (l *conversation) statusLocked() Status {
 }
 
 // Notice shows a message on every open page of the conversation, for
-// problems with a request that has no better place to be shown.
+// problems with a request that has no better place to be shown; "" clears
+// the last one.
 func (s *Service) Notice(session, id, message string) {
+	s.notice(session, id, Notice{Text: message})
+}
+
+// Inform shows a message on every open page of the conversation that tells
+// how a request went, when it went well.
+func (s *Service) Inform(session, id, message string) {
+	s.notice(session, id, Notice{Text: message, Info: true})
+}
+
+func (s *Service) notice(session, id string, n Notice) {
 	s.mu.Lock()
 	l := s.live[id]
 	s.mu.Unlock()
@@ -738,9 +749,9 @@ func (s *Service) Notice(session, id, message string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if message == l.notice {
+	if n == l.notice {
 		return // most commands clear a notice that is not there
 	}
-	l.notice = message
-	l.broadcastLocked(Change{Notice: message})
+	l.notice = n
+	l.broadcastLocked(Change{Notice: n})
 }

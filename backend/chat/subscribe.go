@@ -15,7 +15,7 @@ type Change struct {
 	New    bool
 	Status *Status
 	Title  *tree.Conversation
-	Notice string
+	Notice Notice
 }
 
 // maxQueued bounds a subscriber's queue. A subscriber that falls further

@@ -16,7 +16,7 @@ type View struct {
 	Conversation tree.Conversation
 	Items        []Item
 	Status       Status
-	Notice       string // a problem with the user's last request
+	Notice       Notice // how the user's last request went, when the page has no better place for it
 	Model        string // the model provider's name, shown so offline mode is never mistaken for a real model
 }
 
@@ -191,4 +191,11 @@ func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
 		items = kept
 	}
 	return items
+}
+
+// Notice is a line shown on a conversation's pages about the user's last
+// request: a problem with it, or, when Info is set, how it went.
+type Notice struct {
+	Text string
+	Info bool
 }

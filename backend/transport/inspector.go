@@ -103,7 +103,7 @@ func (s *Server) collect(c echo.Context) error {
 	if err != nil {
 		return s.refuse(c, err)
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), fmt.Sprintf("Garbage collection removed %d nodes and %d reflog entries.", got.Nodes, got.Entries))
+	s.chat.Inform(sessionOf(c), c.Param("id"), fmt.Sprintf("Garbage collection removed %d nodes and %d reflog entries.", got.Nodes, got.Entries))
 	return c.NoContent(http.StatusNoContent)
 }
 

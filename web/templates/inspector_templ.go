@@ -95,7 +95,7 @@ func InspectorPage(in chat.Inspection) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Notice("").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Notice(chat.Notice{}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -57,8 +57,8 @@ func (t *terminal) apply(u update) bool {
 			printed = t.setStatus(*c.Status) || printed
 		case c.Title != nil:
 		default:
-			if c.Notice != "" {
-				t.say("  ! %s", c.Notice)
+			if c.Notice.Text != "" {
+				t.say("  ! %s", c.Notice.Text)
 				printed = true
 			}
 		}
