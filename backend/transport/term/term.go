@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer sub.Close()
 
-	t := &terminal{cfg: cfg, id: id, out: cfg.Out,
+	t := &terminal{cfg: cfg, id: id, out: printable{cfg.Out},
 		lines: readLines(ctx, cfg.In), changes: follow(ctx, sub),
 		seen: map[int64]bool{}, answered: map[string]bool{}, reported: map[string]bool{}}
 	t.greet(view)

@@ -195,3 +195,37 @@ func TestRunEndOfInput(t *testing.T) {
 	}
 	c.expect("The question stays open: continue with --conversation")
 }
+
+// Text from users and models reaches the terminal with its control
+// characters shown, not obeyed: pasted text that would retitle the window
+// comes back quoted as escapes.
+func TestRunShowsControlCharactersInsteadOfObeyingThem(t *testing.T) {
+	c := startConsole(t, "showcase")
+	c.expect("you> ")
+	c.send("paste")
+	c.expect("Paste the text")
+	c.send("hi\x1b]0;pwned\x07there\u009b2J")
+	c.expect(`hi\x1b]0;pwned\x07there\u009b2J”`)
+	if out := c.text(); strings.ContainsAny(out, "\x1b\x07\u009b") {
+		t.Errorf("control characters reached the terminal:\n%q", out)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\n\tindented\n", "plain text\n\tindented\n"},
+		{"a\x1b[2Jb", `a\x1b[2Jb`},
+		{"bell\x07 del\x7f cr\r", `bell\x07 del\x7f cr\x0d`},
+		{"c1 \u009b csi, é kept", `c1 \u009b csi, é kept`},
+		{"bad \xff byte", `bad \xff byte`},
+	} {
+		var sb strings.Builder
+		n, err := printable{&sb}.Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) {
+			t.Errorf("Write(%q) = %d, %v; want %d, nil", tc.in, n, err, len(tc.in))
+		}
+		if sb.String() != tc.want {
+			t.Errorf("Write(%q) wrote %q, want %q", tc.in, sb.String(), tc.want)
+		}
+	}
+}
