@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -107,7 +108,7 @@ func (db *DB) commit(writes ...*write) error {
 		return err
 	}
 	for _, w := range writes {
-		if err := w.fn(w.ctx, tx); err != nil {
+		if err := w.run(tx); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -120,4 +121,15 @@ func (db *DB) commit(writes ...*write) error {
 		w.err = nil
 	}
 	return nil
+}
+
+// run runs the write's work in tx. A panic is its error: it must not leave
+// the queue without a leader, and the writes grouped with it waiting.
+func (w *write) run(tx *sql.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: a write panicked: %v", p)
+		}
+	}()
+	return w.fn(w.ctx, tx)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,5 +124,33 @@ func TestOneFailingWriteOfAGroupFailsAlone(t *testing.T) {
 	}
 	if len(nodes) != 1 || nodes[0].ID != ok.ID {
 		t.Errorf("nodes of %s = %+v, want only the good write's", good.ID, nodes)
+	}
+}
+
+func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
+	db := MustOpen(t)
+	c := newConversation(t, db, "s", "c")
+	release := holdWriter(t, db)
+	var wg sync.WaitGroup
+	var panicked, appended error
+	wg.Go(func() {
+		panicked = db.tx(context.Background(), func(context.Context, *sql.Tx) error { panic("broken write") })
+	})
+	queued(t, db, 1)
+	wg.Go(func() {
+		_, appended = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, AppendOptions{})
+	})
+	queued(t, db, 2)
+	release()
+	wg.Wait()
+	if panicked == nil || !strings.Contains(panicked.Error(), "broken write") {
+		t.Errorf("the panicking write: err = %v, want its panic as an error", panicked)
+	}
+	if appended != nil {
+		t.Errorf("the write grouped with it: %v", appended)
+	}
+	// The queue has a leader again: the next write goes through.
+	if _, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"after"}`)}, AppendOptions{}); err != nil {
+		t.Errorf("a write after: %v", err)
 	}
 }
