@@ -110,7 +110,11 @@ func (s *Service) Create(ctx context.Context, session, agentName string) (tree.C
 	if agentName != "" {
 		var ok bool
 		if a, ok = s.agents.Get(agentName); !ok {
-			return tree.Conversation{}, apperr.Errorf(apperr.Invalid, "There is no agent %q.", agentName)
+			var names []string
+			for _, a := range s.agents.All() {
+				names = append(names, a.Name)
+			}
+			return tree.Conversation{}, apperr.Errorf(apperr.Invalid, "There is no agent %q; the agents are %s.", agentName, strings.Join(names, ", "))
 		}
 	}
 	if err := s.store.EnsureSession(ctx, session); err != nil {
