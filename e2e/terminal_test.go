@@ -336,3 +336,32 @@ func TestTerminalContinue(t *testing.T) {
 	b.expectNot("! ")
 	b.exit()
 }
+
+// Ctrl-C while the agent waits stops its turn, the way the browser's Stop
+// does; Ctrl-C at the message prompt ends the program cleanly.
+func TestTerminalCtrlC(t *testing.T) {
+	a := startTerm(t, "--agent", "showcase")
+	a.say("confirm")
+	a.expect("[y/n]: ")
+	if err := a.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	a.expect("(Stopped.)")
+	a.say("pick a colour")
+	a.expect("Pick one [1-")
+	a.send("2")
+	a.expect("The theme is now")
+
+	a.expect("you> ")
+	if err := a.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("chat did not exit on Ctrl-C at the prompt")
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("chat exited with %d, want 0", code)
+	}
+}

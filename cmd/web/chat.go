@@ -48,8 +48,9 @@ func parseChat(args []string, stderr io.Writer) (chatConfig, error) {
 
 // chatCmd runs the demo agents at the terminal: messages and answers are
 // read from stdin, the conversation is written to stdout, and warnings are
-// logged to stderr. It ends when stdin does.
-func chatCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+// logged to stderr. It ends when stdin does, or on Ctrl-C at the message
+// prompt; Ctrl-C while the agent works stops its turn.
+func chatCmd(ctx context.Context, args []string, getenv func(string) string, interrupts <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := parseChat(args, stderr)
 	if err != nil {
 		return err
@@ -67,7 +68,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, std
 	prompters.Register(agents.PickFlight.Name, term.PromptFunc(promptFlight))
 	return term.Run(ctx, term.Config{
 		Chat: svc, Session: cfg.session, Conversation: cfg.conversation, Agent: cfg.agent,
-		Prompters: prompters, In: stdin, Out: stdout, Echo: !isTerminal(stdin),
+		Prompters: prompters, In: stdin, Out: stdout, Echo: !isTerminal(stdin), Interrupts: interrupts,
 	})
 }
 

@@ -16,25 +16,39 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	// Ctrl-C is the command's to interpret: the server shuts down, the
+	// terminal chat stops the agent's turn first.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	if err := run(ctx, os.Args[1:], os.Getenv, interrupts, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "sweatpants:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the whole program, parameterized so tests can call it.
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+// run is the whole program, parameterized so tests can call it. It ends when
+// ctx does; interrupts delivers Ctrl-C.
+func run(ctx context.Context, args []string, getenv func(string) string, interrupts <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "serve":
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-interrupts:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		return serve(ctx, args, getenv, stdout, stderr)
 	case "chat":
-		return chatCmd(ctx, args, getenv, stdin, stdout, stderr)
+		return chatCmd(ctx, args, getenv, interrupts, stdin, stdout, stderr)
 	default:
 		return fmt.Errorf("unknown command %q (try: serve, chat)", cmd)
 	}

@@ -10,6 +10,10 @@
 // declines, /c cancels, /r refuses a device permission, /o <words> answers
 // in one's own words (other), /? lists the ones a question allows. At a
 // numbered or yes/no prompt, words that are neither are the answer other.
+//
+// Ctrl-C (an interrupt, when Config.Interrupts delivers them) stops the
+// agent's turn while it works or waits for an answer, as the browser's Stop
+// button does; at the message prompt it ends the session, as Ctrl-D does.
 package term
 
 import (
@@ -18,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -34,6 +39,7 @@ type Chat interface {
 	Send(ctx context.Context, session, id, text string) error
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
+	Stop(ctx context.Context, session, id string) error
 }
 
 // Config is what Run needs.
@@ -51,6 +57,8 @@ type Config struct {
 	// a terminal (which echoes it itself), so the output reads as a
 	// transcript.
 	Echo bool
+	// Interrupts delivers Ctrl-C; nil when the caller handles it itself.
+	Interrupts <-chan os.Signal
 }
 
 // Run holds the conversation at the terminal until the input ends or ctx
@@ -176,9 +184,22 @@ func (t *terminal) loop(ctx context.Context) error {
 		select {
 		case u := <-t.changes:
 			t.apply(u)
+		case <-t.cfg.Interrupts:
+			t.stop(ctx)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// stop stops the turn that works or waits, on Ctrl-C.
+func (t *terminal) stop(ctx context.Context) {
+	err := t.cfg.Chat.Stop(ctx, t.cfg.Session, t.id)
+	switch {
+	case err == nil:
+		t.say("  (stopping the agent; Ctrl-C at the prompt ends the session)")
+	case apperr.CodeOf(err) != apperr.Conflict: // a turn that just ended has nothing to stop
+		t.say("  ! %s", apperr.MessageOf(err))
 	}
 }
 
@@ -193,7 +214,7 @@ func (t *terminal) message(ctx context.Context) error {
 		return nil
 	}
 	if strings.HasPrefix(line, "/") {
-		t.say("  ! %s means something only while a question waits; end with Ctrl-D.", line)
+		t.say("  ! %s means something only while a question waits; end with Ctrl-D or Ctrl-C.", line)
 		return nil
 	}
 	if err := t.cfg.Chat.Send(ctx, t.cfg.Session, t.id, line); err != nil {
@@ -228,6 +249,14 @@ func (t *terminal) read(ctx context.Context, label string, gone func() bool) (st
 			}
 			t.prompted = false
 			return line, nil
+		case <-t.cfg.Interrupts:
+			if t.asking == "" { // the message prompt: the end, like Ctrl-D
+				fmt.Fprintln(t.out)
+				return "", io.EOF
+			}
+			t.stop(ctx)
+			t.answered[t.asking] = true // withdrawn: not to be asked again
+			return "", errWithdrawn
 		case u := <-t.changes:
 			printed := t.apply(u)
 			if gone != nil && gone() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ type console struct {
 	in   *io.PipeWriter
 	db   *store.DB
 	done chan error
+	// interrupt delivers a Ctrl-C.
+	interrupt chan os.Signal
 
 	mu      sync.Mutex
 	out     strings.Builder
@@ -39,10 +42,10 @@ func startConsole(t *testing.T, agent string) *console {
 	}
 	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.DiscardHandler))
 	r, w := io.Pipe()
-	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{})}
+	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: agent, In: r, Out: c, Echo: true})
+		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: agent, In: r, Out: c, Echo: true, Interrupts: c.interrupt})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -227,5 +230,40 @@ func TestPrintable(t *testing.T) {
 		if sb.String() != tc.want {
 			t.Errorf("Write(%q) wrote %q, want %q", tc.in, sb.String(), tc.want)
 		}
+	}
+}
+
+// Ctrl-C at a question stops the turn, as the browser's Stop does; at the
+// message prompt it ends the session.
+func TestRunCtrlCStopsTheTurnThenEnds(t *testing.T) {
+	c := startConsole(t, "showcase")
+	c.expect("you> ")
+	c.send("confirm")
+	c.expect("Delete all your drafts?")
+	c.expect("[y/n]: ")
+	c.interrupt <- os.Interrupt
+	c.expect("(stopping the agent")
+	c.expect("(Stopped.)")
+	c.expect("you> ")
+	if !strings.Contains(c.text(), "Delete all your drafts?") || strings.Count(c.text(), "Delete all your drafts?") != 1 {
+		t.Errorf("the withdrawn question was asked again:\n%s", c.text())
+	}
+	// The conversation goes on.
+	c.send("confirm")
+	c.expect("Delete all your drafts?")
+	c.expect("[y/n]: ")
+	c.send("y")
+	c.expect("Done: your drafts are deleted.")
+	c.expect("you> ")
+
+	c.interrupt <- os.Interrupt
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("Run after Ctrl-C at the prompt: %v", err)
+		}
+		c.done <- err // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-C at the prompt did not end the session")
 	}
 }

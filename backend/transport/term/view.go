@@ -12,7 +12,7 @@ import (
 // the conversation so far when it is continued.
 func (t *terminal) greet(v chat.View) {
 	t.say("Conversation %s with %s (model: %s).", v.Conversation.ID, v.Conversation.Agent, v.Model)
-	t.say("Type a message and press Enter; Ctrl-D ends. A question takes /d to decline, /c to cancel, /? for more.")
+	t.say("Type a message and press Enter; Ctrl-C stops the agent, Ctrl-D ends. A question takes /d to decline, /c to cancel, /? for more.")
 	for _, it := range v.Items {
 		switch {
 		case it.Kind == tree.UserMessage:
