@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
 // DefaultMaxBody is the largest request body a command accepts.
@@ -22,6 +23,9 @@ type Config struct {
 	MaxBody int64 // bytes; DefaultMaxBody when 0
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool
+	// ElicitComponents are the browser components of the application's own
+	// elicit kinds.
+	ElicitComponents templates.ElicitComponents
 }
 
 // Server serves the app.
@@ -42,6 +46,15 @@ func NewServer(cfg Config) http.Handler {
 	s := &Server{chat: cfg.Chat, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies, echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
+	// Every page and patch is rendered with the request's context, so the
+	// application's components travel in it.
+	s.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			c.SetRequest(r.WithContext(templates.WithElicitComponents(r.Context(), cfg.ElicitComponents)))
+			return next(c)
+		}
+	})
 	s.routes()
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

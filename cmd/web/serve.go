@@ -89,8 +89,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
-	// The demo's own elicit kind has its own browser component.
-	templates.RegisterElicit(agents.PickFlight.Name, templates.FlightPicker)
 	model := llm.FromEnv(getenv)
 	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model, log)
 	defer svc.Close()
@@ -102,7 +100,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           transport.NewServer(transport.Config{Chat: svc, Log: log, MaxBody: cfg.maxBody}),
+		Handler: transport.NewServer(transport.Config{Chat: svc, Log: log, MaxBody: cfg.maxBody,
+			// The demo's own elicit kind has its own browser component.
+			ElicitComponents: templates.ElicitComponents{agents.PickFlight.Name: templates.FlightPicker}}),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

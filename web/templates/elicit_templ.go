@@ -284,7 +284,7 @@ func elicitAsk(conv string, e *chat.ElicitView) templ.Component {
 			templ_7745c5c3_Var15 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if c, ok := askComponent(e.Request.Kind); ok {
+		if c, ok := askComponent(ctx, e.Request.Kind); ok {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<div class=\"elicit-body\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -628,7 +628,7 @@ func changeAnswer(conv string, it *chat.Item) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if c, ok := askComponent(it.Elicit.Request.Kind); ok {
+		if c, ok := askComponent(ctx, it.Elicit.Request.Kind); ok {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<div class=\"elicit-body\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

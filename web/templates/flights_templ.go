@@ -19,7 +19,7 @@ import (
 // (agents.PickFlight), written the way an application writes one for a kind
 // it declares: it decodes the kind's input with ElicitInput, posts its form
 // with AnswerAction and shows problems in place with FieldError; cmd/web
-// registers it with RegisterElicit. Each flight is a row of the list with
+// hands it to the transport in ElicitComponents. Each flight is a row of the list with
 // its free seats; picking a seat picks its flight (glue.js, data-group).
 func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -1,9 +1,9 @@
 package templates
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/a-h/templ"
 
@@ -18,27 +18,19 @@ import (
 // Datastar action that posts a form inside the component as the answer.
 type ElicitComponent func(conv string, e *chat.ElicitView) templ.Component
 
-// kindComponents holds the components of the kinds an application declares,
-// by kind name. Registration happens once, at start-up, before serving, so
-// this is written once and read by every render afterwards.
-var kindComponents = struct {
-	sync.RWMutex
-	byKind map[string]ElicitComponent
-}{byKind: map[string]ElicitComponent{}}
+// ElicitComponents are the browser components of the elicit kinds an
+// application declares itself, by kind name. A kind without one is shown
+// as a plain form of its output schema; the built-in kinds have theirs,
+// which an entry of the same name does not replace.
+type ElicitComponents map[string]ElicitComponent
 
-// RegisterElicit makes c the browser component of the elicit kind named
-// kind, for kinds an application declares itself; registering a kind again
-// replaces its component (a server started twice in one process registers
-// twice). It panics when the kind is built in, a programming error found at
-// start-up. A kind with no component is shown as a plain form of its output
-// schema.
-func RegisterElicit(kind string, c ElicitComponent) {
-	if _, ok := builtinComponent(kind); ok || kind == elicit.FormKind {
-		panic("templates: elicit kind " + kind + " is built in")
-	}
-	kindComponents.Lock()
-	defer kindComponents.Unlock()
-	kindComponents.byKind[kind] = c
+type componentsKey struct{}
+
+// WithElicitComponents returns ctx carrying cs, for the pages and patches
+// rendered with it: the transport puts an application's components into
+// every request's context.
+func WithElicitComponents(ctx context.Context, cs ElicitComponents) context.Context {
+	return context.WithValue(ctx, componentsKey{}, cs)
 }
 
 // builtinComponent returns the component of a built-in kind other than the
@@ -59,14 +51,14 @@ func builtinComponent(kind string) (ElicitComponent, bool) {
 	return nil, false
 }
 
-// askComponent is the component that shows a pending request of kind.
-func askComponent(kind string) (ElicitComponent, bool) {
+// askComponent is the component that shows a pending request of kind: a
+// built-in one, else the application's from ctx.
+func askComponent(ctx context.Context, kind string) (ElicitComponent, bool) {
 	if c, ok := builtinComponent(kind); ok {
 		return c, true
 	}
-	kindComponents.RLock()
-	defer kindComponents.RUnlock()
-	c, ok := kindComponents.byKind[kind]
+	cs, _ := ctx.Value(componentsKey{}).(ElicitComponents)
+	c, ok := cs[kind]
 	return c, ok
 }
 
