@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
@@ -63,7 +64,16 @@ func (s *Server) inspectorStream(c echo.Context) error {
 		if err := patch(sse, templates.Inspector(in)); err != nil {
 			return nil
 		}
+		rendered := time.Now()
 		if !awaitTreeChange(ctx, sub, sse) {
+			return nil
+		}
+		// The whole tree is drawn again on a change: while a turn moves
+		// fast (a reply streaming in), draw it at most so often, with
+		// every change up to then.
+		select {
+		case <-time.After(time.Until(rendered.Add(inspectorEvery))):
+		case <-ctx.Done():
 			return nil
 		}
 		if in, err = s.chat.Inspect(ctx, sessionOf(c), c.Param("id"), at); err != nil {
@@ -72,6 +82,9 @@ func (s *Server) inspectorStream(c echo.Context) error {
 		}
 	}
 }
+
+// inspectorEvery is the shortest time between two drawings of the tree.
+const inspectorEvery = 200 * time.Millisecond
 
 // awaitTreeChange waits until the conversation changes in a way the tree
 // shows, passing notices through meanwhile. It reports false when the
