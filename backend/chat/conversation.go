@@ -338,7 +338,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		}
 	}
 	if w == nil {
-		w = newWaiter(0) // appendLocked gives it its node
+		w = newWaiter(0) // a new request's node is given it when appended
 		if n, ok := l.requestNodeLocked(req.ID); ok && replayed {
 			w.node = n.ID
 		}
@@ -347,12 +347,10 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	w.progress = runtime.ElicitProgress.Get(ctx)
 	if replayed {
 		l.broadcastItemLocked(req.ID)
-	} else {
-		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
-			delete(l.pending, req.ID)
-			l.mu.Unlock()
-			return elicit.Response{}, err
-		}
+	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
+		delete(l.pending, req.ID)
+		l.mu.Unlock()
+		return elicit.Response{}, err
 	}
 	if q := l.queueLocked(); len(q) > 1 {
 		for _, eid := range q { // each learns the queue grew
