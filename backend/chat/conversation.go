@@ -352,12 +352,8 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		l.mu.Unlock()
 		return elicit.Response{}, err
 	}
-	if q := l.queueLocked(); len(q) > 1 {
-		for _, eid := range q { // each learns the queue grew
-			if eid != req.ID {
-				l.broadcastItemLocked(eid)
-			}
-		}
+	if len(l.pending) > 1 {
+		l.broadcastQueueLocked(req.ID) // each learns the queue grew
 	}
 	l.broadcastStatusLocked()
 	l.mu.Unlock()
@@ -578,11 +574,19 @@ func (l *conversation) deliverLocked(ctx context.Context, req elicit.Request, re
 	delete(l.rejected, req.ID)
 	w.answer <- resp
 	l.broadcastItemLocked(req.ID)
-	for _, eid := range l.queueLocked() { // each moves up the queue
-		l.broadcastItemLocked(eid)
-	}
+	l.broadcastQueueLocked("") // each moves up the queue
 	l.broadcastStatusLocked()
 	return nil
+}
+
+// broadcastQueueLocked re-sends every question in the queue but skip, whose
+// place in it changed.
+func (l *conversation) broadcastQueueLocked(skip string) {
+	for _, eid := range l.queueLocked() {
+		if eid != skip {
+			l.broadcastItemLocked(eid)
+		}
+	}
 }
 
 // responseLocked returns the recorded answer to elicit eid on the path.
