@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -143,6 +144,50 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 		return tree.Node{}, fmt.Errorf("append %s node: %w", n.Kind, err)
 	}
 	return n, nil
+}
+
+// AppendChain records nodes as a chain hung from the conversation's HEAD,
+// each the child of the one before, and moves HEAD to the last, in one
+// transaction: one commit for what would otherwise take one each. It
+// returns the nodes with their ids, parents and times set.
+func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, error) {
+	if len(nodes) == 0 {
+		return nil, nil
+	}
+	at := db.now()
+	out := slices.Clone(nodes)
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for i := range out {
+			n := &out[i]
+			n.At = at
+			var ref any
+			if n.Ref != "" {
+				ref = n.Ref
+			}
+			if i == 0 {
+				if err := tx.StmtContext(ctx, db.stmts.appendAtHead).QueryRowContext(ctx,
+					string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli(), n.Conversation).Scan(&n.ID, &n.Parent); err != nil {
+					return err
+				}
+				continue
+			}
+			n.Parent = out[i-1].ID
+			res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
+				n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
+			if err != nil {
+				return err
+			}
+			if n.ID, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		_, err := db.setHead(ctx, tx, out[0].Conversation, out[0].Parent, out[len(out)-1].ID, nil)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append %d nodes: %w", len(nodes), err)
+	}
+	return out, nil
 }
 
 // MoveHead makes node to the HEAD of the conversation and logs the move.

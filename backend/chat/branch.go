@@ -59,13 +59,9 @@ func (l *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bo
 	return b
 }
 
+// responseNodeLocked finds the answer to elicit eid on the path.
 func (l *conversation) responseNodeLocked(eid string) (tree.Node, bool) {
-	for i := len(l.path) - 1; i >= 0; i-- {
-		if n := l.path[i]; n.Kind == tree.ElicitResponse && n.Ref == eid {
-			return n, true
-		}
-	}
-	return tree.Node{}, false
+	return l.onPathByRefLocked(eid, tree.ElicitResponse)
 }
 
 // newestUnder returns the newest node of the subtree rooted at id: where
@@ -109,7 +105,7 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	if !ok {
 		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	orig, ok := l.nodes[msgID]
 	if !ok || orig.Kind != tree.UserMessage {
@@ -135,7 +131,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 		return err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	n, err := l.branchNode(node)
 	if err != nil {
@@ -170,7 +166,7 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 		return err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	old, ok := l.responseNodeLocked(eid)
 	if !ok {

@@ -97,7 +97,7 @@ func plain(msgs []message) []llm.Message {
 // turn's message, with the summaries of earlier turns and this one's.
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	l := t.l
-	l.mu.Lock()
+	l.lock() // the history has the answer the turn was handed
 	msgs := historyOf(l.path, t.id)
 	l.mu.Unlock()
 	if t.summary != nil {

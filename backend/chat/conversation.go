@@ -32,6 +32,7 @@ type conversation struct {
 	conv     tree.Conversation
 	nodes    map[int64]tree.Node
 	children map[int64][]int64 // parent id → child ids, oldest first
+	byRef    map[string][]int64 // call or elicit id → the nodes that carry it, oldest first
 	path     []tree.Node       // root to HEAD
 	current  *turn             // the running turn, if any
 	status   Status
@@ -41,6 +42,7 @@ type conversation struct {
 	seq      int64
 	notice   Notice    // shown on the conversation's pages until the next command
 	active   time.Time // when the last node was recorded
+	held     *heldAnswer
 }
 
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
@@ -48,6 +50,7 @@ func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conver
 		svc: s, conv: c,
 		nodes:    make(map[int64]tree.Node, len(nodes)),
 		children: map[int64][]int64{},
+		byRef:    map[string][]int64{},
 		pending:  map[string]*waiter{},
 		rejected: map[string]*ElicitView{},
 		subs:     map[*Subscription]struct{}{},
@@ -62,17 +65,36 @@ func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conver
 func (l *conversation) addNode(n tree.Node) {
 	l.nodes[n.ID] = n
 	l.children[n.Parent] = append(l.children[n.Parent], n.ID)
+	if n.Ref != "" {
+		l.byRef[n.Ref] = append(l.byRef[n.Ref], n.ID)
+	}
+}
+
+// onPathByRefLocked returns the newest node of kind that carries ref and is
+// on the path; it looks only at the nodes that carry ref, so it costs the
+// same however long the conversation. l.mu is held.
+func (l *conversation) onPathByRefLocked(ref string, kind tree.Kind) (tree.Node, bool) {
+	ids := l.byRef[ref]
+	for i := len(ids) - 1; i >= 0; i-- {
+		if n, ok := l.nodes[ids[i]]; ok && n.Kind == kind && l.onPathLocked(n.ID) {
+			return n, true
+		}
+	}
+	return tree.Node{}, false
 }
 
 // waiter is an elicit waiting for its answer.
 type waiter struct {
-	node     int64 // the request's node
+	node     int64          // the request's node
+	req      elicit.Request // as recorded
 	answer   chan elicit.Response
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
 }
 
-func newWaiter(node int64) *waiter { return &waiter{node: node, answer: make(chan elicit.Response, 1)} }
+func newWaiter(node int64, req elicit.Request) *waiter {
+	return &waiter{node: node, req: req, answer: make(chan elicit.Response, 1)}
+}
 
 func (l *conversation) isPending(ref string) bool {
 	_, ok := l.pending[ref]
@@ -140,13 +162,44 @@ func (l *conversation) view() View {
 }
 
 // appendLocked records n durably as a child of HEAD (or of n.Parent when
-// opts.Fork is set), makes it HEAD and tells subscribers; l.mu is held.
+// opts.Fork is set), makes it HEAD and tells subscribers; l.mu is held. An
+// answer held for the turn's next record is written with n, in the same
+// commit, when n goes plainly on HEAD.
 func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
 	n.Conversation = l.conv.ID
+	if h := l.held; h != nil {
+		l.held = nil
+		h.timer.Stop()
+		if opts == (store.AppendOptions{}) {
+			if both, err := l.svc.store.AppendChain(ctx, []tree.Node{h.node, n}); err == nil {
+				l.recordedLocked(both[0], opts)
+				l.settleLocked(h, nil)
+				l.recordedLocked(both[1], opts)
+				return both[1], nil
+			}
+			// Written apart, one's failure is not the other's.
+		}
+		_, err := l.writeLocked(ctx, h.node, store.AppendOptions{})
+		l.settleLocked(h, err)
+		if err != nil {
+			return tree.Node{}, err
+		}
+	}
+	return l.writeLocked(ctx, n, opts)
+}
+
+// writeLocked records n alone; see appendLocked.
+func (l *conversation) writeLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
 	n, err := l.svc.store.Append(ctx, n, opts)
 	if err != nil {
 		return n, err
 	}
+	l.recordedLocked(n, opts)
+	return n, nil
+}
+
+// recordedLocked adds n, just recorded, to memory and tells subscribers.
+func (l *conversation) recordedLocked(n tree.Node, opts store.AppendOptions) {
 	l.active = time.Now()
 	l.addNode(n)
 	if w := l.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
@@ -156,7 +209,7 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 		if it, ok := l.sideItemLocked(n); ok {
 			l.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
 		}
-		return n, nil
+		return
 	}
 	l.conv.Head = n.ID
 	if n.Parent == headOf(l.path) {
@@ -167,11 +220,10 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 			}
 			l.broadcastLocked(Change{Item: &items[0], New: true})
 		}
-		return n, nil
+		return
 	}
 	l.path = l.pathTo(n.ID)
 	l.resyncLocked()
-	return n, nil
 }
 
 func headOf(path []tree.Node) int64 {
@@ -332,14 +384,16 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	w := l.pending[req.ID] // made already when the conversation was loaded
 	if w == nil && replayed {
 		// Answered while the replay was on its way here.
+		l.flushLocked()
 		if resp, ok := l.responseLocked(req.ID); ok {
 			l.mu.Unlock()
 			return resp, nil
 		}
 	}
 	if w == nil {
-		w = newWaiter(0) // a new request's node is given it when appended
-		if n, ok := l.requestNodeLocked(req.ID); ok && replayed {
+		w = newWaiter(0, req) // a new request's node is given it when appended
+		if replayed {
+			n, _ := l.requestNodeLocked(req.ID)
 			w.node = n.ID
 		}
 		l.pending[req.ID] = w
@@ -416,6 +470,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		return *rec.Response, nil
 	}
 	l := t.l
+	l.flush() // an answer the call follows is written before it starts
 	start := time.Now()
 	resp, err := l.svc.model.Complete(ctx, req, func(delta string) {
 		l.mu.Lock()
@@ -518,17 +573,26 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 		return err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	h, err := l.answer(eid, a)
+	if err != nil {
+		return err
+	}
+	return h.wait()
+}
+
+// answer checks a and hands it to the turn waiting on eid.
+func (l *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
+	l.lock()
 	defer l.mu.Unlock()
 	if !l.isPending(eid) {
-		return l.notPendingLocked(eid)
+		return nil, l.notPendingLocked(eid)
 	}
 	req := l.requestLocked(eid)
 	resp, problem := checkAnswer(req, a)
 	if problem != nil {
-		return l.rejectLocked(req, a.Form, problem)
+		return nil, l.rejectLocked(req, a.Form, problem)
 	}
-	return l.deliverLocked(ctx, req, resp)
+	return l.deliverLocked(req, resp)
 }
 
 // Progress hands progress an implementation reports on pending elicit eid
@@ -544,7 +608,7 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		return err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	l.lock()
 	w, ok := l.pending[eid]
 	if !ok {
 		defer l.mu.Unlock()
@@ -560,25 +624,6 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 	return nil
 }
 
-// deliverLocked records resp as the answer to the pending request req and
-// hands it to the turn waiting on it. l.mu is held.
-func (l *conversation) deliverLocked(ctx context.Context, req elicit.Request, resp elicit.Response) error {
-	w, ok := l.pending[req.ID]
-	if !ok {
-		return l.notPendingLocked(req.ID)
-	}
-	if _, err := l.appendLocked(ctx, tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)}, store.AppendOptions{}); err != nil {
-		return err
-	}
-	delete(l.pending, req.ID)
-	delete(l.rejected, req.ID)
-	w.answer <- resp
-	l.broadcastItemLocked(req.ID)
-	l.broadcastQueueLocked("") // each moves up the queue
-	l.broadcastStatusLocked()
-	return nil
-}
-
 // broadcastQueueLocked re-sends every question in the queue but skip, whose
 // place in it changed.
 func (l *conversation) broadcastQueueLocked(skip string) {
@@ -591,14 +636,13 @@ func (l *conversation) broadcastQueueLocked(skip string) {
 
 // responseLocked returns the recorded answer to elicit eid on the path.
 func (l *conversation) responseLocked(eid string) (elicit.Response, bool) {
-	for i := len(l.path) - 1; i >= 0; i-- {
-		if n := l.path[i]; n.Kind == tree.ElicitResponse && n.Ref == eid {
-			var resp elicit.Response
-			json.Unmarshal(n.Payload, &resp)
-			return resp, true
-		}
+	n, ok := l.responseNodeLocked(eid)
+	if !ok {
+		return elicit.Response{}, false
 	}
-	return elicit.Response{}, false
+	var resp elicit.Response
+	json.Unmarshal(n.Payload, &resp)
+	return resp, true
 }
 
 // checkAnswer converts an answer as it arrived into a response and checks
@@ -638,6 +682,9 @@ func (l *conversation) rejectLocked(req elicit.Request, form url.Values, problem
 }
 
 func (l *conversation) requestLocked(eid string) elicit.Request {
+	if w := l.pending[eid]; w != nil {
+		return w.req
+	}
 	var req elicit.Request
 	if n, ok := l.requestNodeLocked(eid); ok {
 		json.Unmarshal(n.Payload, &req)
@@ -647,14 +694,9 @@ func (l *conversation) requestLocked(eid string) elicit.Request {
 
 // notPendingLocked explains why eid cannot be answered.
 func (l *conversation) notPendingLocked(eid string) error {
-	for _, n := range l.path {
-		if n.Ref != eid {
-			continue
-		}
-		for _, m := range l.path {
-			if m.Kind == tree.ElicitResponse && m.Ref == eid {
-				return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
-			}
+	if _, ok := l.requestNodeLocked(eid); ok {
+		if _, answered := l.responseNodeLocked(eid); answered {
+			return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
 		}
 		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
 	}
@@ -706,15 +748,9 @@ func (l *conversation) liveLocked(e *ElicitView) {
 	e.Position, e.Queued = slices.Index(q, eid)+1, len(q)
 }
 
-// requestNodeLocked finds the request of elicit eid on the path, newest
-// first: the one a turn waits on is near HEAD.
+// requestNodeLocked finds the request of elicit eid on the path.
 func (l *conversation) requestNodeLocked(eid string) (tree.Node, bool) {
-	for i := len(l.path) - 1; i >= 0; i-- {
-		if n := l.path[i]; n.Kind == tree.ElicitRequest && n.Ref == eid {
-			return n, true
-		}
-	}
-	return tree.Node{}, false
+	return l.onPathByRefLocked(eid, tree.ElicitRequest)
 }
 
 func (l *conversation) broadcastStatusLocked() {
@@ -749,7 +785,7 @@ func (s *Service) notice(session, id string, n Notice) {
 	if l == nil || l.conv.Session != session {
 		return
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	if n == l.notice {
 		return // most commands clear a notice that is not there

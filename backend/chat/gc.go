@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
@@ -37,7 +38,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 	if GCRetention.Get(ctx) <= 0 {
 		cutoff = time.Now().Add(time.Hour)
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 
 	keep := map[int64]bool{}
@@ -91,6 +92,12 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 		return Collected{}, err
 	}
 	for _, nid := range doomed {
+		if ref := l.nodes[nid].Ref; ref != "" {
+			l.byRef[ref] = slices.DeleteFunc(l.byRef[ref], func(id int64) bool { return id == nid })
+			if len(l.byRef[ref]) == 0 {
+				delete(l.byRef, ref)
+			}
+		}
 		delete(l.nodes, nid)
 		delete(l.children, nid)
 	}

@@ -38,7 +38,7 @@ func (s *Service) Inspect(ctx context.Context, session, id string, at int64) (In
 	if err != nil {
 		return Inspection{}, err
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	in := Inspection{
 		Conversation: l.conv,
@@ -91,7 +91,7 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 	if i < 0 {
 		return apperr.Errorf(apperr.NotFound, "There is no reflog entry %d in this conversation.", entry)
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	e := reflog[i]
 	return s.moveHeadLocked(ctx, l, l.newestUnder(e.Head), tree.Move{Action: tree.ActRecover, Detail: "the state after " + string(e.Action) + " " + e.Detail})

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ type Store interface {
 	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error)
+	AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, error)
 	MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error)
 	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
 	LogMove(ctx context.Context, conversation string, prev, head int64, move tree.Move) error
@@ -77,6 +80,12 @@ func New(store Store, reg *agents.Registry, model llm.Provider, log *slog.Logger
 func (s *Service) Close() {
 	s.cancel()
 	s.turns.Wait()
+	s.mu.Lock()
+	live := slices.Collect(maps.Values(s.live))
+	s.mu.Unlock()
+	for _, l := range live {
+		l.flush() // an answer a stopped turn was handed is kept
+	}
 }
 
 // SetCompactAfter sets how many messages a branch may give the model
@@ -137,7 +146,7 @@ func (s *Service) View(ctx context.Context, session, id string) (View, error) {
 		return View{}, err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	return l.view(), nil
 }
@@ -203,7 +212,9 @@ func (s *Service) resumeLocked(l *conversation) {
 	msg, record := l.path[i], journalOf(l.path[i+1:])
 	for ref, n := range record.calls {
 		if _, answered := record.responses[ref]; n.Kind == tree.ElicitRequest && !answered {
-			l.pending[ref] = newWaiter(n.ID)
+			var req elicit.Request
+			json.Unmarshal(n.Payload, &req)
+			l.pending[ref] = newWaiter(n.ID, req)
 		}
 	}
 	var m tree.Message
@@ -243,7 +254,7 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		return err
 	}
 	defer s.release(l)
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	if l.current == nil {
 		return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
@@ -302,7 +313,7 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 	if !ok {
 		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
 	}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	if l.running() {
 		// While the agent waits on a question, a message either answers it
@@ -312,7 +323,12 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 			return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Wait for it to finish, or stop it.")
 		}
 		if req.Allows(elicit.Other) && answersInWords(req, text) {
-			return l.deliverLocked(ctx, req, elicit.Response{Action: elicit.Other, Text: text})
+			h, err := l.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: text})
+			if err != nil {
+				return err
+			}
+			l.flushLocked()
+			return h.err
 		}
 		return s.sideQuestLocked(ctx, l, req, text)
 	}

@@ -136,7 +136,7 @@ func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) 
 		return // shutting down; the question stays unanswered in the record
 	}
 	wctx := context.WithoutCancel(ctx)
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	aside := store.AppendOptions{Fork: true, Aside: true}
 	sample, err := l.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: mustJSON(rec)}, aside)

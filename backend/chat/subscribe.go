@@ -40,7 +40,7 @@ func (s *Service) Subscribe(ctx context.Context, session, id string) (*Subscript
 		return nil, View{}, err
 	}
 	sub := &Subscription{l: l, ready: make(chan struct{}, 1)}
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	l.subs[sub] = struct{}{}
 	return sub, l.view(), nil

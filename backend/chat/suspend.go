@@ -39,7 +39,7 @@ func (s *Service) idle(l *conversation) {
 // suspend ends l's turn and drops l from memory if the turn does nothing
 // but wait for answers, nobody holds l, and nothing was recorded for quiet.
 func (s *Service) suspend(l *conversation, quiet time.Duration) {
-	l.mu.Lock()
+	l.lock()
 	defer l.mu.Unlock()
 	t := l.current
 	if t == nil || len(l.pending) == 0 || len(l.subs) > 0 || time.Since(l.active) < quiet {

@@ -1,0 +1,109 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// An answer is handed to the turn waiting on it before it is written, and
+// written together with what the turn records next: most often, a few
+// microseconds later, the turn's next question. The two then take one
+// commit instead of two, which is most of the cost of a resume. Whoever
+// handed the answer in hears it was accepted only once it is written, so an
+// answer is as durable as before when the user is told of it; a crash
+// before then loses an answer nobody was told was kept, and the question
+// is asked again.
+//
+// The answer waits for no longer than holdFor, and no one else sees the
+// conversation while it waits: every command, page and read of the record
+// takes l.mu through lock, which writes a held answer first. Only the
+// turn's own primitives, which record something at once, take l.mu
+// without it, so that the answer goes with what they record. A model call
+// writes the answer before it starts, as it will take long.
+
+// holdFor is how long an answer waits for the turn's next record before it
+// is written alone.
+const holdFor = time.Millisecond
+
+// heldAnswer is an answer handed to its turn and not yet written.
+type heldAnswer struct {
+	node  tree.Node // the response, without its id
+	timer *time.Timer
+	done  chan struct{} // closed when the write is over, err set
+	err   error
+}
+
+// wait returns once the answer is written, with the write's error.
+func (h *heldAnswer) wait() error {
+	<-h.done
+	return h.err
+}
+
+// lock takes l.mu, writing a held answer first.
+func (l *conversation) lock() {
+	l.mu.Lock()
+	l.flushLocked()
+}
+
+// flush writes a held answer.
+func (l *conversation) flush() {
+	l.lock()
+	l.mu.Unlock()
+}
+
+// flushLocked writes a held answer alone. l.mu is held.
+func (l *conversation) flushLocked() {
+	h := l.held
+	if h == nil {
+		return
+	}
+	l.held = nil
+	h.timer.Stop()
+	_, err := l.writeLocked(context.Background(), h.node, store.AppendOptions{})
+	l.settleLocked(h, err)
+}
+
+// deliverLocked hands resp to the turn waiting on the pending request req
+// and holds it to be written; the caller waits for that without l.mu.
+// l.mu is held.
+func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	w, ok := l.pending[req.ID]
+	if !ok {
+		return nil, l.notPendingLocked(req.ID)
+	}
+	l.flushLocked() // one at a time
+	h := &heldAnswer{
+		node: tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)},
+		done: make(chan struct{}),
+	}
+	l.held = h
+	h.timer = time.AfterFunc(holdFor, l.flush)
+	delete(l.pending, req.ID)
+	delete(l.rejected, req.ID)
+	w.answer <- resp
+	return h, nil
+}
+
+// settleLocked reports how writing a held answer went to whoever handed it
+// in and, if it was written, shows it answered. If it could not be
+// written, the turn that already has it cannot go on: its record would not
+// say why it went where it goes. l.mu is held.
+func (l *conversation) settleLocked(h *heldAnswer, err error) {
+	h.err = err
+	close(h.done)
+	if err != nil {
+		l.svc.log.Error("record an answer", "conversation", l.conv.ID, "elicit", h.node.Ref, "err", err)
+		if t := l.current; t != nil {
+			t.cancel(fmt.Errorf("the answer could not be recorded: %w", err))
+		}
+		return
+	}
+	l.broadcastItemLocked(h.node.Ref)
+	l.broadcastQueueLocked("") // each moves up the queue
+	l.broadcastStatusLocked()
+}
