@@ -31,10 +31,10 @@ type conversation struct {
 	mu       sync.Mutex
 	conv     tree.Conversation
 	nodes    map[int64]tree.Node
-	children map[int64][]int64 // parent id → child ids, oldest first
+	children map[int64][]int64  // parent id → child ids, oldest first
 	byRef    map[string][]int64 // call or elicit id → the nodes that carry it, oldest first
-	path     []tree.Node       // root to HEAD
-	current  *turn             // the running turn, if any
+	path     []tree.Node        // root to HEAD
+	current  *turn              // the running turn, if any
 	status   Status
 	pending  map[string]*waiter     // elicit id → the request waiting on it
 	rejected map[string]*ElicitView // the last rejected submission per elicit
