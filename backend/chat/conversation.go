@@ -290,6 +290,9 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	case errors.Is(err, context.Canceled) && l.svc.ctx.Err() != nil:
 		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause // ended for a reason of the service's, which says more
+		}
 		l.svc.log.Error("turn failed", "conversation", l.conv.ID, "agent", a.Name, "err", err)
 		end(tree.TurnError, userFacing(err), nil)
 	}

@@ -1,0 +1,292 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// An answer is handed to its turn before it is written, and written with
+// what the turn records next. These tests hold the service to what that
+// must not change: an answer the user was told was accepted is on disk,
+// whatever the turn does next.
+
+// writeCounter is the real store, counting the commits that record nodes
+// and failing those that fail says to.
+type writeCounter struct {
+	*store.DB
+	mu      sync.Mutex
+	commits int
+	fail    func(nodes []tree.Node) bool
+}
+
+func (w *writeCounter) count(nodes []tree.Node) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fail != nil && w.fail(nodes) {
+		return errors.New("disk says no")
+	}
+	w.commits++
+	return nil
+}
+
+func (w *writeCounter) Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
+	if err := w.count([]tree.Node{n}); err != nil {
+		return tree.Node{}, err
+	}
+	return w.DB.Append(ctx, n, opts)
+}
+
+func (w *writeCounter) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, error) {
+	if err := w.count(nodes); err != nil {
+		return nil, err
+	}
+	return w.DB.AppendChain(ctx, nodes)
+}
+
+func (w *writeCounter) reset() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.commits
+	w.commits = 0
+	return n
+}
+
+func newCountedService(t *testing.T, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter) {
+	t.Helper()
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "held.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writeCounter{DB: db}
+	svc := chat.New(w, reg, model, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { svc.Close(); db.Close() })
+	return svc, w
+}
+
+// answered returns the recorded answers to elicit eid.
+func answered(t *testing.T, db *store.DB, conv, eid string) []tree.Node {
+	t.Helper()
+	nodes, err := db.Nodes(t.Context(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []tree.Node
+	for _, n := range nodes {
+		if n.Kind == tree.ElicitResponse && n.Ref == eid {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// startSurvey starts the survey agent on n questions and returns the
+// conversation and the first question's id.
+func startSurvey(t *testing.T, svc *chat.Service, n string) (conv, eid string) {
+	t.Helper()
+	c, err := svc.Create(t.Context(), "me", "survey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", c.ID, n); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", c.ID, "the first question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	return c.ID, pendingElicit(v).Request.ID
+}
+
+func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	conv, first := startSurvey(t, svc, "3")
+	w.reset()
+
+	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := answered(t, w.DB, conv, first); len(got) != 1 {
+		t.Fatalf("Answer returned with %d answers on disk, want 1", len(got))
+	}
+	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != first
+	})
+	if n := w.reset(); n != 1 {
+		t.Errorf("the answer and the next question took %d commits, want 1", n)
+	}
+	// The page shows the first question answered and the second waiting.
+	var answeredShown bool
+	for _, it := range v.Items {
+		if it.Elicit != nil && it.Elicit.Request.ID == first && it.Elicit.State == chat.Answered {
+			answeredShown = true
+		}
+	}
+	if !answeredShown {
+		t.Errorf("the first question is not shown answered: %+v", v.Items)
+	}
+}
+
+func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
+	release := make(chan struct{})
+	thinker := agents.Chat{
+		Name: "thinker", Description: "Asks, then thinks without recording anything.",
+		Turn: func(ctx context.Context, message string) (string, error) {
+			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+				return "", err
+			}
+			select { // plain Go, no primitive: nothing for the answer to ride with
+			case <-release:
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			return "Done thinking.", nil
+		},
+	}
+	svc, w := newCountedService(t, agents.NewRegistry(thinker), llm.NewOffline())
+	c, err := svc.Create(t.Context(), "me", "thinker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	eid := pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+
+	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"tea"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := answered(t, w.DB, c.ID, eid); len(got) != 1 {
+		t.Fatalf("Answer returned with %d answers on disk while the turn thinks, want 1", len(got))
+	}
+	waitView(t, svc, "me", c.ID, "the question shown answered while the turn thinks", func(v chat.View) bool {
+		for _, it := range v.Items {
+			if it.Elicit != nil && it.Elicit.Request.ID == eid {
+				return it.Elicit.State == chat.Answered
+			}
+		}
+		return false
+	})
+	close(release)
+	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Done thinking." })
+}
+
+// answerChecker is a model that, when called, notes whether the answer the
+// call follows is on disk already.
+type answerChecker struct {
+	db        *store.DB
+	conv, eid string
+	mu        sync.Mutex
+	onDisk    []bool
+}
+
+func (m *answerChecker) Name() string { return "checker" }
+
+func (m *answerChecker) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	nodes, err := m.db.Nodes(ctx, m.conv)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	found := false
+	for _, n := range nodes {
+		found = found || (n.Kind == tree.ElicitResponse && n.Ref == m.eid)
+	}
+	m.mu.Lock()
+	m.onDisk = append(m.onDisk, found)
+	m.mu.Unlock()
+	return llm.Response{Content: "Noted."}, nil
+}
+
+func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
+	asker := agents.Chat{
+		Name: "asker", Description: "Asks, then has the model reply.",
+		Turn: func(ctx context.Context, message string) (string, error) {
+			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+				return "", err
+			}
+			resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
+			return resp.Content, err
+		},
+	}
+	model := &answerChecker{}
+	svc, w := newCountedService(t, agents.NewRegistry(asker), model)
+	c, err := svc.Create(t.Context(), "me", "asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	eid := pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+	model.db, model.conv, model.eid = w.DB, c.ID, eid
+
+	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"tea"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Noted." })
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	if len(model.onDisk) != 1 || !model.onDisk[0] {
+		t.Errorf("answer on disk when the model was called: %v, want [true]", model.onDisk)
+	}
+}
+
+func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
+	conv, first := startSurvey(t, svc, "2")
+
+	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != first
+	})
+	if got := answered(t, w.DB, conv, first); len(got) != 1 {
+		t.Errorf("%d answers recorded, want 1", len(got))
+	}
+	second := pendingElicit(v).Request.ID
+	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "Thanks") })
+}
+
+func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	conv, first := startSurvey(t, svc, "2")
+	w.mu.Lock()
+	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
+	w.mu.Unlock()
+
+	err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`))
+	if err == nil {
+		t.Fatal("Answer accepted an answer that was not written")
+	}
+	w.mu.Lock()
+	w.fail = nil
+	w.mu.Unlock()
+	v := waitView(t, svc, "me", conv, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	if got := answered(t, w.DB, conv, first); len(got) != 0 {
+		t.Errorf("%d answers recorded, want none", len(got))
+	}
+	if it := lastItem(v); it.Kind != tree.TurnError {
+		t.Errorf("last item = %+v, want the turn's failure shown", it)
+	}
+	for _, it := range v.Items {
+		if it.Elicit != nil && it.Elicit.Request.ID != first {
+			t.Errorf("the turn went on to ask %q with its answer unrecorded", it.Elicit.Request.Message)
+		}
+	}
+}
