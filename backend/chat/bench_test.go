@@ -248,6 +248,7 @@ func BenchmarkResume(b *testing.B) {
 		b.Run(string(d), func(b *testing.B) {
 			b.Run("conversations=1", func(b *testing.B) { benchResume(b, d, 1, resumeAloneAnswers) })
 			b.Run("conversations=100", func(b *testing.B) { benchResume(b, d, 100, resumeCrowdAnswers) })
+			b.Run("burst=100", func(b *testing.B) { benchResume(b, d, 100, 1) })
 		})
 	}
 }

@@ -43,6 +43,9 @@ type conversation struct {
 	notice   Notice    // shown on the conversation's pages until the next command
 	active   time.Time // when the last node was recorded
 	held     *heldAnswer
+	// lastAnswered is the waiter answered last, whose request the pages
+	// still show: kept for its decoded request.
+	lastAnswered *waiter
 }
 
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
@@ -101,6 +104,17 @@ func (l *conversation) isPending(ref string) bool {
 	return ok
 }
 
+// decoded returns the request of node n if l holds it decoded: a pending
+// one, or the one answered last. l.mu is held.
+func (l *conversation) decoded(n tree.Node) (elicit.Request, bool) {
+	for _, w := range []*waiter{l.pending[n.Ref], l.lastAnswered} {
+		if w != nil && w.node == n.ID {
+			return w.req, true
+		}
+	}
+	return elicit.Request{}, false
+}
+
 // queueLocked returns the pending elicits of the path in the order they
 // were asked: the first is the one to answer now, the rest wait their
 // turn. l.mu is held.
@@ -142,7 +156,7 @@ func (l *conversation) running() bool { return l.current != nil }
 
 // view builds the page's view; l.mu is held.
 func (l *conversation) view() View {
-	items := buildItems(l.path, l.isPending)
+	items := buildItems(l.path, l)
 	items = l.withSidesLocked(items)
 	answers := map[string]tree.Node{}
 	for _, n := range l.path {
@@ -214,7 +228,7 @@ func (l *conversation) recordedLocked(n tree.Node, opts store.AppendOptions) {
 	l.conv.Head = n.ID
 	if n.Parent == headOf(l.path) {
 		l.path = append(l.path, n)
-		if items := buildItems([]tree.Node{n}, l.isPending); len(items) == 1 {
+		if items := buildItems([]tree.Node{n}, l); len(items) == 1 {
 			if items[0].Elicit != nil {
 				l.liveLocked(items[0].Elicit)
 			}
@@ -724,7 +738,7 @@ func (l *conversation) elicitItemLocked(eid string) (Item, bool) {
 	if resp, ok := l.responseNodeLocked(eid); ok {
 		nodes = append(nodes, resp)
 	}
-	items := buildItems(nodes, l.isPending)
+	items := buildItems(nodes, l)
 	if len(items) == 0 {
 		return Item{}, false
 	}

@@ -33,6 +33,7 @@ const holdFor = time.Millisecond
 // heldAnswer is an answer handed to its turn and not yet written.
 type heldAnswer struct {
 	node  tree.Node // the response, without its id
+	asked *waiter   // what waited for it
 	timer *time.Timer
 	done  chan struct{} // closed when the write is over, err set
 	err   error
@@ -78,8 +79,9 @@ func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 	}
 	l.flushLocked() // one at a time
 	h := &heldAnswer{
-		node: tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)},
-		done: make(chan struct{}),
+		node:  tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)},
+		asked: w,
+		done:  make(chan struct{}),
 	}
 	l.held = h
 	h.timer = time.AfterFunc(holdFor, l.flush)
@@ -103,6 +105,7 @@ func (l *conversation) settleLocked(h *heldAnswer, err error) {
 		}
 		return
 	}
+	l.lastAnswered = h.asked
 	l.broadcastItemLocked(h.node.Ref)
 	l.broadcastQueueLocked("") // each moves up the queue
 	l.broadcastStatusLocked()

@@ -149,10 +149,18 @@ type Branch struct {
 	Prev, Next   int64
 }
 
+// liveElicits is what buildItems asks of the running conversation: which
+// elicits are pending, and the requests it holds decoded already, which
+// spares decoding their schemas again.
+type liveElicits interface {
+	isPending(ref string) bool
+	decoded(n tree.Node) (elicit.Request, bool)
+}
+
 // buildItems turns a path into visible items. Elicits with no response are
-// shown while pending reports them live; a question withdrawn (its turn was
+// shown while live reports them pending; a question withdrawn (its turn was
 // stopped or failed) is no longer shown.
-func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
+func buildItems(path []tree.Node, live liveElicits) []Item {
 	var items []Item
 	byRef := map[string]int{}
 	for _, n := range path {
@@ -162,10 +170,12 @@ func buildItems(path []tree.Node, pending func(ref string) bool) []Item {
 			json.Unmarshal(n.Payload, &m)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text})
 		case tree.ElicitRequest:
-			var req elicit.Request
-			json.Unmarshal(n.Payload, &req)
+			req, ok := live.decoded(n)
+			if !ok {
+				json.Unmarshal(n.Payload, &req)
+			}
 			state := Interrupted
-			if pending(n.Ref) {
+			if live.isPending(n.Ref) {
 				state = Pending
 			}
 			byRef[n.Ref] = len(items)
