@@ -154,6 +154,11 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 	if len(nodes) == 0 {
 		return nil, nil
 	}
+	for _, n := range nodes[1:] {
+		if n.Conversation != nodes[0].Conversation {
+			return nil, fmt.Errorf("append %d nodes: a chain is of one conversation, not of %q and %q", len(nodes), nodes[0].Conversation, n.Conversation)
+		}
+	}
 	at := db.now()
 	out := slices.Clone(nodes)
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {

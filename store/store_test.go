@@ -75,6 +75,51 @@ func TestAppendAndReadBack(t *testing.T) {
 	}
 }
 
+func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	c := newConversation(t, db, "s1", "c1")
+	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, err := db.AppendChain(ctx, []tree.Node{
+		{Conversation: c.ID, Kind: tree.ElicitResponse, Ref: "1-1", Payload: json.RawMessage(`{"action":"accept"}`)},
+		{Conversation: c.ID, Kind: tree.ElicitRequest, Ref: "1-2", Payload: json.RawMessage(`{"message":"next?"}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chain[0].Parent != first.ID || chain[1].Parent != chain[0].ID {
+		t.Errorf("parents = %d, %d; want %d, %d", chain[0].Parent, chain[1].Parent, first.ID, chain[0].ID)
+	}
+	got, nodes, err := db.Load(ctx, "s1", c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Head != chain[1].ID || len(nodes) != 3 {
+		t.Errorf("HEAD %d with %d nodes; want HEAD %d with 3", got.Head, len(nodes), chain[1].ID)
+	}
+
+	// A chain that cannot be written writes nothing: one across two
+	// conversations, or one whose conversation does not exist.
+	other := newConversation(t, db, "s1", "c2")
+	for _, bad := range [][]tree.Node{
+		{{Conversation: c.ID, Kind: tree.Notify, Payload: json.RawMessage(`{}`)}, {Conversation: other.ID, Kind: tree.Notify, Payload: json.RawMessage(`{}`)}},
+		{{Conversation: "nobody's", Kind: tree.Notify, Payload: json.RawMessage(`{}`)}, {Conversation: "nobody's", Kind: tree.Notify, Payload: json.RawMessage(`{}`)}},
+	} {
+		if _, err := db.AppendChain(ctx, bad); err == nil {
+			t.Errorf("the chain %v was written", bad)
+		}
+	}
+	if nodes, _ := db.Nodes(ctx, other.ID); len(nodes) != 0 {
+		t.Errorf("the other conversation has %d nodes, want none", len(nodes))
+	}
+	if got, nodes, _ := db.Load(ctx, "s1", c.ID); got.Head != chain[1].ID || len(nodes) != 3 {
+		t.Errorf("after a failed chain: HEAD %d with %d nodes; want HEAD %d with 3", got.Head, len(nodes), chain[1].ID)
+	}
+}
+
 func TestConversationOwnedBySession(t *testing.T) {
 	db := MustOpen(t)
 	newConversation(t, db, "owner", "c1")

@@ -42,7 +42,7 @@ type conversation struct {
 	seq      int64
 	notice   Notice    // shown on the conversation's pages until the next command
 	active   time.Time // when the last node was recorded
-	held     *heldAnswer
+	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
 	// lastAnswered is the waiter answered last, whose request the pages
 	// still show: kept for its decoded request.
 	lastAnswered *waiter
@@ -185,13 +185,15 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 		l.held = nil
 		h.timer.Stop()
 		if opts == (store.AppendOptions{}) {
-			if both, err := l.svc.store.AppendChain(ctx, []tree.Node{h.node, n}); err == nil {
+			both, err := l.svc.store.AppendChain(ctx, []tree.Node{h.node, n})
+			if err == nil {
 				l.recordedLocked(both[0], opts)
 				l.settleLocked(h, nil)
 				l.recordedLocked(both[1], opts)
 				return both[1], nil
 			}
 			// Written apart, one's failure is not the other's.
+			l.svc.log.Warn("an answer and the next record could not be written together; writing them apart", "conversation", l.conv.ID, "err", err)
 		}
 		_, err := l.writeLocked(ctx, h.node, store.AppendOptions{})
 		l.settleLocked(h, err)

@@ -29,7 +29,8 @@ import (
 
 // Store is what the service needs of the database. Conversation returns an
 // apperr NotFound for a conversation the session does not own; Append
-// hangs a node from HEAD, or from its Parent with Fork.
+// hangs a node from HEAD, or from its Parent with Fork; AppendChain hangs
+// several from HEAD, each under the one before, in one commit.
 type Store interface {
 	EnsureSession(ctx context.Context, id string) error
 	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
