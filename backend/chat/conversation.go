@@ -40,8 +40,8 @@ type conversation struct {
 	rejected map[string]*ElicitView // the last rejected submission per elicit
 	subs     map[*Subscription]struct{}
 	seq      int64
-	notice   Notice    // shown on the conversation's pages until the next command
-	active   time.Time // when the last node was recorded
+	notice   Notice      // shown on the conversation's pages until the next command
+	active   time.Time   // when the last node was recorded
 	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
 	// lastAnswered is the waiter answered last, whose request the pages
 	// still show: kept for its decoded request.
