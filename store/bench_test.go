@@ -49,15 +49,22 @@ func BenchmarkTreeOps(b *testing.B) {
 			}
 
 			b.Run("append", func(b *testing.B) {
+				tip, err := db.Conversation(ctx, benchSession, conv)
+				if err != nil {
+					b.Fatal(err)
+				}
+				head := tip.Head
 				var lat []time.Duration
 				for i := 0; b.Loop(); i++ {
 					for j := range treeOpsPerIter {
-						n := tree.Node{Conversation: conv, Kind: tree.Notify, Ref: fmt.Sprintf("a%d-%d", i, j), Payload: benchPayload(j)}
+						n := tree.Node{Conversation: conv, Parent: head, Kind: tree.Notify, Ref: fmt.Sprintf("a%d-%d", i, j), Payload: benchPayload(j)}
 						t0 := time.Now()
-						if _, err := db.Append(ctx, n, store.AppendOptions{}); err != nil {
+						got, err := db.Append(ctx, n, store.AppendOptions{})
+						if err != nil {
 							b.Fatal(err)
 						}
 						lat = append(lat, time.Since(t0))
+						head = got.ID
 					}
 				}
 				report(b, lat)
@@ -135,9 +142,9 @@ func buildChain(b *testing.B, db *store.DB, n int) (conv string, mid int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var turn int64
+	var turn, head int64
 	for i := range n {
-		node := tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: benchPayload(i)}
+		node := tree.Node{Conversation: c.ID, Parent: head, Kind: tree.UserMessage, Payload: benchPayload(i)}
 		if i%10 != 0 {
 			node.Kind, node.Ref = tree.Notify, strconv.FormatInt(turn, 10)+"-"+strconv.Itoa(i%10)
 		}
@@ -145,6 +152,7 @@ func buildChain(b *testing.B, db *store.DB, n int) (conv string, mid int64) {
 		if err != nil {
 			b.Fatalf("append node %d: %v", i, err)
 		}
+		head = got.ID
 		if node.Kind == tree.UserMessage {
 			turn = got.ID
 			if i <= n/2 {

@@ -133,12 +133,13 @@ func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
 	release := holdWriter(t, db)
 	var wg sync.WaitGroup
 	var panicked, appended error
+	var kept tree.Node
 	wg.Go(func() {
 		panicked = db.tx(context.Background(), func(context.Context, *sql.Tx) error { panic("broken write") })
 	})
 	queued(t, db, 1)
 	wg.Go(func() {
-		_, appended = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, AppendOptions{})
+		kept, appended = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, AppendOptions{})
 	})
 	queued(t, db, 2)
 	release()
@@ -150,7 +151,7 @@ func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
 		t.Errorf("the write grouped with it: %v", appended)
 	}
 	// The queue has a leader again: the next write goes through.
-	if _, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"after"}`)}, AppendOptions{}); err != nil {
+	if _, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Parent: kept.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"after"}`)}, AppendOptions{}); err != nil {
 		t.Errorf("a write after: %v", err)
 	}
 }

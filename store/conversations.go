@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -91,9 +92,11 @@ type AppendOptions struct {
 	Log *tree.Move
 }
 
-// Append records n as a child of the conversation's HEAD (or of n.Parent,
-// with Fork) and moves HEAD to it, in one transaction; it returns n with its
-// id, parent and time set.
+// Append records n as a child of n.Parent and moves HEAD to it, in one
+// transaction; it returns n with its id and time set. Without Fork, n.Parent
+// must be HEAD: a caller that has HEAD wrong (0 for a conversation with no
+// node yet) gets Conflict, and nothing is written. With Fork, n.Parent is
+// any node of the conversation.
 func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree.Node, error) {
 	n.At = db.now()
 	var ref any
@@ -102,13 +105,11 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 	}
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if !opts.Fork {
-			// HEAD is the new node's parent: read it as part of the insert.
-			err := tx.StmtContext(ctx, db.stmts.appendAtHead).QueryRowContext(ctx,
-				string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli(), n.Conversation).Scan(&n.ID, &n.Parent)
-			if err != nil {
+			// n.Parent is HEAD, which setHead checks as it moves it.
+			if err := db.insert(ctx, tx, &n, ref); err != nil {
 				return err
 			}
-			_, err = db.setHead(ctx, tx, n.Conversation, n.Parent, n.ID, opts.Log)
+			_, err := db.setHead(ctx, tx, n.Conversation, n.Parent, n.ID, opts.Log)
 			return err
 		}
 		head, err := db.head(ctx, tx, n.Conversation)
@@ -120,12 +121,7 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 				return err
 			}
 		}
-		res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
-			n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
-		if err != nil {
-			return err
-		}
-		if n.ID, err = res.LastInsertId(); err != nil {
+		if err := db.insert(ctx, tx, &n, ref); err != nil {
 			return err
 		}
 		if opts.Aside {
@@ -146,10 +142,10 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 	return n, nil
 }
 
-// AppendChain records nodes as a chain hung from the conversation's HEAD,
-// each the child of the one before, and moves HEAD to the last, in one
-// transaction: one commit for what would otherwise take one each. It
-// returns the nodes with their ids, parents and times set.
+// AppendChain records nodes as a chain hung from HEAD, which the first
+// node's Parent must be, each the child of the one before, and moves HEAD
+// to the last, in one transaction: one commit for what would otherwise take
+// one each. It returns the nodes with their ids, parents and times set.
 func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, error) {
 	if len(nodes) == 0 {
 		return nil, nil
@@ -165,24 +161,14 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 		for i := range out {
 			n := &out[i]
 			n.At = at
+			if i > 0 {
+				n.Parent = out[i-1].ID
+			}
 			var ref any
 			if n.Ref != "" {
 				ref = n.Ref
 			}
-			if i == 0 {
-				if err := tx.StmtContext(ctx, db.stmts.appendAtHead).QueryRowContext(ctx,
-					string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli(), n.Conversation).Scan(&n.ID, &n.Parent); err != nil {
-					return err
-				}
-				continue
-			}
-			n.Parent = out[i-1].ID
-			res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
-				n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
-			if err != nil {
-				return err
-			}
-			if n.ID, err = res.LastInsertId(); err != nil {
+			if err := db.insert(ctx, tx, n, ref); err != nil {
 				return err
 			}
 		}
@@ -190,9 +176,23 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 		return err
 	})
 	if err != nil {
+		if apperr.CodeOf(err) != apperr.Internal {
+			return nil, err
+		}
 		return nil, fmt.Errorf("append %d nodes: %w", len(nodes), err)
 	}
 	return out, nil
+}
+
+// insert adds n to the nodes and sets its id.
+func (db *DB) insert(ctx context.Context, tx *sql.Tx, n *tree.Node, ref any) error {
+	res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
+		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
+	if err != nil {
+		return err
+	}
+	n.ID, err = res.LastInsertId()
+	return err
 }
 
 // MoveHead makes node to the HEAD of the conversation and logs the move.
@@ -236,18 +236,51 @@ func (db *DB) nodeExists(ctx context.Context, tx *sql.Tx, conversation string, i
 // recencyGrain is how finely a conversation's last update is kept.
 const recencyGrain = time.Second
 
+// recency remembers when this process last moved each conversation's
+// updated_at, so that a write need not read it back to know whether it is
+// due again. A conversation it does not know of is due. It forgets all
+// once it knows recencyRemembers conversations, which costs each of them
+// one more write of updated_at. A transaction that rolls back after asking
+// leaves updated_at behind by at most recencyGrain.
+type recency struct {
+	mu   sync.Mutex
+	last map[string]int64 // conversation → the updated_at written, in ms
+}
+
+const recencyRemembers = 10_000
+
+// due reports whether conversation's updated_at is to move to now, and if
+// so, remembers that it did.
+func (r *recency) due(conversation string, now int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.last[conversation]; ok && now-t < recencyGrain.Milliseconds() {
+		return false
+	}
+	if r.last == nil || len(r.last) >= recencyRemembers {
+		r.last = map[string]int64{}
+	}
+	r.last[conversation] = now
+	return true
+}
+
 // setHead moves HEAD from prev to head and, when move is set, logs it,
-// returning the reflog entry's id.
+// returning the reflog entry's id. HEAD not at prev is Conflict.
 //
 // The conversation's updated_at, which orders a session's conversations,
 // moves only once it is recencyGrain old: it is in an index, and writing it
 // on every node would add a page to every commit.
 func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move *tree.Move) (int64, error) {
-	var updated int64
-	if err := tx.StmtContext(ctx, db.stmts.setHead).QueryRowContext(ctx, head, conversation).Scan(&updated); err != nil {
+	res, err := tx.StmtContext(ctx, db.stmts.setHead).ExecContext(ctx, head, conversation, prev)
+	if err != nil {
 		return 0, err
 	}
-	if now := db.now().UnixMilli(); now-updated >= recencyGrain.Milliseconds() {
+	if moved, err := res.RowsAffected(); err != nil {
+		return 0, err
+	} else if moved == 0 {
+		return 0, apperr.Errorf(apperr.Conflict, "The conversation moved on meanwhile: its HEAD is no longer node %d. Reload to see where it is.", prev)
+	}
+	if now := db.now().UnixMilli(); db.recent.due(conversation, now) {
 		if _, err := tx.StmtContext(ctx, db.stmts.touch).ExecContext(ctx, now, conversation); err != nil {
 			return 0, err
 		}
@@ -379,7 +412,7 @@ func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node
 // stmts are the statements of the write path, prepared once on the write
 // connection so that a write does not compile its SQL again.
 type stmts struct {
-	head, nodeExists, appendAtHead, insertNode, setHead, touch, logMove *sql.Stmt
+	head, nodeExists, insertNode, setHead, touch, logMove *sql.Stmt
 }
 
 // prepare prepares the statements on db.
@@ -390,13 +423,9 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 	}{
 		{&s.head, `SELECT head FROM conversations WHERE id = ?`},
 		{&s.nodeExists, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`},
-		// appendAtHead inserts nothing, and returns no row, for a
-		// conversation that does not exist.
-		{&s.appendAtHead, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
-			SELECT id, head, ?, ?, ?, ?, ? FROM conversations WHERE id = ? RETURNING id, parent_id`},
 		{&s.insertNode, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`},
-		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? RETURNING updated_at`},
+		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? AND head = ?`},
 		{&s.touch, `UPDATE conversations SET updated_at = ? WHERE id = ?`},
 		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`},
 	} {
@@ -412,7 +441,7 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 // close closes the statements that were prepared.
 func (s *stmts) close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.appendAtHead, s.insertNode, s.setHead, s.touch, s.logMove} {
+	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -49,6 +49,7 @@ type DB struct {
 	read   *sql.DB
 	stmts  stmts
 	writes writeQueue
+	recent recency
 	ckpt   *checkpointer
 	now    func() time.Time
 	path   string

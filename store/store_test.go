@@ -46,12 +46,14 @@ func TestAppendAndReadBack(t *testing.T) {
 	ctx := context.Background()
 	c := newConversation(t, db, "s1", "c1")
 	var ids []int64
+	var head int64
 	for _, text := range []string{"hello", "world"} {
-		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, AppendOptions{})
+		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: head, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, AppendOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, n.ID)
+		head = n.ID
 	}
 	nodes, err := db.Nodes(ctx, c.ID)
 	if err != nil {
@@ -84,7 +86,7 @@ func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	chain, err := db.AppendChain(ctx, []tree.Node{
-		{Conversation: c.ID, Kind: tree.ElicitResponse, Ref: "1-1", Payload: json.RawMessage(`{"action":"accept"}`)},
+		{Conversation: c.ID, Parent: first.ID, Kind: tree.ElicitResponse, Ref: "1-1", Payload: json.RawMessage(`{"action":"accept"}`)},
 		{Conversation: c.ID, Kind: tree.ElicitRequest, Ref: "1-2", Payload: json.RawMessage(`{"message":"next?"}`)},
 	})
 	if err != nil {
@@ -120,6 +122,31 @@ func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
 	}
 }
 
+func TestAnAppendThatHasHEADWrongIsRefused(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	c := newConversation(t, db, "s1", "c1")
+	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A writer that still thinks HEAD is the root, alone or with a chain.
+	stale := tree.Node{Conversation: c.ID, Parent: 0, Kind: tree.AssistantMessage, Payload: json.RawMessage(`{"text":"late"}`)}
+	if _, err := db.Append(ctx, stale, AppendOptions{}); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("append at a stale HEAD: %v, want Conflict", err)
+	}
+	if _, err := db.AppendChain(ctx, []tree.Node{stale, stale}); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("chain at a stale HEAD: %v, want Conflict", err)
+	}
+	got, nodes, err := db.Load(ctx, "s1", c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Head != first.ID || len(nodes) != 1 {
+		t.Errorf("HEAD %d with %d nodes, want %d with 1: a refused append writes nothing", got.Head, len(nodes), first.ID)
+	}
+}
+
 func TestConversationOwnedBySession(t *testing.T) {
 	db := MustOpen(t)
 	newConversation(t, db, "owner", "c1")
@@ -138,7 +165,7 @@ func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, _ := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.AssistantMessage, Payload: msg("hello")}, AppendOptions{})
+	reply, _ := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.ID, Kind: tree.AssistantMessage, Payload: msg("hello")}, AppendOptions{})
 	edited, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.Parent, Kind: tree.UserMessage, Payload: msg("hey")},
 		AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "hey"}})
 	if err != nil {
@@ -252,7 +279,7 @@ func TestWriteAheadLogStaysBounded(t *testing.T) {
 		if appended == 10_000 {
 			t.Fatalf("the log is still %d bytes after %d appends; want it to grow past %d", walSize(), appended, journalSizeLimit)
 		}
-		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
+		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		appended++

@@ -185,6 +185,7 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 		l.held = nil
 		h.timer.Stop()
 		if opts == (store.AppendOptions{}) {
+			h.node.Parent = l.conv.Head
 			both, err := l.svc.store.AppendChain(ctx, []tree.Node{h.node, n})
 			if err == nil {
 				l.recordedLocked(both[0], opts)
@@ -206,6 +207,9 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 
 // writeLocked records n alone; see appendLocked.
 func (l *conversation) writeLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
+	if !opts.Fork {
+		n.Parent = l.conv.Head
+	}
 	n, err := l.svc.store.Append(ctx, n, opts)
 	if err != nil {
 		return n, err
