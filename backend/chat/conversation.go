@@ -551,6 +551,9 @@ func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runt
 			}
 			return rec.Output, nil
 		}
+		// A tool may act on the world: what it acts on is recorded first, so
+		// that no effect of it follows an answer the record lacks.
+		t.l.flush()
 		out, err := next(withCallScope(ctx, id), c)
 		if errors.Is(err, context.Canceled) {
 			return out, err // stopped or shutting down: the tool did not finish

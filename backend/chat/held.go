@@ -24,7 +24,9 @@ import (
 // takes l.mu through lock, which writes a held answer first. Only the
 // turn's own primitives, which record something at once, take l.mu
 // without it, so that the answer goes with what they record. A model call
-// writes the answer before it starts, as it will take long.
+// writes the answer before it starts, as it will take long; so does a
+// tool, which may act on the world: no effect may follow an answer that a
+// crash could still take back.
 
 // holdFor is how long an answer waits for the turn's next record before it
 // is written alone.

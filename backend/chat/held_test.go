@@ -290,3 +290,44 @@ func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
 		}
 	}
 }
+
+func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
+	// The tool looks for the answer on disk, as a tool that books a flight
+	// must be able to count on what it was asked to book being recorded.
+	var db *store.DB
+	var conv, eid string
+	onDisk := make(chan bool, 1)
+	booker := agents.New("booker", "Books what it was told to.")
+	book := agents.NewTool(booker, "book", "Books it", func(ctx context.Context, what string) (string, error) {
+		onDisk <- len(answered(t, db, conv, eid)) == 1
+		return "booked " + what, nil
+	})
+	asker := agents.Chat{
+		Name: "asker", Description: "Asks, then calls a tool at once.",
+		Turn: func(ctx context.Context, message string) (string, error) {
+			res, err := runtime.Ask(ctx, benchForm, "What shall I book?", struct{}{})
+			if err != nil {
+				return "", err
+			}
+			return book.Call(ctx, res.Content.Answer)
+		},
+	}
+	svc, w := newCountedService(t, agents.NewRegistry(asker), llm.NewOffline())
+	c, err := svc.Create(t.Context(), "me", "asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	db, conv = w.DB, c.ID
+	eid = pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+
+	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"a flight"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked a flight" })
+	if !<-onDisk {
+		t.Error("the tool ran before the answer it follows was on disk")
+	}
+}
