@@ -406,7 +406,13 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 	w := l.pending[req.ID] // made already when the conversation was loaded
 	if w == nil && replayed {
-		// Answered while the replay was on its way here.
+		// Answered while the replay was on its way here: most often, the
+		// answer that loaded the conversation. Held, it goes on with what
+		// the turn records next.
+		if resp, ok := l.held.take(req.ID); ok {
+			l.mu.Unlock()
+			return resp, nil
+		}
 		l.flushLocked()
 		if resp, ok := l.responseLocked(req.ID); ok {
 			l.mu.Unlock()

@@ -47,6 +47,21 @@ func (h *heldAnswer) wait() error {
 	return h.err
 }
 
+// take returns the held answer to elicit eid, which no one has taken from
+// its waiter: the waiter was made when the conversation was loaded, and the
+// answer came before the replay of its turn asked for it. h may be nil.
+func (h *heldAnswer) take(eid string) (elicit.Response, bool) {
+	if h == nil || h.node.Ref != eid {
+		return elicit.Response{}, false
+	}
+	select {
+	case resp := <-h.asked.answer:
+		return resp, true
+	default:
+		return elicit.Response{}, false
+	}
+}
+
 // lock takes l.mu, writing a held answer first.
 func (l *conversation) lock() {
 	l.mu.Lock()

@@ -66,14 +66,23 @@ func (w *writeCounter) reset() int {
 
 func newCountedService(t *testing.T, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter) {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "held.db"), store.Options{})
+	svc, w, stop := openCountedService(t, filepath.Join(t.TempDir(), "held.db"), reg, model)
+	t.Cleanup(stop)
+	return svc, w
+}
+
+// openCountedService starts a service on the database at path and returns
+// it with its counter and what stops both, which may be called twice.
+func openCountedService(t *testing.T, path string, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter, func()) {
+	t.Helper()
+	db, err := store.Open(t.Context(), path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &writeCounter{DB: db}
 	svc := chat.New(w, reg, model, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(func() { svc.Close(); db.Close() })
-	return svc, w
+	var once sync.Once
+	return svc, w, func() { once.Do(func() { svc.Close(); db.Close() }) }
 }
 
 // answered returns the recorded answers to elicit eid.
@@ -329,5 +338,41 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked a flight" })
 	if !<-onDisk {
 		t.Error("the tool ran before the answer it follows was on disk")
+	}
+}
+
+func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
+	// The answer loads the conversation and reaches the turn before its
+	// replay does: it still goes with the next question.
+	path := filepath.Join(t.TempDir(), "restart.db")
+	reg := agents.NewRegistry(agents.Survey())
+	svc, _, stop := openCountedService(t, path, reg, llm.NewOffline())
+	conv, first := startSurvey(t, svc, "3")
+	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
+		t.Fatal(err)
+	}
+	second := pendingElicit(waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != first
+	})).Request.ID
+	stop()
+
+	svc, w, stop := openCountedService(t, path, reg, llm.NewOffline())
+	defer stop()
+	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := answered(t, w.DB, conv, second); len(got) != 1 {
+		t.Fatalf("Answer returned with %d answers on disk, want 1", len(got))
+	}
+	third := pendingElicit(waitView(t, svc, "me", conv, "the third question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != second
+	}))
+	if n := w.reset(); n != 1 {
+		t.Errorf("the answer and the next question took %d commits after a restart, want 1", n)
+	}
+	if got := third.Request.Message; !strings.HasPrefix(got, "Question 3 of 3") {
+		t.Errorf("the question after the restart is %q, want the survey's third", got)
 	}
 }
