@@ -41,6 +41,22 @@ func newConversation(t *testing.T, db *DB, session, id string) tree.Conversation
 	return c
 }
 
+// newConversationSaying creates conversation id with a first user message,
+// which is its HEAD.
+func newConversationSaying(t *testing.T, db *DB, session, id, text string) (tree.Conversation, tree.Node) {
+	t.Helper()
+	c := newConversation(t, db, session, id)
+	payload, err := json.Marshal(tree.Message{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, first
+}
+
 func TestAppendAndReadBack(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
@@ -80,11 +96,7 @@ func TestAppendAndReadBack(t *testing.T) {
 func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
-	c := newConversation(t, db, "s1", "c1")
-	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
 	chain, err := db.AppendChain(ctx, []tree.Node{
 		{Conversation: c.ID, Parent: first.ID, Kind: tree.ElicitResponse, Ref: "1-1", Payload: json.RawMessage(`{"action":"accept"}`)},
 		{Conversation: c.ID, Kind: tree.ElicitRequest, Ref: "1-2", Payload: json.RawMessage(`{"message":"next?"}`)},
@@ -125,11 +137,7 @@ func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
 func TestAnAppendThatHasHEADWrongIsRefused(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
-	c := newConversation(t, db, "s1", "c1")
-	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
 	// A writer that still thinks HEAD is the root, alone or with a chain.
 	stale := tree.Node{Conversation: c.ID, Parent: 0, Kind: tree.AssistantMessage, Payload: json.RawMessage(`{"text":"late"}`)}
 	if _, err := db.Append(ctx, stale, AppendOptions{}); apperr.CodeOf(err) != apperr.Conflict {

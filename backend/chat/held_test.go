@@ -105,11 +105,18 @@ func answered(t *testing.T, db *store.DB, conv, eid string) []tree.Node {
 // conversation and the first question's id.
 func startSurvey(t *testing.T, svc *chat.Service, n string) (conv, eid string) {
 	t.Helper()
-	c, err := svc.Create(t.Context(), "me", "survey")
+	return startAsked(t, svc, "survey", n)
+}
+
+// startAsked starts a conversation with agent, sends it message and waits
+// for its first question; it returns the conversation and the question's id.
+func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, eid string) {
+	t.Helper()
+	c, err := svc.Create(t.Context(), "me", agent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Send(t.Context(), "me", c.ID, n); err != nil {
+	if err := svc.Send(t.Context(), "me", c.ID, message); err != nil {
 		t.Fatal(err)
 	}
 	v := waitView(t, svc, "me", c.ID, "the first question", func(v chat.View) bool { return pendingElicit(v) != nil })
@@ -163,22 +170,15 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 		},
 	}
 	svc, w := newCountedService(t, agents.NewRegistry(thinker), llm.NewOffline())
-	c, err := svc.Create(t.Context(), "me", "thinker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
-		t.Fatal(err)
-	}
-	eid := pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+	conv, eid := startAsked(t, svc, "thinker", "go")
 
-	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"tea"}`)); err != nil {
+	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := answered(t, w.DB, c.ID, eid); len(got) != 1 {
+	if got := answered(t, w.DB, conv, eid); len(got) != 1 {
 		t.Fatalf("Answer returned with %d answers on disk while the turn thinks, want 1", len(got))
 	}
-	waitView(t, svc, "me", c.ID, "the question shown answered while the turn thinks", func(v chat.View) bool {
+	waitView(t, svc, "me", conv, "the question shown answered while the turn thinks", func(v chat.View) bool {
 		for _, it := range v.Items {
 			if it.Elicit != nil && it.Elicit.Request.ID == eid {
 				return it.Elicit.State == chat.Answered
@@ -187,7 +187,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 		return false
 	})
 	close(release)
-	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Done thinking." })
+	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Done thinking." })
 }
 
 // answerChecker is a model that, when called, notes whether the answer the
@@ -229,20 +229,13 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 	}
 	model := &answerChecker{}
 	svc, w := newCountedService(t, agents.NewRegistry(asker), model)
-	c, err := svc.Create(t.Context(), "me", "asker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
-		t.Fatal(err)
-	}
-	eid := pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
-	model.db, model.conv, model.eid = w.DB, c.ID, eid
+	conv, eid := startAsked(t, svc, "asker", "go")
+	model.db, model.conv, model.eid = w.DB, conv, eid
 
-	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"tea"}`)); err != nil {
+	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Noted." })
+	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Noted." })
 	model.mu.Lock()
 	defer model.mu.Unlock()
 	if len(model.onDisk) != 1 || !model.onDisk[0] {
@@ -322,20 +315,13 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 		},
 	}
 	svc, w := newCountedService(t, agents.NewRegistry(asker), llm.NewOffline())
-	c, err := svc.Create(t.Context(), "me", "asker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Send(t.Context(), "me", c.ID, "go"); err != nil {
-		t.Fatal(err)
-	}
-	db, conv = w.DB, c.ID
-	eid = pendingElicit(waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+	db = w.DB
+	conv, eid = startAsked(t, svc, "asker", "go")
 
-	if err := svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"answer":"a flight"}`)); err != nil {
+	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"a flight"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", c.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked a flight" })
+	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked a flight" })
 	if !<-onDisk {
 		t.Error("the tool ran before the answer it follows was on disk")
 	}
