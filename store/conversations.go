@@ -99,14 +99,10 @@ type AppendOptions struct {
 // any node of the conversation.
 func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree.Node, error) {
 	n.At = db.now()
-	var ref any
-	if n.Ref != "" {
-		ref = n.Ref
-	}
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if !opts.Fork {
 			// n.Parent is HEAD, which setHead checks as it moves it.
-			if err := db.insert(ctx, tx, &n, ref); err != nil {
+			if err := db.insert(ctx, tx, &n); err != nil {
 				return err
 			}
 			_, err := db.setHead(ctx, tx, n.Conversation, n.Parent, n.ID, opts.Log)
@@ -121,7 +117,7 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree
 				return err
 			}
 		}
-		if err := db.insert(ctx, tx, &n, ref); err != nil {
+		if err := db.insert(ctx, tx, &n); err != nil {
 			return err
 		}
 		if opts.Aside {
@@ -164,11 +160,7 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 			if i > 0 {
 				n.Parent = out[i-1].ID
 			}
-			var ref any
-			if n.Ref != "" {
-				ref = n.Ref
-			}
-			if err := db.insert(ctx, tx, n, ref); err != nil {
+			if err := db.insert(ctx, tx, n); err != nil {
 				return err
 			}
 		}
@@ -184,8 +176,13 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 	return out, nil
 }
 
-// insert adds n to the nodes and sets its id.
-func (db *DB) insert(ctx context.Context, tx *sql.Tx, n *tree.Node, ref any) error {
+// insert adds n to the nodes and sets its id; a node with no ref stores
+// NULL.
+func (db *DB) insert(ctx context.Context, tx *sql.Tx, n *tree.Node) error {
+	var ref any
+	if n.Ref != "" {
+		ref = n.Ref
+	}
 	res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
 		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
 	if err != nil {

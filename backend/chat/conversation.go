@@ -73,6 +73,18 @@ func (l *conversation) addNode(n tree.Node) {
 	}
 }
 
+// dropNode forgets node id, which garbage collection removed.
+func (l *conversation) dropNode(id int64) {
+	if ref := l.nodes[id].Ref; ref != "" {
+		l.byRef[ref] = slices.DeleteFunc(l.byRef[ref], func(n int64) bool { return n == id })
+		if len(l.byRef[ref]) == 0 {
+			delete(l.byRef, ref)
+		}
+	}
+	delete(l.nodes, id)
+	delete(l.children, id)
+}
+
 // onPathByRefLocked returns the newest node of kind that carries ref and is
 // on the path; it looks only at the nodes that carry ref, so it costs the
 // same however long the conversation. l.mu is held.

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
@@ -92,14 +91,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 		return Collected{}, err
 	}
 	for _, nid := range doomed {
-		if ref := l.nodes[nid].Ref; ref != "" {
-			l.byRef[ref] = slices.DeleteFunc(l.byRef[ref], func(id int64) bool { return id == nid })
-			if len(l.byRef[ref]) == 0 {
-				delete(l.byRef, ref)
-			}
-		}
-		delete(l.nodes, nid)
-		delete(l.children, nid)
+		l.dropNode(nid)
 	}
 	for parent, kids := range l.children {
 		kept := kids[:0]
