@@ -19,18 +19,30 @@ import (
 // before then loses an answer nobody was told was kept, and the question
 // is asked again.
 //
-// The answer waits for no longer than holdFor, and no one else sees the
-// conversation while it waits: every command, page and read of the record
-// takes l.mu through lock, which writes a held answer first. Only the
+// The answer waits for no longer than the service's hold (SetAnswerHold),
+// and no one else sees the conversation while it waits: every command, page
+// and read of the record takes l.mu through lock, which writes a held answer first. Only the
 // turn's own primitives, which record something at once, take l.mu
 // without it, so that the answer goes with what they record. A model call
 // writes the answer before it starts, as it will take long; so does a
 // tool, which may act on the world: no effect may follow an answer that a
 // crash could still take back.
 
-// holdFor is how long an answer waits for the turn's next record before it
-// is written alone.
-const holdFor = time.Millisecond
+// DefaultAnswerHold is how long an answer waits for the turn's next record
+// before it is written alone, unless SetAnswerHold says otherwise. A turn
+// that goes on from an answer to its next question takes some tens of
+// microseconds; one that takes longer than this is doing something else.
+const DefaultAnswerHold = time.Millisecond
+
+// SetAnswerHold sets how long an answer waits for the turn's next record
+// before it is written alone; it must be positive. Set it before the
+// service is used.
+func (s *Service) SetAnswerHold(d time.Duration) {
+	if d <= 0 {
+		panic("chat: the answer hold must be positive")
+	}
+	s.answerHold = d
+}
 
 // heldAnswer is an answer handed to its turn and not yet written.
 type heldAnswer struct {
@@ -101,7 +113,7 @@ func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 		done:  make(chan struct{}),
 	}
 	l.held = h
-	h.timer = time.AfterFunc(holdFor, l.flush)
+	h.timer = time.AfterFunc(l.svc.answerHold, l.flush)
 	delete(l.pending, req.ID)
 	delete(l.rejected, req.ID)
 	w.answer <- resp

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
@@ -63,6 +64,12 @@ func (w *writeCounter) reset() int {
 	w.commits = 0
 	return n
 }
+
+// patientHold is an answer hold for tests that count commits: long enough
+// that a turn slowed down by the race detector on a busy machine still
+// reaches its next record while the answer waits, as it does in far less
+// than the default hold when nothing else runs.
+const patientHold = time.Minute
 
 func newCountedService(t *testing.T, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter) {
 	t.Helper()
@@ -125,6 +132,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
 	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	svc.SetAnswerHold(patientHold)
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
 
@@ -345,6 +353,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 
 	svc, w, stop := openCountedService(t, path, reg, llm.NewOffline())
 	defer stop()
+	svc.SetAnswerHold(patientHold)
 	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
 		t.Fatal(err)
 	}

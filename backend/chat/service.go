@@ -63,6 +63,7 @@ type Service struct {
 
 	compactAfter int           // the default of CompactAfter
 	suspendAfter time.Duration // see SetSuspendAfter
+	answerHold   time.Duration // see SetAnswerHold
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -73,7 +74,7 @@ type Service struct {
 func New(store Store, reg *agents.Registry, model llm.Provider, log *slog.Logger) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: store, agents: reg, model: model, log: log, ctx: ctx, cancel: cancel,
-		live: map[string]*conversation{}, suspendAfter: DefaultSuspendAfter}
+		live: map[string]*conversation{}, suspendAfter: DefaultSuspendAfter, answerHold: DefaultAnswerHold}
 }
 
 // Close stops every running turn and waits until their writes are done.
