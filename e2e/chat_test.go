@@ -178,6 +178,47 @@ func TestReloadMidFlowKeepsPendingForm(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Kyoto is planned: 1 traveller in premium class"))
 }
 
+func TestTheNewestStaysInViewUnlessTheReaderScrolledUp(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.must(p.SetViewportSize(1280, 500)) // one finished trip fills it
+	p.send("Plan a trip to Rome")
+	p.fillTrip("Rome", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Rome is planned"))
+
+	// At the bottom, what the agent asks next comes into view by itself.
+	p.send("Plan a trip to Oslo")
+	p.must(expect.Locator(p.pendingForm().GetByTestId("elicit-submit")).ToBeInViewport())
+
+	// Scrolled up to read, the page stays put while the conversation moves
+	// on, here from a second tab.
+	_, err := p.Evaluate(`() => window.scrollTo(0, 0)`)
+	p.must(err)
+	other := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err = other.Goto(p.URL())
+	other.must(err)
+	other.waitForStream()
+	other.fillTrip("Oslo", "3", "business", true)
+	other.must(other.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned"))
+	y, err := p.Evaluate(`() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(window.scrollY))))`)
+	p.must(err)
+	if y != 0 {
+		t.Errorf("the page scrolled to %v while the reader was reading at the top", y)
+	}
+
+	// Sending something means wanting to see what comes of it.
+	p.send("Plan a trip to Lima")
+	p.must(expect.Locator(p.pendingForm().GetByTestId("elicit-submit")).ToBeInViewport())
+
+	// A conversation opens at its end.
+	_, err = other.Reload()
+	other.must(err)
+	other.waitForStream()
+	other.must(expect.Locator(other.pendingForm().GetByTestId("elicit-submit")).ToBeInViewport())
+}
+
 func TestUserAndModelTextIsEscaped(t *testing.T) {
 	a := startApp(t)
 	p := openChat(t, a)

@@ -30,6 +30,38 @@ document.addEventListener('datastar-fetch', (evt) => {
   showNotice(status ? `The server refused that request (HTTP ${status}).` : unreachable)
 })
 
+// Following the conversation. While the reader is at the bottom of the
+// chat, whatever the backend adds (a reply, a form, a side answer, a
+// streamed token) is scrolled into view, as in any chat, and a conversation
+// opens at its end. Once they scroll up to read, nothing moves under them
+// until they come back down or send something, which means they want to
+// see what comes of it. The chat is patched inside <main>, which no patch
+// replaces, so that is what is watched.
+const main = document.getElementById('chat')?.closest('main')
+if (main) {
+  const slack = 48 // px from the bottom that still count as at the bottom
+  let following = true
+  const toBottom = () => window.scrollTo(0, document.documentElement.scrollHeight)
+  addEventListener('scroll', () => {
+    const el = document.documentElement
+    following = el.scrollHeight - el.scrollTop - el.clientHeight <= slack
+  }, { passive: true })
+  let queued = false
+  new MutationObserver(() => {
+    if (!following || queued) return
+    queued = true
+    requestAnimationFrame(() => { queued = false; if (following) toBottom() })
+  }).observe(main, { childList: true, subtree: true, characterData: true })
+  document.addEventListener('datastar-fetch', (evt) => {
+    const { type, el } = evt.detail || {}
+    if (type === 'started' && el?.closest?.('#composer')) { following = true; toBottom() }
+  })
+  // A conversation opens at its end, a reload too: the browser is not to
+  // put back where the page was.
+  history.scrollRestoration = 'manual'
+  toBottom()
+}
+
 // Grouped inputs. In a form, each [data-group] is one way of answering: a
 // flight with its seats, "something else" with its text. Using an input of
 // a group selects the group's [data-group-pick] and clears the inputs of the
