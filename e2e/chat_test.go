@@ -219,6 +219,32 @@ func TestTheNewestStaysInViewUnlessTheReaderScrolledUp(t *testing.T) {
 	other.must(expect.Locator(other.pendingForm().GetByTestId("elicit-submit")).ToBeInViewport())
 }
 
+func TestOnAPhoneNothingIsCutOff(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.must(p.SetViewportSize(390, 844))
+	p.send("Plan a trip to Rome, please, for the whole family and the dog")
+	form := p.pendingForm()
+	p.must(expect.Locator(form).ToBeVisible())
+	// The page does not scroll sideways, and the form, buttons included,
+	// is as wide as the screen at most.
+	wide, err := p.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
+	p.must(err)
+	if wide != 0 {
+		t.Errorf("the page is %vpx wider than a 390px screen", wide)
+	}
+	for _, id := range []string{"elicit", "elicit-submit", "elicit-decline", "composer-input", "send"} {
+		box, err := p.Locator("[data-testid=" + id + "]").Last().BoundingBox()
+		p.must(err)
+		if box.X < 0 || box.X+box.Width > 390 {
+			t.Errorf("%s spans x %.0f to %.0f on a 390px screen", id, box.X, box.X+box.Width)
+		}
+	}
+	p.fillTrip("Rome", "4", "economy", true)
+	p.must(form.GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Rome is planned"))
+}
+
 func TestUserAndModelTextIsEscaped(t *testing.T) {
 	a := startApp(t)
 	p := openChat(t, a)
