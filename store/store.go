@@ -29,7 +29,9 @@ var migrations embed.FS
 type Durability string
 
 const (
-	// CrashSafe writes survive a crash of the process (WAL, synchronous=NORMAL).
+	// CrashSafe writes survive a crash of the process (WAL, synchronous=NORMAL),
+	// and a power loss about a second later, once the checkpointer synced
+	// the log.
 	CrashSafe Durability = "process-crash"
 	// PowerSafe writes survive a power loss too (WAL, synchronous=FULL).
 	PowerSafe Durability = "power-loss"
@@ -39,6 +41,8 @@ const (
 type Options struct {
 	Durability Durability
 	Now        func() time.Time
+
+	quietAfter time.Duration // tests: how long without commits before the log is truncated
 }
 
 // DB is the application's database: one connection that writes, a pool that
@@ -55,11 +59,6 @@ type DB struct {
 	path   string
 }
 
-// journalSizeLimit is the size, in bytes, the write-ahead log is cut back to
-// once it has been checkpointed: under load it grows past this between
-// checkpoints, but does not stay grown.
-const journalSizeLimit = 1 << 20
-
 // Open opens (creating if needed) the database file at path and migrates it.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
@@ -67,6 +66,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	if opts.Durability == "" {
 		opts.Durability = CrashSafe
+	}
+	if opts.quietAfter == 0 {
+		opts.quietAfter = quietAfter
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create database directory: %w", err)
@@ -78,7 +80,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// Every connection syncs as the durability asks, checkpoints included:
 	// a checkpoint's fsyncs are what make the copied pages safe.
 	common := []string{"journal_mode(WAL)", "foreign_keys(1)", "synchronous(" + sync + ")",
-		"journal_size_limit(" + strconv.Itoa(journalSizeLimit) + ")"}
+		"journal_size_limit(" + strconv.Itoa(checkpointBytes) + ")"}
 	// The writer never checkpoints on commit (wal_autocheckpoint=0): the
 	// checkpointer does, off the writer's path.
 	writer := slices.Concat(common, []string{"busy_timeout(10000)", "wal_autocheckpoint(0)"})
@@ -104,7 +106,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxIdleTime(0)
-	db := &DB{write: write, read: read, ckpt: newCheckpointer(ckpt, write, checkpointEvery), now: opts.Now, path: path}
+	db := &DB{write: write, read: read, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

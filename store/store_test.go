@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -258,7 +259,49 @@ func TestSurvivesReopen(t *testing.T) {
 	}
 }
 
-func TestWriteAheadLogStaysBounded(t *testing.T) {
+// walFileSize returns the size of the write-ahead log of the database at
+// path, 0 when there is none.
+func walFileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path + "-wal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// walGeneration returns the checkpoint sequence number in the header of
+// the write-ahead log of the database at path, which SQLite increments
+// each time the log starts over from its beginning.
+func walGeneration(t *testing.T, path string) uint32 {
+	t.Helper()
+	f, err := os.Open(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var hdr [32]byte
+	if _, err := io.ReadFull(f, hdr[:]); err != nil {
+		t.Fatal(err)
+	}
+	return binary.BigEndian.Uint32(hdr[12:16])
+}
+
+// awaitLooks waits until the checkpointer of db has looked at the log n
+// more times.
+func awaitLooks(t *testing.T, db *DB, n int64) {
+	t.Helper()
+	want := db.ckpt.looks.Load() + n
+	waitFor(t, 10*time.Second, "the checkpointer to look at the log", func() bool { return db.ckpt.looks.Load() >= want })
+}
+
+// The first commit after the log was copied in full starts it over, and
+// syncs its new header: an fsync on a commit's path. Commits spread over
+// time, as a person's answers are, leave a small log where it is.
+func TestCommitsAtAPersonsPaceDoNotStartTheLogOver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
 	ctx := context.Background()
 	db, err := Open(ctx, path, Options{})
@@ -266,42 +309,62 @@ func TestWriteAheadLogStaysBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	walSize := func() int64 {
-		t.Helper()
-		fi, err := os.Stat(path + "-wal")
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0
-		}
-		if err != nil {
+	c := newConversation(t, db, "s", "c")
+	gen := walGeneration(t, path)
+	var last tree.Node
+	for i := range 5 {
+		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		return fi.Size()
+		awaitLooks(t, db, 2)
+		if got := walGeneration(t, path); got != gen {
+			t.Fatalf("after commit %d the log started over (generation %d, was %d)", i+1, got, gen)
+		}
 	}
+	// What they committed is synced to disk all the same, off their path.
+	waitFor(t, 10*time.Second, "the log to be synced", func() bool { return db.ckpt.syncs.Load() > 0 })
+}
+
+func TestWriteAheadLogStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	ctx := context.Background()
+	db, err := Open(ctx, path, Options{quietAfter: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	c := newConversation(t, db, "s", "c")
 
-	// Large nodes grow the log past its limit between two checkpoints.
+	// Under steady writes the log grows past checkpointBytes, is copied
+	// into the database file and starts over, cut back to that size.
 	payload := json.RawMessage(`{"text":"` + strings.Repeat("x", 16<<10) + `"}`)
 	var last tree.Node
 	appended := 0
-	for walSize() <= journalSizeLimit {
-		if appended == 10_000 {
-			t.Fatalf("the log is still %d bytes after %d appends; want it to grow past %d", walSize(), appended, journalSizeLimit)
+	write := func() {
+		t.Helper()
+		if appended == 20_000 {
+			t.Fatalf("the log is %d bytes after %d appends; want it to have grown past %d and been cut back", walFileSize(t, path), appended, checkpointBytes)
 		}
 		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		appended++
 	}
+	for walFileSize(t, path) <= checkpointBytes {
+		write()
+	}
+	for walFileSize(t, path) > checkpointBytes {
+		write()
+	}
 
-	// Once writes stop, the background checkpoints cut it back, with the
-	// database open.
-	waitFor(t, 10*time.Second, fmt.Sprintf("the log to shrink to at most %d bytes", journalSizeLimit),
-		func() bool { return walSize() <= journalSizeLimit })
+	// Once writes stop, the checkpointer truncates it, with the database
+	// open.
+	waitFor(t, 10*time.Second, "the log to be truncated", func() bool { return walFileSize(t, path) == 0 })
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := walSize(); got > journalSizeLimit {
-		t.Errorf("after Close the log is %d bytes, want at most %d", got, journalSizeLimit)
+	if got := walFileSize(t, path); got != 0 {
+		t.Errorf("after Close the log is %d bytes, want none", got)
 	}
 
 	db, err = Open(ctx, path, Options{})

@@ -245,15 +245,24 @@ var benchDurabilities = []store.Durability{store.CrashSafe, store.PowerSafe}
 // answers per second). In bursts, 100 conversations answer one question
 // each at the same instant, as 100 users who press submit together, and
 // wait for all 100 next questions before the next burst; 20 bursts per
-// iteration. Before timing, every conversation answers a few questions
-// untimed, so that the figures are of a service that has warmed up.
-// p50-µs and p99-µs are per answer.
+// iteration. Paced, conversations answer as people do, each after a pause
+// of its own once its question shows (drawn at random, so that answers
+// arrive independently of each other), at so many answers per second over
+// all of them: one conversation at five a second, where the service is
+// idle between answers, 50 answers per iteration, and 100 at 1,000 and
+// 5,000 a second, 20 answers each. Before timing, every conversation answers a few
+// questions untimed and without pauses, so that the figures are of a
+// service that has warmed up. p50-µs and p99-µs are per answer.
 func BenchmarkResume(b *testing.B) {
 	for _, d := range benchDurabilities {
 		b.Run(string(d), func(b *testing.B) {
-			b.Run("conversations=1", func(b *testing.B) { benchResume(b, d, 1, 1, 200) })
-			b.Run("conversations=100", func(b *testing.B) { benchResume(b, d, 100, 1, 20) })
-			b.Run("burst=100", func(b *testing.B) { benchResume(b, d, 100, 20, 1) })
+			b.Run("conversations=1", func(b *testing.B) { benchResume(b, d, 1, 1, 200, 0) })
+			b.Run("conversations=100", func(b *testing.B) { benchResume(b, d, 100, 1, 20, 0) })
+			b.Run("burst=100", func(b *testing.B) { benchResume(b, d, 100, 20, 1, 0) })
+			b.Run("paced=1/per-s=5", func(b *testing.B) { benchResume(b, d, 1, 1, 50, 5) })
+			for _, rate := range []int{1000, 5000} {
+				b.Run(fmt.Sprintf("paced=100/per-s=%d", rate), func(b *testing.B) { benchResume(b, d, 100, 1, 20, rate) })
+			}
 		})
 	}
 }
@@ -264,8 +273,11 @@ const resumeWarmUp = 20
 
 // benchResume runs BenchmarkResume for n conversations, which per
 // iteration run rounds rounds of perConv answers each; a round starts for
-// all of them at once and ends when all are done.
-func benchResume(b *testing.B, d store.Durability, n, rounds, perConv int) {
+// all of them at once and ends when all are done. With a rate (answers
+// per second over all conversations), each conversation pauses before each
+// answer for a time drawn from an exponential distribution with a mean of
+// n/rate seconds; with none, it answers as soon as its question shows.
+func benchResume(b *testing.B, d store.Durability, n, rounds, perConv, rate int) {
 	ctx := context.Background()
 	e := mustOpenBenchEnv(b, filepath.Join(b.TempDir(), "resume.db"), d)
 	convs := make([]*benchConv, n)
@@ -281,12 +293,18 @@ func benchResume(b *testing.B, d store.Durability, n, rounds, perConv int) {
 	lat := make([][]time.Duration, n)
 	errs := make([]error, n)
 	round := func(answers int, timed bool) {
+		pace := rate
+		if !timed {
+			pace = 0
+		}
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i, c := range convs {
 			wg.Go(func() {
+				think := newThinker(pace, n, uint64(i))
 				<-start
 				for range answers {
+					think.pause()
 					took, err := c.answer(ctx, e.svc, content)
 					if err != nil {
 						errs[i] = err
@@ -317,6 +335,30 @@ func benchResume(b *testing.B, d store.Durability, n, rounds, perConv int) {
 	b.ReportMetric(micros(quantile(all, 0.50)), "p50-µs")
 	b.ReportMetric(micros(quantile(all, 0.99)), "p99-µs")
 	b.ReportMetric(float64(len(all))/busy.Seconds(), "answers/s")
+}
+
+// thinker paces one conversation of a paced benchmark: the pause of a
+// person between seeing a question and answering it. The pause is a load
+// generator's schedule, not a wait for the service, which is awaited on
+// its own condition (awaitPending).
+type thinker struct {
+	mean time.Duration // zero: no pause
+	r    *rand.Rand
+}
+
+// newThinker paces one of n conversations that together answer rate times
+// a second; a rate of zero means no pause.
+func newThinker(rate, n int, seed uint64) *thinker {
+	if rate <= 0 {
+		return &thinker{}
+	}
+	return &thinker{mean: time.Second * time.Duration(n) / time.Duration(rate), r: rand.New(rand.NewPCG(seed, 7))}
+}
+
+func (t *thinker) pause() {
+	if t.mean > 0 {
+		time.Sleep(time.Duration(t.r.ExpFloat64() * float64(t.mean)))
+	}
 }
 
 // BenchmarkHistoryGrowth answers historyAnswers questions of one
