@@ -22,10 +22,6 @@ const (
 	// cut back to when it starts over (journal_size_limit), so that the
 	// file is larger than this exactly when the log is.
 	checkpointBytes = 1000 * 4096
-	// catchUpBytes is how large the log may grow, because it did not start
-	// over after a checkpoint, before the checkpointer makes the writer wait
-	// for it to.
-	catchUpBytes = 2 * checkpointBytes
 	// settleEvery is how often, at most, the checkpointer syncs the log to
 	// disk while commits come in, under process-crash durability, where a
 	// commit itself does not: what was committed more than about this long
@@ -56,11 +52,13 @@ const (
 // A commit is then durable against a crash of the process but stays in the
 // log, unsynced, until the next copy; so the checkpointer syncs the log
 // itself, off the writer's path, at most every settleEvery while commits
-// come in. A reader still reading the old part of the log when the commit
-// after a checkpoint comes keeps the log from starting over; once the log
-// holds more than catchUpBytes, the checkpointer holds the write connection
-// for a RESTART checkpoint, which copies the few pages committed since its
-// last checkpoint and clears the way for the next commit to start over.
+// come in. The log starts over only if the copy took all of it and no
+// reader still reads its old part when the next commit comes; under steady
+// writes, commits land while it copies, and that chance is missed again
+// and again. So when the log is still past checkpointBytes at the next
+// look after a copy, the checkpointer holds the write connection for a
+// RESTART checkpoint, which copies the few pages committed since and
+// clears the way for the next commit to start over.
 // Once writes stop for quietAfter, it truncates the log, so that a
 // database at rest is one file.
 type checkpointer struct {
@@ -123,6 +121,7 @@ func (c *checkpointer) run(every time.Duration) {
 		changed   time.Time // when seen last changed
 		synced    time.Time // when the log was last synced
 		unsynced  bool      // commits since then
+		copied    bool      // the log was copied and has not started over since
 		truncated = true    // no commit since the last truncation
 	)
 	for {
@@ -135,10 +134,14 @@ func (c *checkpointer) run(every time.Duration) {
 		now := time.Now()
 		if n := c.commits.Load(); n != seen {
 			seen, changed, unsynced, truncated = n, now, true, false
-			if size := c.logSize(); size > catchUpBytes {
+			switch {
+			case c.logSize() <= checkpointBytes:
+				copied = false
+			case copied:
 				c.catchUp(ctx)
-			} else if size > checkpointBytes {
+			default:
 				c.checkpoint(ctx, "PASSIVE")
+				copied = true
 			}
 		}
 		if c.settle && unsynced && now.Sub(synced) >= settleEvery {
