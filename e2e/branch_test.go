@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -81,4 +82,35 @@ func TestChangeAnEarlierAnswerContinuesOnANewBranch(t *testing.T) {
 	p.must(card.GetByTestId("branch-prev").Click())
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Lisbon is planned"))
 	p.must(expect.Locator(card.GetByTestId("branch-index")).ToHaveText("1 / 2"))
+}
+
+func TestRetryAReplySendsItsMessageAgainOnANewBranch(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("A weekend away")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(p.pendingForm().GetByTestId("elicit-decline").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("No problem"))
+
+	// Retry: the same message again, on a new branch, where the agent
+	// starts over.
+	p.must(p.GetByTestId("reply-turn").Last().GetByTestId("retry").Click())
+	p.must(expect.Locator(p.userTurn().GetByTestId("branch-index")).ToHaveText("2 / 2"))
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("A weekend away"))
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(0))
+
+	// The first version is kept as it was.
+	p.must(p.userTurn().GetByTestId("branch-prev").Click())
+	p.must(expect.Locator(p.userTurn().GetByTestId("branch-index")).ToHaveText("1 / 2"))
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("No problem"))
+	p.must(expect.Locator(p.pendingForm()).ToHaveCount(0))
+
+	// A reply that is not there: 404, said in place, and nothing moves.
+	if got := p.postJSON(p.convPath()+"/replies/999999/retry", "{}"); got != http.StatusNotFound {
+		t.Errorf("retrying a missing reply: status %d, want 404", got)
+	}
+	p.must(expect.Locator(p.GetByTestId("notice")).ToHaveText("There is no reply 999999 in this conversation."))
+	p.must(expect.Locator(p.userTurn().GetByTestId("branch-index")).ToHaveText("1 / 2"))
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("No problem"))
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -78,7 +79,7 @@ func (l *conversation) newestUnder(id int64) int64 {
 	return newest
 }
 
-// userNode returns node id if it is a user message or an answer of this
+// branchNode returns node id if it is a user message or an answer of this
 // conversation: the nodes a branch can start from.
 func (l *conversation) branchNode(id int64) (tree.Node, error) {
 	n, ok := l.nodes[id]
@@ -96,6 +97,41 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	if err != nil {
 		return err
 	}
+	return s.resend(ctx, session, id, func(l *conversation) (tree.Node, string, error) {
+		orig, ok := l.nodes[msgID]
+		if !ok || orig.Kind != tree.UserMessage {
+			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
+		}
+		return orig, text, nil
+	})
+}
+
+// Retry sends again, unchanged, the user message whose turn ended in reply
+// (its answer, its error, or where it was stopped): a new branch beside the
+// old one, where the agent takes the turn anew. The old branch is kept.
+func (s *Service) Retry(ctx context.Context, session, id string, reply int64) error {
+	return s.resend(ctx, session, id, func(l *conversation) (tree.Node, string, error) {
+		n, ok := l.nodes[reply]
+		if !ok || (n.Kind != tree.AssistantMessage && n.Kind != tree.TurnError && n.Kind != tree.Stopped) {
+			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
+		}
+		for n.Kind != tree.UserMessage {
+			if n, ok = l.nodes[n.Parent]; !ok {
+				return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
+			}
+		}
+		var m tree.Message
+		if err := json.Unmarshal(n.Payload, &m); err != nil {
+			return tree.Node{}, "", fmt.Errorf("read message %d: %w", n.ID, err)
+		}
+		return n, m.Text, nil
+	})
+}
+
+// resend starts a new branch beside a user message, with a message in its
+// place and a new turn on it; pick names the message and the text, with
+// the conversation locked. A running turn is parked on its branch first.
+func (s *Service) resend(ctx context.Context, session, id string, pick func(*conversation) (tree.Node, string, error)) error {
 	l, err := s.acquire(ctx, session, id)
 	if err != nil {
 		return err
@@ -107,9 +143,9 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	}
 	l.lock()
 	defer l.mu.Unlock()
-	orig, ok := l.nodes[msgID]
-	if !ok || orig.Kind != tree.UserMessage {
-		return apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
+	orig, text, err := pick(l)
+	if err != nil {
+		return err
 	}
 	l.parkLocked()
 	msg, err := l.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},

@@ -288,11 +288,14 @@ func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
 		waitView(t, svc, "s", c, "the end", func(v chat.View) bool { return !v.Status.Running })
 	}
 	theirNodes, _ := db.Nodes(t.Context(), theirs.ID)
-	var theirMsg int64
+	var theirMsg, theirReply int64
 	var theirQuestion string
 	for _, n := range theirNodes {
 		if n.Kind == tree.UserMessage {
 			theirMsg = n.ID
+		}
+		if n.Kind == tree.AssistantMessage {
+			theirReply = n.ID
 		}
 		if n.Kind == tree.ElicitRequest {
 			theirQuestion = n.Ref
@@ -302,13 +305,17 @@ func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
 	reflog, _ := db.Reflog(t.Context(), mine.ID)
 
 	for name, err := range map[string]error{
-		"edit their message":        svc.Edit(t.Context(), "s", mine.ID, theirMsg, "hijack"),
-		"edit a missing message":    svc.Edit(t.Context(), "s", mine.ID, 999999, "hello"),
-		"switch to their message":   svc.Switch(t.Context(), "s", mine.ID, theirMsg),
-		"switch to a missing node":  svc.Switch(t.Context(), "s", mine.ID, 999999),
-		"change their answer":       svc.ChangeAnswer(t.Context(), "s", mine.ID, theirQuestion, accept(`{"answer":"b"}`)),
-		"change a missing answer":   svc.ChangeAnswer(t.Context(), "s", mine.ID, "nope", accept(`{"answer":"b"}`)),
-		"edit from another session": svc.Edit(t.Context(), "intruder", mine.ID, before[0].ID, "hello"),
+		"edit their message":         svc.Edit(t.Context(), "s", mine.ID, theirMsg, "hijack"),
+		"edit a missing message":     svc.Edit(t.Context(), "s", mine.ID, 999999, "hello"),
+		"switch to their message":    svc.Switch(t.Context(), "s", mine.ID, theirMsg),
+		"switch to a missing node":   svc.Switch(t.Context(), "s", mine.ID, 999999),
+		"change their answer":        svc.ChangeAnswer(t.Context(), "s", mine.ID, theirQuestion, accept(`{"answer":"b"}`)),
+		"change a missing answer":    svc.ChangeAnswer(t.Context(), "s", mine.ID, "nope", accept(`{"answer":"b"}`)),
+		"edit from another session":  svc.Edit(t.Context(), "intruder", mine.ID, before[0].ID, "hello"),
+		"retry their reply":          svc.Retry(t.Context(), "s", mine.ID, theirReply),
+		"retry a missing reply":      svc.Retry(t.Context(), "s", mine.ID, 999999),
+		"retry a message":            svc.Retry(t.Context(), "s", mine.ID, before[0].ID),
+		"retry from another session": svc.Retry(t.Context(), "intruder", mine.ID, before[len(before)-1].ID),
 	} {
 		if apperr.CodeOf(err) != apperr.NotFound {
 			t.Errorf("%s: err = %v, want not found", name, err)

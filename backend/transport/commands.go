@@ -113,6 +113,20 @@ func (s *Server) editMessage(c echo.Context) error {
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
 }
 
+// retryReply answers POST /c/:id/replies/:node/retry: the message that
+// reply answers is sent again on a new branch beside the old one (204).
+func (s *Server) retryReply(c echo.Context) error {
+	node, err := nodeParam(c)
+	if err != nil {
+		return s.refuse(c, err)
+	}
+	if err := s.chat.Retry(c.Request().Context(), sessionOf(c), c.Param("id"), node); err != nil {
+		return s.refuse(c, err)
+	}
+	s.chat.Notice(sessionOf(c), c.Param("id"), "")
+	return c.NoContent(http.StatusNoContent)
+}
+
 // switchBranch answers POST /c/:id/nodes/:node/switch: the branch through
 // that message or answer becomes the current one (204).
 func (s *Server) switchBranch(c echo.Context) error {

@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	app.POST("/c/:id/elicits/:eid/progress", s.elicitProgress)
 	app.POST("/c/:id/stop", s.stopTurn)
 	app.POST("/c/:id/messages/:node/edit", s.editMessage)
+	app.POST("/c/:id/replies/:node/retry", s.retryReply)
 	app.POST("/c/:id/nodes/:node/switch", s.switchBranch)
 	app.POST("/c/:id/elicits/:eid/change", s.changeAnswer)
 	app.GET("/c/:id/tree", s.inspectorPage)
