@@ -632,3 +632,28 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 		cancel()
 	}
 }
+
+func TestRetryAfterAStopAsksAgainOnANewBranch(t *testing.T) {
+	svc, _ := newService(t, llm.NewOffline())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	stopped := v.Items[len(v.Items)-1]
+	if stopped.Kind != tree.Stopped {
+		t.Fatalf("the last item is a %s, want the stopped turn", stopped.Kind)
+	}
+	if err := svc.Retry(t.Context(), "s", conv.ID, stopped.ID); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the question again", func(v chat.View) bool { return pendingElicit(v) != nil })
+	msg := v.Items[0]
+	if msg.Kind != tree.UserMessage || msg.Text != "2" || msg.Branch == nil || msg.Branch.Index != 2 || msg.Branch.Count != 2 {
+		t.Errorf("after a retry the first item is %+v (branch %+v), want the message \"2\" as version 2 of 2", msg, msg.Branch)
+	}
+}
