@@ -17,8 +17,8 @@ const (
 	// tick, so that a burst of writes does not grow the log for long.
 	checkpointAfter = 256
 	// checkpointBytes is how large the log grows before the checkpointer
-	// copies it into the database file: 1000 pages of 4 KiB, SQLite's own
-	// automatic checkpoint threshold. It is also the size the log file is
+	// copies it into the database file: about 1000 pages of 4 KiB, each
+	// with its frame header, SQLite's own automatic checkpoint threshold. It is also the size the log file is
 	// cut back to when it starts over (journal_size_limit), so that the
 	// file is larger than this exactly when the log is.
 	checkpointBytes = 1000 * 4096
@@ -59,6 +59,7 @@ const (
 // look after a copy, the checkpointer holds the write connection for a
 // RESTART checkpoint, which copies the few pages committed since and
 // clears the way for the next commit to start over.
+//
 // Once writes stop for quietAfter, it truncates the log, so that a
 // database at rest is one file.
 type checkpointer struct {
