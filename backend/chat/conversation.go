@@ -43,6 +43,9 @@ type conversation struct {
 	notice   Notice      // shown on the conversation's pages until the next command
 	active   time.Time   // when the last node was recorded
 	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
+	// suspendTimer suspends the turn once nobody watched it for a while
+	// (suspend.go).
+	suspendTimer *time.Timer
 	// lastAnswered is the waiter answered last, whose request the pages
 	// still show: kept for its decoded request.
 	lastAnswered *waiter

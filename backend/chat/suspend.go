@@ -26,13 +26,22 @@ func (s *Service) SetSuspendAfter(d time.Duration) { s.suspendAfter = d }
 
 // idle is called when l may have become idle: a turn started waiting, or a
 // reference was dropped. It suspends l's turn now or after suspendAfter.
+// A conversation has one suspension timer, pushed back by each call: a
+// timer per call would keep one alive per question asked in the last
+// suspendAfter, tens of thousands under load.
 func (s *Service) idle(l *conversation) {
 	switch d := s.suspendAfter; {
 	case d < 0:
 	case d == 0:
 		s.suspend(l, 0)
 	default:
-		time.AfterFunc(d, func() { s.suspend(l, d) })
+		l.mu.Lock() // not lock(): a held answer may wait for its question
+		if l.suspendTimer == nil {
+			l.suspendTimer = time.AfterFunc(d, func() { s.suspend(l, d) })
+		} else {
+			l.suspendTimer.Reset(d)
+		}
+		l.mu.Unlock()
 	}
 }
 
