@@ -16,12 +16,16 @@ const (
 	// checkpointAfter is how many commits wake the checkpointer before its
 	// tick, so that a burst of writes does not grow the log for long.
 	checkpointAfter = 256
-	// checkpointBytes is how large the log grows before the checkpointer
-	// copies it into the database file: about 1000 pages of 4 KiB, each
-	// with its frame header, SQLite's own automatic checkpoint threshold. It is also the size the log file is
-	// cut back to when it starts over (journal_size_limit), so that the
-	// file is larger than this exactly when the log is.
-	checkpointBytes = 1000 * 4096
+	// checkpointFrames is how many pages the log holds before the
+	// checkpointer copies it into the database file: SQLite's own automatic
+	// checkpoint threshold. A longer log would start over less often, but
+	// every version of a page it holds is one more step in finding the
+	// newest, and a crash leaves more of it to read back on open.
+	checkpointFrames = 1000
+	// journalSizeLimit is the size the log file is cut back to when it
+	// starts over, if larger: above what a log cycle reaches, so that
+	// starting over does not truncate the file too, on the commit's path.
+	journalSizeLimit = 3 * checkpointFrames * 4096
 	// settleEvery is how often, at most, the checkpointer syncs the log to
 	// disk while commits come in, under process-crash durability, where a
 	// commit itself does not: what was committed more than about this long
@@ -39,26 +43,29 @@ const (
 // from a connection of its own in the background: a PASSIVE checkpoint
 // neither waits for nor blocks the writer and the readers.
 //
-// It copies only a log grown past checkpointBytes, not every few commits,
+// It copies only a log grown past checkpointFrames, not every few commits,
 // because of what comes after a copy: the first commit after a checkpoint
 // that copied all of the log starts the log over from its beginning, and
 // that commit syncs the log's new header to disk, an fsync on the writer's
 // path that takes milliseconds (0.3–8 ms on the machine of the README's
 // figures). Copying at every tick put that fsync on one commit in ten
 // under load, and on every answer of a person who answers at a person's
-// pace. At checkpointBytes it falls on one commit per thousand pages
-// written.
+// pace. It looks at the log's size with a NOOP checkpoint, which copies
+// nothing.
 //
 // A commit is then durable against a crash of the process but stays in the
 // log, unsynced, until the next copy; so the checkpointer syncs the log
 // itself, off the writer's path, at most every settleEvery while commits
-// come in. The log starts over only if the copy took all of it and no
-// reader still reads its old part when the next commit comes; under steady
-// writes, commits land while it copies, and that chance is missed again
-// and again. So when the log is still past checkpointBytes at the next
-// look after a copy, the checkpointer holds the write connection for a
-// RESTART checkpoint, which copies the few pages committed since and
-// clears the way for the next commit to start over.
+// come in.
+//
+// The log starts over only if a copy took all of it and no reader still
+// reads its old part when the next commit comes. Under steady writes,
+// commits land while it copies, and that chance is missed again and again;
+// so when the log has not started over by the next look after a copy, the
+// checkpointer copies what came since, then holds the write connection for
+// a RESTART checkpoint, which copies the few pages committed meanwhile and
+// clears the way for the next commit to start over. Only that last step
+// makes commits wait.
 //
 // Once writes stop for quietAfter, it truncates the log, so that a
 // database at rest is one file.
@@ -122,7 +129,7 @@ func (c *checkpointer) run(every time.Duration) {
 		changed   time.Time // when seen last changed
 		synced    time.Time // when the log was last synced
 		unsynced  bool      // commits since then
-		copied    bool      // the log was copied and has not started over since
+		copiedAt  int       // the log's pages at the last copy; 0: none since it started over
 		truncated = true    // no commit since the last truncation
 	)
 	for {
@@ -135,14 +142,17 @@ func (c *checkpointer) run(every time.Duration) {
 		now := time.Now()
 		if n := c.commits.Load(); n != seen {
 			seen, changed, unsynced, truncated = n, now, true, false
-			switch {
-			case c.logSize() <= checkpointBytes:
-				copied = false
-			case copied:
-				c.catchUp(ctx)
-			default:
-				c.checkpoint(ctx, "PASSIVE")
-				copied = true
+			if frames, _, err := c.checkpoint(ctx, "NOOP"); err == nil {
+				switch {
+				case frames < copiedAt || frames <= checkpointFrames:
+					copiedAt = 0 // started over, or small
+				case copiedAt > 0:
+					c.checkpoint(ctx, "PASSIVE")
+					c.catchUp(ctx)
+				default:
+					c.checkpoint(ctx, "PASSIVE")
+					copiedAt = frames
+				}
 			}
 		}
 		if c.settle && unsynced && now.Sub(synced) >= settleEvery {
@@ -155,16 +165,6 @@ func (c *checkpointer) run(every time.Duration) {
 		}
 		c.looks.Add(1)
 	}
-}
-
-// logSize returns the size of the log file, which is the size of the log
-// whenever that is larger than checkpointBytes.
-func (c *checkpointer) logSize() int64 {
-	fi, err := os.Stat(c.wal)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // sync makes what the log holds so far survive a power loss. It changes
@@ -192,9 +192,10 @@ func (c *checkpointer) catchUp(ctx context.Context) {
 }
 
 // checkpoint runs a checkpoint in mode and returns how many pages the log
-// holds and whether all of them are now in the database file. Without a
-// busy timeout on its connection, a RESTART or TRUNCATE that would wait
-// for the writer or a reader gives up instead, and is not complete.
+// holds and whether all of them are now in the database file; NOOP copies
+// nothing and only tells. Without a busy timeout on its connection, a
+// RESTART or TRUNCATE that would wait for the writer or a reader gives up
+// instead, and is not complete.
 func (c *checkpointer) checkpoint(ctx context.Context, mode string) (frames int, complete bool, err error) {
 	var busy, log, copied int
 	err = c.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &copied)

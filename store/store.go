@@ -80,7 +80,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// Every connection syncs as the durability asks, checkpoints included:
 	// a checkpoint's fsyncs are what make the copied pages safe.
 	common := []string{"journal_mode(WAL)", "foreign_keys(1)", "synchronous(" + sync + ")",
-		"journal_size_limit(" + strconv.Itoa(checkpointBytes) + ")"}
+		"journal_size_limit(" + strconv.Itoa(journalSizeLimit) + ")"}
 	// The writer never checkpoints on commit (wal_autocheckpoint=0): the
 	// checkpointer does, off the writer's path.
 	writer := slices.Concat(common, []string{"busy_timeout(10000)", "wal_autocheckpoint(0)"})

@@ -335,26 +335,24 @@ func TestWriteAheadLogStaysBounded(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	c := newConversation(t, db, "s", "c")
 
-	// Under steady writes the log grows past checkpointBytes, is copied
-	// into the database file and starts over, cut back to that size.
+	// Under steady writes the log grows past checkpointFrames, is copied
+	// into the database file and starts over, and its file stays within
+	// journalSizeLimit.
 	payload := json.RawMessage(`{"text":"` + strings.Repeat("x", 16<<10) + `"}`)
 	var last tree.Node
 	appended := 0
-	write := func() {
-		t.Helper()
+	gen := walGeneration(t, path)
+	for walGeneration(t, path) == gen {
 		if appended == 20_000 {
-			t.Fatalf("the log is %d bytes after %d appends; want it to have grown past %d and been cut back", walFileSize(t, path), appended, checkpointBytes)
+			t.Fatalf("the log has not started over after %d appends of 16 KiB", appended)
 		}
 		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		appended++
-	}
-	for walFileSize(t, path) <= checkpointBytes {
-		write()
-	}
-	for walFileSize(t, path) > checkpointBytes {
-		write()
+		if size := walFileSize(t, path); size > journalSizeLimit {
+			t.Fatalf("after %d appends the log is %d bytes, more than %d", appended, size, journalSizeLimit)
+		}
 	}
 
 	// Once writes stop, the checkpointer truncates it, with the database
