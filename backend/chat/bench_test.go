@@ -236,23 +236,23 @@ func millis(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // names them (process-crash, power-loss).
 var benchDurabilities = []store.Durability{store.CrashSafe, store.PowerSafe}
 
-// BenchmarkResume measures the round trip of one answer: from calling
-// Answer until the agent's next question is committed and pending on the
-// page. Alone, one conversation answers 200 questions per iteration, one
-// after another. Back to back, 100 conversations do the same at once, 20
-// each, each from its own goroutine, so that the service is never idle:
-// their latency is the queue's (Little's law: 100 conversations over the
-// answers per second). In bursts, 100 conversations answer one question
-// each at the same instant, as 100 users who press submit together, and
-// wait for all 100 next questions before the next burst; 20 bursts per
-// iteration. Paced, conversations answer as people do, each after a pause
-// of its own once its question shows (drawn at random, so that answers
-// arrive independently of each other), at so many answers per second over
-// all of them: one conversation at five a second, where the service is
-// idle between answers, 50 answers per iteration, and 100 at 1,000 and
-// 5,000 a second, 20 answers each. Before timing, every conversation answers a few
-// questions untimed and without pauses, so that the figures are of a
-// service that has warmed up. p50-µs and p99-µs are per answer.
+// BenchmarkResume measures the round trip of one answer: from calling Answer
+// until the agent's next question is committed and pending on the page.
+// Alone, one conversation answers 200 questions per iteration, one after
+// another. Back to back, 100 conversations do the same at once, 20 each,
+// each from its own goroutine, so that the service is never idle: their
+// latency is the queue's (Little's law: 100 conversations over the answers
+// per second). In bursts, 100 conversations answer one question each at the
+// same instant, as 100 users who press submit together, and wait for all 100
+// next questions before the next burst; 20 bursts per iteration. Paced,
+// conversations answer as people do, each after a pause of its own once its
+// question shows (drawn at random, so that answers arrive independently of
+// each other), at so many answers per second over all of them: one
+// conversation at five a second, where the service is idle between answers,
+// 50 answers per iteration, and 100 at 1,000 and 5,000 a second, 20 answers
+// each. Before timing, every conversation answers a few questions untimed
+// and without pauses, so that the figures are of a service that has warmed
+// up. p50-µs and p99-µs are per answer.
 func BenchmarkResume(b *testing.B) {
 	for _, d := range benchDurabilities {
 		b.Run(string(d), func(b *testing.B) {
