@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"syscall"
@@ -295,4 +296,44 @@ func TestConversationSurvivesARestart(t *testing.T) {
 	p.send("And one to Faro")
 	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveCount(2))
+}
+
+func TestTwoTabsAnsweringAtOnceConverge(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	other := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err := other.Goto(p.URL())
+	other.must(err)
+	other.waitForStream()
+	other.must(expect.Locator(other.pendingForm()).ToBeVisible())
+
+	// Two answers to the same question reach the server at once.
+	v, err := p.Evaluate(`async ([path, a, b]) => {
+		const post = body => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body}).then(r => r.status);
+		return (await Promise.all([post(a), post(b)])).sort();
+	}`, []string{p.answerPath(p.pendingForm()),
+		`{"action":"accept","content":{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":false}}`,
+		`{"action":"accept","content":{"destination":"Lima","travellers":3,"cabin":"business","hotel":true}}`})
+	p.must(err)
+	if got := fmt.Sprint(v); got != "[204 409]" {
+		t.Fatalf("statuses of the two answers: %s, want one accepted (204) and one refused (409)", got)
+	}
+
+	// One answer stands, the other is refused in place, and both tabs show
+	// the same conversation.
+	for _, tab := range []*chatPage{p, other} {
+		tab.must(expect.Locator(tab.lastAssistant()).ToContainText("is planned"))
+		tab.must(expect.Locator(tab.GetByTestId("notice")).ToHaveText("That question was already answered; the first answer stands."))
+	}
+	mine, err := p.lastAssistant().TextContent()
+	p.must(err)
+	theirs, err := other.lastAssistant().TextContent()
+	p.must(err)
+	if mine != theirs {
+		t.Errorf("the tabs disagree:\n%q\n%q", mine, theirs)
+	}
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(1))
+	other.must(expect.Locator(other.GetByTestId("assistant-message")).ToHaveCount(1))
 }
