@@ -64,11 +64,11 @@ func (b *browser) fail(step string, err error) error {
 	return &stepError{Browser: b.n, Step: step, Err: err}
 }
 
-// setup does everything before the timed phase: it gets a session, starts
-// a survey conversation, opens its stream, asks for rounds questions and
-// waits for the first one.
+// setup does everything before the timed phase: it opens the app, starts
+// a survey conversation (which issues its session), opens its stream, asks
+// for rounds questions and waits for the first one.
 func (b *browser) setup(ctx context.Context, rounds int) error {
-	if _, err := b.request(ctx, http.MethodGet, "/", "", "", http.StatusSeeOther); err != nil {
+	if _, err := b.request(ctx, http.MethodGet, "/", "", "", http.StatusOK); err != nil {
 		return b.fail("GET /", err)
 	}
 	loc, err := b.request(ctx, http.MethodPost, "/c", "application/x-www-form-urlencoded", "agent=survey", http.StatusSeeOther)

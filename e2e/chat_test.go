@@ -26,8 +26,9 @@ func openChat(t *testing.T, a *app) *chatPage {
 	if _, err := p.Goto(a.URL + "/"); err != nil {
 		t.Fatal(err)
 	}
-	p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
-	p.waitForStream()
+	// A first visit shows a conversation not started yet; nothing is
+	// recorded until the first message (send).
+	p.must(expect.Locator(p.GetByTestId("composer-input")).ToBeVisible())
 	return p
 }
 
@@ -48,9 +49,14 @@ func (p *chatPage) waitForStream() {
 
 func (p *chatPage) send(text string) {
 	p.t.Helper()
+	started := p.convPath() != ""
 	input := p.GetByTestId("composer-input")
 	p.must(input.Fill(text))
 	p.must(input.Press("Enter"))
+	if !started { // the first message starts the conversation: its page opens
+		p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
+		p.waitForStream()
+	}
 }
 
 func (p *chatPage) pendingForm() playwright.Locator {

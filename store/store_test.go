@@ -437,3 +437,50 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		<-tick.C
 	}
 }
+
+func TestRotateSessionMovesConversationsToTheNewId(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	newConversation(t, db, "old", "c1")
+	newConversation(t, db, "old", "c2")
+	newConversation(t, db, "someone", "c3")
+	if err := db.RotateSession(ctx, "old", "new"); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(session string) []string {
+		cs, err := db.Conversations(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	if got := ids("new"); len(got) != 2 {
+		t.Errorf("the new session owns %v, want c1 and c2", got)
+	}
+	if got := ids("old"); len(got) != 0 {
+		t.Errorf("the old session still owns %v", got)
+	}
+	if got := ids("someone"); len(got) != 1 {
+		t.Errorf("another session's conversations moved: it owns %v", got)
+	}
+	// A session that was never issued moves nothing and is not recorded;
+	// the new one starts empty. An id cannot be issued twice.
+	if err := db.RotateSession(ctx, "planted", "fresh"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids("fresh"); len(got) != 0 {
+		t.Errorf("a fresh session owns %v", got)
+	}
+	var n int
+	db.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id IN ('old', 'planted')`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d of the old and planted ids are recorded, want none", n)
+	}
+	if err := db.RotateSession(ctx, "", "fresh"); err == nil {
+		t.Error("an id was issued twice")
+	}
+}

@@ -16,6 +16,7 @@ const (
 	NotFound Code = "not_found" // no such thing, or not yours
 	Conflict Code = "conflict"  // the state moved on (already answered, turn running)
 	TooLarge Code = "too_large" // the request body is over the limit
+	TooMany  Code = "too_many"  // over a rate or a count the server bounds
 	Internal Code = "internal"  // a failure the user cannot fix
 )
 

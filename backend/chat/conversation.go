@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -25,8 +26,9 @@ import (
 // turn or an open page. mu guards everything below it and is held while a
 // node is appended, so memory and the database agree.
 type conversation struct {
-	svc  *Service
-	refs int // guarded by svc.mu
+	svc   *Service
+	refs  int    // guarded by svc.mu
+	owner string // the session that owns it; guarded by svc.mu, as a rotation changes it
 
 	mu       sync.Mutex
 	conv     tree.Conversation
@@ -53,7 +55,7 @@ type conversation struct {
 
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
 	l := &conversation{
-		svc: s, conv: c,
+		svc: s, conv: c, owner: c.Session,
 		nodes:    make(map[int64]tree.Node, len(nodes)),
 		children: map[int64][]int64{},
 		byRef:    map[string][]int64{},
@@ -609,6 +611,23 @@ type Answer struct {
 	Text    string
 }
 
+// normalized returns a with the line ends of everything the user wrote
+// normalized (see package lineend).
+func (a Answer) normalized() Answer {
+	a.Text = lineend.Normalize(a.Text)
+	a.Content = lineend.NormalizeJSON(a.Content)
+	if a.Form != nil {
+		form := make(url.Values, len(a.Form))
+		for k, vs := range a.Form {
+			for _, v := range vs {
+				form[k] = append(form[k], lineend.Normalize(v))
+			}
+		}
+		a.Form = form
+	}
+	return a
+}
+
 // Answer records the answer to elicit eid and resumes the turn waiting on
 // it. Errors: NotFound for an unknown conversation or elicit; Conflict for
 // an elicit already answered or no longer waited on (the first answer
@@ -696,6 +715,7 @@ func (l *conversation) responseLocked(eid string) (elicit.Response, bool) {
 // it against the request: the action must be allowed and the content must
 // satisfy the schema.
 func checkAnswer(req elicit.Request, a Answer) (elicit.Response, error) {
+	a = a.normalized()
 	resp := elicit.Response{Action: a.Action, Text: a.Text}
 	if a.Action == elicit.Accept {
 		if a.Form == nil {
@@ -828,8 +848,9 @@ func (s *Service) Inform(session, id, message string) {
 func (s *Service) notice(session, id string, n Notice) {
 	s.mu.Lock()
 	l := s.live[id]
+	mine := l != nil && l.owner == session
 	s.mu.Unlock()
-	if l == nil || l.conv.Session != session {
+	if !mine {
 		return
 	}
 	l.lock()

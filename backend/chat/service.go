@@ -22,6 +22,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -33,6 +34,7 @@ import (
 // several from HEAD, each under the one before, in one commit.
 type Store interface {
 	EnsureSession(ctx context.Context, id string) error
+	RotateSession(ctx context.Context, prev, next string) error
 	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
 	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
@@ -109,24 +111,53 @@ func newID(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// StartSession records a browser session.
-func (s *Service) StartSession(ctx context.Context, session string) error {
-	return s.store.EnsureSession(ctx, session)
+// RotateSession issues a new session id and records it; the conversations
+// of prev, when prev is a session this service issued, move to the new id
+// and prev owns nothing from then on. A browser's id is rotated each time it
+// starts a conversation, so an id someone else planted in the browser
+// (session fixation) never owns what the browser's user starts. prev may be
+// anything a client sent: it is only looked up, never recorded.
+func (s *Service) RotateSession(ctx context.Context, prev string) (string, error) {
+	next := NewSessionID()
+	if err := s.store.RotateSession(ctx, prev, next); err != nil {
+		return "", err
+	}
+	if prev == "" {
+		return next, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.live {
+		if l.owner == prev {
+			l.owner = next
+		}
+	}
+	return next, nil
+}
+
+// Agent returns the chat agent named name, the default agent when name is
+// empty. An unknown name is Invalid, with a message naming the agents.
+func (s *Service) Agent(name string) (agents.Chat, error) {
+	if name == "" {
+		return s.agents.Default(), nil
+	}
+	a, ok := s.agents.Get(name)
+	if !ok {
+		var names []string
+		for _, a := range s.agents.All() {
+			names = append(names, a.Name)
+		}
+		return agents.Chat{}, apperr.Errorf(apperr.Invalid, "There is no agent %q; the agents are %s.", name, strings.Join(names, ", "))
+	}
+	return a, nil
 }
 
 // Create starts a conversation owned by session with the named agent (the
 // default agent when name is empty).
 func (s *Service) Create(ctx context.Context, session, agentName string) (tree.Conversation, error) {
-	a := s.agents.Default()
-	if agentName != "" {
-		var ok bool
-		if a, ok = s.agents.Get(agentName); !ok {
-			var names []string
-			for _, a := range s.agents.All() {
-				names = append(names, a.Name)
-			}
-			return tree.Conversation{}, apperr.Errorf(apperr.Invalid, "There is no agent %q; the agents are %s.", agentName, strings.Join(names, ", "))
-		}
+	a, err := s.Agent(agentName)
+	if err != nil {
+		return tree.Conversation{}, err
 	}
 	if err := s.store.EnsureSession(ctx, session); err != nil {
 		return tree.Conversation{}, err
@@ -161,7 +192,7 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 	var nodes []tree.Node
 	for {
 		s.mu.Lock()
-		if l := s.live[id]; l != nil && l.conv.Session == session {
+		if l := s.live[id]; l != nil && l.owner == session {
 			l.refs++
 			s.mu.Unlock()
 			return l, nil
@@ -286,9 +317,16 @@ func (s *Service) release(l *conversation) {
 	}
 }
 
-// checkMessage trims a message and checks its length.
+// CheckMessage reports, as Send would, why text cannot be sent, if it cannot.
+func CheckMessage(text string) error {
+	_, err := checkMessage(text)
+	return err
+}
+
+// checkMessage trims a message, ends its lines with "\n" alone, and checks
+// its length.
 func checkMessage(text string) (string, error) {
-	text = strings.TrimSpace(text)
+	text = strings.TrimSpace(lineend.Normalize(text))
 	if text == "" {
 		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
 	}

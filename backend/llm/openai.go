@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/sweatpants-go/sweatpants/backend/lineend"
 )
 
 // OpenAIConfig configures an OpenAI provider.
@@ -109,7 +111,7 @@ func (p *OpenAI) complete(ctx context.Context, creq openai.ChatCompletionRequest
 		}
 	}
 	return Response{
-		Content:      c.Message.Content,
+		Content:      lineend.Normalize(c.Message.Content),
 		Model:        out.Model,
 		Provider:     "openai",
 		FinishReason: string(c.FinishReason),
@@ -128,8 +130,9 @@ func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 	defer s.Close()
 	resp := Response{Provider: "openai", Model: creq.Model}
 	var (
-		text strings.Builder
-		lp   logprobMean
+		text  strings.Builder
+		lp    logprobMean
+		lines lineend.Stream // a model's text is the user's to see: its line ends are normalized
 	)
 	for {
 		chunk, err := s.Recv()
@@ -157,7 +160,7 @@ func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 					lp.add(t.Logprob)
 				}
 			}
-			if d := c.Delta.Content; d != "" {
+			if d := lines.Next(c.Delta.Content); d != "" {
 				text.WriteString(d)
 				onDelta(d)
 			}

@@ -167,3 +167,23 @@ func deref(f *float64) any {
 	}
 	return *f
 }
+
+// TestOpenAINormalizesLineEnds: a model's "\r" never reaches the user as
+// one, streamed or not, even when a "\r\n" is split between two chunks.
+func TestOpenAINormalizesLineEnds(t *testing.T) {
+	chunks := []string{"one\r", "\ntwo\rthree\r\n"}
+	srv := llmtest.NewServer(t, llmtest.Text(chunks...), llmtest.Text(chunks...))
+	var deltas []string
+	streamed, err := newOpenAI(srv).Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, collect(&deltas))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := newOpenAI(srv).Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "one\ntwo\nthree\n"
+	if streamed.Content != want || strings.Join(deltas, "") != want || whole.Content != want {
+		t.Errorf("streamed %q in deltas %q, whole %q; want %q", streamed.Content, deltas, whole.Content, want)
+	}
+}

@@ -160,14 +160,35 @@ func (s *Server) changeAnswer(c echo.Context) error {
 
 // formValue reads one field of a form body.
 func formValue(c echo.Context, name string) (string, error) {
-	r := c.Request()
-	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		return "", badBody(err)
+	form, err := readForm(c.Request())
+	if err != nil {
+		return "", err
 	}
-	if _, ok := r.PostForm[name]; !ok {
+	if _, ok := form[name]; !ok {
 		return "", apperr.Errorf(apperr.Invalid, "The request has no %q field.", name)
 	}
-	return r.PostForm.Get(name), nil
+	return form.Get(name), nil
+}
+
+// readForm parses a form body, URL-encoded or multipart. The body's limit
+// is already set (limitBody); a body over it is TooLarge, not a form with
+// fields missing. (Request.ParseMultipartForm would hide that: on a body
+// that is not multipart it drops ParseForm's error.)
+func readForm(r *http.Request) (url.Values, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var err error
+	switch ct {
+	case "application/x-www-form-urlencoded":
+		err = r.ParseForm()
+	case "multipart/form-data":
+		err = r.ParseMultipartForm(1 << 20)
+	default:
+		return nil, apperr.Errorf(apperr.Invalid, "Send this as a form, not %q.", ct)
+	}
+	if err != nil {
+		return nil, badBody(err)
+	}
+	return r.PostForm, nil
 }
 
 // elicitProgress answers POST /c/:id/elicits/:eid/progress: a step the
@@ -205,11 +226,12 @@ func readAnswer(r *http.Request) (chat.Answer, error) {
 		}
 		a = chat.Answer{Action: in.Action, Content: in.Content, Text: in.Text}
 	case "application/x-www-form-urlencoded", "multipart/form-data":
-		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-			return a, badBody(err)
+		posted, err := readForm(r)
+		if err != nil {
+			return a, err
 		}
 		form := url.Values{}
-		for k, v := range r.PostForm {
+		for k, v := range posted {
 			form[k] = v
 		}
 		a.Action = elicit.Action(form.Get("_action"))

@@ -7,6 +7,9 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -20,31 +23,86 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// home answers GET /: it opens the session's newest conversation, starting
-// one if the session has none.
+// home answers GET /: the session's newest conversation, or, for a session
+// with none (a first visit, or any request without a cookie), the page of a
+// conversation not started yet. Nothing is written.
 func (s *Server) home(c echo.Context) error {
-	ctx := c.Request().Context()
-	convs, err := s.chat.Conversations(ctx, sessionOf(c))
+	convs, err := s.chat.Conversations(c.Request().Context(), sessionOf(c))
 	if err != nil {
 		return err
 	}
 	if len(convs) > 0 {
 		return c.Redirect(http.StatusSeeOther, "/c/"+convs[0].ID)
 	}
-	conv, err := s.chat.Create(ctx, sessionOf(c), "")
+	return s.newChat(c, http.StatusOK, templates.NewChat{}, convs)
+}
+
+// newConversationPage answers GET /new?agent=name: the page of a new
+// conversation with that agent (the default agent if absent), recorded only
+// when its first message is sent.
+func (s *Server) newConversationPage(c echo.Context) error {
+	convs, err := s.chat.Conversations(c.Request().Context(), sessionOf(c))
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/c/"+conv.ID)
+	return s.newChat(c, http.StatusOK, templates.NewChat{Agent: c.QueryParam("agent")}, convs)
 }
 
-// createConversation answers POST /c: a new conversation with the agent
-// named by the form field "agent" (the default agent if absent).
-func (s *Server) createConversation(c echo.Context) error {
-	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, s.maxBody)
-	conv, err := s.chat.Create(c.Request().Context(), sessionOf(c), c.FormValue("agent"))
+// newChat renders the page of a conversation not started yet, with status.
+func (s *Server) newChat(c echo.Context, status int, n templates.NewChat, convs []tree.Conversation) error {
+	a, err := s.chat.Agent(n.Agent)
 	if err != nil {
 		return err
+	}
+	n.Agent, n.Model = a.Name, s.chat.ModelName()
+	return render(c, status, templates.NewChatPage(n, convs, s.chat.Agents()))
+}
+
+// createConversation answers POST /c, a form with "agent" (the default agent
+// if empty) and "message": the conversation is recorded, its first message
+// sent, and the browser sent to its page (303). The browser's session id is
+// rotated first (startSession). A message that cannot be sent shows the
+// page again, with what was typed and why, and records nothing; a body that
+// cannot be read is refused.
+func (s *Server) createConversation(c echo.Context) error {
+	s.limitBody(c)
+	form, err := readForm(c.Request())
+	if err != nil {
+		return err
+	}
+	n := templates.NewChat{Agent: form.Get("agent"), Text: form.Get("message")}
+	ctx := c.Request().Context()
+	if _, err := s.chat.Agent(n.Agent); err != nil {
+		return err
+	}
+	refuse := func(err error) error {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
+		}
+		convs, lerr := s.chat.Conversations(ctx, sessionOf(c))
+		if lerr != nil {
+			return lerr
+		}
+		n.Problem = message(err)
+		return s.newChat(c, status(err), n, convs)
+	}
+	if _, ok := form["message"]; ok {
+		if err := chat.CheckMessage(n.Text); err != nil {
+			return refuse(err)
+		}
+	}
+	session, err := s.startSession(c)
+	if err != nil {
+		return err
+	}
+	conv, err := s.chat.Create(ctx, session, n.Agent)
+	if err != nil {
+		return err
+	}
+	if _, ok := form["message"]; ok {
+		if err := s.chat.Send(ctx, session, conv.ID, n.Text); err != nil {
+			return err
+		}
 	}
 	return c.Redirect(http.StatusSeeOther, "/c/"+conv.ID)
 }

@@ -14,8 +14,11 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.health)
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
 
-	app := e.Group("", s.session)
+	// No group with middleware here: echo gives such a group a catch-all
+	// route, which would answer a wrong method 404 instead of 405.
+	app := e
 	app.GET("/", s.home)
+	app.GET("/new", s.newConversationPage)
 	app.POST("/c", s.createConversation)
 	app.GET("/c/:id", s.conversationPage)
 	app.GET("/c/:id/stream", s.stream)

@@ -6,6 +6,7 @@ package transport
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,6 +24,15 @@ type Config struct {
 	MaxBody int64 // bytes; DefaultMaxBody when 0
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto: https
+	// marks the session cookie Secure; the header is ignored from others.
+	TrustedProxies []netip.Prefix
+	// AllowedHosts are the host names the app is served as, beyond IP
+	// addresses and localhost; requests for any other Host are refused.
+	AllowedHosts []string
+	// MaxStreams bounds the streams one session holds open at once;
+	// DefaultMaxStreams when 0.
+	MaxStreams int
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents templates.ElicitComponents
@@ -34,18 +44,26 @@ type Server struct {
 	log     *slog.Logger
 	maxBody int64
 	secure  bool
+	proxies proxies
+	streams *streamLimit
 	echo    *echo.Echo
 }
 
-// NewServer returns the app's HTTP handler. Cross-origin state-changing
-// requests are refused before they reach a route.
+// NewServer returns the app's HTTP handler. Requests for a host the app is
+// not served as, and cross-origin state-changing requests, are refused
+// before they reach a route.
 func NewServer(cfg Config) http.Handler {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	s := &Server{chat: cfg.Chat, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies, echo: echo.New()}
+	if cfg.MaxStreams == 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	s := &Server{chat: cfg.Chat, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.Use(newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
 	// Every page and patch is rendered with the request's context, so the
 	// application's components travel in it.
 	s.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -55,6 +73,7 @@ func NewServer(cfg Config) http.Handler {
 			return next(c)
 		}
 	})
+	s.echo.Use(s.session)
 	s.routes()
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -140,29 +140,6 @@ func (a *testApp) nodeCount(t *testing.T, conv string) int {
 	return len(nodes)
 }
 
-func TestHomeStartsAConversationWithAnHttpOnlySession(t *testing.T) {
-	a := newTestApp(t)
-	b := a.browser(t)
-	res, err := b.c.Get(a.srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/c/") {
-		t.Fatalf("GET / = %d to %q, want 303 to a conversation", res.StatusCode, res.Header.Get("Location"))
-	}
-	ck := res.Cookies()
-	if len(ck) != 1 || ck[0].Name != sessionCookie || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteLaxMode {
-		t.Errorf("cookies = %+v, want one HttpOnly SameSite=Lax session cookie", ck)
-	}
-	// The same browser lands on the same conversation again.
-	res2, _ := b.c.Get(a.srv.URL + "/")
-	res2.Body.Close()
-	if got, want := res2.Header.Get("Location"), res.Header.Get("Location"); got != want {
-		t.Errorf("second visit went to %q, want %q", got, want)
-	}
-}
-
 func TestBadRequestsGetClearAnswers(t *testing.T) {
 	a := newTestApp(t)
 	owner := a.browser(t)

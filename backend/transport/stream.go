@@ -2,13 +2,16 @@ package transport
 
 import (
 	"bytes"
+	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -19,6 +22,11 @@ func (s *Server) stream(c echo.Context) error {
 	r := c.Request()
 	ctx := r.Context()
 	conv := c.Param("id")
+	release, err := s.streams.acquire(sessionOf(c))
+	if err != nil {
+		return err
+	}
+	defer release()
 	sub, view, err := s.chat.Subscribe(ctx, sessionOf(c), conv)
 	if err != nil {
 		return err // no SSE headers are out yet, so the status still counts
@@ -51,8 +59,10 @@ func (s *Server) stream(c echo.Context) error {
 
 // newSSE starts an SSE response. Datastar writes the status line through the
 // underlying writer, so echo is told the response is committed; otherwise
-// its first Write would send a second status line.
+// its first Write would send a second status line. A stream outlives the
+// server's read timeout, which is for reading requests: it is lifted here.
 func newSSE(c echo.Context) *datastar.ServerSentEventGenerator {
+	http.NewResponseController(c.Response()).SetReadDeadline(time.Time{})
 	sse := datastar.NewSSE(c.Response(), c.Request())
 	c.Response().Committed = true
 	return sse
@@ -78,11 +88,12 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 	}
 }
 
-// patch renders comp and sends it as one datastar-patch-elements event.
+// patch renders comp and sends it as one datastar-patch-elements event,
+// with its line ends as the SDK splits them (see lineends.go).
 func patch(sse *datastar.ServerSentEventGenerator, comp templ.Component, opts ...datastar.PatchElementOption) error {
 	var buf bytes.Buffer
 	if err := comp.Render(sse.Context(), &buf); err != nil {
 		return err
 	}
-	return sse.PatchElements(buf.String(), opts...)
+	return sse.PatchElements(lineend.Normalize(buf.String()), opts...)
 }

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -29,6 +31,13 @@ type serveConfig struct {
 	pace       time.Duration
 	compact    int
 	suspend    time.Duration
+
+	allowedHosts   []string
+	trustedProxies []netip.Prefix
+	secureCookies  bool
+	readTimeout    time.Duration
+	idleTimeout    time.Duration
+	maxConns       int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -53,13 +62,45 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	fs.DurationVar(&cfg.suspend, "suspend-after", suspendDef,
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
+	hostsList := fs.String("allowed-hosts", getenv("SWEATPANTS_ALLOWED_HOSTS"),
+		"comma-separated host names the app is served as; IP addresses and localhost are always answered, other names refused")
+	proxyList := fs.String("trusted-proxies", getenv("SWEATPANTS_TRUSTED_PROXIES"),
+		"comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-Proto is believed")
+	secureDef, err := envBool(getenv, "SWEATPANTS_SECURE_COOKIES")
+	if err != nil {
+		return cfg, err
+	}
+	fs.BoolVar(&cfg.secureCookies, "secure-cookies", secureDef, "mark the session cookie Secure (the app is reached over HTTPS)")
+	fs.DurationVar(&cfg.readTimeout, "read-timeout", 30*time.Second, "longest time to read a request, body included (streams excepted)")
+	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection stays open")
+	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns(), "open connections beyond which the longest-idle ones are closed")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	for _, h := range strings.Split(*hostsList, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.allowedHosts = append(cfg.allowedHosts, h)
+		}
+	}
+	if cfg.trustedProxies, err = transport.ParsePrefixes(*proxyList); err != nil {
+		return cfg, fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	if d := store.Durability(cfg.durability); d != store.CrashSafe && d != store.PowerSafe {
 		return cfg, fmt.Errorf("--durability must be %s or %s, not %q", store.CrashSafe, store.PowerSafe, cfg.durability)
 	}
 	return cfg, nil
+}
+
+func envBool(getenv func(string) string, key string) (bool, error) {
+	v := getenv(key)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, not %q", key, v)
+	}
+	return b, nil
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -99,11 +140,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	reaper := newIdleReaper(cfg.maxConns)
 	srv := &http.Server{
 		Handler: transport.NewServer(transport.Config{Chat: svc, Log: log, MaxBody: cfg.maxBody,
+			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
 			ElicitComponents: templates.ElicitComponents{agents.PickFlight.Name: templates.FlightPicker}}),
+		// A slow or idle client holds a connection only so long; streams
+		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       cfg.readTimeout,
+		IdleTimeout:       cfg.idleTimeout,
+		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", model.Name(), "durability", cfg.durability)

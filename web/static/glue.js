@@ -42,9 +42,15 @@ if (main) {
   const slack = 48 // px from the bottom that still count as at the bottom
   let following = true
   const toBottom = () => window.scrollTo(0, document.documentElement.scrollHeight)
+  // Only the reader scrolling up stops the following. A scroll event comes
+  // a frame after its scroll, and content may have grown meanwhile, so "not
+  // at the bottom" alone could be our own scroll overtaken by a new form.
+  let lastTop = document.documentElement.scrollTop
   addEventListener('scroll', () => {
     const el = document.documentElement
-    following = el.scrollHeight - el.scrollTop - el.clientHeight <= slack
+    if (el.scrollHeight - el.scrollTop - el.clientHeight <= slack) following = true
+    else if (el.scrollTop < lastTop) following = false
+    lastTop = el.scrollTop
   }, { passive: true })
   let queued = false
   new MutationObserver(() => {

@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+)
+
+// forgedEvent would, were a lone "\r" a line end the server did not expect
+// in its stream, end the patch it is shown in and start an event of its
+// own: signals that Datastar, failing to read them as JSON, evaluates as a
+// script, which sets window.p. HTML escaping leaves all of it alone.
+const forgedEvent = "x\r\revent:datastar-patch-signals\rdata:signals {p: window.p = 1}\r\ry"
+
+// shownAs is how the page shows forgedEvent: as typed, its line ends "\n".
+var shownAs = strings.ReplaceAll(forgedEvent, "\r", "\n")
+
+// TestForgedStreamEventsRunNoScript puts text that forges a stream event
+// through a message, a form answer and a model reply from an
+// OpenAI-compatible endpoint, then loads the conversation again: no script
+// ran, and each text is shown as it was written.
+func TestForgedStreamEventsRunNoScript(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Text("Your plan: ", forgedEvent))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openChat(t, a)
+
+	// A browser's textarea turns "\r" into "\n", so the text is posted as a
+	// script on another page would post it: straight to the routes.
+	started, err := p.Evaluate(`async (text) => {
+		const res = await fetch('/c', {method: 'POST', body: new URLSearchParams({message: text})})
+		return res.url
+	}`, forgedEvent)
+	p.must(err)
+	_, err = p.Goto(started.(string))
+	p.must(err)
+	p.waitForStream()
+	q := p.pendingForm()
+	id, err := q.GetAttribute("data-elicit-id")
+	p.must(err)
+	status, err := p.Evaluate(`async ([path, text]) => (await fetch(path, {method: 'POST',
+		body: new URLSearchParams({_action: 'accept', destination: text, travellers: '2', cabin: 'economy', hotel: 'false'})})).status`,
+		[]string{p.convPath() + "/elicits/" + id, forgedEvent})
+	p.must(err)
+	if status != 204 {
+		t.Fatalf("the form answer was refused: %v", status)
+	}
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your plan:"))
+
+	for _, load := range []string{"live", "reloaded"} {
+		if load == "reloaded" {
+			_, err := p.Reload()
+			p.must(err)
+			p.waitForStream()
+			p.must(expect.Locator(p.lastAssistant()).ToContainText("Your plan:"))
+		}
+		ran, err := p.Evaluate(`() => window.p === 1`)
+		p.must(err)
+		if ran != false {
+			t.Errorf("%s: a forged event ran script in the page", load)
+		}
+		for what, loc := range map[string]string{
+			"the message":            `[data-testid=user-message]`,
+			"the answered form":      `[data-testid=elicit][data-state=answered]`,
+			"the agent's reply":      `[data-testid=assistant-message]`,
+			"the conversation title": `[data-testid=conversation-title]`,
+		} {
+			text, err := p.Locator(loc).First().TextContent()
+			p.must(err)
+			want := shownAs
+			if what == "the conversation title" {
+				want = "x" // a title is the message's first line
+			}
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: %s shows %q, want it to contain %q", load, what, text, want)
+			}
+		}
+	}
+}
