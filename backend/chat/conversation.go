@@ -110,6 +110,7 @@ type waiter struct {
 	answer   chan elicit.Response
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
+	reports  progressLimit                         // when the last progress reports came (progress.go)
 }
 
 func newWaiter(node int64, req elicit.Request) *waiter {
@@ -659,35 +660,6 @@ func (l *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 		return nil, l.rejectLocked(req, a.Form, problem)
 	}
 	return l.deliverLocked(req, resp)
-}
-
-// Progress hands progress an implementation reports on pending elicit eid
-// to the agent that asked, if it listens, and shows it on the conversation's
-// pages. It is not recorded. Errors: NotFound, Conflict when eid is not
-// pending.
-func (s *Service) Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error {
-	if p.Stage == "" {
-		return apperr.Errorf(apperr.Invalid, "A progress report needs a stage.")
-	}
-	l, err := s.acquire(ctx, session, id)
-	if err != nil {
-		return err
-	}
-	defer s.release(l)
-	l.lock()
-	w, ok := l.pending[eid]
-	if !ok {
-		defer l.mu.Unlock()
-		return l.notPendingLocked(eid)
-	}
-	w.stage = &p
-	l.broadcastItemLocked(eid)
-	listen, req := w.progress, l.requestLocked(eid)
-	l.mu.Unlock()
-	if listen != nil { // outside the lock: the agent's code may do anything
-		listen(req, p)
-	}
-	return nil
 }
 
 // broadcastQueueLocked re-sends every question in the queue but skip, whose

@@ -6,6 +6,7 @@
 package elicit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -137,7 +138,7 @@ func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, O
 				return FieldErrors{{Message: "the request's input cannot be read: " + err.Error()}}
 			}
 		}
-		if err := json.Unmarshal(content, &out); err != nil {
+		if err := decodeContent(content, &out); err != nil {
 			return FieldErrors{{Message: "the answer cannot be read: " + err.Error()}}
 		}
 		return rule(in, out)
@@ -189,11 +190,20 @@ func (k *Kind[In, Out]) Request(message string, in In) (Request, error) {
 func (k *Kind[In, Out]) Decode(resp Response) (Result[Out], error) {
 	res := Result[Out]{Action: resp.Action, Text: resp.Text}
 	if resp.Action == Accept {
-		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
+		if err := decodeContent(resp.Content, &res.Content); err != nil {
 			return res, fmt.Errorf("decode %s result: %w", k.Name, err)
 		}
 	}
 	return res, nil
+}
+
+// decodeContent decodes accepted content into out. No content at all is
+// the zero value, as Validate counts it an empty object.
+func decodeContent(content json.RawMessage, out any) error {
+	if len(bytes.Trim(content, jsonSpace)) == 0 {
+		return nil
+	}
+	return json.Unmarshal(content, out)
 }
 
 // FormKind is the kind of a form whose fields are the fields of T.

@@ -3,6 +3,7 @@ package elicit
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -97,7 +98,7 @@ func parseField(p *Schema, v string) (any, string) {
 		return n, ""
 	case "number":
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) { // ParseFloat reads "NaN" and "Inf"; JSON has neither
 			return nil, "must be a number"
 		}
 		return f, ""

@@ -46,11 +46,15 @@ func (es FieldErrors) For(field string) string {
 	return ""
 }
 
+// jsonSpace is the white space JSON allows around a value. (bytes.TrimSpace
+// would take "\f" and "\v" too, which JSON refuses.)
+const jsonSpace = " \t\r\n"
+
 // Validate checks raw against s and returns every problem found; none means
 // raw is valid. An empty raw counts as an empty object, so a response with
 // no content reports each required field rather than one vague error.
 func (s *Schema) Validate(raw json.RawMessage) FieldErrors {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	if len(raw) == 0 || string(raw) == "null" {
 		if s.Type != "object" {
 			return FieldErrors{{Message: "an answer is required"}}
@@ -60,8 +64,14 @@ func (s *Schema) Validate(raw json.RawMessage) FieldErrors {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil || len(bytes.Trim(raw[dec.InputOffset():], jsonSpace)) > 0 {
 		return FieldErrors{{Message: "the answer is not valid JSON"}}
+	}
+	// A decoded map keeps the last of two values given one name, but a Go
+	// struct reports the first one's wrong type: an answer that repeats a
+	// name could pass here and still fail to decode for the agent.
+	if field, ok := repeatedName(json.NewDecoder(bytes.NewReader(raw)), ""); ok {
+		return FieldErrors{{Field: field, Message: "is given twice"}}
 	}
 	var errs FieldErrors
 	s.check("", v, &errs)
@@ -114,11 +124,15 @@ func (s *Schema) check(path string, v any, errs *FieldErrors) {
 			add("must be a whole number")
 			return
 		}
-		if s.Minimum != nil && f < *s.Minimum {
+		switch {
+		case s.Minimum != nil && f < *s.Minimum:
 			add("must be at least %s", formatNumber(*s.Minimum))
-		}
-		if s.Maximum != nil && f > *s.Maximum {
+		case s.Maximum != nil && f > *s.Maximum:
 			add("must be at most %s", formatNumber(*s.Maximum))
+		case s.Type == "integer":
+			if msg := integerProblem(num); msg != "" {
+				add("%s", msg)
+			}
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
@@ -186,6 +200,64 @@ func (s *Schema) checkObject(path string, obj map[string]any, errs *FieldErrors)
 			*errs = append(*errs, FieldError{Field: join(name), Message: "is not a field of this form"})
 		}
 	}
+}
+
+// integerProblem says why num, a whole number, cannot be decoded into a Go
+// integer, or returns "". encoding/json decodes an integer only from digits
+// that fit it: 2.0 and 2e0 are whole numbers to JSON, not to the agent's int.
+func integerProblem(num json.Number) string {
+	if strings.ContainsAny(num.String(), ".eE") {
+		return "must be a whole number written as digits, like 2"
+	}
+	if _, err := strconv.ParseInt(num.String(), 10, 64); err == nil {
+		return ""
+	}
+	if _, err := strconv.ParseUint(num.String(), 10, 64); err == nil {
+		return ""
+	}
+	return "is out of range"
+}
+
+// repeatedName returns the path of the first name an object in the JSON
+// value dec reads gives twice, named as check names fields. The value has
+// been decoded already, so it is well formed.
+func repeatedName(dec *json.Decoder, path string) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			name, _ := tok.(string)
+			field := name
+			if path != "" {
+				field = path + "." + name
+			}
+			if seen[name] {
+				return field, true
+			}
+			seen[name] = true
+			if field, ok := repeatedName(dec, field); ok {
+				return field, true
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if field, ok := repeatedName(dec, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return field, true
+			}
+		}
+	default:
+		return "", false // a string, number, boolean or null
+	}
+	dec.Token() // the closing bracket
+	return "", false
 }
 
 // FieldOrder is the properties in declaration order; schemas written by

@@ -204,6 +204,9 @@ func (s *Server) elicitProgress(c echo.Context) error {
 		return s.refuse(c, badBody(err))
 	}
 	if err := s.chat.Progress(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), p); err != nil {
+		if apperr.CodeOf(err) == apperr.TooMany {
+			return err // a flood is refused without a word to the pages
+		}
 		return s.refuse(c, err)
 	}
 	return c.NoContent(http.StatusNoContent)

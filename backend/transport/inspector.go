@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
 
@@ -15,14 +17,15 @@ import (
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
-// entryParam reads a reflog entry id from the query (?at=) or the path.
+// entryParam reads a reflog entry id from the query (?at=) or the path. A
+// malformed one is not repeated back: it may be any text at all.
 func entryParam(raw string) (int64, error) {
 	if raw == "" {
 		return 0, nil
 	}
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, apperr.Errorf(apperr.NotFound, "There is no reflog entry %q in this conversation.", raw)
+		return 0, apperr.Errorf(apperr.NotFound, "There is no such reflog entry in this conversation; entries are numbered from 1.")
 	}
 	return id, nil
 }
@@ -41,72 +44,132 @@ func (s *Server) inspectorPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.InspectorPage(in))
 }
 
-// inspectorStream answers GET /c/:id/tree/stream: the inspector re-rendered
-// whenever the conversation changes.
+// inspectorStream answers GET /c/:id/tree/stream: the inspector drawn
+// whole, then what changes as the conversation does — the new nodes where
+// they go, the marks that moved, new and changed reflog rows — and drawn
+// whole again only when a change is not a patch (see chat.TreeChange).
 func (s *Server) inspectorStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	at, err := entryParam(c.QueryParam("at"))
 	if err != nil {
 		return err
 	}
-	sub, _, err := s.chat.Subscribe(ctx, sessionOf(c), c.Param("id"))
+	release, err := s.streams.acquire(sessionOf(c))
 	if err != nil {
 		return err
 	}
-	defer sub.Close()
-	in, err := s.chat.Inspect(ctx, sessionOf(c), c.Param("id"), at)
+	defer release()
+	w, err := s.chat.WatchTree(ctx, sessionOf(c), c.Param("id"), at)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	ch, err := w.Changes(ctx)
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set("X-Accel-Buffering", "no")
 	sse := newSSE(c)
+	notice := func(n chat.Notice) error { return patch(sse, templates.Notice(n)) }
 	for {
-		if err := patch(sse, templates.Inspector(in)); err != nil {
-			return nil
+		for _, p := range treePatches(ch) {
+			if err := patch(sse, p.comp, p.opts...); err != nil {
+				return nil
+			}
 		}
-		rendered := time.Now()
-		if !awaitTreeChange(ctx, sub, sse) {
-			return nil
-		}
-		// The whole tree is drawn again on a change: while a turn moves
-		// fast (a reply streaming in), draw it at most so often, with
-		// every change up to then.
-		select {
-		case <-time.After(time.Until(rendered.Add(inspectorEvery))):
-		case <-ctx.Done():
-			return nil
-		}
-		if in, err = s.chat.Inspect(ctx, sessionOf(c), c.Param("id"), at); err != nil {
-			s.log.Warn("inspect", "conversation", c.Param("id"), "err", err)
+		if ch, err = nextTreeChange(ctx, w, time.Now(), notice); err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("inspect", "conversation", c.Param("id"), "err", err)
+			}
 			return nil
 		}
 	}
 }
 
-// inspectorEvery is the shortest time between two drawings of the tree.
+// inspectorEvery is the shortest time between two patches of the tree.
 const inspectorEvery = 200 * time.Millisecond
 
-// awaitTreeChange waits until the conversation changes in a way the tree
-// shows, passing notices through meanwhile. It reports false when the
-// stream is over.
-func awaitTreeChange(ctx context.Context, sub *chat.Subscription, sse *datastar.ServerSentEventGenerator) bool {
+// nextTreeChange waits for the tree to change after it was drawn at drawn,
+// passing notices on meanwhile. While a turn moves fast, the tree is
+// patched at most every inspectorEvery, with every change up to then.
+func nextTreeChange(ctx context.Context, w *chat.TreeWatch, drawn time.Time, notice func(chat.Notice) error) (chat.TreeChange, error) {
 	for {
-		changes, resync, err := sub.Next(ctx)
-		if err != nil {
-			return false
+		if err := w.Wait(ctx, notice); err != nil {
+			return chat.TreeChange{}, err
 		}
-		changed := resync != nil
-		for _, ch := range changes {
-			if ch.Item != nil || ch.Status != nil || ch.Title != nil {
-				changed = true
-			} else if err := patch(sse, templates.Notice(ch.Notice)); err != nil {
-				return false
-			}
+		select {
+		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
+		case <-ctx.Done():
+			return chat.TreeChange{}, ctx.Err()
 		}
-		if changed {
-			return true
+		ch, err := w.Changes(ctx)
+		if err != nil || !ch.Empty() {
+			return ch, err
 		}
 	}
+}
+
+// treePatch is one patch of the inspector.
+type treePatch struct {
+	comp templ.Component
+	opts []datastar.PatchElementOption
+}
+
+// treePatches are the patches that show ch, in order: the new nodes first,
+// so that the marks and rows after them find the page as it now is.
+func treePatches(ch chat.TreeChange) []treePatch {
+	if ch.Full != nil {
+		return []treePatch{{comp: templates.Inspector(*ch.Full)}}
+	}
+	var out []treePatch
+	add := func(comp templ.Component, opts ...datastar.PatchElementOption) {
+		out = append(out, treePatch{comp, opts})
+	}
+	in := ch.In
+	for _, g := range ch.Growths {
+		switch g.Kind {
+		case chat.Extend:
+			add(templates.TreeChain(in, g.From), datastar.WithSelectorID(templates.NodeElementID(g.Node)), datastar.WithModeAfter())
+		case chat.Fork:
+			if len(g.Moved) > 0 {
+				add(templ.NopComponent, datastar.WithSelector(movedSelector(g)), datastar.WithModeRemove())
+			}
+			add(templates.TreeBranches(in, g.Node), datastar.WithSelectorID(templates.BranchElementID(g.Block)), datastar.WithModeAppend())
+		case chat.AddBranch:
+			add(templates.TreeBranch(in, g.From), datastar.WithSelectorID(templates.ForkElementID(g.Node)), datastar.WithModeAppend())
+		}
+	}
+	if len(ch.Marked) > 0 {
+		add(templates.TreeNodeMarks(in, ch.Marked))
+	}
+	if ch.Legend {
+		add(templates.TreeLegend(in))
+	}
+	if len(ch.PathAdded) > 0 {
+		add(templates.StatePathItems(ch.PathAdded), datastar.WithSelectorID(templates.StatePathID), datastar.WithModeAppend())
+	}
+	if ch.PathRedrawn {
+		add(templates.StatePath(in))
+	}
+	if len(ch.Entries) > 0 {
+		add(templates.ReflogRows(in, ch.Entries), datastar.WithSelectorID(templates.ReflogRowsID), datastar.WithModePrepend())
+	}
+	if len(ch.Flipped) > 0 {
+		add(templates.ReflogRows(in, ch.Flipped))
+	}
+	return out
+}
+
+// movedSelector selects the nodes and the fork a Fork growth moves.
+func movedSelector(g chat.Growth) string {
+	ids := make([]string, 0, len(g.Moved)+1)
+	for _, id := range g.Moved {
+		ids = append(ids, "#"+templates.NodeElementID(id))
+	}
+	if g.MovedFork != 0 {
+		ids = append(ids, "#"+templates.ForkElementID(g.MovedFork))
+	}
+	return strings.Join(ids, ", ")
 }
 
 // collect answers POST /c/:id/gc: branches no one can reach any more, older

@@ -29,7 +29,7 @@ type testApp struct {
 	svc *chat.Service
 }
 
-func newTestApp(t *testing.T) *testApp {
+func newTestApp(t testing.TB) *testApp {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "app.db"), store.Options{})
 	if err != nil {

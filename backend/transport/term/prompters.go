@@ -2,6 +2,7 @@ package term
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -161,7 +162,8 @@ func promptLocation(q *Question) (elicit.Response, error) {
 	}
 }
 
-// parseLatLng reads "lat,lng" (spaces allowed).
+// parseLatLng reads "lat,lng" (spaces allowed). ParseFloat reads "NaN"
+// and "Inf" too, which are no place and cannot be sent as JSON.
 func parseLatLng(s string) (lat, lng float64, ok bool) {
 	a, b, found := strings.Cut(s, ",")
 	if !found {
@@ -169,7 +171,8 @@ func parseLatLng(s string) (lat, lng float64, ok bool) {
 	}
 	lat, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	lng, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	return lat, lng, err1 == nil && err2 == nil
+	finite := !math.IsNaN(lat) && !math.IsInf(lat, 0) && !math.IsNaN(lng) && !math.IsInf(lng, 0)
+	return lat, lng, err1 == nil && err2 == nil && finite
 }
 
 // promptClipboardRead asks the user to paste the text, one line: the
