@@ -48,7 +48,6 @@ type sseGuard struct {
 	prefix          []byte // the current line's field and data key, as far as seen
 	prefixDone      bool   // the prefix is complete; the rest of the line is value
 	continued       bool   // a "\r" ended the line and its prefix is not yet repeated
-	out             bytes.Buffer
 }
 
 func (g *sseGuard) decide() {
@@ -72,33 +71,49 @@ func (g *sseGuard) Write(p []byte) (int, error) {
 	if !g.stream {
 		return g.ResponseWriter.Write(p)
 	}
-	g.out.Reset()
-	for _, b := range p {
-		g.step(b)
+	if !g.continued && bytes.IndexByte(p, '\r') < 0 {
+		// The usual case: nothing to rewrite, only the place to keep.
+		tail := p
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			g.prefix, g.prefixDone, tail = g.prefix[:0], false, p[i+1:]
+		}
+		for _, b := range tail {
+			if g.prefixDone {
+				break
+			}
+			g.prefix = append(g.prefix, b)
+			g.prefixDone = prefixComplete(g.prefix)
+		}
+		return g.ResponseWriter.Write(p)
 	}
-	if _, err := g.ResponseWriter.Write(g.out.Bytes()); err != nil {
+	var out bytes.Buffer
+	out.Grow(len(p) + len(p)/8)
+	for _, b := range p {
+		g.step(&out, b)
+	}
+	if _, err := g.ResponseWriter.Write(out.Bytes()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (g *sseGuard) step(b byte) {
+func (g *sseGuard) step(out *bytes.Buffer, b byte) {
 	if g.continued {
 		g.continued = false
 		if b == '\n' {
 			return // "\r\n" is one line end, already written
 		}
-		g.out.Write(g.prefix)
+		out.Write(g.prefix)
 	}
 	switch b {
 	case '\n':
-		g.out.WriteByte('\n')
+		out.WriteByte('\n')
 		g.prefix, g.prefixDone = g.prefix[:0], false
 	case '\r':
-		g.out.WriteByte('\n')
+		out.WriteByte('\n')
 		g.continued = true
 	default:
-		g.out.WriteByte(b)
+		out.WriteByte(b)
 		if !g.prefixDone {
 			g.prefix = append(g.prefix, b)
 			g.prefixDone = prefixComplete(g.prefix)

@@ -254,3 +254,33 @@ func firstNode(t *testing.T, a *testApp, conv string, kind tree.Kind) string {
 	t.Fatalf("no %s node in %+v", kind, nodes)
 	return ""
 }
+
+// FuzzSSEGuardSplitWrites: however an event is split between writes, the
+// guard sends the same bytes as for one write.
+func FuzzSSEGuardSplitWrites(f *testing.F) {
+	f.Add("a\r\nb\rc", 3)
+	f.Add("\r", 0)
+	f.Add("x\r\revent: y\r\r", 2)
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		event := "event: datastar-patch-elements\ndata: elements " + s + "\n\n"
+		if cut < 0 || cut > len(event) {
+			return
+		}
+		write := func(pieces ...string) string {
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", "text/event-stream")
+			g := &sseGuard{ResponseWriter: rec}
+			for _, p := range pieces {
+				g.Write([]byte(p))
+			}
+			return rec.Body.String()
+		}
+		whole, split := write(event), write(event[:cut], event[cut:])
+		if whole != split {
+			t.Fatalf("%q: one write sent %q, two writes cut at %d sent %q", event, whole, cut, split)
+		}
+		if strings.Contains(whole, "\r") {
+			t.Fatalf("%q went out with a \\r: %q", event, whole)
+		}
+	})
+}

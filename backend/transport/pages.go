@@ -7,7 +7,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -63,7 +62,7 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat, convs 
 // sent, and the browser sent to its page (303). The browser's session id is
 // rotated first (startSession). A message that cannot be sent shows the
 // page again, with what was typed and why, and records nothing; a body that
-// cannot be read is refused.
+// cannot be read, or an unknown agent, is refused.
 func (s *Server) createConversation(c echo.Context) error {
 	s.limitBody(c)
 	form, err := readForm(c.Request())
@@ -75,20 +74,14 @@ func (s *Server) createConversation(c echo.Context) error {
 	if _, err := s.chat.Agent(n.Agent); err != nil {
 		return err
 	}
-	refuse := func(err error) error {
-		if apperr.CodeOf(err) == apperr.Internal {
-			return err
-		}
-		convs, lerr := s.chat.Conversations(ctx, sessionOf(c))
-		if lerr != nil {
-			return lerr
-		}
-		n.Problem = message(err)
-		return s.newChat(c, status(err), n, convs)
-	}
 	if _, ok := form["message"]; ok {
 		if err := chat.CheckMessage(n.Text); err != nil {
-			return refuse(err)
+			convs, lerr := s.chat.Conversations(ctx, sessionOf(c))
+			if lerr != nil {
+				return lerr
+			}
+			n.Problem = message(err)
+			return s.newChat(c, status(err), n, convs)
 		}
 	}
 	session, err := s.startSession(c)

@@ -299,10 +299,11 @@ func TestStartingAConversationWithABadBodyRecordsNothing(t *testing.T) {
 	if b.cookie() != "" {
 		t.Errorf("a refused request set a session cookie")
 	}
-	// What was typed stays on the page, with why it was refused.
-	code, body := b.do(http.MethodPost, "/c", "application/x-www-form-urlencoded", "agent=nosuch&message=keep+me")
-	if code != 400 || !strings.Contains(body, "keep me") && !strings.Contains(body, "There is no agent") {
-		t.Errorf("got %d %q", code, body)
+	// A message that cannot be sent shows the page again, with why and with
+	// what was typed.
+	code, body := b.do(http.MethodPost, "/c", "application/x-www-form-urlencoded", "message=+%0D%0A+")
+	if code != 400 || !strings.Contains(body, `data-testid="notice" class="shown">Type a message before sending.`) || !strings.Contains(body, `action="/c"`) {
+		t.Errorf("got %d %q, want the page again with the reason in its notice", code, body)
 	}
 }
 
