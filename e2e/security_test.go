@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/playwright-community/playwright-go"
+
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 )
 
@@ -24,6 +26,10 @@ func TestForgedStreamEventsRunNoScript(t *testing.T) {
 	model := llmtest.NewServer(t, llmtest.Text("Your plan: ", forgedEvent))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openChat(t, a)
+	// The page's Content-Security-Policy must not get in the app's way:
+	// every refusal the browser makes under it is counted.
+	p.must(p.AddInitScript(playwright.Script{Content: playwright.String(
+		`window.cspRefusals = []; document.addEventListener('securitypolicyviolation', e => window.cspRefusals.push(e.violatedDirective + ' ' + e.blockedURI))`)}))
 
 	// A browser's textarea turns "\r" into "\n", so the text is posted as a
 	// script on another page would post it: straight to the routes.
@@ -53,6 +59,11 @@ func TestForgedStreamEventsRunNoScript(t *testing.T) {
 			p.must(err)
 			p.waitForStream()
 			p.must(expect.Locator(p.lastAssistant()).ToContainText("Your plan:"))
+		}
+		refused, err := p.Evaluate(`() => window.cspRefusals`)
+		p.must(err)
+		if r, ok := refused.([]any); !ok || len(r) != 0 {
+			t.Errorf("%s: the Content-Security-Policy refused %v", load, refused)
 		}
 		ran, err := p.Evaluate(`() => window.p === 1`)
 		p.must(err)
