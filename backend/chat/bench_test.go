@@ -20,7 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -81,7 +81,7 @@ func openBenchEnv(path string, d store.Durability) (*benchEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := chat.New(db, agents.NewRegistry(benchAgent), llm.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := chat.New(db, agents.NewRegistry(benchAgent), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &benchEnv{path: path, db: db, svc: svc}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -131,7 +132,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 }
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
 	svc.SetAnswerHold(patientHold)
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
@@ -177,7 +178,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 			return "Done thinking.", nil
 		},
 	}
-	svc, w := newCountedService(t, agents.NewRegistry(thinker), llm.NewOffline())
+	svc, w := newCountedService(t, agents.NewRegistry(thinker), offline.New())
 	conv, eid := startAsked(t, svc, "thinker", "go")
 
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
@@ -252,7 +253,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 }
 
 func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv, first := startSurvey(t, svc, "2")
 
@@ -274,7 +275,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), llm.NewOffline())
+	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
 	conv, first := startSurvey(t, svc, "2")
 	w.mu.Lock()
 	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
@@ -322,7 +323,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 			return book.Call(ctx, res.Content.Answer)
 		},
 	}
-	svc, w := newCountedService(t, agents.NewRegistry(asker), llm.NewOffline())
+	svc, w := newCountedService(t, agents.NewRegistry(asker), offline.New())
 	db = w.DB
 	conv, eid = startAsked(t, svc, "asker", "go")
 
@@ -340,7 +341,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	// replay does: it still goes with the next question.
 	path := filepath.Join(t.TempDir(), "restart.db")
 	reg := agents.NewRegistry(agents.Survey())
-	svc, _, stop := openCountedService(t, path, reg, llm.NewOffline())
+	svc, _, stop := openCountedService(t, path, reg, offline.New())
 	conv, first := startSurvey(t, svc, "3")
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
 		t.Fatal(err)
@@ -351,7 +352,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	})).Request.ID
 	stop()
 
-	svc, w, stop := openCountedService(t, path, reg, llm.NewOffline())
+	svc, w, stop := openCountedService(t, path, reg, offline.New())
 	defer stop()
 	svc.SetAnswerHold(patientHold)
 	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {

@@ -11,13 +11,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 )
 
 // A flood of progress reports on one question is refused past the burst:
 // the refused reports reach neither the pages nor the agent.
 func TestAFloodOfProgressReportsIsRefusedPastTheBurst(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, eid := startAsked(t, svc, "showcase", "where am I")
 	sub, _, err := svc.Subscribe(t.Context(), "me", conv)
 	if err != nil {

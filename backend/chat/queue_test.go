@@ -12,7 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -41,7 +41,7 @@ func byAgent(q []*chat.ElicitView, agent string) *chat.ElicitView {
 // a restart in between resumes the turn with the answered branch replayed
 // and the other question still waiting under the same id.
 func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), llm.NewOffline())
+	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 // A tab watching the stream sees the queue grow: the question asked first
 // is sent again when a second joins it, now "1 of 2".
 func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), llm.NewOffline())
+	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
 
 // Stopping a turn withdraws every question it queued.
 func TestStopWithdrawsEveryQueuedQuestion(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "me", "showcase")
 	if err := svc.Send(t.Context(), "me", conv.ID, "together"); err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestStopWithdrawsEveryQueuedQuestion(t *testing.T) {
 // Progress an implementation reports reaches the agent that listens and the
 // page, and a progress report for a question that does not wait is refused.
 func TestLocationProgressReachesTheAgentAndThePage(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "me", "showcase")
 	if err := svc.Send(t.Context(), "me", conv.ID, "where am i?"); err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestKindRulesAreEnforcedByTheServer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.message+" "+string(c.answer.Content), func(t *testing.T) {
-			svc, db := newService(t, llm.NewOffline())
+			svc, db := newService(t, offline.New())
 			conv, _ := svc.Create(t.Context(), "me", "showcase")
 			if err := svc.Send(t.Context(), "me", conv.ID, c.message); err != nil {
 				t.Fatal(err)
@@ -274,7 +274,7 @@ func TestAStoppedTurnEndsStoppedEvenIfTheAgentFinishes(t *testing.T) {
 			<-finish // ignores its context
 			return "Finished anyway.", nil
 		}}
-	s := startServer(t, agents.NewRegistry(stubborn), llm.NewOffline())
+	s := startServer(t, agents.NewRegistry(stubborn), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "stubborn")
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -26,7 +26,7 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 			halted <- struct{}{}
 			return "", ctx.Err()
 		}}
-	s := startServer(t, agents.NewRegistry(worker), llm.NewOffline())
+	s := startServer(t, agents.NewRegistry(worker), offline.New())
 	ctx := t.Context()
 	conv, err := s.svc.Create(ctx, "me", "worker")
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -76,7 +78,7 @@ func accept(content string) chat.Answer {
 }
 
 func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), llm.NewOffline())
+	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "survey")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func bookingAgent(question func() string) agents.Chat {
 func TestResumedTurnRunsNothingTwice(t *testing.T) {
 	sideEffects.Store(0)
 	fake := llmtest.NewServer(t, llmtest.Text("a fine booking")) // a second model call would find no reply
-	model := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"})
+	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
 	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
@@ -187,7 +189,7 @@ func TestResumedTurnRunsNothingTwice(t *testing.T) {
 func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	question := "Confirm?"
 	fake := llmtest.NewServer(t, llmtest.Text("ok"))
-	model := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"})
+	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
 	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return question })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "car"); err != nil {
@@ -219,7 +221,7 @@ func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 		}
 		return fmt.Sprint(roll, at), nil
 	}}
-	s := startServer(t, agents.NewRegistry(dice), llm.NewOffline())
+	s := startServer(t, agents.NewRegistry(dice), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "roll"); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -70,7 +72,7 @@ func lastItem(v chat.View) chat.Item {
 
 func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Fail(500, "the model is overloaded"), llmtest.Text("Day 1: ", "the sea."))
-	svc, db := newService(t, llm.NewOpenAI(llm.OpenAIConfig{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	svc, db := newService(t, openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	const session = "s1"
 	conv, err := svc.Create(t.Context(), session, "concierge")
 	if err != nil {
@@ -125,7 +127,7 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 }
 
 func TestRejectedAnswerChangesNothing(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func TestRejectedAnswerChangesNothing(t *testing.T) {
 }
 
 func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	sub, _, err := svc.Subscribe(t.Context(), "s", conv.ID)
 	if err != nil {
@@ -197,7 +199,7 @@ func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
 }
 
 func TestAnotherSessionCannotSeeOrAct(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "owner", "survey")
 	for name, err := range map[string]error{
 		"view":   func() error { _, err := svc.View(t.Context(), "intruder", conv.ID); return err }(),
@@ -212,7 +214,7 @@ func TestAnotherSessionCannotSeeOrAct(t *testing.T) {
 
 func TestStopHaltsAModelReplyMidStream(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true})
-	svc, db := newService(t, llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	svc, db := newService(t, openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	if err := svc.Send(t.Context(), "s", conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
@@ -246,7 +248,7 @@ func TestStopHaltsAModelReplyMidStream(t *testing.T) {
 }
 
 func TestStopWithdrawsThePendingQuestion(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
@@ -274,7 +276,7 @@ func TestStopWithdrawsThePendingQuestion(t *testing.T) {
 }
 
 func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	mine, _ := svc.Create(t.Context(), "s", "survey")
 	theirs, _ := svc.Create(t.Context(), "s", "survey")
 	for _, c := range []string{mine.ID, theirs.ID} {
@@ -329,7 +331,7 @@ func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
 }
 
 func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	question := func() string {
 		v := waitView(t, svc, "s", conv.ID, "a question", func(v chat.View) bool { return pendingElicit(v) != nil })
@@ -378,7 +380,7 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 }
 
 func TestSideQuestionIsAnsweredAsideAndTheQuestionStillWaits(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
 		t.Fatal(err)
@@ -423,7 +425,7 @@ func TestSideQuestionIsAnsweredAsideAndTheQuestionStillWaits(t *testing.T) {
 }
 
 func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
 		t.Fatal(err)
@@ -455,7 +457,7 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	svc.SetCompactAfter(4)
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
@@ -520,7 +522,7 @@ func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
 }
 
 func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
 		t.Fatal(err)
@@ -568,7 +570,7 @@ func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
 // Two tabs acting on one conversation at once: the actions are serialized,
 // exactly one answer stands, and every subscriber converges on one view.
 func TestConcurrentActionsAreSerialized(t *testing.T) {
-	svc, db := newService(t, llm.NewOffline())
+	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	tabA, _, _ := svc.Subscribe(t.Context(), "s", conv.ID)
 	tabB, _, _ := svc.Subscribe(t.Context(), "s", conv.ID)
@@ -634,7 +636,7 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 }
 
 func TestRetryAfterAStopAsksAgainOnANewBranch(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)

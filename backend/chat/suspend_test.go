@@ -13,7 +13,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -26,7 +26,7 @@ func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	svc.SetSuspendAfter(0)
 	t.Cleanup(func() { svc.Close(); db.Close() })
 	baseline := runtime.NumGoroutine()
@@ -67,7 +67,7 @@ func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
 
 // An open page keeps the turn in memory.
 func TestAWatchedTurnIsNotSuspended(t *testing.T) {
-	svc, _ := newService(t, llm.NewOffline())
+	svc, _ := newService(t, offline.New())
 	svc.SetSuspendAfter(0)
 	conv, _ := svc.Create(t.Context(), "me", "survey")
 	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID)

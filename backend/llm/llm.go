@@ -1,6 +1,8 @@
-// Package llm holds the model providers behind one small interface: an
-// offline, deterministic provider for demos and tests, and an OpenAI provider
-// for any OpenAI-compatible endpoint.
+// Package llm is the small interface every model provider implements and the
+// types of a chat completion. The providers are its subpackages: offline, a
+// deterministic provider for demos and tests, and openai, for any
+// OpenAI-compatible endpoint. Code that only calls a model imports llm alone
+// and links no provider's SDK.
 package llm
 
 import "context"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
@@ -188,7 +188,7 @@ func TestOnlyTheAppsHostsAreAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.DiscardHandler))
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
 	defer svc.Close()
 	h := NewServer(Config{Chat: svc, Log: slog.New(slog.DiscardHandler), AllowedHosts: []string{"chat.example.com"}})
 	for _, tc := range []struct {
@@ -332,7 +332,7 @@ func TestTheCookieIsSecureWhenTheAppIsReachedOverHTTPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.DiscardHandler))
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
 	defer svc.Close()
 	proxy := netip.MustParsePrefix("10.0.0.0/8")
 	for _, tc := range []struct {

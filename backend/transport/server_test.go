@@ -17,7 +17,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -35,7 +35,7 @@ func newTestApp(t testing.TB) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(NewServer(Config{Chat: svc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
 	t.Cleanup(func() {
 		srv.Close()

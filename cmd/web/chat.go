@@ -12,7 +12,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -61,7 +60,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), llm.FromEnv(getenv), log)
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model(getenv), log)
 	defer svc.Close()
 
 	prompters := term.Builtin()

@@ -16,7 +16,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -130,8 +129,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
-	model := llm.FromEnv(getenv)
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model, log)
+	provider := model(getenv)
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), provider, log)
 	defer svc.Close()
 	svc.SetCompactAfter(cfg.compact)
 	svc.SetSuspendAfter(cfg.suspend)
@@ -154,7 +153,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", model.Name(), "durability", cfg.durability)
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", provider.Name(), "durability", cfg.durability)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -40,7 +40,7 @@ func startConsole(t *testing.T, agent string) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), llm.NewOffline(), slog.New(slog.DiscardHandler))
+	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
 	r, w := io.Pipe()
 	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())

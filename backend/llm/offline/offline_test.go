@@ -1,4 +1,4 @@
-package llm_test
+package offline_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 )
 
 func user(text string) llm.Message   { return llm.Message{Role: llm.User, Content: text} }
@@ -50,7 +51,7 @@ func TestOfflineReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := complete(t, llm.NewOffline(), tt.msgs...).Content
+			got := complete(t, offline.New(), tt.msgs...).Content
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
@@ -60,9 +61,9 @@ func TestOfflineReplies(t *testing.T) {
 
 func TestOfflineDeterministic(t *testing.T) {
 	msgs := []llm.Message{system("Summarize in JSON: {\"summary\": \"\", \"count\": 0}"), user("We met 3 times in Oslo and Bergen.")}
-	first := complete(t, llm.NewOffline(), msgs...)
+	first := complete(t, offline.New(), msgs...)
 	for i := range 20 {
-		got := complete(t, llm.NewOffline(), msgs...)
+		got := complete(t, offline.New(), msgs...)
 		if got != first {
 			t.Fatalf("run %d: got %+v, want %+v", i, got, first)
 		}
@@ -75,7 +76,7 @@ func TestOfflineLongSummaryElides(t *testing.T) {
 		msgs = append(msgs, user("message "+w))
 	}
 	msgs = append(msgs, user("summarize"))
-	got := complete(t, llm.NewOffline(), msgs...).Content
+	got := complete(t, offline.New(), msgs...).Content
 	for _, want := range []string{"Summary of 10 messages.", "- user: message one\n- user: message two\n- … 3 more messages …\n- user: message six"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("got %q, want it to contain %q", got, want)
@@ -88,7 +89,7 @@ func TestOfflineJSON(t *testing.T) {
 		schema := `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1},` +
 			`"mood":{"enum":["happy","sad"]},"tags":{"type":"array","items":{"type":"string"}},"ok":{"type":"boolean"},` +
 			`"trip":{"type":"object","properties":{"nights":{"type":"number","maximum":3}}}}}`
-		resp := complete(t, llm.NewOffline(), system("Answer in JSON matching this schema: "+schema), user("I want 5 days in Rome with pasta"))
+		resp := complete(t, offline.New(), system("Answer in JSON matching this schema: "+schema), user("I want 5 days in Rome with pasta"))
 		var got map[string]any
 		if err := json.Unmarshal([]byte(resp.Content), &got); err != nil {
 			t.Fatalf("content %q is not JSON: %v", resp.Content, err)
@@ -99,14 +100,14 @@ func TestOfflineJSON(t *testing.T) {
 		}
 	})
 	t.Run("example object", func(t *testing.T) {
-		got := complete(t, llm.NewOffline(), user(`Reply in JSON like {"name": "x", "count": 1, "answer": "..."} about my cat Felix`)).Content
+		got := complete(t, offline.New(), user(`Reply in JSON like {"name": "x", "count": 1, "answer": "..."} about my cat Felix`)).Content
 		want := `{"answer":"Thanks! You mentioned cat and Felix. I'm the offline demo model, so my replies only reflect what you write.","count":1,"name":"Felix"}`
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	})
 	t.Run("no shape", func(t *testing.T) {
-		got := complete(t, llm.NewOffline(), user("Answer in JSON: how are you")).Content
+		got := complete(t, offline.New(), user("Answer in JSON: how are you")).Content
 		var v struct{ Reply string }
 		if err := json.Unmarshal([]byte(got), &v); err != nil || v.Reply == "" {
 			t.Errorf("got %q, want a JSON object with a reply (%v)", got, err)
@@ -116,7 +117,7 @@ func TestOfflineJSON(t *testing.T) {
 
 func TestOfflineStreaming(t *testing.T) {
 	var deltas []string
-	resp, err := llm.NewOffline().Complete(context.Background(), llm.Request{Messages: []llm.Message{
+	resp, err := offline.New().Complete(context.Background(), llm.Request{Messages: []llm.Message{
 		user("one"), user("two"), user("Please summarize"),
 	}}, func(d string) { deltas = append(deltas, d) })
 	if err != nil {
@@ -147,7 +148,7 @@ func TestOfflineStreaming(t *testing.T) {
 }
 
 func TestOfflineMaxTokens(t *testing.T) {
-	resp, err := llm.NewOffline().Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}, MaxTokens: 2}, nil)
+	resp, err := offline.New().Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}, MaxTokens: 2}, nil)
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -163,7 +164,7 @@ func TestOfflineCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var deltas []string
-		_, err := llm.NewOffline().Complete(ctx, llm.Request{Messages: []llm.Message{user("hi")}}, func(d string) {
+		_, err := offline.New().Complete(ctx, llm.Request{Messages: []llm.Message{user("hi")}}, func(d string) {
 			deltas = append(deltas, d)
 			cancel()
 		})
@@ -178,7 +179,7 @@ func TestOfflineCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		calls := 0
-		_, err := llm.NewOffline().Complete(ctx, llm.Request{Messages: []llm.Message{user("hi")}}, func(string) { calls++ })
+		_, err := offline.New().Complete(ctx, llm.Request{Messages: []llm.Message{user("hi")}}, func(string) { calls++ })
 		if !errors.Is(err, context.Canceled) || calls != 0 {
 			t.Errorf("got error %v after %d deltas, want context.Canceled after none", err, calls)
 		}

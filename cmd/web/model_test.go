@@ -1,12 +1,8 @@
-package llm_test
+package main
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-)
-
-func TestFromEnv(t *testing.T) {
+func TestModel(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -19,7 +15,7 @@ func TestFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := llm.FromEnv(func(k string) string { return tt.env[k] })
+			p := model(func(k string) string { return tt.env[k] })
 			if got := p.Name(); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}

@@ -1,4 +1,4 @@
-package llm_test
+package openai_test
 
 import (
 	"context"
@@ -9,20 +9,24 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 )
 
 const testKey = "sk-test-secret-key"
 
-func newOpenAI(srv *llmtest.Server) *llm.OpenAI {
-	return llm.NewOpenAI(llm.OpenAIConfig{APIKey: testKey, BaseURL: srv.URL, Model: "gpt-test"})
+func newOpenAI(srv *llmtest.Server) *openai.Provider {
+	return openai.New(openai.Config{APIKey: testKey, BaseURL: srv.URL, Model: "gpt-test"})
 }
+
+func user(text string) llm.Message   { return llm.Message{Role: llm.User, Content: text} }
+func system(text string) llm.Message { return llm.Message{Role: llm.System, Content: text} }
 
 // collect returns an onDelta that appends to *deltas.
 func collect(deltas *[]string) func(string) {
 	return func(d string) { *deltas = append(*deltas, d) }
 }
 
-func TestOpenAIComplete(t *testing.T) {
+func TestComplete(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("Hello", " world"))
 	temp := float32(0.5)
 	resp, err := newOpenAI(srv).Complete(context.Background(), llm.Request{
@@ -62,7 +66,7 @@ func TestOpenAIComplete(t *testing.T) {
 	})
 }
 
-func TestOpenAIStream(t *testing.T) {
+func TestStream(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{
 		Chunks: []string{"Hel", "lo", " world"},
 		Usage:  &llmtest.Usage{PromptTokens: 7, CompletionTokens: 3, TotalTokens: 10},
@@ -96,7 +100,7 @@ func TestOpenAIStream(t *testing.T) {
 	})
 }
 
-func TestOpenAIZeroTemperatureIsSent(t *testing.T) {
+func TestZeroTemperatureIsSent(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))
 	zero := float32(0)
 	if _, err := newOpenAI(srv).Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}, Temperature: &zero}, nil); err != nil {
@@ -108,7 +112,7 @@ func TestOpenAIZeroTemperatureIsSent(t *testing.T) {
 	}
 }
 
-func TestOpenAILogprobs(t *testing.T) {
+func TestLogprobs(t *testing.T) {
 	reply := llmtest.Reply{Chunks: []string{"a", "b", "c"}, Logprobs: []float64{-0.5, -1, -1.5}}
 	tests := []struct {
 		name      string
@@ -142,7 +146,7 @@ func TestOpenAILogprobs(t *testing.T) {
 	}
 }
 
-func TestOpenAICancelStream(t *testing.T) {
+func TestCancelStream(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"first"}, Hold: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -168,9 +172,9 @@ func deref(f *float64) any {
 	return *f
 }
 
-// TestOpenAINormalizesLineEnds: a model's "\r" never reaches the user as
+// TestNormalizesLineEnds: a model's "\r" never reaches the user as
 // one, streamed or not, even when a "\r\n" is split between two chunks.
-func TestOpenAINormalizesLineEnds(t *testing.T) {
+func TestNormalizesLineEnds(t *testing.T) {
 	chunks := []string{"one\r", "\ntwo\rthree\r\n"}
 	srv := llmtest.NewServer(t, llmtest.Text(chunks...), llmtest.Text(chunks...))
 	var deltas []string

@@ -1,4 +1,6 @@
-package llm
+// Package openai is the model provider for OpenAI's chat completions API and
+// every endpoint compatible with it, through go-openai.
+package openai
 
 import (
 	"context"
@@ -8,13 +10,14 @@ import (
 	"net/http"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
-// OpenAIConfig configures an OpenAI provider.
-type OpenAIConfig struct {
+// Config configures a Provider.
+type Config struct {
 	APIKey string
 	// BaseURL is the API's base URL, such as "http://localhost:11434/v1" for
 	// any OpenAI-compatible endpoint; empty means OpenAI's own.
@@ -25,35 +28,35 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 }
 
-// OpenAI is a provider for OpenAI's chat completions API and every endpoint
+// Provider is an llm.Provider for OpenAI's chat completions API and every endpoint
 // compatible with it.
-type OpenAI struct {
-	client *openai.Client
+type Provider struct {
+	client *goopenai.Client
 	model  string
 	key    string
 }
 
-// NewOpenAI returns a provider configured by cfg.
-func NewOpenAI(cfg OpenAIConfig) *OpenAI {
-	cc := openai.DefaultConfig(cfg.APIKey)
+// New returns a provider configured by cfg.
+func New(cfg Config) *Provider {
+	cc := goopenai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {
 		cc.BaseURL = cfg.BaseURL
 	}
 	if cfg.HTTPClient != nil {
 		cc.HTTPClient = cfg.HTTPClient
 	}
-	return &OpenAI{client: openai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey}
+	return &Provider{client: goopenai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey}
 }
 
 // Name returns "openai".
-func (*OpenAI) Name() string { return "openai" }
+func (*Provider) Name() string { return "openai" }
 
 // Complete sends req to the chat completions endpoint, streamed when onDelta
-// is non-nil. Failures are *Error values, or ctx.Err() once ctx is done.
-func (p *OpenAI) Complete(ctx context.Context, req Request, onDelta func(delta string)) (Response, error) {
+// is non-nil. Failures are *llm.Error values, or ctx.Err() once ctx is done.
+func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
 	var (
-		resp Response
+		resp llm.Response
 		err  error
 	)
 	if onDelta == nil {
@@ -63,9 +66,9 @@ func (p *OpenAI) Complete(ctx context.Context, req Request, onDelta func(delta s
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return Response{}, ctx.Err()
+			return llm.Response{}, ctx.Err()
 		}
-		return Response{}, p.fail(err)
+		return llm.Response{}, p.fail(err)
 	}
 	if !req.Logprobs {
 		resp.Logprob = nil
@@ -74,8 +77,8 @@ func (p *OpenAI) Complete(ctx context.Context, req Request, onDelta func(delta s
 }
 
 // request translates req into go-openai's request.
-func (p *OpenAI) request(req Request) openai.ChatCompletionRequest {
-	creq := openai.ChatCompletionRequest{
+func (p *Provider) request(req llm.Request) goopenai.ChatCompletionRequest {
+	creq := goopenai.ChatCompletionRequest{
 		Model:     req.Model,
 		MaxTokens: req.MaxTokens,
 		LogProbs:  req.Logprobs,
@@ -89,19 +92,19 @@ func (p *OpenAI) request(req Request) openai.ChatCompletionRequest {
 		creq.Temperature = max(*t, math.SmallestNonzeroFloat32)
 	}
 	for _, m := range req.Messages {
-		creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content})
+		creq.Messages = append(creq.Messages, goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content})
 	}
 	return creq
 }
 
 // complete makes one unstreamed call.
-func (p *OpenAI) complete(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionRequest) (llm.Response, error) {
 	out, err := p.client.CreateChatCompletion(ctx, creq)
 	if err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	if len(out.Choices) == 0 {
-		return Response{}, errNoChoices
+		return llm.Response{}, errNoChoices
 	}
 	c := out.Choices[0]
 	var lp logprobMean
@@ -110,7 +113,7 @@ func (p *OpenAI) complete(ctx context.Context, creq openai.ChatCompletionRequest
 			lp.add(t.LogProb)
 		}
 	}
-	return Response{
+	return llm.Response{
 		Content:      lineend.Normalize(c.Message.Content),
 		Model:        out.Model,
 		Provider:     "openai",
@@ -121,14 +124,14 @@ func (p *OpenAI) complete(ctx context.Context, creq openai.ChatCompletionRequest
 }
 
 // stream makes one streamed call, passing each piece of text to onDelta.
-func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(string)) (Response, error) {
-	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+func (p *Provider) stream(ctx context.Context, creq goopenai.ChatCompletionRequest, onDelta func(string)) (llm.Response, error) {
+	creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
 	s, err := p.client.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	defer s.Close()
-	resp := Response{Provider: "openai", Model: creq.Model}
+	resp := llm.Response{Provider: "openai", Model: creq.Model}
 	var (
 		text  strings.Builder
 		lp    logprobMean
@@ -140,7 +143,7 @@ func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 			break
 		}
 		if err != nil {
-			return Response{}, err
+			return llm.Response{}, err
 		}
 		if chunk.Model != "" {
 			resp.Model = chunk.Model
@@ -169,15 +172,15 @@ func (p *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 	// go-openai reports a stream cut short like one that ended with
 	// [DONE]; only the missing finish reason tells them apart.
 	if resp.FinishReason == "" {
-		return Response{}, errStreamCut
+		return llm.Response{}, errStreamCut
 	}
 	resp.Content = text.String()
 	resp.Logprob = lp.mean()
 	return resp, nil
 }
 
-func usage(u openai.Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+func usage(u goopenai.Usage) llm.Usage {
+	return llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
 // logprobMean averages token log probabilities.

@@ -1,4 +1,4 @@
-package llm
+package offline
 
 import (
 	"bytes"
@@ -10,13 +10,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
 // jsonReply writes best-effort JSON for a request that asks for JSON. It
 // fills the first JSON object found in the last message, or else in the
 // system prompt, reading it as a JSON Schema when it looks like one and as an
 // example otherwise; with neither it answers {"reply": "…"}.
-func jsonReply(msgs []Message, system, last string) string {
+func jsonReply(msgs []llm.Message, system, last string) string {
 	shape, prose, ok := findJSON(last)
 	if !ok {
 		shape, _, ok = findJSON(system)
@@ -87,7 +89,7 @@ func findJSON(text string) (obj map[string]any, rest string, ok bool) {
 // filler makes up deterministic values for JSON fields from the words and
 // numbers of the prose around the requested shape.
 type filler struct {
-	msgs           []Message
+	msgs           []llm.Message
 	system, prose  string
 	words          []string
 	numbers        []float64

@@ -1,32 +1,36 @@
-package llm
+// Package offline is a deterministic model provider that needs no network,
+// for demos and tests; it is the one used when no OpenAI key is set.
+package offline
 
 import (
 	"context"
 	"strings"
 	"unicode"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
-// OfflineModel is the model name the offline provider reports, so that its
+// Model is the model name the offline provider reports, so that its
 // answers are never mistaken for a real model's.
-const OfflineModel = "offline-echo-1"
+const Model = "offline-echo-1"
 
-// Offline is a deterministic provider that needs no network: it answers by
+// Provider is a deterministic llm.Provider that needs no network: it answers by
 // reflecting the conversation back, summarizes when asked to, and writes
 // best-effort JSON when asked for JSON. The same request always gets the
 // same response. Usage counts words as tokens; it gives no logprobs.
-type Offline struct{}
+type Provider struct{}
 
-// NewOffline returns the offline provider.
-func NewOffline() *Offline { return &Offline{} }
+// New returns the offline provider.
+func New() *Provider { return &Provider{} }
 
 // Name returns "offline".
-func (*Offline) Name() string { return "offline" }
+func (*Provider) Name() string { return "offline" }
 
 // Complete composes the reply and streams it word by word through onDelta.
 // It returns ctx.Err() as soon as it sees ctx cancelled, between words.
-func (*Offline) Complete(ctx context.Context, req Request, onDelta func(delta string)) (Response, error) {
+func (*Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	pieces := splitWords(compose(req.Messages))
 	finish := "stop"
@@ -36,7 +40,7 @@ func (*Offline) Complete(ctx context.Context, req Request, onDelta func(delta st
 	var b strings.Builder
 	for _, p := range pieces {
 		if err := ctx.Err(); err != nil {
-			return Response{}, err
+			return llm.Response{}, err
 		}
 		b.WriteString(p)
 		if onDelta != nil {
@@ -47,12 +51,12 @@ func (*Offline) Complete(ctx context.Context, req Request, onDelta func(delta st
 	for _, m := range req.Messages {
 		prompt += len(strings.Fields(m.Content))
 	}
-	return Response{
+	return llm.Response{
 		Content:      b.String(),
-		Model:        OfflineModel,
+		Model:        Model,
 		Provider:     "offline",
 		FinishReason: finish,
-		Usage:        Usage{PromptTokens: prompt, CompletionTokens: len(pieces), TotalTokens: prompt + len(pieces)},
+		Usage:        llm.Usage{PromptTokens: prompt, CompletionTokens: len(pieces), TotalTokens: prompt + len(pieces)},
 	}, nil
 }
 

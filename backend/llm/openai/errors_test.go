@@ -1,4 +1,4 @@
-package llm_test
+package openai_test
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 )
 
-func TestOpenAIErrors(t *testing.T) {
+func TestErrors(t *testing.T) {
 	tests := []struct {
 		name        string
 		reply       llmtest.Reply
@@ -69,10 +70,10 @@ func TestOpenAIErrors(t *testing.T) {
 	}
 }
 
-func TestOpenAIUnreachable(t *testing.T) {
+func TestUnreachable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
-	p := llm.NewOpenAI(llm.OpenAIConfig{APIKey: testKey, BaseURL: closed.URL + "/v1", Model: "gpt-test"})
+	p := openai.New(openai.Config{APIKey: testKey, BaseURL: closed.URL + "/v1", Model: "gpt-test"})
 	_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
 	var got *llm.Error
 	if !errors.As(err, &got) {
@@ -80,12 +81,5 @@ func TestOpenAIUnreachable(t *testing.T) {
 	}
 	if !got.Retryable || got.Status != 0 || !strings.HasPrefix(got.Message, "cannot reach the model endpoint: ") {
 		t.Errorf("got %+v, want a retryable error without status that says the endpoint is unreachable", *got)
-	}
-}
-
-func TestErrorString(t *testing.T) {
-	err := &llm.Error{Provider: "openai", Status: 429, Retryable: true, Message: "rate limited (status 429): slow down"}
-	if got, want := err.Error(), "openai: rate limited (status 429): slow down"; got != want {
-		t.Errorf("got %q, want %q", got, want)
 	}
 }

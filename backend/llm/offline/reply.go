@@ -1,14 +1,16 @@
-package llm
+package offline
 
 import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
 // compose writes the offline provider's reply to msgs. The instructions it
 // follows come from the system prompt and the last user message.
-func compose(msgs []Message) string {
+func compose(msgs []llm.Message) string {
 	system, last := instructions(msgs)
 	asked := strings.ToLower(system + "\n" + last)
 	switch {
@@ -23,14 +25,14 @@ func compose(msgs []Message) string {
 
 // instructions returns the joined system prompts and the last user message
 // (the last message of any role when no user spoke).
-func instructions(msgs []Message) (system, last string) {
+func instructions(msgs []llm.Message) (system, last string) {
 	var sys []string
 	lastAny := ""
 	for _, m := range msgs {
 		switch m.Role {
-		case System:
+		case llm.System:
 			sys = append(sys, m.Content)
-		case User:
+		case llm.User:
 			last = m.Content
 		}
 		lastAny = m.Content
@@ -66,14 +68,14 @@ func chatReply(system, text string) string {
 // summarize writes a compact summary of the conversation: its topics and a
 // clipped line per message, eliding the middle of long conversations. A
 // closing request to summarize is not part of what it summarizes.
-func summarize(msgs []Message) string {
-	var conv []Message
+func summarize(msgs []llm.Message) string {
+	var conv []llm.Message
 	for _, m := range msgs {
-		if m.Role != System && strings.TrimSpace(m.Content) != "" {
+		if m.Role != llm.System && strings.TrimSpace(m.Content) != "" {
 			conv = append(conv, m)
 		}
 	}
-	if n := len(conv); n > 1 && conv[n-1].Role == User && strings.Contains(strings.ToLower(conv[n-1].Content), "summar") {
+	if n := len(conv); n > 1 && conv[n-1].Role == llm.User && strings.Contains(strings.ToLower(conv[n-1].Content), "summar") {
 		conv = conv[:n-1]
 	}
 	var all []string

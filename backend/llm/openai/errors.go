@@ -1,4 +1,4 @@
-package llm
+package openai
 
 import (
 	"encoding/json"
@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
 var (
@@ -17,9 +19,9 @@ var (
 	errStreamCut = errors.New("the stream ended before the model finished")
 )
 
-// fail turns a failure of go-openai or of the endpoint into an *Error whose
+// fail turns a failure of go-openai or of the endpoint into an *llm.Error whose
 // message names what went wrong and never holds the API key.
-func (p *OpenAI) fail(err error) *Error {
+func (p *Provider) fail(err error) *llm.Error {
 	e := classify(err)
 	e.Provider = p.Name()
 	if p.key != "" {
@@ -28,10 +30,10 @@ func (p *OpenAI) fail(err error) *Error {
 	return e
 }
 
-func classify(err error) *Error {
+func classify(err error) *llm.Error {
 	var (
-		apiErr *openai.APIError
-		reqErr *openai.RequestError
+		apiErr *goopenai.APIError
+		reqErr *goopenai.RequestError
 		netErr net.Error
 		synErr *json.SyntaxError
 		typErr *json.UnmarshalTypeError
@@ -39,26 +41,26 @@ func classify(err error) *Error {
 	switch {
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0:
 		// An error event inside a stream has no status of its own.
-		return &Error{Retryable: apiErr.Type != "invalid_request_error", Message: "error in stream: " + apiErr.Message}
+		return &llm.Error{Retryable: apiErr.Type != "invalid_request_error", Message: "error in stream: " + apiErr.Message}
 	case errors.As(err, &apiErr):
 		return statusError(apiErr.HTTPStatusCode, apiErr.Message)
 	case errors.As(err, &reqErr):
 		return statusError(reqErr.HTTPStatusCode, snippet(reqErr.Body))
 	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Retryable: true, Message: "the response broke off: " + err.Error()}
+		return &llm.Error{Retryable: true, Message: "the response broke off: " + err.Error()}
 	case errors.As(err, &netErr):
-		return &Error{Retryable: true, Message: "cannot reach the model endpoint: " + err.Error()}
+		return &llm.Error{Retryable: true, Message: "cannot reach the model endpoint: " + err.Error()}
 	case errors.As(err, &synErr), errors.As(err, &typErr), errors.Is(err, errNoChoices),
-		errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
-		return &Error{Message: "malformed response from the model endpoint: " + err.Error()}
+		errors.Is(err, goopenai.ErrTooManyEmptyStreamMessages):
+		return &llm.Error{Message: "malformed response from the model endpoint: " + err.Error()}
 	default:
-		return &Error{Message: err.Error()}
+		return &llm.Error{Message: err.Error()}
 	}
 }
 
 // statusError describes a failed HTTP call. Rate limits and server errors
 // may pass with time; other refusals will not.
-func statusError(status int, detail string) *Error {
+func statusError(status int, detail string) *llm.Error {
 	var what string
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -75,7 +77,7 @@ func statusError(status int, detail string) *Error {
 	if detail == "" {
 		detail = strings.ToLower(http.StatusText(status))
 	}
-	return &Error{
+	return &llm.Error{
 		Status:    status,
 		Retryable: status == http.StatusTooManyRequests || status >= 500,
 		Message:   fmt.Sprintf("%s (status %d): %s", what, status, detail),
