@@ -60,7 +60,7 @@ type TreeWatch struct {
 // inspection. Close it when the inspector goes away. Errors: NotFound for
 // an unknown conversation or reflog entry.
 func (s *Service) WatchTree(ctx context.Context, session, id string, at int64) (*TreeWatch, error) {
-	sub, _, err := s.Subscribe(ctx, session, id)
+	sub, _, err := s.subscribe(ctx, session, id, true)
 	if err != nil {
 		return nil, err
 	}

@@ -29,21 +29,41 @@ type Subscription struct {
 	ready  chan struct{} // has a value when there is something to take
 	queue  []Change
 	resync bool
+	// noticesOnly subscriptions queue only notices; any other change only
+	// wakes them, and a resync hands them no view. A tree inspector looks
+	// at the tree itself when woken, so queueing the page's changes for
+	// it would only make it fall behind and have a whole page view built
+	// for nothing.
+	noticesOnly bool
 }
 
 // Subscribe opens a subscription to a conversation the session owns and
 // returns it with the view it starts from; changes after that view arrive
 // through Next. Close it when the page goes away.
 func (s *Service) Subscribe(ctx context.Context, session, id string) (*Subscription, View, error) {
+	return s.subscribe(ctx, session, id, false)
+}
+
+// subscribe opens a subscription; with noticesOnly, see Subscription, the
+// view it returns holds only the notice.
+func (s *Service) subscribe(ctx context.Context, session, id string, noticesOnly bool) (*Subscription, View, error) {
 	l, err := s.acquire(ctx, session, id)
 	if err != nil {
 		return nil, View{}, err
 	}
-	sub := &Subscription{l: l, ready: make(chan struct{}, 1)}
+	sub := &Subscription{l: l, ready: make(chan struct{}, 1), noticesOnly: noticesOnly}
 	l.lock()
 	defer l.mu.Unlock()
 	l.subs[sub] = struct{}{}
-	return sub, l.view(), nil
+	return sub, sub.viewLocked(), nil
+}
+
+// viewLocked is the view a subscriber starts from; l.mu is held.
+func (sub *Subscription) viewLocked() View {
+	if sub.noticesOnly {
+		return View{Notice: sub.l.notice}
+	}
+	return sub.l.view()
 }
 
 // Close ends the subscription.
@@ -71,7 +91,7 @@ func (sub *Subscription) Next(ctx context.Context) (changes []Change, resync *Vi
 	defer l.mu.Unlock()
 	if sub.resync {
 		sub.resync, sub.queue = false, nil
-		v := l.view()
+		v := sub.viewLocked()
 		return nil, &v, nil
 	}
 	changes, sub.queue = sub.queue, nil
@@ -100,7 +120,9 @@ func (l *conversation) broadcastLocked(c Change) {
 		if sub.resync {
 			continue
 		}
-		if n := len(sub.queue); c.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
+		if sub.noticesOnly && (c.Item != nil || c.Status != nil || c.Title != nil) {
+			// only woken, below
+		} else if n := len(sub.queue); c.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
 			sub.queue[n-1] = c
 		} else if n >= maxQueued {
 			sub.resync, sub.queue = true, nil

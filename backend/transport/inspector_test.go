@@ -242,7 +242,7 @@ func TestProgressReportsAreLimitedAndDrawNoTree(t *testing.T) {
 // growInspectedTree records turns directly in the store, as a conversation
 // that is not loaded: each a message, a model call and a reply, every tenth
 // message an edit of the one before (a fork), until it has size nodes.
-func growInspectedTree(t *testing.T, db *store.DB, conv string, size int) {
+func growInspectedTree(t testing.TB, db *store.DB, conv string, size int) {
 	t.Helper()
 	ctx := context.Background()
 	appendNode := func(n tree.Node, opts store.AppendOptions) tree.Node {
@@ -272,7 +272,7 @@ func growInspectedTree(t *testing.T, db *store.DB, conv string, size int) {
 	}
 }
 
-func inspectorJSON(t *testing.T, v any) json.RawMessage {
+func inspectorJSON(t testing.TB, v any) json.RawMessage {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
