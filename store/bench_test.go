@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // treeOpsPerIter is how many operations one benchmark iteration of
@@ -120,12 +120,7 @@ const benchSession = "bench"
 // benchmark's temporary directory.
 func openTreeDB(b *testing.B) *store.DB {
 	b.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "tree.db"), store.Options{Durability: store.CrashSafe})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return db
+	return storetest.Open(b, store.Options{Durability: store.CrashSafe})
 }
 
 // buildChain creates a conversation and appends n nodes to it, each hanging

@@ -57,6 +57,6 @@ func Example_writingAnAgent() {
 			return out.Content, nil
 		},
 	}
-	// chat.New(db, agents.NewRegistry(greeter), model, log) serves it.
+	// chat.New(chat.Config{Store: db, Agents: agents.NewRegistry(greeter), Model: model}) serves it.
 	_ = agents.NewRegistry(greeter)
 }

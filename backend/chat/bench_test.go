@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -77,12 +75,18 @@ type benchEnv struct {
 // openBenchEnv opens the database at path with durability d and starts a
 // service with the benchmark agent on it.
 func openBenchEnv(path string, d store.Durability) (*benchEnv, error) {
+	return openBenchEnvWith(path, d, chat.Config{})
+}
+
+// openBenchEnvWith is openBenchEnv with the service configured by cfg, whose
+// Store, Agents and Model it sets.
+func openBenchEnvWith(path string, d store.Durability, cfg chat.Config) (*benchEnv, error) {
 	db, err := store.Open(context.Background(), path, store.Options{Durability: d})
 	if err != nil {
 		return nil, err
 	}
-	svc := chat.New(db, agents.NewRegistry(benchAgent), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &benchEnv{path: path, db: db, svc: svc}, nil
+	cfg.Store, cfg.Agents, cfg.Model = db, agents.NewRegistry(benchAgent), offline.New()
+	return &benchEnv{path: path, db: db, svc: chat.New(cfg)}, nil
 }
 
 // mustOpenBenchEnv is openBenchEnv that fails b, closing the service when
@@ -579,18 +583,18 @@ func copyDB(b *testing.B, src, name string) string {
 // keep while they wait: goroutines, live heap and goroutine stack per
 // conversation, after a garbage collection. setup-s is how long starting
 // them took. The service suspends a turn nobody watches (here at once,
-// SetSuspendAfter(0); after a minute by default), so what remains is what
+// Config.SuspendAfter 0; after a minute by default), so what remains is what
 // the service keeps besides the database.
 func BenchmarkIdleConversations(b *testing.B) {
 	const idleConversations, workers = 10_000, 8
 	ctx := context.Background()
 	var goroutines, heap, stack, setup float64
 	for i := 0; b.Loop(); i++ {
-		e, err := openBenchEnv(filepath.Join(b.TempDir(), "idle-"+strconv.Itoa(i)+".db"), store.CrashSafe)
+		e, err := openBenchEnvWith(filepath.Join(b.TempDir(), "idle-"+strconv.Itoa(i)+".db"), store.CrashSafe,
+			chat.Config{SuspendAfter: new(time.Duration(0))})
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.svc.SetSuspendAfter(0)
 		g0, m0 := settledMemory()
 		start := time.Now()
 		var wg sync.WaitGroup

@@ -19,7 +19,7 @@ import (
 // before then loses an answer nobody was told was kept, and the question
 // is asked again.
 //
-// The answer waits for no longer than the service's hold (SetAnswerHold),
+// The answer waits for no longer than the service's hold (Config.AnswerHold),
 // and no one else sees the conversation while it waits: every command, page
 // and read of the record takes l.mu through lock, which writes a held answer first. Only the
 // turn's own primitives, which record something at once, take l.mu
@@ -29,20 +29,10 @@ import (
 // crash could still take back.
 
 // DefaultAnswerHold is how long an answer waits for the turn's next record
-// before it is written alone, unless SetAnswerHold says otherwise. A turn
+// before it is written alone, unless Config.AnswerHold says otherwise. A turn
 // that goes on from an answer to its next question takes some tens of
 // microseconds; one that takes longer than this is doing something else.
 const DefaultAnswerHold = time.Millisecond
-
-// SetAnswerHold sets how long an answer waits for the turn's next record
-// before it is written alone; it must be positive. Set it before the
-// service is used.
-func (s *Service) SetAnswerHold(d time.Duration) {
-	if d <= 0 {
-		panic("chat: the answer hold must be positive")
-	}
-	s.answerHold = d
-}
 
 // heldAnswer is an answer handed to its turn and not yet written.
 type heldAnswer struct {

@@ -3,8 +3,6 @@ package chat_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // An answer is handed to its turn before it is written, and written with
@@ -72,23 +71,24 @@ func (w *writeCounter) reset() int {
 // than the default hold when nothing else runs.
 const patientHold = time.Minute
 
-func newCountedService(t *testing.T, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter) {
+// newCountedService starts a service configured by cfg on a fresh
+// database, counted, which it sets as cfg's Store.
+func newCountedService(t *testing.T, cfg chat.Config) (*chat.Service, *writeCounter) {
 	t.Helper()
-	svc, w, stop := openCountedService(t, filepath.Join(t.TempDir(), "held.db"), reg, model)
+	svc, w, stop := openCountedService(t, filepath.Join(t.TempDir(), "held.db"), cfg)
 	t.Cleanup(stop)
 	return svc, w
 }
 
-// openCountedService starts a service on the database at path and returns
-// it with its counter and what stops both, which may be called twice.
-func openCountedService(t *testing.T, path string, reg *agents.Registry, model llm.Provider) (*chat.Service, *writeCounter, func()) {
+// openCountedService starts a service configured by cfg on the database at
+// path, counted, which it sets as cfg's Store. It returns the service with
+// its counter and what stops both, which may be called twice.
+func openCountedService(t *testing.T, path string, cfg chat.Config) (*chat.Service, *writeCounter, func()) {
 	t.Helper()
-	db, err := store.Open(t.Context(), path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, path)
 	w := &writeCounter{DB: db}
-	svc := chat.New(w, reg, model, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg.Store = w
+	svc := chat.New(cfg)
 	var once sync.Once
 	return svc, w, func() { once.Do(func() { svc.Close(); db.Close() }) }
 }
@@ -132,8 +132,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 }
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
-	svc.SetAnswerHold(patientHold)
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New(), AnswerHold: patientHold})
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
 
@@ -178,7 +177,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 			return "Done thinking.", nil
 		},
 	}
-	svc, w := newCountedService(t, agents.NewRegistry(thinker), offline.New())
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(thinker), Model: offline.New()})
 	conv, eid := startAsked(t, svc, "thinker", "go")
 
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
@@ -237,7 +236,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 		},
 	}
 	model := &answerChecker{}
-	svc, w := newCountedService(t, agents.NewRegistry(asker), model)
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(asker), Model: model})
 	conv, eid := startAsked(t, svc, "asker", "go")
 	model.db, model.conv, model.eid = w.DB, conv, eid
 
@@ -253,7 +252,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 }
 
 func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New()})
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv, first := startSurvey(t, svc, "2")
 
@@ -275,7 +274,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
-	svc, w := newCountedService(t, agents.NewRegistry(agents.Survey()), offline.New())
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New()})
 	conv, first := startSurvey(t, svc, "2")
 	w.mu.Lock()
 	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
@@ -323,7 +322,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 			return book.Call(ctx, res.Content.Answer)
 		},
 	}
-	svc, w := newCountedService(t, agents.NewRegistry(asker), offline.New())
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(asker), Model: offline.New()})
 	db = w.DB
 	conv, eid = startAsked(t, svc, "asker", "go")
 
@@ -341,7 +340,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	// replay does: it still goes with the next question.
 	path := filepath.Join(t.TempDir(), "restart.db")
 	reg := agents.NewRegistry(agents.Survey())
-	svc, _, stop := openCountedService(t, path, reg, offline.New())
+	svc, _, stop := openCountedService(t, path, chat.Config{Agents: reg, Model: offline.New()})
 	conv, first := startSurvey(t, svc, "3")
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
 		t.Fatal(err)
@@ -352,9 +351,8 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	})).Request.ID
 	stop()
 
-	svc, w, stop := openCountedService(t, path, reg, offline.New())
+	svc, w, stop := openCountedService(t, path, chat.Config{Agents: reg, Model: offline.New(), AnswerHold: patientHold})
 	defer stop()
-	svc.SetAnswerHold(patientHold)
 	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
 		t.Fatal(err)
 	}

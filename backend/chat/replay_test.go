@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -21,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // server is one run of the service on a database file; restart simulates the
@@ -42,11 +41,8 @@ func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server
 }
 
 func (s *server) start() {
-	db, err := store.Open(s.t.Context(), s.path, store.Options{})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	s.db, s.svc = db, chat.New(db, s.reg, s.llm, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	db := storetest.OpenAt(s.t, s.path)
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Agents: s.reg, Model: s.llm})
 }
 
 func (s *server) stop() {

@@ -63,20 +63,22 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
-	compactAfter int           // the default of CompactAfter
-	suspendAfter time.Duration // see SetSuspendAfter
-	answerHold   time.Duration // see SetAnswerHold
+	compactAfter int           // see Config.CompactAfter
+	suspendAfter time.Duration // see Config.SuspendAfter
+	answerHold   time.Duration // see Config.AnswerHold
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
 }
 
-// New returns a service. Turns run until they finish or Close is called.
-func New(store Store, reg *agents.Registry, model llm.Provider, log *slog.Logger) *Service {
+// New returns a service configured by cfg. Turns run until they finish or
+// Close is called.
+func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: store, agents: reg, model: model, log: log, ctx: ctx, cancel: cancel,
-		live: map[string]*conversation{}, suspendAfter: DefaultSuspendAfter, answerHold: DefaultAnswerHold}
+	return &Service{store: cfg.Store, agents: cfg.Agents, model: cfg.Model, log: cfg.log(), ctx: ctx, cancel: cancel,
+		compactAfter: cfg.CompactAfter, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
+		live: map[string]*conversation{}}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -91,10 +93,6 @@ func (s *Service) Close() {
 		l.flush() // an answer a stopped turn was handed is kept
 	}
 }
-
-// SetCompactAfter sets how many messages a branch may give the model
-// before its oldest are summarized; zero (the default) never compacts.
-func (s *Service) SetCompactAfter(n int) { s.compactAfter = n }
 
 // ModelName names the model provider, for display.
 func (s *Service) ModelName() string { return s.model.Name() }

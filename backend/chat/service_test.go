@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,16 +19,24 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
+// newService starts a service with the demo agents and model on a fresh
+// database.
 func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "chat.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), model, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(func() { svc.Close(); db.Close() })
+	return newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: model})
+}
+
+// newServiceWith starts a service configured by cfg on a fresh database,
+// which it sets as cfg's Store.
+func newServiceWith(t *testing.T, cfg chat.Config) (*chat.Service, *store.DB) {
+	t.Helper()
+	db := storetest.Open(t)
+	cfg.Store = db
+	svc := chat.New(cfg)
+	t.Cleanup(svc.Close)
 	return svc, db
 }
 
@@ -457,8 +462,7 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newService(t, offline.New())
-	svc.SetCompactAfter(4)
+	svc, db := newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(), CompactAfter: 4})
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
 		t.Helper()

@@ -16,13 +16,8 @@ import (
 var errSuspended = errors.New("suspended while waiting for answers")
 
 // DefaultSuspendAfter is how long a turn waits unwatched before it is
-// suspended, unless SetSuspendAfter says otherwise.
+// suspended, unless Config.SuspendAfter says otherwise.
 const DefaultSuspendAfter = time.Minute
-
-// SetSuspendAfter sets how long a turn may wait for answers with nobody
-// watching before it is suspended: zero suspends at once, a negative
-// duration never. Set it before the service is used.
-func (s *Service) SetSuspendAfter(d time.Duration) { s.suspendAfter = d }
 
 // idle is called when l may have become idle: a turn started waiting, or a
 // reference was dropped. It suspends l's turn now or after suspendAfter.

@@ -3,9 +3,6 @@ package chat_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -18,17 +15,19 @@ import (
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
+// newSuspendingService starts a service with the demo agents and the
+// offline model that suspends a waiting turn as soon as nobody watches it.
+func newSuspendingService(t *testing.T) (*chat.Service, *store.DB) {
+	t.Helper()
+	return newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(),
+		SuspendAfter: new(time.Duration(0))})
+}
+
 // A turn waiting unwatched is suspended: the conversation leaves memory and
 // its goroutine ends. Each answer brings it back by replay, and the flow
 // goes on as if it had never left, recording nothing twice.
 func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "chat.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	svc.SetSuspendAfter(0)
-	t.Cleanup(func() { svc.Close(); db.Close() })
+	svc, db := newSuspendingService(t)
 	baseline := runtime.NumGoroutine()
 
 	conv, _ := svc.Create(t.Context(), "me", "survey")
@@ -67,8 +66,7 @@ func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
 
 // An open page keeps the turn in memory.
 func TestAWatchedTurnIsNotSuspended(t *testing.T) {
-	svc, _ := newService(t, offline.New())
-	svc.SetSuspendAfter(0)
+	svc, _ := newSuspendingService(t)
 	conv, _ := svc.Create(t.Context(), "me", "survey")
 	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID)
 	if err != nil {

@@ -15,8 +15,10 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -124,8 +126,7 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 // A summary that compaction records is patched in with the messages it
 // stands for, as a fresh load draws it.
 func TestThePatchedInspectorShowsASummary(t *testing.T) {
-	a := newTestApp(t)
-	a.svc.SetCompactAfter(2)
+	a := newTestAppWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(), CompactAfter: 2})
 	b := a.browser(t)
 	conv := b.newConversation("concierge")
 	st := b.openInspector(conv, "")

@@ -16,7 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // count runs a counting query on the app's database file, as an operator
@@ -183,12 +183,7 @@ func TestRotationKeepsTheBrowsersConversations(t *testing.T) {
 }
 
 func TestOnlyTheAppsHostsAreAnswered(t *testing.T) {
-	db, err := store.Open(t.Context(), t.TempDir()+"/app.db", store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
 	defer svc.Close()
 	h := NewServer(Config{Chat: svc, Log: slog.New(slog.DiscardHandler), AllowedHosts: []string{"chat.example.com"}})
 	for _, tc := range []struct {
@@ -327,12 +322,7 @@ func TestOversizedFormsAre413(t *testing.T) {
 }
 
 func TestTheCookieIsSecureWhenTheAppIsReachedOverHTTPS(t *testing.T) {
-	db, err := store.Open(t.Context(), t.TempDir()+"/app.db", store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
 	defer svc.Close()
 	proxy := netip.MustParsePrefix("10.0.0.0/8")
 	for _, tc := range []struct {

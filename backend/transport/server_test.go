@@ -9,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // testApp is the real handler over real HTTP with a real SQLite file.
@@ -29,18 +29,23 @@ type testApp struct {
 	svc *chat.Service
 }
 
+// newTestApp serves the demo agents and the offline model.
 func newTestApp(t testing.TB) *testApp {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "app.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return newTestAppWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
+}
+
+// newTestAppWith serves a service configured by cfg on a fresh database,
+// which it sets as cfg's Store.
+func newTestAppWith(t testing.TB, cfg chat.Config) *testApp {
+	t.Helper()
+	db := storetest.Open(t)
+	cfg.Store = db
+	svc := chat.New(cfg)
 	srv := httptest.NewServer(NewServer(Config{Chat: svc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
 	t.Cleanup(func() {
 		srv.Close()
 		svc.Close()
-		db.Close()
 	})
 	return &testApp{srv: srv, db: db, svc: svc}
 }

@@ -60,7 +60,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), model(getenv), log)
+	svc := chat.New(chat.Config{Store: db, Agents: agents.Demo(agents.DemoOptions{Pace: cfg.pace}), Model: model(getenv), Log: log})
 	defer svc.Close()
 
 	prompters := term.Builtin()

@@ -130,10 +130,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 
 	provider := model(getenv)
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{Pace: cfg.pace}), provider, log)
+	svc := chat.New(chat.Config{Store: db, Agents: agents.Demo(agents.DemoOptions{Pace: cfg.pace}), Model: provider, Log: log,
+		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
 	defer svc.Close()
-	svc.SetCompactAfter(cfg.compact)
-	svc.SetSuspendAfter(cfg.suspend)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -3,9 +3,7 @@ package term
 import (
 	"context"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // console runs Run against a real service on a temp database, with a pipe
@@ -36,11 +35,8 @@ type console struct {
 
 func startConsole(t *testing.T, agent string) *console {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "term.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := chat.New(db, agents.Demo(agents.DemoOptions{}), offline.New(), slog.New(slog.DiscardHandler))
+	db := storetest.Open(t)
+	svc := chat.New(chat.Config{Store: db, Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
 	r, w := io.Pipe()
 	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +48,6 @@ func startConsole(t *testing.T, agent string) *console {
 		w.Close()
 		<-c.done
 		svc.Close()
-		db.Close()
 		if t.Failed() {
 			t.Logf("terminal:\n%s", c.text())
 		}

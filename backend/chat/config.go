@@ -1,0 +1,68 @@
+package chat
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+)
+
+// Config is what New builds a service from. Store, Agents and Model are
+// required; every other field's zero value is a working default.
+type Config struct {
+	// Store records the conversations.
+	Store Store
+	// Agents are the chat agents a conversation can be started with.
+	Agents *agents.Registry
+	// Model is the model turns sample from.
+	Model llm.Provider
+	// Log receives what the service and its turns log; nil logs nothing.
+	Log *slog.Logger
+
+	// CompactAfter is how many messages a branch may give the model before
+	// its oldest are summarized: the default of the runtime value
+	// CompactAfter, which middleware or an app may set for a scope. Zero or
+	// negative never compacts.
+	CompactAfter int
+
+	// SuspendAfter is how long a turn may wait for answers with nobody
+	// watching before it is suspended: zero suspends at once, a negative
+	// duration never. It is a pointer because zero is a setting of its
+	// own: nil means DefaultSuspendAfter.
+	SuspendAfter *time.Duration
+
+	// AnswerHold is how long an answer waits for the turn's next record
+	// before it is written alone; zero means DefaultAnswerHold. New panics
+	// if it is negative.
+	AnswerHold time.Duration
+}
+
+// suspendAfter returns how long a turn waits unwatched before it is
+// suspended, the default when c does not say.
+func (c Config) suspendAfter() time.Duration {
+	if c.SuspendAfter == nil {
+		return DefaultSuspendAfter
+	}
+	return *c.SuspendAfter
+}
+
+// answerHold returns how long an answer waits for the turn's next record,
+// the default when c does not say.
+func (c Config) answerHold() time.Duration {
+	switch {
+	case c.AnswerHold < 0:
+		panic("chat: the answer hold must not be negative")
+	case c.AnswerHold == 0:
+		return DefaultAnswerHold
+	}
+	return c.AnswerHold
+}
+
+// log returns c's logger, or one that discards everything.
+func (c Config) log() *slog.Logger {
+	if c.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Log
+}
