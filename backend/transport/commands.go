@@ -18,19 +18,58 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 )
 
-// refuse shows err's message on the conversation's open pages, in place of
-// the request that failed, and returns err for its status. Problems with
-// fields of a form are shown on the form instead.
-func (s *Server) refuse(c echo.Context, err error) error {
-	if e, ok := errors.AsType[*apperr.Error](err); ok && e.Fields != nil {
-		return err // the form shows each problem beside its field
+// command is the middleware of the commands on a conversation, the POST
+// routes under /c/:id/: it says on the conversation's open pages how the
+// command went, so that no handler has to.
+//
+// A command refused shows why, in place of the request that failed, with
+// two exceptions: problems with fields of a form are shown on the form,
+// each beside its field, and a request refused for coming too often
+// (TooMany) says nothing, so that a flood of them is not a flood of notices
+// to every page. A command that went through clears the notice, unless its
+// handler left it (leaveNotice).
+func (s *Server) command(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		// Once the answer has started, the command has gone through: an
+		// error now is a browser that went away while it was answered.
+		if err != nil && !c.Response().Committed {
+			if shownOnPages(err) {
+				s.chat.Notice(sessionOf(c), c.Param("id"), apperr.MessageOf(err))
+			}
+			return err
+		}
+		if left, _ := c.Get(noticeLeft).(bool); !left {
+			s.chat.Notice(sessionOf(c), c.Param("id"), "")
+		}
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), message(err))
-	return err
 }
 
-func (s *Server) limitBody(c echo.Context) {
-	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, s.maxBody)
+// shownOnPages reports whether a command's refusal is shown on the
+// conversation's pages (see command).
+func shownOnPages(err error) bool {
+	if e, ok := errors.AsType[*apperr.Error](err); ok && e.Fields != nil {
+		return false // the form shows each problem beside its field
+	}
+	return apperr.CodeOf(err) != apperr.TooMany
+}
+
+// noticeLeft is the key of the mark leaveNotice sets on a request.
+const noticeLeft = "notice-left"
+
+// leaveNotice marks a command that, when it goes through, leaves the
+// conversation's notice as it is instead of clearing it (see command): it
+// set one of its own, or it is not something the user did.
+func leaveNotice(c echo.Context) { c.Set(noticeLeft, true) }
+
+// limitBody is the middleware that bounds a request's body to the server's
+// MaxBody; reading past it fails with an *http.MaxBytesError (see badBody).
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, s.maxBody)
+		return next(c)
+	}
 }
 
 // sendMessage answers POST /c/:id/messages with Datastar signals
@@ -38,20 +77,18 @@ func (s *Server) limitBody(c echo.Context) {
 // the response clears the sender's composer; the message itself reaches
 // every open page through the stream.
 func (s *Server) sendMessage(c echo.Context) error {
-	s.limitBody(c)
 	var in struct {
 		Message *string `json:"message"`
 	}
 	if err := datastar.ReadSignals(c.Request(), &in); err != nil {
-		return s.refuse(c, badBody(err))
+		return badBody(err)
 	}
 	if in.Message == nil {
-		return s.refuse(c, apperr.Errorf(apperr.Invalid, `The request has no "message".`))
+		return apperr.Errorf(apperr.Invalid, `The request has no "message".`)
 	}
 	if err := s.chat.Send(c.Request().Context(), sessionOf(c), c.Param("id"), *in.Message); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	sse := newSSE(c)
 	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
 }
@@ -62,15 +99,13 @@ func (s *Server) sendMessage(c echo.Context) error {
 // It answers 204 when recorded, 422 when the content breaks the schema (the
 // form then shows what to fix), 409 when the elicit was already answered.
 func (s *Server) answerElicit(c echo.Context) error {
-	s.limitBody(c)
 	a, err := readAnswer(c.Request())
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.Answer(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), a); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -78,9 +113,8 @@ func (s *Server) answerElicit(c echo.Context) error {
 // 409 when nothing runs.
 func (s *Server) stopTurn(c echo.Context) error {
 	if err := s.chat.Stop(c.Request().Context(), sessionOf(c), c.Param("id")); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -97,19 +131,17 @@ func nodeParam(c echo.Context) (int64, error) {
 // "message": the edited message is sent on a new branch beside the old one.
 // The response closes the page's edit form.
 func (s *Server) editMessage(c echo.Context) error {
-	s.limitBody(c)
 	node, err := nodeParam(c)
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	text, err := formValue(c, "message")
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.Edit(c.Request().Context(), sessionOf(c), c.Param("id"), node, text); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
 }
 
@@ -118,12 +150,11 @@ func (s *Server) editMessage(c echo.Context) error {
 func (s *Server) retryReply(c echo.Context) error {
 	node, err := nodeParam(c)
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.Retry(c.Request().Context(), sessionOf(c), c.Param("id"), node); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -132,12 +163,11 @@ func (s *Server) retryReply(c echo.Context) error {
 func (s *Server) switchBranch(c echo.Context) error {
 	node, err := nodeParam(c)
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.Switch(c.Request().Context(), sessionOf(c), c.Param("id"), node); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -146,15 +176,13 @@ func (s *Server) switchBranch(c echo.Context) error {
 // the flow continues from there on a new branch. The response closes the
 // page's change form.
 func (s *Server) changeAnswer(c echo.Context) error {
-	s.limitBody(c)
 	a, err := readAnswer(c.Request())
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.ChangeAnswer(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), a); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_changing": ""})
 }
 
@@ -193,21 +221,21 @@ func readForm(r *http.Request) (url.Values, error) {
 
 // elicitProgress answers POST /c/:id/elicits/:eid/progress: a step the
 // browser reports while it works on a request (JSON {"stage", "message"}),
-// shown live and handed to the agent. 204, or 404/409 when the elicit is
-// not pending.
+// shown live and handed to the agent. 204, 404/409 when the elicit is not
+// pending, or 429 when reports come faster than a question takes them.
 func (s *Server) elicitProgress(c echo.Context) error {
-	s.limitBody(c)
+	// A report is the browser's doing, not the user's: it leaves a notice
+	// the user has yet to read. A flood of reports, refused with TooMany,
+	// says nothing either (command).
+	leaveNotice(c)
 	var p elicit.Progress
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return s.refuse(c, badBody(err))
+		return badBody(err)
 	}
 	if err := s.chat.Progress(c.Request().Context(), sessionOf(c), c.Param("id"), c.Param("eid"), p); err != nil {
-		if apperr.CodeOf(err) == apperr.TooMany {
-			return err // a flood is refused without a word to the pages
-		}
-		return s.refuse(c, err)
+		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -251,7 +279,9 @@ func readAnswer(r *http.Request) (chat.Answer, error) {
 	return a, nil
 }
 
-// badBody words a body that could not be read.
+// badBody words a body that could not be read. It is the one place a body
+// over the limit (limitBody) becomes TooLarge: every reader of a body
+// hands its error here.
 func badBody(err error) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {

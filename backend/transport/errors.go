@@ -2,7 +2,6 @@ package transport
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -13,10 +12,6 @@ import (
 // status maps an application error to its HTTP status. This is the one
 // place the mapping lives.
 func status(err error) int {
-	var maxErr *http.MaxBytesError
-	if errors.As(err, &maxErr) {
-		return http.StatusRequestEntityTooLarge
-	}
 	switch apperr.CodeOf(err) {
 	case apperr.Invalid:
 		if e, ok := errors.AsType[*apperr.Error](err); ok && e.Fields != nil {
@@ -36,22 +31,13 @@ func status(err error) int {
 	}
 }
 
-// message words err for the user.
-func message(err error) string {
-	var maxErr *http.MaxBytesError
-	if errors.As(err, &maxErr) {
-		return fmt.Sprintf("That request is larger than the %d KiB limit.", maxErr.Limit>>10)
-	}
-	return apperr.MessageOf(err)
-}
-
 // handleError answers a failed request with its status and a plain-text
 // message, logging internal failures with their detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	code, msg := status(err), message(err)
+	code, msg := status(err), apperr.MessageOf(err)
 	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
 		code, msg = he.Code, http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {

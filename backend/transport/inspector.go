@@ -177,9 +177,10 @@ func movedSelector(g chat.Growth) string {
 func (s *Server) collect(c echo.Context) error {
 	got, err := s.chat.GC(c.Request().Context(), sessionOf(c), c.Param("id"))
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	s.chat.Inform(sessionOf(c), c.Param("id"), fmt.Sprintf("Garbage collection removed %d nodes and %d reflog entries.", got.Nodes, got.Entries))
+	leaveNotice(c) // the notice just set says how it went
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -191,11 +192,10 @@ func (s *Server) recover(c echo.Context) error {
 		err = apperr.Errorf(apperr.NotFound, "There is no reflog entry %q in this conversation.", c.Param("entry"))
 	}
 	if err != nil {
-		return s.refuse(c, err)
+		return err
 	}
 	if err := s.chat.Recover(c.Request().Context(), sessionOf(c), c.Param("id"), entry); err != nil {
-		return s.refuse(c, err)
+		return err
 	}
-	s.chat.Notice(sessionOf(c), c.Param("id"), "")
 	return c.NoContent(http.StatusNoContent)
 }

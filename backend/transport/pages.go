@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -64,7 +65,6 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat, convs 
 // page again, with what was typed and why, and records nothing; a body that
 // cannot be read, or an unknown agent, is refused.
 func (s *Server) createConversation(c echo.Context) error {
-	s.limitBody(c)
 	form, err := readForm(c.Request())
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *Server) createConversation(c echo.Context) error {
 			if lerr != nil {
 				return lerr
 			}
-			n.Problem = message(err)
+			n.Problem = apperr.MessageOf(err)
 			return s.newChat(c, status(err), n, convs)
 		}
 	}

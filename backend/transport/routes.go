@@ -15,25 +15,28 @@ func (s *Server) routes() {
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
 
 	// No group with middleware here: echo gives such a group a catch-all
-	// route, which would answer a wrong method 404 instead of 405.
-	app := e
-	app.GET("/", s.home)
-	app.GET("/new", s.newConversationPage)
-	app.POST("/c", s.createConversation)
-	app.GET("/c/:id", s.conversationPage)
-	app.GET("/c/:id/stream", s.stream)
-	app.POST("/c/:id/messages", s.sendMessage)
-	app.POST("/c/:id/elicits/:eid", s.answerElicit)
-	app.POST("/c/:id/elicits/:eid/progress", s.elicitProgress)
-	app.POST("/c/:id/stop", s.stopTurn)
-	app.POST("/c/:id/messages/:node/edit", s.editMessage)
-	app.POST("/c/:id/replies/:node/retry", s.retryReply)
-	app.POST("/c/:id/nodes/:node/switch", s.switchBranch)
-	app.POST("/c/:id/elicits/:eid/change", s.changeAnswer)
-	app.GET("/c/:id/tree", s.inspectorPage)
-	app.GET("/c/:id/tree/stream", s.inspectorStream)
-	app.POST("/c/:id/reflog/:entry/recover", s.recover)
-	app.POST("/c/:id/gc", s.collect)
+	// route, which would answer a wrong method 404 instead of 405. Each
+	// route takes its own middleware instead: a body read is bounded
+	// (limitBody), and a command on a conversation says on its pages how
+	// it went (command).
+	cmd := []echo.MiddlewareFunc{s.limitBody, s.command}
+	e.GET("/", s.home)
+	e.GET("/new", s.newConversationPage)
+	e.POST("/c", s.createConversation, s.limitBody)
+	e.GET("/c/:id", s.conversationPage)
+	e.GET("/c/:id/stream", s.stream)
+	e.POST("/c/:id/messages", s.sendMessage, cmd...)
+	e.POST("/c/:id/elicits/:eid", s.answerElicit, cmd...)
+	e.POST("/c/:id/elicits/:eid/progress", s.elicitProgress, cmd...)
+	e.POST("/c/:id/stop", s.stopTurn, cmd...)
+	e.POST("/c/:id/messages/:node/edit", s.editMessage, cmd...)
+	e.POST("/c/:id/replies/:node/retry", s.retryReply, cmd...)
+	e.POST("/c/:id/nodes/:node/switch", s.switchBranch, cmd...)
+	e.POST("/c/:id/elicits/:eid/change", s.changeAnswer, cmd...)
+	e.GET("/c/:id/tree", s.inspectorPage)
+	e.GET("/c/:id/tree/stream", s.inspectorStream)
+	e.POST("/c/:id/reflog/:entry/recover", s.recover, cmd...)
+	e.POST("/c/:id/gc", s.collect, cmd...)
 }
 
 func staticHandler(fsys http.FileSystem) http.Handler {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -19,7 +18,7 @@ const DefaultMaxBody = 64 << 10
 
 // Config holds what the server needs.
 type Config struct {
-	Chat    *chat.Service
+	Chat    Chat // the chat service
 	Log     *slog.Logger
 	MaxBody int64 // bytes; DefaultMaxBody when 0
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
@@ -40,7 +39,7 @@ type Config struct {
 
 // Server serves the app.
 type Server struct {
-	chat    *chat.Service
+	chat    Chat
 	log     *slog.Logger
 	maxBody int64
 	secure  bool

@@ -1,0 +1,95 @@
+package transport
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Chat is what the browser transport needs of the chat service. Errors are
+// apperr errors, mapped to HTTP answers by status; NotFound is returned for
+// a conversation the session does not own as for one that does not exist.
+// Any other error is an internal failure.
+type Chat interface {
+	// Agent returns the chat agent named name, the default agent when name
+	// is empty. Errors: Invalid for an unknown name.
+	Agent(name string) (agents.Chat, error)
+	// Agents lists the chat agents a conversation can be started with.
+	Agents() []agents.Chat
+	// ModelName names the model provider, for display.
+	ModelName() string
+
+	// RotateSession issues and records a new session id, which takes over
+	// the conversations of prev if the service issued prev.
+	RotateSession(ctx context.Context, prev string) (string, error)
+	// Conversations lists a session's conversations, newest first.
+	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
+	// Create starts a conversation with the named agent (the default agent
+	// when empty). Errors: Invalid for an unknown agent.
+	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
+	// View returns what the conversation's page shows now. Errors:
+	// NotFound.
+	View(ctx context.Context, session, id string) (chat.View, error)
+	// Subscribe follows the conversation for one open page, from the view
+	// it returns. Errors: NotFound.
+	Subscribe(ctx context.Context, session, id string) (*chat.Subscription, chat.View, error)
+
+	// Send records a user message and starts a turn. Errors: NotFound;
+	// Invalid for an empty or overlong message; Conflict while a turn is
+	// running.
+	Send(ctx context.Context, session, id, text string) error
+	// Answer records the answer to pending elicit eid. Errors: NotFound;
+	// Conflict for an elicit already answered or no longer waited on;
+	// Invalid with Fields for content that breaks the schema.
+	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
+	// Progress shows a step reported on pending elicit eid. Errors: Invalid
+	// without a stage; NotFound; Conflict when eid is not pending; TooMany
+	// for a report past the rate a question takes.
+	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
+	// Stop halts the running turn. Errors: NotFound; Conflict when nothing
+	// runs.
+	Stop(ctx context.Context, session, id string) error
+	// Edit sends text in place of user message msgID, on a new branch.
+	// Errors: NotFound, also for an unknown message; Invalid for an empty or
+	// overlong message.
+	Edit(ctx context.Context, session, id string, msgID int64, text string) error
+	// Retry sends the message that reply answers again, on a new branch.
+	// Errors: NotFound, also for an unknown reply.
+	Retry(ctx context.Context, session, id string, reply int64) error
+	// Switch makes the branch through node the current one. Errors:
+	// NotFound, also for a node that is not a message or an answer.
+	Switch(ctx context.Context, session, id string, node int64) error
+	// ChangeAnswer answers the already answered elicit eid again, on a new
+	// branch. Errors: NotFound; Conflict for a question not answered yet;
+	// Invalid with Fields for content that breaks the schema.
+	ChangeAnswer(ctx context.Context, session, id, eid string, a chat.Answer) error
+
+	// Inspect returns the conversation's tree and reflog, as of reflog
+	// entry at when not zero. Errors: NotFound, also for an unknown entry.
+	Inspect(ctx context.Context, session, id string, at int64) (chat.Inspection, error)
+	// WatchTree follows the conversation's tree for one open inspector, as
+	// of at as for Inspect. Errors: NotFound, also for an unknown entry.
+	WatchTree(ctx context.Context, session, id string, at int64) (*chat.TreeWatch, error)
+	// Recover makes the state of reflog entry entry HEAD again. Errors:
+	// NotFound, also for an unknown entry.
+	Recover(ctx context.Context, session, id string, entry int64) error
+	// GC removes the branches no one can reach any more that are older
+	// than the retention, and says how much went. Errors: NotFound.
+	GC(ctx context.Context, session, id string) (chat.Collected, error)
+
+	// Notice shows message on the conversation's open pages, for a problem
+	// with a request; "" clears it. It returns no error: for a
+	// conversation the session does not own, or one not in use, it does
+	// nothing.
+	Notice(session, id, message string)
+	// Inform shows message on the conversation's open pages, to tell how a
+	// request went when it went well; as Notice, it returns no error.
+	Inform(session, id, message string)
+}
+
+// The chat service is what the transport runs on; this fails to compile
+// when the two drift apart.
+var _ Chat = (*chat.Service)(nil)
