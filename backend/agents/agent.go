@@ -1,6 +1,7 @@
 // Package agents defines agents as sets of typed tools, resolved through the
 // context so that a parent scope — or a test — can substitute an agent for
-// its children, and the demo agents the binary ships with.
+// its children, and chat agents gathered in a Registry. The agents the
+// binary ships with are in the demo package below.
 package agents
 
 import (

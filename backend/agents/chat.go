@@ -1,9 +1,6 @@
 package agents
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Chat is an agent a conversation can talk to: each user message starts a
 // turn, and the text the turn returns is the assistant's reply.
@@ -45,16 +42,4 @@ func (r *Registry) All() []Chat {
 		out = append(out, r.byName[n])
 	}
 	return out
-}
-
-// DemoOptions tune the demo agents.
-type DemoOptions struct {
-	// Pace is how long each progress step of the concierge takes, so that a
-	// person can watch the progress bar move; zero runs at full speed.
-	Pace time.Duration
-}
-
-// Demo returns the agents the binary ships with.
-func Demo(opts DemoOptions) *Registry {
-	return NewRegistry(Concierge(opts.Pace), Showcase(), Survey())
 }

@@ -212,7 +212,7 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 		return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
 	}
 	req := l.requestLocked(eid)
-	resp, problem := checkAnswer(req, a)
+	resp, problem := checkAnswer(l.svc.kinds, req, a)
 	if problem != nil {
 		return l.rejectLocked(req, a.Form, problem)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
@@ -17,6 +18,11 @@ type Config struct {
 	Agents *agents.Registry
 	// Model is the model turns sample from.
 	Model llm.Provider
+	// Kinds are the elicit kinds whose rules answers are checked by, besides
+	// each request's schema: the kinds the agents ask with. An answer to a
+	// kind it does not hold, or to any kind when it is nil, is checked by
+	// the request's schema alone.
+	Kinds *elicit.Kinds
 	// Log receives what the service and its turns log; nil logs nothing.
 	Log *slog.Logger
 

@@ -655,7 +655,7 @@ func (l *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 		return nil, l.notPendingLocked(eid)
 	}
 	req := l.requestLocked(eid)
-	resp, problem := checkAnswer(req, a)
+	resp, problem := checkAnswer(l.svc.kinds, req, a)
 	if problem != nil {
 		return nil, l.rejectLocked(req, a.Form, problem)
 	}
@@ -685,8 +685,8 @@ func (l *conversation) responseLocked(eid string) (elicit.Response, bool) {
 
 // checkAnswer converts an answer as it arrived into a response and checks
 // it against the request: the action must be allowed and the content must
-// satisfy the schema.
-func checkAnswer(req elicit.Request, a Answer) (elicit.Response, error) {
+// satisfy the schema and the rules kinds holds for the request's kind.
+func checkAnswer(kinds *elicit.Kinds, req elicit.Request, a Answer) (elicit.Response, error) {
 	a = a.normalized()
 	resp := elicit.Response{Action: a.Action, Text: a.Text}
 	if a.Action == elicit.Accept {
@@ -700,7 +700,7 @@ func checkAnswer(req elicit.Request, a Answer) (elicit.Response, error) {
 			}
 		}
 	}
-	return resp, req.Check(resp)
+	return resp, kinds.Check(req, resp)
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
@@ -132,7 +133,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 }
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New(), AnswerHold: patientHold})
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New(), AnswerHold: patientHold})
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
 
@@ -252,7 +253,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 }
 
 func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New()})
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv, first := startSurvey(t, svc, "2")
 
@@ -274,7 +275,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(agents.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New()})
 	conv, first := startSurvey(t, svc, "2")
 	w.mu.Lock()
 	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
@@ -339,7 +340,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	// The answer loads the conversation and reaches the turn before its
 	// replay does: it still goes with the next question.
 	path := filepath.Join(t.TempDir(), "restart.db")
-	reg := agents.NewRegistry(agents.Survey())
+	reg := agents.NewRegistry(demo.Survey())
 	svc, _, stop := openCountedService(t, path, chat.Config{Agents: reg, Model: offline.New()})
 	conv, first := startSurvey(t, svc, "3")
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -41,7 +42,7 @@ func byAgent(q []*chat.ElicitView, agent string) *chat.ElicitView {
 // a restart in between resumes the turn with the answered branch replayed
 // and the other question still waiting under the same id.
 func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
+	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 // A tab watching the stream sees the queue grow: the question asked first
 // is sent again when a second joins it, now "1 of 2".
 func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
+	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +244,47 @@ func TestKindRulesAreEnforcedByTheServer(t *testing.T) {
 			v, _ = svc.View(t.Context(), "me", conv.ID)
 			if e := pendingElicit(v); e == nil || e.Request.ID != eid {
 				t.Errorf("the question no longer waits: %+v", e)
+			}
+		})
+	}
+}
+
+// The service checks answers by the rules of the kinds in its registry
+// (Config.Kinds): without the flight kind there, an answer to a flight
+// question is held to its schema alone; with it, to the kind's rule too.
+func TestTheServiceChecksTheRulesOfTheKindsItIsGiven(t *testing.T) {
+	takenSeat := accept(`{"flight":"SP101","seat":"30C"}`) // the schema allows it; the rule does not
+	noFlight := accept(`{"flight":"XX999","seat":"3A"}`)   // the schema does not allow it
+	cases := []struct {
+		name  string
+		kinds *elicit.Kinds
+		// refused names the field each answer is refused on; empty means taken.
+		takenSeat, noFlight string
+	}{
+		{"without the flight kind", elicit.NewKinds(elicit.BuiltinKinds()...), "", "flight"},
+		{"with the flight kind", elicit.NewKinds(demo.Kinds()...), "seat", "flight"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			svc, _ := newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: c.kinds, Model: offline.New()})
+			conv, _ := svc.Create(t.Context(), "me", "showcase")
+			if err := svc.Send(t.Context(), "me", conv.ID, "book a flight"); err != nil {
+				t.Fatal(err)
+			}
+			v := waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+			eid := pendingElicit(v).Request.ID
+			for _, a := range []struct {
+				answer chat.Answer
+				field  string
+			}{{noFlight, c.noFlight}, {takenSeat, c.takenSeat}} {
+				err := svc.Answer(t.Context(), "me", conv.ID, eid, a.answer)
+				var fields elicit.FieldErrors
+				switch got := errors.As(err, &fields); {
+				case a.field == "" && err != nil:
+					t.Errorf("%s: refused with %v, want it taken", a.answer.Content, err)
+				case a.field != "" && (!got || fields.For(a.field) == ""):
+					t.Errorf("%s: got %v, want it refused on %q", a.answer.Content, err, a.field)
+				}
 			}
 		})
 	}

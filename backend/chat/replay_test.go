@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -42,7 +43,7 @@ func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server
 
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Agents: s.reg, Model: s.llm})
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Agents: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...)})
 }
 
 func (s *server) stop() {
@@ -74,7 +75,7 @@ func accept(content string) chat.Answer {
 }
 
 func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
-	s := startServer(t, agents.Demo(agents.DemoOptions{}), offline.New())
+	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "survey")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
 		t.Fatal(err)

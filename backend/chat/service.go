@@ -57,6 +57,7 @@ type Service struct {
 	store  Store
 	agents *agents.Registry
 	model  llm.Provider
+	kinds  *elicit.Kinds // see Config.Kinds
 	log    *slog.Logger
 
 	ctx    context.Context // parent of every turn; cancelled by Close
@@ -76,7 +77,7 @@ type Service struct {
 // Close is called.
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: cfg.Store, agents: cfg.Agents, model: cfg.Model, log: cfg.log(), ctx: ctx, cancel: cancel,
+	return &Service{store: cfg.Store, agents: cfg.Agents, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactAfter: cfg.CompactAfter, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		live: map[string]*conversation{}}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -26,7 +26,7 @@ import (
 // database.
 func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
 	t.Helper()
-	return newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: model})
+	return newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: model})
 }
 
 // newServiceWith starts a service configured by cfg on a fresh database,
@@ -462,7 +462,7 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(), CompactAfter: 4})
+	svc, db := newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 4})
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
 		t.Helper()

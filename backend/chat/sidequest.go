@@ -74,15 +74,17 @@ func words(s string) []string {
 	return out
 }
 
-var stopWords = map[string]bool{}
-
-func init() {
+// stopWords are the commonest English words, which speak to no request. It
+// is a fixed table, built once from the list, not configuration.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`the and for you your are was were this that with what when where which who how
 		too not but can could would should will just like make made have has had from into about them they their there
 		then than its it's our out all any some more most much many very also yes one two get got let want please`) {
-		stopWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+}()
 
 // sideQuestLocked records text as a side question beside the waiting
 // request req and answers it in the background. l.mu is held.

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -19,7 +20,7 @@ import (
 // offline model that suspends a waiting turn as soon as nobody watches it.
 func newSuspendingService(t *testing.T) (*chat.Service, *store.DB) {
 	t.Helper()
-	return newServiceWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(),
+	return newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(),
 		SuspendAfter: new(time.Duration(0))})
 }
 

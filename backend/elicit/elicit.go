@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Action is how the user answered a request.
@@ -63,7 +62,9 @@ type Response struct {
 
 // Check validates resp against req: the action must be allowed and accepted
 // content must satisfy the schema. It returns FieldErrors for content
-// problems and a plain error for a disallowed action.
+// problems and a plain error for a disallowed action. A kind's own rules,
+// beyond the schema, are checked by the kind (Kind.Verify) or by a registry
+// that holds it (Kinds.Check).
 func (r Request) Check(resp Response) error {
 	if !resp.Action.Valid() {
 		return fmt.Errorf("unknown action %q", resp.Action)
@@ -74,13 +75,6 @@ func (r Request) Check(resp Response) error {
 	if resp.Action == Accept && r.Schema != nil {
 		if errs := r.Schema.Validate(resp.Content); len(errs) > 0 {
 			return errs
-		}
-	}
-	if resp.Action == Accept {
-		if c, ok := checks.Load(r.Kind); ok {
-			if errs := c.(contentCheck)(r.Input, resp.Content); len(errs) > 0 {
-				return errs
-			}
 		}
 	}
 	if resp.Action == Other && strings.TrimSpace(resp.Text) == "" {
@@ -114,23 +108,26 @@ type Kind[In, Out any] struct {
 	// refine narrows the output schema for one request's input: the
 	// options of a choice become the output's enum.
 	refine func(in In, out *Schema) *Schema
+	// rule is the check accepted content follows beyond the schema; nil
+	// when the kind has none.
+	rule contentCheck
 }
 
 // contentCheck validates accepted content against the request's input,
 // beyond what the output schema says.
 type contentCheck func(input, content json.RawMessage) FieldErrors
 
-// checks holds the content checks of kinds by name, so a response is
-// checked by the kind of its request wherever it arrives.
-var checks sync.Map // kind name → contentCheck
-
 // Check adds a rule accepted content must follow given the request's input,
 // beyond what the output schema can say (exactly one of two fields, an id
-// that must be among the input's). The server applies it to every answer,
-// so content that breaks it never reaches the agent. It returns k, for use
-// in declarations; declaring a second check for one name panics.
+// that must be among the input's). Verify applies it, and so does a
+// registry holding k (Kinds.Check), which is how the server applies it to
+// every answer, so content that breaks it never reaches the agent. It
+// returns k, for use in declarations; declaring a second check panics.
 func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, Out] {
-	c := contentCheck(func(input, content json.RawMessage) FieldErrors {
+	if k.rule != nil {
+		panic("elicit: kind " + k.Name + " already has a check")
+	}
+	k.rule = func(input, content json.RawMessage) FieldErrors {
 		var in In
 		var out Out
 		if len(input) > 0 {
@@ -142,12 +139,18 @@ func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, O
 			return FieldErrors{{Message: "the answer cannot be read: " + err.Error()}}
 		}
 		return rule(in, out)
-	})
-	if _, dup := checks.LoadOrStore(k.Name, c); dup {
-		panic("elicit: kind " + k.Name + " already has a check")
 	}
 	return k
 }
+
+// Verify checks resp against req as Request.Check does, then, for accepted
+// content, against k's rule.
+func (k *Kind[In, Out]) Verify(req Request, resp Response) error {
+	return verify(req, resp, k.rule)
+}
+
+// registration names k and its rule for a registry of kinds.
+func (k *Kind[In, Out]) registration() (string, contentCheck) { return k.Name, k.rule }
 
 // Refine narrows the output schema of each request from its input, so an
 // implementation shows, and the server enforces, what this input allows:
@@ -214,28 +217,4 @@ const FormKind = "form"
 // (other).
 func Form[T any]() *Kind[struct{}, T] {
 	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel, Other)
-}
-
-// Automatic answers req without a person, for batch runs and unattended
-// agents: a request that can be accepted with its schema's defaults alone
-// is accepted with them; any other is declined, or cancelled when it does
-// not allow declining. It is an implementation like the browser's, chosen
-// through context (runtime.ElicitAPI.Provide).
-func Automatic(req Request) Response {
-	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
-		content := map[string]any{}
-		for name, p := range req.Schema.Properties {
-			if p.Default != nil {
-				content[name] = p.Default
-			}
-		}
-		raw, err := json.Marshal(content)
-		if err == nil && req.Check(Response{Action: Accept, Content: raw}) == nil {
-			return Response{Action: Accept, Content: raw}
-		}
-	}
-	if req.Allows(Decline) {
-		return Response{Action: Decline}
-	}
-	return Response{Action: Cancel}
 }

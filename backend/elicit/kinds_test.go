@@ -33,7 +33,7 @@ func TestResultsDecodeToTheKindsTypes(t *testing.T) {
 		{elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"tea"}`)}, "tea"},
 		{elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"else":"mate"}`)}, "mate"},
 	} {
-		if err := req.Check(c.resp); err != nil {
+		if err := elicit.Choose.Verify(req, c.resp); err != nil {
 			t.Fatalf("%s: %v", c.resp.Content, err)
 		}
 		res, err := elicit.Choose.Decode(c.resp)
@@ -60,8 +60,51 @@ func TestKindsRefuseWhatTheyDoNotAllow(t *testing.T) {
 		t.Error("an empty answer in words was accepted")
 	}
 	choice, _ := elicit.Choose.Request("Which?", elicit.ChoiceInput{Options: []string{"a"}})
-	err := choice.Check(elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"else":"b"}`)})
+	err := elicit.Choose.Verify(choice, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"else":"b"}`)})
 	if fe, ok := err.(elicit.FieldErrors); !ok || fe.For("else") == "" {
 		t.Errorf("own text where none is offered: %v, want an error on else", err)
 	}
+}
+
+// A registry checks an answer by the rules of its request's kind; a kind
+// it does not hold is checked by the schema alone.
+func TestARegistryChecksTheRulesOfTheKindsItHolds(t *testing.T) {
+	choice, _ := elicit.Choose.Request("Which?", elicit.ChoiceInput{Options: []string{"a"}})
+	both := elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"a","else":"b"}`)}
+	if err := choice.Check(both); err != nil {
+		t.Fatalf("the schema alone takes an option and a text: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		kinds *elicit.Kinds
+		want  bool // refused
+	}{
+		{"nil registry", nil, false},
+		{"without choice", elicit.NewKinds(elicit.Confirm), false},
+		{"built-in kinds", elicit.NewKinds(elicit.BuiltinKinds()...), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.kinds.Check(choice, both)
+			if got, want := err != nil, c.want; got != want {
+				t.Errorf("refused = %v (%v), want %v", got, err, want)
+			}
+			if got, want := c.kinds.Has(elicit.Choose.Name), c.want; got != want {
+				t.Errorf("Has(%q) = %v, want %v", elicit.Choose.Name, got, want)
+			}
+			if err := c.kinds.Check(choice, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"z"}`)}); err == nil {
+				t.Error("an option not offered was taken: the schema's enum holds in every registry")
+			}
+		})
+	}
+}
+
+func TestARegistryRefusesTwoKindsOfOneName(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("two kinds named form were registered")
+		}
+	}()
+	type a struct{ A string }
+	type b struct{ B string }
+	elicit.NewKinds(elicit.Form[a](), elicit.Form[b]())
 }

@@ -42,8 +42,21 @@ func TestContentBreakingTheSchemaNeverReachesTheAgent(t *testing.T) {
 	}
 }
 
+// Ask holds an answer to the kind's own rules too, beyond its schema: a
+// choice answered with an option and a text of one's own never reaches the
+// agent.
+func TestContentBreakingTheKindsRuleNeverReachesTheAgent(t *testing.T) {
+	ctx := answering(t.Context(), func(elicit.Request) elicit.Response {
+		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"tea","else":"mate"}`)}
+	})
+	res, err := runtime.Ask(ctx, elicit.Choose, "Which?", elicit.ChoiceInput{Options: []string{"tea"}, Else: "Something else"})
+	if err == nil {
+		t.Fatalf("an answer breaking the choice's rule reached the agent: %+v", res)
+	}
+}
+
 func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
-	ctx := answering(t.Context(), elicit.Automatic)
+	ctx := answering(t.Context(), elicit.NewKinds(elicit.BuiltinKinds()...).Automatic)
 	res, err := runtime.Ask(ctx, seatsForm, "How many?", struct{}{})
 	if err != nil || res.Action != elicit.Accept || res.Content != (seats{Count: 2, Class: "economy"}) {
 		t.Errorf("form with defaults: %+v, %v; want accepted with the defaults", res, err)

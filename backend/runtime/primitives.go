@@ -78,9 +78,15 @@ func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {
 // Elicit sends req to the user, through whichever implementation ctx
 // provides (the browser, the terminal, a test double, an automated one),
 // and waits for the answer. The answer has passed req.Check by the time it
-// returns: an implementation that hands back content breaking the kind's
-// schema or rules gets an error here, and the agent never sees the content.
+// returns: an implementation that hands back content breaking the
+// request's schema gets an error here, and the agent never sees the
+// content. Ask checks the kind's own rules besides.
 func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+	return elicitChecked(ctx, req, req.Check)
+}
+
+// elicitChecked elicits req and checks the answer with check.
+func elicitChecked(ctx context.Context, req elicit.Request, check func(elicit.Response) error) (elicit.Response, error) {
 	if req.Agent == "" {
 		req.Agent = AgentName.Get(ctx)
 	}
@@ -88,19 +94,20 @@ func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	if err := req.Check(resp); err != nil {
+	if err := check(resp); err != nil {
 		return elicit.Response{}, fmt.Errorf("elicit %s: the answer breaks the request's rules: %w", req.Kind, err)
 	}
 	return resp, nil
 }
 
-// Ask elicits kind k with input in and decodes the typed result.
+// Ask elicits kind k with input in and decodes the typed result. The
+// answer has passed k.Verify: the request's schema and k's own rules.
 func Ask[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In) (elicit.Result[Out], error) {
 	req, err := k.Request(message, in)
 	if err != nil {
 		return elicit.Result[Out]{}, err
 	}
-	resp, err := Elicit(ctx, req)
+	resp, err := elicitChecked(ctx, req, func(resp elicit.Response) error { return k.Verify(req, resp) })
 	if err != nil {
 		return elicit.Result[Out]{}, err
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -179,7 +179,7 @@ func answersDecode[T any](t *testing.T, a *testApp, conv, eid string) {
 		if err := json.Unmarshal(n.Payload, &resp); err != nil {
 			t.Fatal(err)
 		}
-		if err := req.Check(resp); err != nil {
+		if err := elicit.NewKinds(demo.Kinds()...).Check(req, resp); err != nil {
 			t.Fatalf("recorded answer %s breaks the question's rules: %v", n.Payload, err)
 		}
 		if _, err := elicit.Form[T]().Decode(resp); err != nil {
@@ -246,7 +246,7 @@ func FuzzAnswerElicit(f *testing.F) {
 		s.ready(t)
 		if conv, eid := s.conv, s.ref; s.send(t, http.MethodPost, "/c/"+conv+"/elicits/"+eid, contentType, string(body)) {
 			s.used()
-			answersDecode[agents.TripDetails](t, s.app, conv, eid)
+			answersDecode[demo.TripDetails](t, s.app, conv, eid)
 		}
 	})
 }
@@ -269,7 +269,7 @@ func FuzzChangeAnswer(f *testing.F) {
 		s.ready(t)
 		if conv, eid := s.conv, s.ref; s.send(t, http.MethodPost, "/c/"+conv+"/elicits/"+eid+"/change", contentType, string(body)) {
 			s.used()
-			answersDecode[agents.SurveyAnswer](t, s.app, conv, eid)
+			answersDecode[demo.SurveyAnswer](t, s.app, conv, eid)
 		}
 	})
 }

@@ -15,8 +15,9 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -126,7 +127,7 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 // A summary that compaction records is patched in with the messages it
 // stands for, as a fresh load draws it.
 func TestThePatchedInspectorShowsASummary(t *testing.T) {
-	a := newTestAppWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New(), CompactAfter: 2})
+	a := newTestAppWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 2})
 	b := a.browser(t)
 	conv := b.newConversation("concierge")
 	st := b.openInspector(conv, "")

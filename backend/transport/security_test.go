@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
@@ -183,7 +184,7 @@ func TestRotationKeepsTheBrowsersConversations(t *testing.T) {
 }
 
 func TestOnlyTheAppsHostsAreAnswered(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
 	defer svc.Close()
 	h := NewServer(Config{Chat: svc, Log: slog.New(slog.DiscardHandler), AllowedHosts: []string{"chat.example.com"}})
 	for _, tc := range []struct {
@@ -322,7 +323,7 @@ func TestOversizedFormsAre413(t *testing.T) {
 }
 
 func TestTheCookieIsSecureWhenTheAppIsReachedOverHTTPS(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
 	defer svc.Close()
 	proxy := netip.MustParsePrefix("10.0.0.0/8")
 	for _, tc := range []struct {

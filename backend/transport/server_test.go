@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -32,7 +33,7 @@ type testApp struct {
 // newTestApp serves the demo agents and the offline model.
 func newTestApp(t testing.TB) *testApp {
 	t.Helper()
-	return newTestAppWith(t, chat.Config{Agents: agents.Demo(agents.DemoOptions{}), Model: offline.New()})
+	return newTestAppWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
 }
 
 // newTestAppWith serves a service configured by cfg on a fresh database,

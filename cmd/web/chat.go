@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
@@ -60,11 +60,14 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(chat.Config{Store: db, Agents: agents.Demo(agents.DemoOptions{Pace: cfg.pace}), Model: model(getenv), Log: log})
+	// The answers to the demo agents are checked by the rules of the kinds
+	// they ask with.
+	kinds := elicit.NewKinds(demo.Kinds()...)
+	svc := chat.New(chat.Config{Store: db, Agents: demo.Agents(demo.Options{Pace: cfg.pace}), Model: model(getenv), Kinds: kinds, Log: log})
 	defer svc.Close()
 
 	prompters := term.Builtin()
-	prompters.Register(agents.PickFlight.Name, term.PromptFunc(promptFlight))
+	prompters.Register(demo.PickFlight.Name, term.PromptFunc(promptFlight))
 	return term.Run(ctx, term.Config{
 		Chat: svc, Session: cfg.session, Conversation: cfg.conversation, Agent: cfg.agent,
 		Prompters: prompters, In: stdin, Out: stdout, Echo: !isTerminal(stdin), Interrupts: interrupts,
@@ -84,7 +87,7 @@ func isTerminal(r io.Reader) bool {
 // promptFlight asks the demo's flight kind at the terminal: the flights as
 // a numbered list, then the free seats of the one picked.
 func promptFlight(q *term.Question) (elicit.Response, error) {
-	var offer agents.FlightOffer
+	var offer demo.FlightOffer
 	if err := q.Input(&offer); err != nil {
 		return elicit.Response{}, err
 	}
@@ -103,5 +106,5 @@ func promptFlight(q *term.Question) (elicit.Response, error) {
 	if err != nil {
 		return elicit.Response{}, err
 	}
-	return term.Accept(agents.FlightPick{Flight: f.ID, Seat: f.Seats[j]})
+	return term.Accept(demo.FlightPick{Flight: f.ID, Seat: f.Seats[j]})
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 )
@@ -44,11 +44,11 @@ func TestParseChat(t *testing.T) {
 }
 
 func TestPromptFlight(t *testing.T) {
-	offer := agents.FlightOffer{Flights: []agents.Flight{
+	offer := demo.FlightOffer{Flights: []demo.Flight{
 		{ID: "SP1", Airline: "A", From: "X", To: "Y", Departs: "07:00", Arrives: "09:00", Price: 10, Seats: []string{"1A", "2B"}},
 		{ID: "SP2", Airline: "B", From: "X", To: "Y", Departs: "12:00", Arrives: "14:00", Price: 20, Seats: []string{"9C"}},
 	}}
-	req, err := agents.PickFlight.Request("Which flight?", offer)
+	req, err := demo.PickFlight.Request("Which flight?", offer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestPromptFlight(t *testing.T) {
 				t.Errorf("got %s %s %q, want %s %s %q", got.Action, got.Content, got.Text, tt.want.Action, tt.want.Content, tt.want.Text)
 			}
 			if got.Action == elicit.Accept {
-				if err := req.Check(got); err != nil {
+				if err := demo.PickFlight.Verify(req, got); err != nil {
 					t.Errorf("the answer fails the kind's check: %v", err)
 				}
 			}

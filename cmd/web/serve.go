@@ -14,8 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -130,7 +131,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 
 	provider := model(getenv)
-	svc := chat.New(chat.Config{Store: db, Agents: agents.Demo(agents.DemoOptions{Pace: cfg.pace}), Model: provider, Log: log,
+	// The answers to the demo agents are checked by the rules of the kinds
+	// they ask with.
+	kinds := elicit.NewKinds(demo.Kinds()...)
+	svc := chat.New(chat.Config{Store: db, Agents: demo.Agents(demo.Options{Pace: cfg.pace}), Model: provider, Kinds: kinds, Log: log,
 		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
 	defer svc.Close()
 
@@ -143,7 +147,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Handler: transport.NewServer(transport.Config{Chat: svc, Log: log, MaxBody: cfg.maxBody,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
-			ElicitComponents: templates.ElicitComponents{agents.PickFlight.Name: templates.FlightPicker}}),
+			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker}}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,

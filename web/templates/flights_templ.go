@@ -11,12 +11,12 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 )
 
 // FlightPicker is the browser component of the demo's own "flight" kind
-// (agents.PickFlight), written the way an application writes one for a kind
+// (demo.PickFlight), written the way an application writes one for a kind
 // it declares: it decodes the kind's input with ElicitInput, posts its form
 // with AnswerAction and shows problems in place with FieldError; cmd/web
 // hands it to the transport in ElicitComponents. Each flight is a row of the list with
@@ -42,7 +42,7 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		offer := ElicitInput[agents.FlightOffer](e)
+		offer := ElicitInput[demo.FlightOffer](e)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<form class=\"elicit-form flights\" novalidate data-on:submit__prevent=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

@@ -41,7 +41,7 @@ func prompt(t *testing.T, p Prompter, q *Question) elicit.Response {
 		t.Fatalf("prompt: %v", err)
 	}
 	if resp.Action == elicit.Accept {
-		if err := q.Request.Check(resp); err != nil {
+		if err := elicit.NewKinds(elicit.BuiltinKinds()...).Check(q.Request, resp); err != nil {
 			t.Fatalf("the prompter's answer %s fails the request's check: %v", resp.Content, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package agents
+package demo
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
@@ -88,13 +89,13 @@ func TestConciergeDeclinePath(t *testing.T) {
 func TestParentScopeSubstitutesAnAgentForItsChildren(t *testing.T) {
 	u := &fakeUser{answer: elicit.Response{Action: elicit.Decline}}
 	ctx, _ := world(t, u)
-	fake := Travel.Instantiate(Implement(PlanTrip, func(_ context.Context, in TripRequest) (TripPlan, error) {
+	fake := Travel.Instantiate(agents.Implement(PlanTrip, func(_ context.Context, in TripRequest) (TripPlan, error) {
 		return TripPlan{Planned: true, Outcome: elicit.Accept, Plan: "stub plan for " + in.Request,
 			Details: &TripDetails{Destination: "Nowhere", Travellers: 1, Cabin: "economy"}}, nil
 	}))
 
 	err := runtime.WithScope(ctx, func(ctx context.Context, s *runtime.Scope) error {
-		child := Use(ctx, fake)
+		child := agents.Use(ctx, fake)
 		reply, err := Concierge(0).Turn(child, "anything")
 		if err != nil {
 			return err
@@ -122,9 +123,9 @@ func TestParentScopeSubstitutesAnAgentForItsChildren(t *testing.T) {
 
 func TestToolCallsPassThroughMiddleware(t *testing.T) {
 	ctx, _ := world(t, &fakeUser{answer: elicit.Response{Action: elicit.Cancel}})
-	var seen []ToolCall
-	ctx = ToolAPI.Around(ctx, func(next runtime.Handler[ToolCall, json.RawMessage]) runtime.Handler[ToolCall, json.RawMessage] {
-		return func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+	var seen []agents.ToolCall
+	ctx = agents.ToolAPI.Around(ctx, func(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+		return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			seen = append(seen, c)
 			return next(ctx, c)
 		}

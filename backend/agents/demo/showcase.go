@@ -1,4 +1,4 @@
-package agents
+package demo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
@@ -37,12 +38,12 @@ var luggageForm = elicit.Form[Luggage]()
 // Packer and Diner are two agents the showcase runs at once, to show their
 // questions queued together.
 var (
-	Packer = New("packer", "Sorts out luggage.")
-	Diner  = New("diner", "Sorts out meals on board.")
+	Packer = agents.New("packer", "Sorts out luggage.")
+	Diner  = agents.New("diner", "Sorts out meals on board.")
 )
 
 // AskLuggage asks about bags.
-var AskLuggage = NewTool(Packer, "ask-luggage", "Ask how much luggage the user brings", func(ctx context.Context, _ struct{}) (string, error) {
+var AskLuggage = agents.NewTool(Packer, "ask-luggage", "Ask how much luggage the user brings", func(ctx context.Context, _ struct{}) (string, error) {
 	res, err := runtime.Ask(ctx, luggageForm, "How much luggage are you bringing?", struct{}{})
 	if err != nil || res.Action != elicit.Accept {
 		return outcome(res.Action, "no luggage noted"), err
@@ -55,7 +56,7 @@ var AskLuggage = NewTool(Packer, "ask-luggage", "Ask how much luggage the user b
 })
 
 // AskMeal asks about the meal on board.
-var AskMeal = NewTool(Diner, "ask-meal", "Ask which meal the user wants on board", func(ctx context.Context, _ struct{}) (string, error) {
+var AskMeal = agents.NewTool(Diner, "ask-meal", "Ask which meal the user wants on board", func(ctx context.Context, _ struct{}) (string, error) {
 	res, err := runtime.Ask(ctx, elicit.Choose, "Which meal would you like on board?",
 		elicit.ChoiceInput{Options: []string{"pasta", "curry", "salad"}, Else: "Something else"})
 	if err != nil || res.Action != elicit.Accept {
@@ -81,8 +82,8 @@ var demos = []struct {
 }
 
 // Showcase is the chat agent that tries every kind of question.
-func Showcase() Chat {
-	return Chat{
+func Showcase() agents.Chat {
+	return agents.Chat{
 		Name:        "showcase",
 		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {

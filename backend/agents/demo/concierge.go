@@ -1,4 +1,4 @@
-package agents
+package demo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
@@ -35,13 +36,13 @@ type TripPlan struct {
 var tripForm = elicit.Form[TripDetails]()
 
 // Travel is the agent that plans trips.
-var Travel = New("travel", "Plans trips: asks for the details, then drafts an itinerary.")
+var Travel = agents.New("travel", "Plans trips: asks for the details, then drafts an itinerary.")
 
 // PlanTrip asks the user for trip details through a form, reports progress
 // while it works and drafts a plan with the model.
-var PlanTrip = NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
+var PlanTrip = agents.NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
 
-// Pace is how long each step of planning takes; see DemoOptions.
+// Pace is how long each step of planning takes; see Options.
 var Pace = runtime.NewValue[time.Duration]("demo-pace", 0)
 
 func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
@@ -102,8 +103,8 @@ func pause(ctx context.Context, d time.Duration) error {
 
 // Concierge is the default chat agent: every message becomes a trip to
 // plan, with each planning step taking pace.
-func Concierge(pace time.Duration) Chat {
-	return Chat{
+func Concierge(pace time.Duration) agents.Chat {
+	return agents.Chat{
 		Name:        "concierge",
 		Description: "Plans a trip: asks for details in a form, shows progress, then answers.",
 		Turn: func(ctx context.Context, message string) (string, error) {

@@ -1,10 +1,11 @@
-package agents
+package demo
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
@@ -23,8 +24,8 @@ const SurveyQuestions = 3
 // Survey asks a run of questions one after another, each through a form;
 // a message that is a number sets how many. It is the agent the benchmarks
 // drive, since every round trip is one elicit.
-func Survey() Chat {
-	return Chat{
+func Survey() agents.Chat {
+	return agents.Chat{
 		Name:        "survey",
 		Description: "Asks a series of short questions, one form at a time.",
 		Turn: func(ctx context.Context, message string) (string, error) {

@@ -1,0 +1,31 @@
+// Package demo holds the agents the binary ships with: a travel concierge,
+// a showcase of every elicit kind, and a short survey. They are written the
+// way an application writes its agents, with the framework in
+// backend/agents, and declare one elicit kind of their own (PickFlight).
+package demo
+
+import (
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+)
+
+// Options tune the demo agents.
+type Options struct {
+	// Pace is how long each progress step of the concierge takes, so that a
+	// person can watch the progress bar move; zero runs at full speed.
+	Pace time.Duration
+}
+
+// Agents returns the agents the binary ships with.
+func Agents(opts Options) *agents.Registry {
+	return agents.NewRegistry(Concierge(opts.Pace), Showcase(), Survey())
+}
+
+// Kinds lists the elicit kinds the demo agents ask with, for the registry
+// an application builds (elicit.NewKinds) so that their answers are checked
+// by each kind's rules: the built-in kinds and the flight selection.
+func Kinds() []elicit.Registered {
+	return append(elicit.BuiltinKinds(), PickFlight)
+}
