@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -87,4 +88,28 @@ func TestForgedStreamEventsRunNoScript(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStartingAConversationTwiceAtOnceKeepsTheBrowsersConversations: a
+// second post of the new-chat form on the heels of the first (a double
+// click) is not sent. It would start the conversation twice, or, carrying
+// the session id the first post retired (a new conversation rotates it,
+// taking the browser's conversations along), leave the browser with a
+// session that owns none of them.
+func TestStartingAConversationTwiceAtOnceKeepsTheBrowsersConversations(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("first conversation")
+	_, err := p.Goto(a.URL + "/new")
+	p.must(err)
+	p.must(p.GetByTestId("composer-input").Fill("second conversation"))
+	// The second click a moment after the first, when the first post is
+	// on its way.
+	_, err = p.Evaluate(`() => { const f = document.getElementById('composer'); f.requestSubmit(); setTimeout(() => f.requestSubmit(), 30) }`)
+	p.must(err)
+	p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
+	p.waitForStream()
+	links := p.Locator(".sidebar nav a")
+	p.must(expect.Locator(links).ToHaveCount(2))
+	p.must(expect.Locator(links.Filter(playwright.LocatorFilterOptions{HasText: "first conversation"})).ToHaveCount(1))
 }

@@ -209,3 +209,18 @@ function showNotice (text) {
   notice.dataset.fallback = '1'
   notice.classList.add('shown')
 }
+
+// Starting a conversation is a plain form post, which also gives the
+// browser a new session. A second post of it (a double click, Enter twice)
+// while the first is on its way would carry the session the first one
+// retired; it is not sent.
+document.addEventListener('submit', (evt) => {
+  const form = evt.target
+  if (form.getAttribute?.('action') !== '/c') return
+  if (form.dataset.sending) { evt.preventDefault(); return }
+  form.dataset.sending = 'true'
+}, true)
+// A page brought back by the browser's back button is ready to send again.
+addEventListener('pageshow', (evt) => {
+  if (evt.persisted) for (const f of document.querySelectorAll('form[data-sending]')) delete f.dataset.sending
+})
