@@ -9,7 +9,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -34,23 +33,24 @@ func (s *Server) home(c echo.Context) error {
 	if len(convs) > 0 {
 		return c.Redirect(http.StatusSeeOther, "/c/"+convs[0].ID)
 	}
-	return s.newChat(c, http.StatusOK, templates.NewChat{}, convs)
+	return s.newChat(c, http.StatusOK, templates.NewChat{})
 }
 
 // newConversationPage answers GET /new?agent=name: the page of a new
 // conversation with that agent (the default agent if absent), recorded only
 // when its first message is sent.
 func (s *Server) newConversationPage(c echo.Context) error {
-	convs, err := s.chat.Conversations(c.Request().Context(), sessionOf(c))
+	return s.newChat(c, http.StatusOK, templates.NewChat{Agent: c.QueryParam("agent")})
+}
+
+// newChat renders the page of a conversation not started yet, with status,
+// beside the session's conversations.
+func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error {
+	a, err := s.chat.Agent(n.Agent)
 	if err != nil {
 		return err
 	}
-	return s.newChat(c, http.StatusOK, templates.NewChat{Agent: c.QueryParam("agent")}, convs)
-}
-
-// newChat renders the page of a conversation not started yet, with status.
-func (s *Server) newChat(c echo.Context, status int, n templates.NewChat, convs []tree.Conversation) error {
-	a, err := s.chat.Agent(n.Agent)
+	convs, err := s.chat.Conversations(c.Request().Context(), sessionOf(c))
 	if err != nil {
 		return err
 	}
@@ -76,12 +76,8 @@ func (s *Server) createConversation(c echo.Context) error {
 	}
 	if _, ok := form["message"]; ok {
 		if err := chat.CheckMessage(n.Text); err != nil {
-			convs, lerr := s.chat.Conversations(ctx, sessionOf(c))
-			if lerr != nil {
-				return lerr
-			}
 			n.Problem = apperr.MessageOf(err)
-			return s.newChat(c, status(err), n, convs)
+			return s.newChat(c, status(err), n)
 		}
 	}
 	session, err := s.startSession(c)
