@@ -59,7 +59,7 @@ func BenchmarkTreeOps(b *testing.B) {
 					for j := range treeOpsPerIter {
 						n := tree.Node{Conversation: conv, Parent: head, Kind: tree.Notify, Ref: fmt.Sprintf("a%d-%d", i, j), Payload: benchPayload(j)}
 						t0 := time.Now()
-						got, err := db.Append(ctx, n, store.AppendOptions{})
+						got, err := db.Append(ctx, n, tree.AppendOptions{})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -99,7 +99,7 @@ func BenchmarkTreeOps(b *testing.B) {
 				for b.Loop() {
 					for j := range treeOpsPerIter {
 						n := tree.Node{Conversation: conv, Parent: mid, Kind: tree.UserMessage, Payload: benchPayload(j)}
-						opts := store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "edit " + strconv.Itoa(j)}}
+						opts := tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "edit " + strconv.Itoa(j)}}
 						t0 := time.Now()
 						if _, err := db.Append(ctx, n, opts); err != nil {
 							b.Fatal(err)
@@ -143,7 +143,7 @@ func buildChain(b *testing.B, db *store.DB, n int) (conv string, mid int64) {
 		if i%10 != 0 {
 			node.Kind, node.Ref = tree.Notify, strconv.FormatInt(turn, 10)+"-"+strconv.Itoa(i%10)
 		}
-		got, err := db.Append(ctx, node, store.AppendOptions{})
+		got, err := db.Append(ctx, node, tree.AppendOptions{})
 		if err != nil {
 			b.Fatalf("append node %d: %v", i, err)
 		}

@@ -62,7 +62,7 @@ func TestWritesThatQueueAreCommittedTogether(t *testing.T) {
 	for i, c := range convs {
 		wg.Go(func() {
 			appended[i], errs[i] = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage,
-				Payload: json.RawMessage(fmt.Sprintf(`{"text":"message %d"}`, i))}, AppendOptions{})
+				Payload: json.RawMessage(fmt.Sprintf(`{"text":"message %d"}`, i))}, tree.AppendOptions{})
 		})
 	}
 	queued(t, db, n)
@@ -90,7 +90,7 @@ func TestOneFailingWriteOfAGroupFailsAlone(t *testing.T) {
 	db := MustOpen(t)
 	good := newConversation(t, db, "s", "good")
 	other := newConversation(t, db, "s", "other")
-	foreign, err := db.Append(context.Background(), tree.Node{Conversation: other.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"x"}`)}, AppendOptions{})
+	foreign, err := db.Append(context.Background(), tree.Node{Conversation: other.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"x"}`)}, tree.AppendOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,13 +100,13 @@ func TestOneFailingWriteOfAGroupFailsAlone(t *testing.T) {
 	var okErr, badErr error
 	var ok tree.Node
 	wg.Go(func() {
-		ok, okErr = db.Append(context.Background(), tree.Node{Conversation: good.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, AppendOptions{})
+		ok, okErr = db.Append(context.Background(), tree.Node{Conversation: good.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, tree.AppendOptions{})
 	})
 	queued(t, db, 1)
 	wg.Go(func() {
 		// A fork from a node of another conversation is refused.
 		_, badErr = db.Append(context.Background(), tree.Node{Conversation: good.ID, Parent: foreign.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"refused"}`)},
-			AppendOptions{Fork: true})
+			tree.AppendOptions{Fork: true})
 	})
 	queued(t, db, 2)
 	release()
@@ -139,7 +139,7 @@ func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
 	})
 	queued(t, db, 1)
 	wg.Go(func() {
-		kept, appended = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, AppendOptions{})
+		kept, appended = db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"kept"}`)}, tree.AppendOptions{})
 	})
 	queued(t, db, 2)
 	release()
@@ -151,7 +151,7 @@ func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
 		t.Errorf("the write grouped with it: %v", appended)
 	}
 	// The queue has a leader again: the next write goes through.
-	if _, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Parent: kept.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"after"}`)}, AppendOptions{}); err != nil {
+	if _, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Parent: kept.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"after"}`)}, tree.AppendOptions{}); err != nil {
 		t.Errorf("a write after: %v", err)
 	}
 }

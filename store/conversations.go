@@ -99,24 +99,12 @@ func (db *DB) Conversations(ctx context.Context, session string) ([]tree.Convers
 	return out, rows.Err()
 }
 
-// AppendOptions say where a node goes and how its HEAD move is logged.
-type AppendOptions struct {
-	// Fork hangs the node from n.Parent, which must be a node of the
-	// conversation, instead of from HEAD: a new branch.
-	Fork bool
-	// Aside, with Fork, leaves HEAD where it is: the node starts or extends
-	// a side branch. Log then records the side branch's move all the same.
-	Aside bool
-	// Log, when set, records the HEAD move in the reflog.
-	Log *tree.Move
-}
-
 // Append records n as a child of n.Parent and moves HEAD to it, in one
 // transaction; it returns n with its id and time set. Without Fork, n.Parent
 // must be HEAD: a caller that has HEAD wrong (0 for a conversation with no
 // node yet) gets Conflict, and nothing is written. With Fork, n.Parent is
 // any node of the conversation.
-func (db *DB) Append(ctx context.Context, n tree.Node, opts AppendOptions) (tree.Node, error) {
+func (db *DB) Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.At = db.now()
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if !opts.Fork {

@@ -51,7 +51,7 @@ func newConversationSaying(t *testing.T, db *DB, session, id, text string) (tree
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{})
+	first, err := db.Append(context.Background(), tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: payload}, tree.AppendOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestAppendAndReadBack(t *testing.T) {
 	var ids []int64
 	var head int64
 	for _, text := range []string{"hello", "world"} {
-		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: head, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, AppendOptions{})
+		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: head, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"` + text + `"}`)}, tree.AppendOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestAppendAndReadBack(t *testing.T) {
 	if got.Head != ids[1] {
 		t.Errorf("head = %d, want %d", got.Head, ids[1])
 	}
-	if path := tree.Path(nodes, got.Head); len(path) != 2 || string(path[0].Payload) != `{"text":"hello"}` {
+	if path := tree.NewIndex(nodes).PathTo(got.Head); len(path) != 2 || string(path[0].Payload) != `{"text":"hello"}` {
 		t.Errorf("path = %+v", path)
 	}
 }
@@ -141,7 +141,7 @@ func TestAnAppendThatHasHEADWrongIsRefused(t *testing.T) {
 	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
 	// A writer that still thinks HEAD is the root, alone or with a chain.
 	stale := tree.Node{Conversation: c.ID, Parent: 0, Kind: tree.AssistantMessage, Payload: json.RawMessage(`{"text":"late"}`)}
-	if _, err := db.Append(ctx, stale, AppendOptions{}); apperr.CodeOf(err) != apperr.Conflict {
+	if _, err := db.Append(ctx, stale, tree.AppendOptions{}); apperr.CodeOf(err) != apperr.Conflict {
 		t.Errorf("append at a stale HEAD: %v, want Conflict", err)
 	}
 	if _, err := db.AppendChain(ctx, []tree.Node{stale, stale}); apperr.CodeOf(err) != apperr.Conflict {
@@ -170,13 +170,13 @@ func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
 	ctx := context.Background()
 	c := newConversation(t, db, "s", "c")
 	msg := func(text string) json.RawMessage { return json.RawMessage(`{"text":"` + text + `"}`) }
-	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: msg("hi")}, AppendOptions{Log: &tree.Move{Action: tree.ActMessage}})
+	first, err := db.Append(ctx, tree.Node{Conversation: c.ID, Kind: tree.UserMessage, Payload: msg("hi")}, tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, _ := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.ID, Kind: tree.AssistantMessage, Payload: msg("hello")}, AppendOptions{})
+	reply, _ := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.ID, Kind: tree.AssistantMessage, Payload: msg("hello")}, tree.AppendOptions{})
 	edited, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: first.Parent, Kind: tree.UserMessage, Payload: msg("hey")},
-		AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "hey"}})
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: "hey"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +212,12 @@ func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
 
 	// Nodes of other conversations, or none at all, are not found; nothing moves.
 	other := newConversation(t, db, "s", "other")
-	stray, _ := db.Append(ctx, tree.Node{Conversation: other.ID, Kind: tree.UserMessage, Payload: msg("x")}, AppendOptions{})
+	stray, _ := db.Append(ctx, tree.Node{Conversation: other.ID, Kind: tree.UserMessage, Payload: msg("x")}, tree.AppendOptions{})
 	for _, id := range []int64{stray.ID, 9999} {
 		if _, err := db.MoveHead(ctx, c.ID, id, tree.Move{Action: tree.ActRecover}); apperr.CodeOf(err) != apperr.NotFound {
 			t.Errorf("MoveHead to node %d: err = %v, want not found", id, err)
 		}
-		if _, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: id, Kind: tree.UserMessage, Payload: msg("y")}, AppendOptions{Fork: true}); apperr.CodeOf(err) != apperr.NotFound {
+		if _, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: id, Kind: tree.UserMessage, Payload: msg("y")}, tree.AppendOptions{Fork: true}); apperr.CodeOf(err) != apperr.NotFound {
 			t.Errorf("fork from node %d: err = %v, want not found", id, err)
 		}
 	}
@@ -239,7 +239,7 @@ func TestSurvivesReopen(t *testing.T) {
 	if _, err := db.CreateConversation(ctx, tree.Conversation{ID: "c", Session: "s", Agent: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Append(ctx, tree.Node{Conversation: "c", Kind: tree.UserMessage, Payload: json.RawMessage(`{}`)}, AppendOptions{}); err != nil {
+	if _, err := db.Append(ctx, tree.Node{Conversation: "c", Kind: tree.UserMessage, Payload: json.RawMessage(`{}`)}, tree.AppendOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -313,7 +313,7 @@ func TestCommitsAtAPersonsPaceDoNotStartTheLogOver(t *testing.T) {
 	gen := walGeneration(t, path)
 	var last tree.Node
 	for i := range 5 {
-		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, AppendOptions{}); err != nil {
+		if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: json.RawMessage(`{"text":"hi"}`)}, tree.AppendOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		awaitLooks(t, db, 2)
@@ -357,7 +357,7 @@ func TestWriteAheadLogStaysBounded(t *testing.T) {
 			t.Fatalf("the log has not started over after %d appends of 16 KiB", appended)
 		}
 		for range batch {
-			if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: payload}, AppendOptions{}); err != nil {
+			if last, err = db.Append(ctx, tree.Node{Conversation: c.ID, Parent: last.ID, Kind: tree.UserMessage, Payload: payload}, tree.AppendOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			appended++

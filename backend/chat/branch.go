@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // The conversation is a tree. Editing an earlier message adds a sibling of
@@ -18,23 +18,11 @@ import (
 // the old branch stays, and the user can switch back to it, where a question
 // that was waiting is waiting again.
 
-// alternatives returns the nodes that are versions of n: the user messages
-// sharing its parent, or the answers to the same question.
-func (l *conversation) alternatives(n tree.Node) []int64 {
-	var out []int64
-	for _, id := range l.children[n.Parent] {
-		if c := l.nodes[id]; c.Kind == n.Kind && c.Ref == n.Ref {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // branchOf places an item among its alternatives, or returns nil when it
 // has none. For a question it is the answer on the path that counts, which
 // answer finds.
 func (l *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bool)) *Branch {
-	n, ok := l.nodes[it.ID]
+	n, ok := l.idx.Node(it.ID)
 	if !ok {
 		return nil
 	}
@@ -45,7 +33,7 @@ func (l *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bo
 	} else if n.Kind != tree.UserMessage {
 		return nil
 	}
-	alts := l.alternatives(n)
+	alts := l.idx.Alternatives(n)
 	if len(alts) < 2 {
 		return nil
 	}
@@ -62,27 +50,13 @@ func (l *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bo
 
 // responseNodeLocked finds the answer to elicit eid on the path.
 func (l *conversation) responseNodeLocked(eid string) (tree.Node, bool) {
-	return l.onPathByRefLocked(eid, tree.ElicitResponse)
-}
-
-// newestUnder returns the newest node of the subtree rooted at id: where
-// that branch was when the user left it.
-func (l *conversation) newestUnder(id int64) int64 {
-	newest := id
-	stack := []int64{id}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		newest = max(newest, n)
-		stack = append(stack, l.children[n]...)
-	}
-	return newest
+	return l.idx.NewestOnPath(l.path, eid, tree.ElicitResponse)
 }
 
 // branchNode returns node id if it is a user message or an answer of this
 // conversation: the nodes a branch can start from.
 func (l *conversation) branchNode(id int64) (tree.Node, error) {
-	n, ok := l.nodes[id]
+	n, ok := l.idx.Node(id)
 	if !ok || (n.Kind != tree.UserMessage && n.Kind != tree.ElicitResponse) {
 		return tree.Node{}, apperr.Errorf(apperr.NotFound, "There is no message or answer %d in this conversation.", id)
 	}
@@ -98,7 +72,7 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 		return err
 	}
 	return s.resend(ctx, session, id, func(l *conversation) (tree.Node, string, error) {
-		orig, ok := l.nodes[msgID]
+		orig, ok := l.idx.Node(msgID)
 		if !ok || orig.Kind != tree.UserMessage {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
 		}
@@ -111,12 +85,12 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 // old one, where the agent takes the turn anew. The old branch is kept.
 func (s *Service) Retry(ctx context.Context, session, id string, reply int64) error {
 	return s.resend(ctx, session, id, func(l *conversation) (tree.Node, string, error) {
-		n, ok := l.nodes[reply]
+		n, ok := l.idx.Node(reply)
 		if !ok || (n.Kind != tree.AssistantMessage && n.Kind != tree.TurnError && n.Kind != tree.Stopped) {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
 		}
 		for n.Kind != tree.UserMessage {
-			if n, ok = l.nodes[n.Parent]; !ok {
+			if n, ok = l.idx.Node(n.Parent); !ok {
 				return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
 			}
 		}
@@ -148,12 +122,12 @@ func (s *Service) resend(ctx context.Context, session, id string, pick func(*con
 		return err
 	}
 	l.parkLocked()
-	msg, err := l.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},
-		store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: title(text)}})
+	msg, err := l.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: title(text)}})
 	if err != nil {
 		return err
 	}
-	s.startTurnLocked(l, a, msg, text, journal{})
+	s.startTurnLocked(l, a, msg, text, durable.Journal{})
 	l.broadcastStatusLocked()
 	return nil
 }
@@ -173,7 +147,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 	if err != nil {
 		return err
 	}
-	return s.moveHeadLocked(ctx, l, l.newestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: describeNode(n)})
+	return s.moveHeadLocked(ctx, l, l.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: describeNode(n)})
 }
 
 // moveHeadLocked moves HEAD to node to, parking the running turn, and
@@ -187,7 +161,7 @@ func (s *Service) moveHeadLocked(ctx context.Context, l *conversation, to int64,
 		return err
 	}
 	l.conv.Head = to
-	l.path = l.pathTo(to)
+	l.path = l.idx.PathTo(to)
 	s.resumeLocked(l)
 	l.resyncLocked()
 	return nil
@@ -218,8 +192,8 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 	}
 	l.parkLocked()
 	delete(l.rejected, eid)
-	if _, err := l.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: mustJSON(resp)},
-		store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
+	if _, err := l.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
 		return err
 	}
 	s.resumeLocked(l)

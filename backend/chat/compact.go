@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // Compaction. The model's context is the conversation so far (see
@@ -23,14 +23,6 @@ import (
 // oldest are summarized; zero turns compaction off. Middleware or an app can
 // set it for a scope.
 var CompactAfter = runtime.NewValue("compact-after", 0)
-
-// SummaryRecord is the payload of a summary node: the summary, and the
-// nodes it stands for (messages, and earlier summaries).
-type SummaryRecord struct {
-	Text   string  `json:"text"`
-	Covers []int64 `json:"covers"`
-	Count  int     `json:"count"`
-}
 
 // message is a message of the conversation with the node it came from.
 type message struct {
@@ -56,7 +48,7 @@ func historyOf(path []tree.Node, last int64) []message {
 			json.Unmarshal(n.Payload, &m)
 			out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
 		case tree.Summary:
-			var s SummaryRecord
+			var s tree.SummaryRecord
 			json.Unmarshal(n.Payload, &s)
 			out = applySummary(out, n.ID, s)
 		}
@@ -65,7 +57,7 @@ func historyOf(path []tree.Node, last int64) []message {
 }
 
 // applySummary replaces the messages of span s with the summary.
-func applySummary(msgs []message, node int64, s SummaryRecord) []message {
+func applySummary(msgs []message, node int64, s tree.SummaryRecord) []message {
 	covered := make(map[int64]bool, len(s.Covers))
 	for _, id := range s.Covers {
 		covered[id] = true
@@ -113,15 +105,13 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 // replayed from the record.
 func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
-		id := nextCall(ctx)
-		n, replayed, err := t.record.replayed(id, tree.Summary, "a compaction", func(tree.Node) bool { return true })
+		id := durable.NextCall(ctx)
+		n, was, replayed, err := durable.Lookup(t.record, durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"})
 		if err != nil {
 			return nil, err
 		}
 		if replayed {
-			var s SummaryRecord
-			json.Unmarshal(n.Payload, &s)
-			t.summary, t.summaryNode = &s, n.ID
+			t.summary, t.summaryNode = &was, n.ID
 			return next(ctx, req)
 		}
 		msgs, err := next(ctx, req)
@@ -138,7 +128,7 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 			return nil, err
 		}
 		t.l.mu.Lock()
-		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(s)},
+		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(s)},
 			&tree.Move{Action: tree.ActCompact, Detail: fmt.Sprintf("%d messages summarized", s.Count)})
 		t.l.mu.Unlock()
 		if err != nil {
@@ -151,7 +141,7 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 
 // summarize asks the model for a summary of span, through runtime.Sample so
 // that the call is recorded (and replayed) like any other.
-func summarize(ctx context.Context, span []message) (SummaryRecord, error) {
+func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) {
 	var b strings.Builder
 	for _, m := range span {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
@@ -161,9 +151,9 @@ func summarize(ctx context.Context, span []message) (SummaryRecord, error) {
 		{Role: llm.User, Content: b.String()},
 	}})
 	if err != nil {
-		return SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
+		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
 	}
-	s := SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
+	s := tree.SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
 	for _, m := range span {
 		s.Covers = append(s.Covers, m.node)
 	}
@@ -175,5 +165,5 @@ func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Mov
 	if t.l.current != t {
 		return tree.Node{}, errParked
 	}
-	return t.l.appendLocked(ctx, n, store.AppendOptions{Log: move})
+	return t.l.appendLocked(ctx, n, tree.AppendOptions{Log: move})
 }

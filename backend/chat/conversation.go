@@ -14,12 +14,12 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // conversation is the in-memory state of a conversation that has a running
@@ -32,11 +32,9 @@ type conversation struct {
 
 	mu       sync.Mutex
 	conv     tree.Conversation
-	nodes    map[int64]tree.Node
-	children map[int64][]int64  // parent id → child ids, oldest first
-	byRef    map[string][]int64 // call or elicit id → the nodes that carry it, oldest first
-	path     []tree.Node        // root to HEAD
-	current  *turn              // the running turn, if any
+	idx      *tree.Index // every node of every branch
+	path     tree.Path   // root to HEAD
+	current  *turn       // the running turn, if any
 	status   Status
 	pending  map[string]*waiter     // elicit id → the request waiting on it
 	rejected map[string]*ElicitView // the last rejected submission per elicit
@@ -56,51 +54,13 @@ type conversation struct {
 func newConversation(s *Service, c tree.Conversation, nodes []tree.Node) *conversation {
 	l := &conversation{
 		svc: s, conv: c, owner: c.Session,
-		nodes:    make(map[int64]tree.Node, len(nodes)),
-		children: map[int64][]int64{},
-		byRef:    map[string][]int64{},
+		idx:      tree.NewIndex(nodes),
 		pending:  map[string]*waiter{},
 		rejected: map[string]*ElicitView{},
 		subs:     map[*Subscription]struct{}{},
 	}
-	for _, n := range nodes { // in id order, so children come out oldest first
-		l.addNode(n)
-	}
-	l.path = tree.Path(nodes, c.Head)
+	l.path = l.idx.PathTo(c.Head)
 	return l
-}
-
-func (l *conversation) addNode(n tree.Node) {
-	l.nodes[n.ID] = n
-	l.children[n.Parent] = append(l.children[n.Parent], n.ID)
-	if n.Ref != "" {
-		l.byRef[n.Ref] = append(l.byRef[n.Ref], n.ID)
-	}
-}
-
-// dropNode forgets node id, which garbage collection removed.
-func (l *conversation) dropNode(id int64) {
-	if ref := l.nodes[id].Ref; ref != "" {
-		l.byRef[ref] = slices.DeleteFunc(l.byRef[ref], func(n int64) bool { return n == id })
-		if len(l.byRef[ref]) == 0 {
-			delete(l.byRef, ref)
-		}
-	}
-	delete(l.nodes, id)
-	delete(l.children, id)
-}
-
-// onPathByRefLocked returns the newest node of kind that carries ref and is
-// on the path; it looks only at the nodes that carry ref, so it costs the
-// same however long the conversation. l.mu is held.
-func (l *conversation) onPathByRefLocked(ref string, kind tree.Kind) (tree.Node, bool) {
-	ids := l.byRef[ref]
-	for i := len(ids) - 1; i >= 0; i-- {
-		if n, ok := l.nodes[ids[i]]; ok && n.Kind == kind && l.onPathLocked(n.ID) {
-			return n, true
-		}
-	}
-	return tree.Node{}, false
 }
 
 // waiter is an elicit waiting for its answer.
@@ -150,7 +110,7 @@ func (l *conversation) queueLocked() []string {
 	}
 	q := make([]asked, 0, len(l.pending))
 	for ref, w := range l.pending {
-		if l.onPathLocked(w.node) {
+		if l.path.Contains(w.node) {
 			q = append(q, asked{w.node, ref})
 		}
 	}
@@ -160,13 +120,6 @@ func (l *conversation) queueLocked() []string {
 		refs[i] = a.ref
 	}
 	return refs
-}
-
-// onPathLocked reports whether node id is on the path from the root to
-// HEAD; l.mu is held.
-func (l *conversation) onPathLocked(id int64) bool {
-	_, found := slices.BinarySearchFunc(l.path, id, func(n tree.Node, id int64) int { return cmp.Compare(n.ID, id) })
-	return found
 }
 
 // running reports whether a turn runs (or waits for an answer); l.mu is held.
@@ -197,12 +150,12 @@ func (l *conversation) view() View {
 // opts.Fork is set), makes it HEAD and tells subscribers; l.mu is held. An
 // answer held for the turn's next record is written with n, in the same
 // commit, when n goes plainly on HEAD.
-func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
+func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.Conversation = l.conv.ID
 	if h := l.held; h != nil {
 		l.held = nil
 		h.timer.Stop()
-		if opts == (store.AppendOptions{}) {
+		if opts == (tree.AppendOptions{}) {
 			h.node.Parent = l.conv.Head
 			both, err := l.svc.store.AppendChain(ctx, []tree.Node{h.node, n})
 			if err == nil {
@@ -214,7 +167,7 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 			// Written apart, one's failure is not the other's.
 			l.svc.log.Warn("an answer and the next record could not be written together; writing them apart", "conversation", l.conv.ID, "err", err)
 		}
-		_, err := l.writeLocked(ctx, h.node, store.AppendOptions{})
+		_, err := l.writeLocked(ctx, h.node, tree.AppendOptions{})
 		l.settleLocked(h, err)
 		if err != nil {
 			return tree.Node{}, err
@@ -224,7 +177,7 @@ func (l *conversation) appendLocked(ctx context.Context, n tree.Node, opts store
 }
 
 // writeLocked records n alone; see appendLocked.
-func (l *conversation) writeLocked(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
+func (l *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	if !opts.Fork {
 		n.Parent = l.conv.Head
 	}
@@ -237,9 +190,9 @@ func (l *conversation) writeLocked(ctx context.Context, n tree.Node, opts store.
 }
 
 // recordedLocked adds n, just recorded, to memory and tells subscribers.
-func (l *conversation) recordedLocked(n tree.Node, opts store.AppendOptions) {
+func (l *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	l.active = time.Now()
-	l.addNode(n)
+	l.idx.Add(n)
 	if w := l.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
 		w.node = n.ID // its place in the queue, before anyone is told
 	}
@@ -250,7 +203,7 @@ func (l *conversation) recordedLocked(n tree.Node, opts store.AppendOptions) {
 		return
 	}
 	l.conv.Head = n.ID
-	if n.Parent == headOf(l.path) {
+	if n.Parent == l.path.Head() {
 		l.path = append(l.path, n)
 		if items := buildItems([]tree.Node{n}, l); len(items) == 1 {
 			if items[0].Elicit != nil {
@@ -260,37 +213,15 @@ func (l *conversation) recordedLocked(n tree.Node, opts store.AppendOptions) {
 		}
 		return
 	}
-	l.path = l.pathTo(n.ID)
+	l.path = l.idx.PathTo(n.ID)
 	l.resyncLocked()
-}
-
-func headOf(path []tree.Node) int64 {
-	if len(path) == 0 {
-		return 0
-	}
-	return path[len(path)-1].ID
-}
-
-// pathTo returns the nodes from the root to id.
-func (l *conversation) pathTo(id int64) []tree.Node {
-	var rev []tree.Node
-	for id != 0 {
-		n, ok := l.nodes[id]
-		if !ok {
-			break
-		}
-		rev = append(rev, n)
-		id = n.Parent
-	}
-	slices.Reverse(rev)
-	return rev
 }
 
 // runTurn runs turn t of agent a for the user message text. t.record is
 // what the turn recorded before, when it is resumed: its calls are answered
 // from there until the code makes a call the record does not have.
 func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text string) {
-	ctx = withCallScope(ctx, strconv.FormatInt(t.id, 10))
+	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = runtime.AgentName.With(ctx, a.Name)
 	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
 	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
@@ -301,7 +232,7 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	ctx = runtime.RandomAPI.Provide(ctx, t.random)
 	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
 	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
-	ctx = runtime.Lanes.With(ctx, lanes)
+	ctx = runtime.Lanes.With(ctx, durable.Lanes)
 	if n := l.svc.compactAfter; n > 0 {
 		if _, set := CompactAfter.Lookup(ctx); !set {
 			ctx = CompactAfter.With(ctx, n)
@@ -317,7 +248,7 @@ func (l *conversation) runTurn(ctx context.Context, t *turn, a agents.Chat, text
 	// The turn's own context may be cancelled; recording its end must not be.
 	rec := context.WithoutCancel(ctx)
 	end := func(kind tree.Kind, text string, move *tree.Move) {
-		_, err = l.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: mustJSON(tree.Message{Text: text})}, store.AppendOptions{Log: move})
+		_, err = l.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(tree.Message{Text: text})}, tree.AppendOptions{Log: move})
 	}
 	switch {
 	case errors.Is(context.Cause(ctx), errStopped):
@@ -360,12 +291,12 @@ type turn struct {
 	l      *conversation
 	id     int64 // the user message node that started the turn
 	agent  string
-	record journal
+	record durable.Journal
 	cancel context.CancelCauseFunc
 
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
-	summary     *SummaryRecord
+	summary     *tree.SummaryRecord
 	summaryNode int64
 	lastHistory []message
 }
@@ -380,7 +311,7 @@ func (t *turn) appendLocked(ctx context.Context, n tree.Node) (tree.Node, error)
 	if t.l.current != t {
 		return tree.Node{}, errParked
 	}
-	return t.l.appendLocked(ctx, n, store.AppendOptions{})
+	return t.l.appendLocked(ctx, n, tree.AppendOptions{})
 }
 
 // parkLocked ends the current turn without recording its end, so that HEAD
@@ -398,20 +329,18 @@ func (l *conversation) parkLocked() {
 
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	l := t.l
-	req.ID = nextCall(ctx)
-	made := fmt.Sprintf("elicit %s %q", req.Kind, req.Message)
-	_, replayed, err := t.record.replayed(req.ID, tree.ElicitRequest, made, func(n tree.Node) bool {
-		var was elicit.Request
-		json.Unmarshal(n.Payload, &was)
-		return was.Kind == req.Kind && was.Message == req.Message && sameJSON(was.Input, req.Input)
+	req.ID = durable.NextCall(ctx)
+	_, _, replayed, err := durable.Lookup(t.record, durable.Call[elicit.Request]{
+		ID: req.ID, Kind: tree.ElicitRequest, Made: durable.DescribeElicit(req),
+		Same: func(was elicit.Request) bool {
+			return was.Kind == req.Kind && was.Message == req.Message && durable.SameJSON(was.Input, req.Input)
+		},
 	})
 	if err != nil {
 		return elicit.Response{}, err
 	}
-	if n, ok := t.record.responses[req.ID]; ok {
-		var resp elicit.Response
-		json.Unmarshal(n.Payload, &resp)
-		return resp, nil
+	if n, ok := t.record.Response(req.ID); ok {
+		return tree.Decode[elicit.Response](n)
 	}
 	l.mu.Lock()
 	if l.current != t {
@@ -448,7 +377,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	w.progress = runtime.ElicitProgress.Get(ctx)
 	if replayed {
 		l.broadcastItemLocked(req.ID)
-	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(req)}); err != nil {
+	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(req)}); err != nil {
 		delete(l.pending, req.ID)
 		l.mu.Unlock()
 		return elicit.Response{}, err
@@ -469,87 +398,76 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 }
 
 func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error) {
-	id := nextCall(ctx)
-	_, replayed, err := t.record.replayed(id, tree.Notify, fmt.Sprintf("notify %q", p.Message), func(n tree.Node) bool {
-		var was runtime.Progress
-		json.Unmarshal(n.Payload, &was)
-		return was.Message == p.Message
+	id := durable.NextCall(ctx)
+	_, err := durable.Step(t.record, durable.Call[runtime.Progress]{
+		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
+		Same: func(was runtime.Progress) bool { return was.Message == p.Message },
+	}, func() (runtime.Progress, error) { return p, nil }, func(p runtime.Progress) error {
+		l := t.l
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
+			return err
+		}
+		l.status.Progress = &p
+		l.broadcastStatusLocked()
+		return nil
 	})
-	if err != nil || replayed {
-		return struct{}{}, err
-	}
-	l := t.l
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(p)}); err != nil {
-		return struct{}{}, err
-	}
-	l.status.Progress = &p
-	l.broadcastStatusLocked()
-	return struct{}{}, nil
-}
-
-// SampleRecord is the payload of a sample node: the model call as made.
-type SampleRecord struct {
-	Request   llm.Request   `json:"request"`
-	Response  *llm.Response `json:"response,omitempty"`
-	Error     string        `json:"error,omitempty"`
-	LatencyMS float64       `json:"latency_ms"`
+	return struct{}{}, err
 }
 
 func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	id := nextCall(ctx)
-	reqJSON := mustJSON(req)
-	n, replayed, err := t.record.replayed(id, tree.Sample, "a model call", func(n tree.Node) bool {
-		var was struct{ Request json.RawMessage }
-		json.Unmarshal(n.Payload, &was)
-		return sameJSON(was.Request, reqJSON)
-	})
-	if err != nil {
-		return llm.Response{}, err
-	}
-	if replayed {
-		var rec SampleRecord
-		json.Unmarshal(n.Payload, &rec)
-		if rec.Response == nil {
-			return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
-		}
-		return *rec.Response, nil
-	}
+	id := durable.NextCall(ctx)
+	reqJSON := tree.MustEncode(req)
 	l := t.l
-	l.flush() // an answer the call follows is written before it starts
-	start := time.Now()
-	resp, err := l.svc.model.Complete(ctx, req, func(delta string) {
-		l.mu.Lock()
-		if l.current == t {
-			l.status.Draft += delta
-			l.broadcastStatusLocked()
+	var (
+		ran     bool
+		resp    llm.Response
+		callErr error // the provider's own error, when the call ran now
+	)
+	rec, err := durable.Step(t.record, durable.Call[tree.SampleRecord]{
+		ID: id, Kind: tree.Sample, Made: "a model call",
+		Same: func(was tree.SampleRecord) bool { return durable.SameJSON(tree.MustEncode(was.Request), reqJSON) },
+	}, func() (tree.SampleRecord, error) {
+		l.flush() // an answer the call follows is written before it starts
+		start := time.Now()
+		ran = true
+		resp, callErr = l.svc.model.Complete(ctx, req, func(delta string) {
+			l.mu.Lock()
+			if l.current == t {
+				l.status.Draft += delta
+				l.broadcastStatusLocked()
+			}
+			l.mu.Unlock()
+		})
+		rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+		if callErr != nil {
+			rec.Error = callErr.Error()
+		} else {
+			rec.Response = &resp
 		}
-		l.mu.Unlock()
+		return rec, nil
+	}, func(rec tree.SampleRecord) error {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.status.Draft = ""
+		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
+			return err
+		}
+		l.broadcastStatusLocked()
+		return nil
 	})
-	rec := SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
-	if err != nil {
-		rec.Error = err.Error()
-	} else {
-		rec.Response = &resp
+	switch {
+	case ran && err != nil:
+		return resp, errors.Join(callErr, err)
+	case ran:
+		return resp, callErr
+	case err != nil:
+		return llm.Response{}, err
+	case rec.Response == nil:
+		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.status.Draft = ""
-	if _, aerr := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: mustJSON(rec)}); aerr != nil {
-		return resp, errors.Join(err, aerr)
-	}
-	l.broadcastStatusLocked()
-	return resp, err
-}
-
-// ToolRecord is the payload of a tool node: a finished tool call.
-type ToolRecord struct {
-	Agent  string          `json:"agent"`
-	Tool   string          `json:"tool"`
-	Input  json.RawMessage `json:"input"`
-	Output json.RawMessage `json:"output,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	return *rec.Response, nil
 }
 
 // tool records each finished tool call, so a resumed turn skips a tool that
@@ -557,42 +475,51 @@ type ToolRecord struct {
 // numbered within it.
 func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
-		id := nextCall(ctx)
-		made := fmt.Sprintf("tool %s/%s", c.Agent, c.Tool)
-		n, replayed, err := t.record.replayed(id, tree.ToolCall, made, func(n tree.Node) bool {
-			var was ToolRecord
-			json.Unmarshal(n.Payload, &was)
-			return was.Agent == c.Agent && was.Tool == c.Tool && sameJSON(was.Input, c.Input)
-		})
-		if err != nil {
-			return nil, err
-		}
-		if replayed {
-			var rec ToolRecord
-			json.Unmarshal(n.Payload, &rec)
-			if rec.Error != "" {
-				return nil, errors.New(rec.Error)
+		id := durable.NextCall(ctx)
+		var (
+			ran    bool
+			out    json.RawMessage
+			runErr error // the tool's own error, when it ran now
+		)
+		rec, err := durable.Step(t.record, durable.Call[tree.ToolRecord]{
+			ID: id, Kind: tree.ToolCall, Made: durable.DescribeTool(c.Agent, c.Tool),
+			Same: func(was tree.ToolRecord) bool {
+				return was.Agent == c.Agent && was.Tool == c.Tool && durable.SameJSON(was.Input, c.Input)
+			},
+		}, func() (tree.ToolRecord, error) {
+			// A tool may act on the world: what it acts on is recorded
+			// first, so that no effect of it follows an answer the record
+			// lacks.
+			t.l.flush()
+			ran = true
+			out, runErr = next(durable.WithScope(ctx, id), c)
+			if errors.Is(runErr, context.Canceled) {
+				return tree.ToolRecord{}, runErr // stopped or shutting down: the tool did not finish
 			}
-			return rec.Output, nil
+			rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out}
+			if runErr != nil {
+				rec.Error = runErr.Error()
+			}
+			return rec, nil
+		}, func(rec tree.ToolRecord) error {
+			t.l.mu.Lock()
+			defer t.l.mu.Unlock()
+			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
+			return err
+		})
+		switch {
+		case ran && errors.Is(runErr, context.Canceled):
+			return out, runErr
+		case ran && err != nil:
+			return out, errors.Join(runErr, err)
+		case ran:
+			return out, runErr
+		case err != nil:
+			return nil, err
+		case rec.Error != "":
+			return nil, errors.New(rec.Error)
 		}
-		// A tool may act on the world: what it acts on is recorded first, so
-		// that no effect of it follows an answer the record lacks.
-		t.l.flush()
-		out, err := next(withCallScope(ctx, id), c)
-		if errors.Is(err, context.Canceled) {
-			return out, err // stopped or shutting down: the tool did not finish
-		}
-		rec := ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out}
-		if err != nil {
-			rec.Error = err.Error()
-		}
-		t.l.mu.Lock()
-		_, aerr := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: mustJSON(rec)})
-		t.l.mu.Unlock()
-		if aerr != nil {
-			return out, errors.Join(err, aerr)
-		}
-		return out, err
+		return rec.Output, nil
 	}
 }
 
@@ -789,7 +716,7 @@ func (l *conversation) liveLocked(e *ElicitView) {
 
 // requestNodeLocked finds the request of elicit eid on the path.
 func (l *conversation) requestNodeLocked(eid string) (tree.Node, bool) {
-	return l.onPathByRefLocked(eid, tree.ElicitRequest)
+	return l.idx.NewestOnPath(l.path, eid, tree.ElicitRequest)
 }
 
 func (l *conversation) broadcastStatusLocked() {

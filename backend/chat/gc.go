@@ -40,46 +40,18 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 	l.lock()
 	defer l.mu.Unlock()
 
-	keep := map[int64]bool{}
-	var expired []int64
-	withAncestors := func(id int64) {
-		for id != 0 && !keep[id] {
-			keep[id] = true
-			id = l.nodes[id].Parent
-		}
-	}
-	withSubtree := func(id int64) {
-		stack := []int64{id}
-		for len(stack) > 0 {
-			n := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			keep[n] = true
-			stack = append(stack, l.children[n]...)
-		}
-	}
-	for _, n := range l.path {
-		keep[n.ID] = true
-		for _, c := range l.children[n.ID] {
-			if l.nodes[c].Kind == tree.SideQuestion {
-				withSubtree(c)
-			}
-		}
-	}
+	var expired, heads []int64
 	for _, e := range reflog {
 		if e.At.Before(cutoff) {
 			expired = append(expired, e.ID)
-			continue
-		}
-		withAncestors(e.Head)
-		withSubtree(e.Head)
-	}
-	for _, n := range l.nodes { // young nodes stay, and so do their ancestors
-		if !n.At.Before(cutoff) {
-			withAncestors(n.ID)
+		} else {
+			heads = append(heads, e.Head)
 		}
 	}
+	// Young nodes stay, and so do their ancestors.
+	keep := l.idx.Reachable(l.path, heads, func(n tree.Node) bool { return !n.At.Before(cutoff) })
 	var doomed []int64
-	for nid := range l.nodes {
+	for nid := range l.idx.Nodes() {
 		if !keep[nid] {
 			doomed = append(doomed, nid)
 		}
@@ -90,18 +62,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 	if err := s.store.Collect(ctx, id, doomed, expired); err != nil {
 		return Collected{}, err
 	}
-	for _, nid := range doomed {
-		l.dropNode(nid)
-	}
-	for parent, kids := range l.children {
-		kept := kids[:0]
-		for _, k := range kids {
-			if keep[k] {
-				kept = append(kept, k)
-			}
-		}
-		l.children[parent] = kept
-	}
+	l.idx.Drop(doomed)
 	l.resyncLocked()
 	return Collected{Nodes: len(doomed), Entries: len(expired)}, nil
 }

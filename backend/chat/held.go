@@ -7,7 +7,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // An answer is handed to the turn waiting on it before it is written, and
@@ -84,7 +83,7 @@ func (l *conversation) flushLocked() {
 	}
 	l.held = nil
 	h.timer.Stop()
-	_, err := l.writeLocked(context.Background(), h.node, store.AppendOptions{})
+	_, err := l.writeLocked(context.Background(), h.node, tree.AppendOptions{})
 	l.settleLocked(h, err)
 }
 
@@ -98,7 +97,7 @@ func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 	}
 	l.flushLocked() // one at a time
 	h := &heldAnswer{
-		node:  tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: mustJSON(resp)},
+		node:  tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		asked: w,
 		done:  make(chan struct{}),
 	}

@@ -44,7 +44,7 @@ func (w *writeCounter) count(nodes []tree.Node) error {
 	return nil
 }
 
-func (w *writeCounter) Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error) {
+func (w *writeCounter) Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	if err := w.count([]tree.Node{n}); err != nil {
 		return tree.Node{}, err
 	}

@@ -3,7 +3,6 @@ package chat
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -220,7 +219,7 @@ func (v *treeView) moved() bool {
 	l := v.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.nodes) != v.count || l.conv.Head != v.head || l.running() != v.running
+	return l.idx.Len() != v.count || l.conv.Head != v.head || l.running() != v.running
 }
 
 // all returns the whole inspection and takes it as shown.
@@ -244,7 +243,7 @@ func (v *treeView) all(ctx context.Context) (Inspection, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	current := l.currentLocked(reflog, v.newestLocked())
+	current := l.idx.CurrentEntries(l.path, heads(reflog))
 	in.Reflog, in.Current = reflog, make(map[int64]bool, len(reflog))
 	v.entries = make([]shownEntry, len(reflog))
 	for i, e := range reflog {
@@ -259,43 +258,37 @@ func (v *treeView) snapshotLocked() Inspection {
 	l := v.l
 	in := Inspection{
 		Conversation: l.conv,
-		Nodes:        make(map[int64]tree.Node, len(l.nodes)),
-		Children:     make(map[int64][]int64, len(l.children)),
-		Count:        len(l.nodes),
+		Nodes:        make(map[int64]tree.Node, l.idx.Len()),
+		Children:     make(map[int64][]int64, l.idx.Len()),
+		Count:        l.idx.Len(),
 		Running:      l.running(),
 		At:           v.at,
 		OnPath:       map[int64]bool{},
 	}
 	var newest int64
-	for k, n := range l.nodes {
+	for k, n := range l.idx.Nodes() {
 		in.Nodes[k] = n
 		newest = max(newest, k)
+		if kids := l.idx.Children(k); len(kids) > 0 {
+			in.Children[k] = slices.Clone(kids)
+		}
 	}
-	for k, c := range l.children {
-		in.Children[k] = slices.Clone(c)
+	if roots := l.idx.Children(0); len(roots) > 0 {
+		in.Children[0] = slices.Clone(roots)
 	}
 	tip := l.conv.Head
 	if v.at != nil {
 		tip = 0
-		if _, ok := l.nodes[v.at.Head]; ok {
-			tip = l.newestUnder(v.at.Head)
+		if _, ok := l.idx.Node(v.at.Head); ok {
+			tip = l.idx.NewestUnder(v.at.Head)
 		}
 	}
-	in.Path = l.pathTo(tip)
+	in.Path = l.idx.PathTo(tip)
 	for _, n := range in.Path {
 		in.OnPath[n.ID] = true
 	}
-	v.drawn, v.newest, v.count, v.head, v.tip, v.running = true, newest, len(l.nodes), l.conv.Head, tip, l.running()
+	v.drawn, v.newest, v.count, v.head, v.tip, v.running = true, newest, l.idx.Len(), l.conv.Head, tip, l.running()
 	return in
-}
-
-// newestLocked returns the newest node of the conversation if the view
-// knows it without looking, else -1; l.mu is held.
-func (v *treeView) newestLocked() int64 {
-	if len(v.l.nodes) == v.count {
-		return v.newest
-	}
-	return -1
 }
 
 // changes returns what changed since the view was last shown and takes it
@@ -342,7 +335,7 @@ func (v *treeView) redraw(ctx context.Context) (TreeChange, error) {
 func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	l := v.l
 	head, running := l.conv.Head, l.running()
-	if !resync && len(l.nodes) == v.count && head == v.head && running == v.running {
+	if !resync && l.idx.Len() == v.count && head == v.head && running == v.running {
 		return ch, false, true
 	}
 	fresh, ok := v.freshLocked(resync)
@@ -353,7 +346,7 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	if v.at != nil {
 		tip = v.tip
 		for i := len(fresh) - 1; i >= 0; i-- {
-			if l.underLocked(fresh[i].ID, v.at.Head) {
+			if l.idx.Under(fresh[i].ID, v.at.Head) {
 				tip = fresh[i].ID
 				break
 			}
@@ -361,14 +354,11 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	}
 	in := &ch.In
 	*in = Inspection{Conversation: l.conv, Nodes: map[int64]tree.Node{}, Children: map[int64][]int64{},
-		Count: len(l.nodes), Running: running, At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
-	onTip := l.onPathLocked
+		Count: l.idx.Len(), Running: running, At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
+	onTip := l.path.Contains
 	if v.at != nil {
-		in.Path = l.pathTo(tip)
-		onTip = func(id int64) bool {
-			_, found := slices.BinarySearchFunc(in.Path, id, func(n tree.Node, id int64) int { return cmp.Compare(n.ID, id) })
-			return found
-		}
+		in.Path = l.idx.PathTo(tip)
+		onTip = tree.Path(in.Path).Contains
 	}
 	p := patcher{l: l, newest: v.newest, in: in, onTip: onTip, drawn: map[int64]bool{}}
 	if !p.place(fresh) {
@@ -377,14 +367,14 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	ch.Growths = p.growths
 
 	if tip != v.tip || head != v.head {
-		leave, join := l.pathDiffLocked(v.tip, tip)
+		leave, join := l.idx.PathDiff(v.tip, tip)
 		marked := slices.Concat(leave, join) // on the path or off it now
 		if head != v.head {
 			marked = append(marked, v.head, head)
 		}
 		slices.Sort(marked)
 		for _, id := range slices.Compact(marked) {
-			if n, ok := l.nodes[id]; ok && id <= v.newest && !p.drawn[id] {
+			if n, ok := l.idx.Node(id); ok && id <= v.newest && !p.drawn[id] {
 				ch.Marked = append(ch.Marked, id)
 				in.Nodes[id] = n
 				in.OnPath[id] = onTip(id)
@@ -393,19 +383,20 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 		if v.at != nil && tip != v.tip {
 			if len(leave) == 0 {
 				for _, id := range slices.Backward(join) {
-					ch.PathAdded = append(ch.PathAdded, l.nodes[id])
+					n, _ := l.idx.Node(id)
+					ch.PathAdded = append(ch.PathAdded, n)
 				}
 			} else {
 				ch.PathRedrawn = true
 			}
 		}
 	}
-	ch.Legend = len(l.nodes) != v.count || head != v.head || running != v.running
+	ch.Legend = l.idx.Len() != v.count || head != v.head || running != v.running
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {
 		v.newest = fresh[len(fresh)-1].ID
 	}
-	v.count, v.head, v.tip, v.running = len(l.nodes), head, tip, running
+	v.count, v.head, v.tip, v.running = l.idx.Len(), head, tip, running
 	return ch, grown, true
 }
 
@@ -419,14 +410,14 @@ func (v *treeView) freshLocked(scan bool) ([]tree.Node, bool) {
 		for i := len(l.path) - 1; i >= 0 && l.path[i].ID > v.newest; i-- {
 			fresh = append(fresh, l.path[i])
 		}
-		if len(fresh) == len(l.nodes)-v.count {
+		if len(fresh) == l.idx.Len()-v.count {
 			slices.Reverse(fresh)
 			return fresh, true
 		}
 		fresh = fresh[:0]
 	}
 	old := 0
-	for id, n := range l.nodes {
+	for id, n := range l.idx.Nodes() {
 		if id > v.newest {
 			fresh = append(fresh, n)
 		} else {
@@ -469,7 +460,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 		if p.drawn[parent] {
 			continue
 		}
-		kids := p.l.children[parent]
+		kids := p.l.idx.Children(parent)
 		old, added := kids[:p.oldKids(parent)], kids[p.oldKids(parent):]
 		switch {
 		case parent == 0 && len(old) == 0:
@@ -480,7 +471,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 			}
 		case len(old) == 0 && len(added) == 1:
 			p.add(Growth{Kind: Extend, Node: parent, From: added[0]}, added[0])
-			if end := p.chainEnd(added[0]); len(p.l.children[end]) >= 2 {
+			if end := p.chainEnd(added[0]); len(p.l.idx.Children(end)) >= 2 {
 				p.growths = append(p.growths, Growth{Kind: Fork, Node: end, Block: p.block(parent)})
 			}
 		case len(old) == 0:
@@ -495,7 +486,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 					}
 					break
 				}
-				id = p.l.children[id][0]
+				id = p.l.idx.Children(id)[0]
 			}
 			p.add(g, kids...)
 		}
@@ -508,7 +499,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 func (p *patcher) add(g Growth, roots ...int64) {
 	p.growths = append(p.growths, g)
 	if g.Kind == Fork {
-		p.in.Children[g.Node] = slices.Clone(p.l.children[g.Node])
+		p.in.Children[g.Node] = slices.Clone(p.l.idx.Children(g.Node))
 	}
 	for _, r := range roots {
 		p.draw(r)
@@ -523,17 +514,16 @@ func (p *patcher) draw(id int64) {
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		n := l.nodes[id]
+		n, _ := l.idx.Node(id)
 		p.drawn[id] = true
 		in.Nodes[id] = n
 		in.OnPath[id] = p.onTip(id)
-		in.Children[id] = slices.Clone(l.children[id])
-		stack = append(stack, l.children[id]...)
+		in.Children[id] = slices.Clone(l.idx.Children(id))
+		stack = append(stack, l.idx.Children(id)...)
 		if n.Kind == tree.Summary {
-			var s SummaryRecord
-			json.Unmarshal(n.Payload, &s)
+			s, _ := tree.Decode[tree.SummaryRecord](n)
 			for _, c := range s.Covers {
-				if cn, ok := l.nodes[c]; ok {
+				if cn, ok := l.idx.Node(c); ok {
 					in.Nodes[c] = cn
 				}
 			}
@@ -543,14 +533,14 @@ func (p *patcher) draw(id int64) {
 
 // oldKids returns how many children node id had when it was last shown.
 func (p *patcher) oldKids(id int64) int {
-	n, _ := slices.BinarySearch(p.l.children[id], p.newest+1)
+	n, _ := slices.BinarySearch(p.l.idx.Children(id), p.newest+1)
 	return n
 }
 
 // chainEnd returns the last node of the chain from id, as the tree is now.
 func (p *patcher) chainEnd(id int64) int64 {
-	for len(p.l.children[id]) == 1 {
-		id = p.l.children[id][0]
+	for len(p.l.idx.Children(id)) == 1 {
+		id = p.l.idx.Children(id)[0]
 	}
 	return id
 }
@@ -559,7 +549,8 @@ func (p *patcher) chainEnd(id int64) int64 {
 // branch it is in starts there.
 func (p *patcher) block(id int64) int64 {
 	for {
-		parent := p.l.nodes[id].Parent
+		n, _ := p.l.idx.Node(id)
+		parent := n.Parent
 		if parent == 0 || p.oldKids(parent) != 1 {
 			return id
 		}
@@ -585,7 +576,7 @@ func (v *treeView) reflogLocked(ch *TreeChange, reflog []tree.RefEntry) bool {
 			return false
 		}
 	}
-	current := v.l.currentLocked(reflog, v.newestLocked())
+	current := v.l.idx.CurrentEntries(v.l.path, heads(reflog))
 	if ch.In.Current == nil {
 		ch.In.Current = map[int64]bool{}
 	}
@@ -604,64 +595,6 @@ func (v *treeView) reflogLocked(ch *TreeChange, reflog []tree.RefEntry) bool {
 		v.entries[i] = shownEntry{e.ID, current[i]}
 	}
 	return true
-}
-
-// currentLocked reports for each reflog entry whether its state is HEAD's:
-// whether the newest node under the entry's head is HEAD, so that Recover
-// would leave HEAD where it is. newest is the conversation's newest node,
-// or -1 if not known. l.mu is held.
-//
-// It does not look under each entry's head: an entry is current when its
-// head is on HEAD's path, below every node of the path that has a node
-// newer than HEAD hanging from it.
-func (l *conversation) currentLocked(reflog []tree.RefEntry, newest int64) []bool {
-	head := l.conv.Head
-	var floor int64 // the deepest node of the path with a newer node under it
-	if newest != head {
-		seen := map[int64]bool{}
-		for id := range l.nodes {
-			if id <= head {
-				continue
-			}
-			for id != 0 && !seen[id] && !l.onPathLocked(id) {
-				seen[id] = true
-				id = l.nodes[id].Parent
-			}
-			if id != 0 && l.onPathLocked(id) {
-				floor = max(floor, id)
-			}
-		}
-	}
-	out := make([]bool, len(reflog))
-	for i, e := range reflog {
-		out[i] = e.Head > floor && l.onPathLocked(e.Head)
-	}
-	return out
-}
-
-// underLocked reports whether node id is in the subtree of node top; l.mu
-// is held.
-func (l *conversation) underLocked(id, top int64) bool {
-	for id > top {
-		id = l.nodes[id].Parent
-	}
-	return id == top
-}
-
-// pathDiffLocked compares the paths from the root to a and to b: leave are
-// the nodes only on a's, join those only on b's, each from the end up.
-// l.mu is held.
-func (l *conversation) pathDiffLocked(a, b int64) (leave, join []int64) {
-	for a != b {
-		if a > b {
-			leave = append(leave, a)
-			a = l.nodes[a].Parent
-		} else {
-			join = append(join, b)
-			b = l.nodes[b].Parent
-		}
-	}
-	return leave, join
 }
 
 // Recover makes the state of reflog entry `entry` HEAD again — a discarded
@@ -685,5 +618,14 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 	l.lock()
 	defer l.mu.Unlock()
 	e := reflog[i]
-	return s.moveHeadLocked(ctx, l, l.newestUnder(e.Head), tree.Move{Action: tree.ActRecover, Detail: "the state after " + string(e.Action) + " " + e.Detail})
+	return s.moveHeadLocked(ctx, l, l.idx.NewestUnder(e.Head), tree.Move{Action: tree.ActRecover, Detail: "the state after " + string(e.Action) + " " + e.Detail})
+}
+
+// heads returns the heads of the reflog's entries, in its order.
+func heads(reflog []tree.RefEntry) []int64 {
+	out := make([]int64, len(reflog))
+	for i, e := range reflog {
+		out[i] = e.Head
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -21,11 +20,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // Store is what the service needs of the database. Conversation returns an
@@ -38,7 +37,7 @@ type Store interface {
 	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
 	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
-	Append(ctx context.Context, n tree.Node, opts store.AppendOptions) (tree.Node, error)
+	Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error)
 	AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, error)
 	MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error)
 	Reflog(ctx context.Context, conversation string) ([]tree.RefEntry, error)
@@ -232,7 +231,7 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 // and waits again where it waited. Its unanswered questions are pending from
 // now on, before the replay reaches them. l.mu is held.
 func (s *Service) resumeLocked(l *conversation) {
-	i := unfinishedTurn(l.path)
+	i := l.path.OpenTurn()
 	if i < 0 || l.current != nil {
 		return
 	}
@@ -241,23 +240,24 @@ func (s *Service) resumeLocked(l *conversation) {
 		s.log.Error("cannot resume turn: agent not available", "conversation", l.conv.ID, "agent", l.conv.Agent)
 		return
 	}
-	msg, record := l.path[i], journalOf(l.path[i+1:])
-	for ref, n := range record.calls {
-		if _, answered := record.responses[ref]; n.Kind == tree.ElicitRequest && !answered {
-			var req elicit.Request
-			json.Unmarshal(n.Payload, &req)
-			l.pending[ref] = newWaiter(n.ID, req)
+	msg, record := l.path[i], durable.NewJournal(l.path[i+1:])
+	for ref, n := range record.Unanswered() {
+		req, err := tree.Decode[elicit.Request](n)
+		if err != nil {
+			s.log.Error("cannot resume turn: a question does not read", "conversation", l.conv.ID, "err", err)
+			return
 		}
+		l.pending[ref] = newWaiter(n.ID, req)
 	}
 	var m tree.Message
 	json.Unmarshal(msg.Payload, &m)
-	s.log.Info("resuming turn", "conversation", l.conv.ID, "turn", msg.ID, "recorded_calls", len(record.calls))
+	s.log.Info("resuming turn", "conversation", l.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
 	s.startTurnLocked(l, a, msg, m.Text, record)
 }
 
 // startTurnLocked runs a turn in its own goroutine, holding a reference to
 // l until it ends; l.mu is held.
-func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record journal) {
+func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record durable.Journal) {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
 	t := &turn{l: l, id: msg.ID, agent: a.Name, record: record, cancel: cancel}
 	l.current = t
@@ -371,8 +371,8 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 		}
 		return s.sideQuestLocked(ctx, l, req, text)
 	}
-	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: mustJSON(tree.Message{Text: text})},
-		store.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
+	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
 	if err != nil {
 		return err
 	}
@@ -384,7 +384,7 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 		conv := l.conv
 		l.broadcastLocked(Change{Title: &conv})
 	}
-	s.startTurnLocked(l, a, msg, text, journal{})
+	s.startTurnLocked(l, a, msg, text, durable.Journal{})
 	l.broadcastStatusLocked()
 	return nil
 }
@@ -398,14 +398,6 @@ func title(text string) string {
 	return string(r[:59]) + "…"
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err))
-	}
-	return b
-}
-
 // userFacing words a turn's failure for the chat.
 func userFacing(err error) string {
 	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
@@ -415,7 +407,7 @@ func userFacing(err error) string {
 	if errors.As(err, &le) {
 		return "The model could not answer: " + le.Message
 	}
-	if nd, ok := errors.AsType[*NonDeterminismError](err); ok {
+	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
 		return "This turn cannot be resumed: the agent's code changed since it was recorded (" + nd.Error() + ")."
 	}
 	return apperr.MessageOf(err)

@@ -480,17 +480,17 @@ func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
 		trip(city)
 	}
 	nodes, _ := db.Nodes(t.Context(), conv.ID)
-	var summaries []chat.SummaryRecord
-	var lastPlan chat.SampleRecord
+	var summaries []tree.SummaryRecord
+	var lastPlan tree.SampleRecord
 	users := 0
 	for _, n := range nodes {
 		switch n.Kind {
 		case tree.Summary:
-			var s chat.SummaryRecord
+			var s tree.SummaryRecord
 			json.Unmarshal(n.Payload, &s)
 			summaries = append(summaries, s)
 		case tree.Sample:
-			var r chat.SampleRecord
+			var r tree.SampleRecord
 			json.Unmarshal(n.Payload, &r)
 			if strings.Contains(r.Request.Messages[0].Content, "travel concierge") {
 				lastPlan = r

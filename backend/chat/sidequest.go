@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 	"unicode"
@@ -10,7 +9,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
-	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // Side quests. While the agent waits on a question, the user may ask
@@ -89,8 +87,8 @@ var stopWords = func() map[string]bool {
 // sideQuestLocked records text as a side question beside the waiting
 // request req and answers it in the background. l.mu is held.
 func (s *Service) sideQuestLocked(ctx context.Context, l *conversation, req elicit.Request, text string) error {
-	q, err := l.appendLocked(ctx, tree.Node{Parent: l.conv.Head, Kind: tree.SideQuestion, Payload: mustJSON(tree.Message{Text: text})},
-		store.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: title(text)}})
+	q, err := l.appendLocked(ctx, tree.Node{Parent: l.conv.Head, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
+		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: title(text)}})
 	if err != nil {
 		return err
 	}
@@ -112,7 +110,7 @@ func (s *Service) sideQuestLocked(ctx context.Context, l *conversation, req elic
 func (l *conversation) contextLocked(req elicit.Request, text string) []llm.Message {
 	msgs := []llm.Message{{Role: llm.System, Content: "The user is in the middle of a task and asks something on the side. " +
 		"Answer the side question briefly. The task waits on this question to the user: " + req.Message}}
-	recent := plain(historyOf(l.path, headOf(l.path)))
+	recent := plain(historyOf(l.path, l.path.Head()))
 	if len(recent) > 10 {
 		recent = recent[len(recent)-10:]
 	}
@@ -126,7 +124,7 @@ func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) 
 	start := time.Now()
 	req := llm.Request{Messages: msgs}
 	resp, err := s.model.Complete(ctx, req, nil)
-	rec := SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+	rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 	reply := resp.Content
 	if err != nil {
 		rec.Error = err.Error()
@@ -140,11 +138,11 @@ func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) 
 	wctx := context.WithoutCancel(ctx)
 	l.lock()
 	defer l.mu.Unlock()
-	aside := store.AppendOptions{Fork: true, Aside: true}
-	sample, err := l.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: mustJSON(rec)}, aside)
+	aside := tree.AppendOptions{Fork: true, Aside: true}
+	sample, err := l.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: tree.MustEncode(rec)}, aside)
 	if err == nil {
 		var r tree.Node
-		r, err = l.appendLocked(wctx, tree.Node{Parent: sample.ID, Kind: tree.SideReply, Payload: mustJSON(tree.Message{Text: reply})}, aside)
+		r, err = l.appendLocked(wctx, tree.Node{Parent: sample.ID, Kind: tree.SideReply, Payload: tree.MustEncode(tree.Message{Text: reply})}, aside)
 		if err == nil {
 			err = s.store.LogMove(wctx, l.conv.ID, r.ID, q.Parent, tree.Move{Action: tree.ActReturn, Detail: "back to the flow"})
 		}
@@ -157,27 +155,16 @@ func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) 
 // sideItemLocked is the item of the side question n belongs to (n is the
 // question, or a node under it), as the page shows it.
 func (l *conversation) sideItemLocked(n tree.Node) (Item, bool) {
-	for n.Kind != tree.SideQuestion {
-		p, ok := l.nodes[n.Parent]
-		if !ok {
-			return Item{}, false
-		}
-		n = p
+	q, ok := l.idx.SideRoot(n)
+	if !ok {
+		return Item{}, false
 	}
-	var m tree.Message
-	json.Unmarshal(n.Payload, &m)
-	it := Item{ID: n.ID, Kind: tree.SideQuestion, Text: m.Text}
+	m, _ := tree.Decode[tree.Message](q)
+	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
 	// The reply is the side-reply node under the question (via its model call).
-	stack := append([]int64(nil), l.children[n.ID]...)
-	for len(stack) > 0 {
-		c := l.nodes[stack[0]]
-		stack = append(stack[1:], l.children[c.ID]...)
-		if c.Kind == tree.SideReply {
-			var r tree.Message
-			json.Unmarshal(c.Payload, &r)
-			it.Reply, it.Replied = r.Text, true
-			break
-		}
+	if r, ok := l.idx.SideReply(q.ID); ok {
+		rm, _ := tree.Decode[tree.Message](r)
+		it.Reply, it.Replied = rm.Text, true
 	}
 	return it, true
 }
@@ -197,11 +184,9 @@ func (l *conversation) withSidesLocked(items []Item) []Item {
 	pos := 0
 	for _, n := range l.path {
 		var sides []Item
-		for _, c := range l.children[n.ID] {
-			if l.nodes[c].Kind == tree.SideQuestion {
-				if it, ok := l.sideItemLocked(l.nodes[c]); ok {
-					sides = append(sides, it)
-				}
+		for _, q := range l.idx.Sides(n.ID) {
+			if it, ok := l.sideItemLocked(q); ok {
+				sides = append(sides, it)
 			}
 		}
 		if len(sides) == 0 {

@@ -247,7 +247,7 @@ func TestProgressReportsAreLimitedAndDrawNoTree(t *testing.T) {
 func growInspectedTree(t testing.TB, db *store.DB, conv string, size int) {
 	t.Helper()
 	ctx := context.Background()
-	appendNode := func(n tree.Node, opts store.AppendOptions) tree.Node {
+	appendNode := func(n tree.Node, opts tree.AppendOptions) tree.Node {
 		n.Conversation = conv
 		n, err := db.Append(ctx, n, opts)
 		if err != nil {
@@ -259,18 +259,18 @@ func growInspectedTree(t testing.TB, db *store.DB, conv string, size int) {
 	for i := 0; size-3*i >= 3; i++ {
 		text := fmt.Sprintf("Message %d, with a few words in it", i)
 		msg := tree.Node{Parent: head, Kind: tree.UserMessage, Payload: inspectorJSON(t, tree.Message{Text: text})}
-		opts := store.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: text}}
+		opts := tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: text}}
 		if i%10 == 9 {
 			msg.Parent = lastMessageParent
-			opts = store.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: text}}
+			opts = tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: text}}
 		}
 		lastMessageParent = msg.Parent
 		m := appendNode(msg, opts)
 		req := llm.Request{Messages: []llm.Message{{Role: llm.System, Content: "You are the survey agent."}, {Role: llm.User, Content: text}}}
 		reply := fmt.Sprintf("Reply %d: a sentence or two of an answer, as a model would give one.", i)
 		s := appendNode(tree.Node{Parent: m.ID, Kind: tree.Sample, Ref: fmt.Sprintf("%d-1", m.ID), Agent: "survey",
-			Payload: inspectorJSON(t, chat.SampleRecord{Request: req, Response: &llm.Response{Content: reply}, LatencyMS: 1.5})}, store.AppendOptions{})
-		head = appendNode(tree.Node{Parent: s.ID, Kind: tree.AssistantMessage, Agent: "survey", Payload: inspectorJSON(t, tree.Message{Text: reply})}, store.AppendOptions{}).ID
+			Payload: inspectorJSON(t, tree.SampleRecord{Request: req, Response: &llm.Response{Content: reply}, LatencyMS: 1.5})}, tree.AppendOptions{})
+		head = appendNode(tree.Node{Parent: s.ID, Kind: tree.AssistantMessage, Agent: "survey", Payload: inspectorJSON(t, tree.Message{Text: reply})}, tree.AppendOptions{}).ID
 	}
 }
 

@@ -24,7 +24,7 @@ const (
 	ElicitResponse Kind = "response"
 	// Notify is a progress report; payload runtime.Progress; Ref is its call id.
 	Notify Kind = "notify"
-	// Sample is a model call; payload chat.SampleRecord; Ref is its call id.
+	// Sample is a model call; payload SampleRecord; Ref is its call id.
 	Sample Kind = "sample"
 	// SideQuestion is a question the user asked while a question of the
 	// agent waited, answered aside; payload Message. It hangs from the node
@@ -33,14 +33,14 @@ const (
 	// SideReply answers a SideQuestion; payload Message.
 	SideReply Kind = "side-reply"
 	// Summary stands for a span of earlier messages in the model's context;
-	// payload chat.SummaryRecord; Ref is the call id of the history request
+	// payload SummaryRecord; Ref is the call id of the history request
 	// that compacted. The messages it covers stay in the tree.
 	Summary Kind = "summary"
 	// Value is a value the turn read through the runtime (the time, a random
-	// number), recorded so that a resumed turn reads it again; Ref is its
-	// call id.
+	// number), recorded so that a resumed turn reads it again; payload
+	// ValueRecord; Ref is its call id.
 	Value Kind = "value"
-	// ToolCall is a finished tool call; payload chat.ToolRecord; Ref is its call id.
+	// ToolCall is a finished tool call; payload ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
 	// Stopped is a turn the user stopped; payload Message.
 	Stopped Kind = "stopped"
@@ -109,25 +109,30 @@ type RefEntry struct {
 	At           time.Time `json:"at"`
 }
 
-// Path returns the nodes from the root to head, given all nodes of a
-// conversation in any order. A head of 0 yields an empty path.
-func Path(nodes []Node, head int64) []Node {
-	byID := make(map[int64]Node, len(nodes))
-	for _, n := range nodes {
-		byID[n.ID] = n
-	}
-	var rev []Node
-	for id := head; id != 0; {
-		n, ok := byID[id]
-		if !ok {
-			break
+// AppendOptions say where a recorded node goes and how its HEAD move is
+// logged. The zero value hangs the node from HEAD and makes it HEAD.
+type AppendOptions struct {
+	// Fork hangs the node from its Parent, which must be a node of the
+	// conversation, instead of from HEAD: a new branch.
+	Fork bool
+	// Aside, with Fork, leaves HEAD where it is: the node starts or extends
+	// a side branch. Log then records the side branch's move all the same.
+	Aside bool
+	// Log, when set, records the HEAD move in the reflog.
+	Log *Move
+}
+
+// OpenTurn returns the index in p of the user message whose turn has not
+// ended (no reply, error or stop after it), or -1 when every turn on p has
+// ended.
+func (p Path) OpenTurn() int {
+	for i := len(p) - 1; i >= 0; i-- {
+		switch p[i].Kind {
+		case AssistantMessage, TurnError, Stopped:
+			return -1
+		case UserMessage:
+			return i
 		}
-		rev = append(rev, n)
-		id = n.Parent
 	}
-	out := make([]Node, len(rev))
-	for i, n := range rev {
-		out[len(rev)-1-i] = n
-	}
-	return out
+	return -1
 }

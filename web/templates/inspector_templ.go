@@ -1207,7 +1207,7 @@ func treeNode(in chat.Inspection, n tree.Node, body bool) templ.Component {
 
 // covered returns the nodes a summary node stands for.
 func covered(in chat.Inspection, n tree.Node) []tree.Node {
-	var s chat.SummaryRecord
+	var s tree.SummaryRecord
 	json.Unmarshal(n.Payload, &s)
 	var out []tree.Node
 	for _, id := range s.Covers {

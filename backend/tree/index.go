@@ -1,0 +1,327 @@
+package tree
+
+import "slices"
+
+// Index holds the nodes of one conversation in memory, with the links the
+// walks over its tree need: each node's children and the nodes that carry
+// each Ref. It does no I/O; its owner loads it from the store, adds each
+// node as it is recorded and drops the nodes garbage collection removed.
+//
+// The walks rely on the store's ids growing with time: a node is always
+// newer, and so has a larger id, than its parent, and children are kept
+// oldest first. An Index is not safe for concurrent use; its owner guards
+// it.
+type Index struct {
+	nodes    map[int64]Node
+	children map[int64][]int64  // parent id → child ids, oldest first; 0 → the roots
+	byRef    map[string][]int64 // Ref → the nodes that carry it, oldest first
+	newest   int64              // the largest id in nodes, 0 if none
+}
+
+// NewIndex returns the index of a conversation's nodes, given in id order
+// as the store returns them, so that children come out oldest first.
+func NewIndex(nodes []Node) *Index {
+	x := &Index{
+		nodes:    make(map[int64]Node, len(nodes)),
+		children: map[int64][]int64{},
+		byRef:    map[string][]int64{},
+	}
+	for _, n := range nodes {
+		x.Add(n)
+	}
+	return x
+}
+
+// Add indexes n, a node just recorded. Its id must be larger than every id
+// the index holds, as the store's ids are, to keep children and WithRef
+// oldest first.
+func (x *Index) Add(n Node) {
+	if x.nodes == nil {
+		x.nodes, x.children, x.byRef = map[int64]Node{}, map[int64][]int64{}, map[string][]int64{}
+	}
+	x.nodes[n.ID] = n
+	x.children[n.Parent] = append(x.children[n.Parent], n.ID)
+	if n.Ref != "" {
+		x.byRef[n.Ref] = append(x.byRef[n.Ref], n.ID)
+	}
+	x.newest = max(x.newest, n.ID)
+}
+
+// Drop forgets the nodes with the given ids, which garbage collection
+// removed: they leave the index, their parents' children and WithRef.
+// Unknown ids are ignored. Dropping a node but not its descendants would
+// leave them unreachable from the roots; garbage collection never does.
+func (x *Index) Drop(ids []int64) {
+	gone := make(map[int64]bool, len(ids))
+	parents := map[int64]bool{}
+	refs := map[string]bool{}
+	for _, id := range ids {
+		n, ok := x.nodes[id]
+		if !ok {
+			continue
+		}
+		gone[id] = true
+		parents[n.Parent] = true
+		if n.Ref != "" {
+			refs[n.Ref] = true
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	// Fresh slices rather than filtering in place: a caller may still hold
+	// a list Children or WithRef returned.
+	without := func(ids []int64) []int64 {
+		return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return gone[id] })
+	}
+	for p := range parents {
+		if kids := without(x.children[p]); len(kids) > 0 {
+			x.children[p] = kids
+		} else {
+			delete(x.children, p)
+		}
+	}
+	for ref := range refs {
+		if carriers := without(x.byRef[ref]); len(carriers) > 0 {
+			x.byRef[ref] = carriers
+		} else {
+			delete(x.byRef, ref)
+		}
+	}
+	for id := range gone {
+		delete(x.nodes, id)
+		delete(x.children, id)
+	}
+	if gone[x.newest] {
+		x.newest = 0
+		for id := range x.nodes {
+			x.newest = max(x.newest, id)
+		}
+	}
+}
+
+// Node returns node id, if the index holds it.
+func (x *Index) Node(id int64) (Node, bool) {
+	n, ok := x.nodes[id]
+	return n, ok
+}
+
+// Len returns how many nodes the index holds.
+func (x *Index) Len() int { return len(x.nodes) }
+
+// Newest returns the id of the newest node the index holds, or 0 if it is
+// empty.
+func (x *Index) Newest() int64 { return x.newest }
+
+// Nodes returns every node the index holds, by id. The map is the index's
+// own, handed out so that a reader can look at every node without a copy:
+// callers must not change it, and copy what they keep.
+func (x *Index) Nodes() map[int64]Node { return x.nodes }
+
+// Children returns the ids of node id's children, oldest first; id 0
+// gives the roots. The slice is the index's own: callers must not change
+// it.
+func (x *Index) Children(id int64) []int64 { return x.children[id] }
+
+// WithRef returns the ids of the nodes that carry ref, oldest first: an
+// elicit's request and its answers, or every record of a call. The slice
+// is the index's own: callers must not change it.
+func (x *Index) WithRef(ref string) []int64 { return x.byRef[ref] }
+
+// PathTo returns the nodes from the root down to node id: the branch HEAD
+// shows when it is at id. It is empty for id 0 or an id the index does not
+// hold.
+func (x *Index) PathTo(id int64) Path {
+	var p Path
+	for id != 0 {
+		n, ok := x.nodes[id]
+		if !ok {
+			break
+		}
+		p = append(p, n)
+		id = n.Parent
+	}
+	slices.Reverse(p)
+	return p
+}
+
+// Alternatives returns the versions of n, oldest first, n among them: its
+// siblings of the same Kind and Ref. The versions of a user message are
+// the messages edited in its place; those of an answer (ElicitResponse)
+// are the answers given to the same request. Fewer than two means n is
+// not a branch point.
+func (x *Index) Alternatives(n Node) []int64 {
+	var out []int64
+	for _, id := range x.children[n.Parent] {
+		if c := x.nodes[id]; c.Kind == n.Kind && c.Ref == n.Ref {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// NewestUnder returns the newest node of the subtree rooted at id, id
+// itself if it has no descendants: where the user left the branch that
+// starts at id, and so where HEAD goes when they switch back to it.
+func (x *Index) NewestUnder(id int64) int64 {
+	newest := id
+	stack := []int64{id}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		newest = max(newest, n)
+		stack = append(stack, x.children[n]...)
+	}
+	return newest
+}
+
+// Under reports whether node id is in the subtree rooted at top (id itself
+// counts). It climbs from id only while the ids are larger than top, since
+// an ancestor is always older than its descendants.
+func (x *Index) Under(id, top int64) bool {
+	for id > top {
+		id = x.nodes[id].Parent
+	}
+	return id == top
+}
+
+// PathDiff compares the paths from the root to a and to b: leave are the
+// nodes only on a's and join those only on b's, each listed from the end
+// up, so that moving HEAD from a to b leaves the first and joins the
+// second. Both are empty when a == b.
+func (x *Index) PathDiff(a, b int64) (leave, join []int64) {
+	for a != b {
+		if a > b {
+			leave = append(leave, a)
+			a = x.nodes[a].Parent
+		} else {
+			join = append(join, b)
+			b = x.nodes[b].Parent
+		}
+	}
+	return leave, join
+}
+
+// SideRoot returns the side question n belongs to: n itself if it is a
+// SideQuestion, else its nearest ancestor that is one. It reports false
+// when n is on no side branch, or its ancestors are not all indexed.
+func (x *Index) SideRoot(n Node) (Node, bool) {
+	for n.Kind != SideQuestion {
+		p, ok := x.nodes[n.Parent]
+		if !ok {
+			return Node{}, false
+		}
+		n = p
+	}
+	return n, true
+}
+
+// SideReply returns the reply to side question q: the first SideReply node
+// under q, looking breadth first and oldest first (the reply hangs from the
+// model call that made it). It reports false while q is unanswered.
+func (x *Index) SideReply(q int64) (Node, bool) {
+	queue := slices.Clone(x.children[q])
+	for len(queue) > 0 {
+		c := x.nodes[queue[0]]
+		queue = append(queue[1:], x.children[c.ID]...)
+		if c.Kind == SideReply {
+			return c, true
+		}
+	}
+	return Node{}, false
+}
+
+// Sides returns the side questions asked from node id, oldest first: its
+// children of kind SideQuestion. The page shows them after id's item, and
+// garbage collection keeps them while id is on HEAD's branch.
+func (x *Index) Sides(id int64) []Node {
+	var out []Node
+	for _, c := range x.children[id] {
+		if n := x.nodes[c]; n.Kind == SideQuestion {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Reachable returns the ids garbage collection keeps: every node of path
+// (HEAD's branch) and the whole subtree of each side question asked from
+// it; for each head of a reflog entry that has not expired, the head with
+// its ancestors and its whole subtree, so that recovering the entry finds
+// its branch whole; and every node young says is too young to collect,
+// with its ancestors. A nil young keeps no node for its age.
+//
+// A head the index does not hold is in the set as it is, with nothing
+// else; callers compare the set with the nodes they hold.
+func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[int64]bool {
+	keep := map[int64]bool{}
+	// Every kept node has its ancestors kept, so the climb can stop at the
+	// first kept one.
+	withAncestors := func(id int64) {
+		for id != 0 && !keep[id] {
+			keep[id] = true
+			id = x.nodes[id].Parent
+		}
+	}
+	withSubtree := func(id int64) {
+		stack := []int64{id}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			keep[n] = true
+			stack = append(stack, x.children[n]...)
+		}
+	}
+	for _, n := range path {
+		keep[n.ID] = true
+		for _, s := range x.Sides(n.ID) {
+			withSubtree(s.ID)
+		}
+	}
+	for _, h := range heads {
+		withAncestors(h)
+		withSubtree(h)
+	}
+	if young != nil {
+		for _, n := range x.nodes {
+			if young(n) {
+				withAncestors(n.ID)
+			}
+		}
+	}
+	return keep
+}
+
+// CurrentEntries reports, for each reflog head in heads, whether its entry
+// is HEAD's state: whether recovering it, which moves HEAD to the newest
+// node under the head, would leave HEAD at the end of path. That is
+// NewestUnder(head) == path.Head() for each head, worked out without
+// walking under every head.
+//
+// A head is current when it is on path below every node of path that has
+// a node newer than HEAD hanging from it (the floor), since the newest node
+// under the head is then HEAD itself.
+func (x *Index) CurrentEntries(path Path, heads []int64) []bool {
+	head := path.Head()
+	var floor int64
+	if x.newest > head {
+		seen := map[int64]bool{} // off the path, climbed already
+		for id := range x.nodes {
+			if id <= head {
+				continue
+			}
+			for id != 0 && !seen[id] && !path.Contains(id) {
+				seen[id] = true
+				id = x.nodes[id].Parent
+			}
+			if id != 0 && path.Contains(id) {
+				floor = max(floor, id)
+			}
+		}
+	}
+	out := make([]bool, len(heads))
+	for i, h := range heads {
+		out[i] = h > floor && path.Contains(h)
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package tree
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+)
+
+// The payload records of the node kinds this package defines. Requests and
+// answers (ElicitRequest, ElicitResponse) carry the elicit package's
+// Request and Response, and progress reports (Notify) the runtime's
+// Progress: those packages own the types.
+
+// SampleRecord is the payload of a Sample node: the model call as made.
+type SampleRecord struct {
+	Request   llm.Request   `json:"request"`
+	Response  *llm.Response `json:"response,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	LatencyMS float64       `json:"latency_ms"`
+}
+
+// ToolRecord is the payload of a ToolCall node: a finished tool call.
+type ToolRecord struct {
+	Agent  string          `json:"agent"`
+	Tool   string          `json:"tool"`
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// SummaryRecord is the payload of a Summary node: the summary, and the
+// nodes it stands for (messages, and earlier summaries).
+type SummaryRecord struct {
+	Text   string  `json:"text"`
+	Covers []int64 `json:"covers"`
+	Count  int     `json:"count"`
+}
+
+// ValueRecord is the payload of a Value node: which value the turn read,
+// and what it was.
+type ValueRecord struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Decode reads the payload of n as a T, the record of n's kind. Every
+// payload is read through it, so that a record that does not decode is an
+// error that names the node instead of a silently empty value.
+func Decode[T any](n Node) (T, error) {
+	var v T
+	if err := json.Unmarshal(n.Payload, &v); err != nil {
+		return v, fmt.Errorf("node %d (%s): %w", n.ID, n.Kind, err)
+	}
+	return v, nil
+}
+
+// MustEncode returns v as a payload. The records are plain data, so an
+// error is a programming error, and it panics.
+func MustEncode(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("tree: encode %T: %v", v, err))
+	}
+	return b
+}
