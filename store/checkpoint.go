@@ -202,9 +202,9 @@ func (c *checkpointer) checkpoint(ctx context.Context, mode string) (frames int,
 	return log, err == nil && busy == 0 && log == copied, err
 }
 
-// close stops the checkpoints, waits for one under way, truncates the log
+// shutdown stops the checkpoints, waits for one under way, truncates the log
 // unless someone is reading, and closes the connection.
-func (c *checkpointer) close() error {
+func (c *checkpointer) shutdown() error {
 	c.closeOnce.Do(func() {
 		close(c.stop)
 		<-c.done

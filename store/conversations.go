@@ -442,8 +442,8 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// close closes the statements that were prepared.
-func (s *stmts) close() error {
+// closeAll closes the statements that were prepared.
+func (s *stmts) closeAll() error {
 	var errs []error
 	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove} {
 		if stmt != nil {

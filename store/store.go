@@ -131,7 +131,7 @@ func dsn(path string, pragmas ...string) string {
 // Close stops the background checkpoints, checkpoints what is left and
 // closes the database; writes already committed are on disk.
 func (db *DB) Close() error {
-	return errors.Join(db.ckpt.close(), db.stmts.close(), db.read.Close(), db.write.Close())
+	return errors.Join(db.ckpt.shutdown(), db.stmts.closeAll(), db.read.Close(), db.write.Close())
 }
 
 // Path returns the database file's path.

@@ -1,7 +1,10 @@
-// Package agents defines agents as sets of typed tools, resolved through the
-// context so that a parent scope — or a test — can substitute an agent for
-// its children, and chat agents gathered in a Registry. The agents the
-// binary ships with are in the demo package below.
+// Package agents defines the two things an app is made of. An Agent is a
+// named set of typed tools, resolved through the context so that a parent
+// scope — or a test — can substitute an agent for its children. An
+// Assistant is what a conversation talks to: its turn function answers each
+// user message, using agents' tools and the runtime's primitives; a
+// Registry gathers them. The ones the binary ships with are in the demo
+// package below.
 package agents
 
 import (

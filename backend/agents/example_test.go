@@ -30,7 +30,7 @@ var (
 // shows progress with notify, calls the model with sample and tools, and
 // logs. The README's "Writing an agent" shows this same code.
 func Example_writingAnAgent() {
-	greeter := agents.Chat{
+	greeter := agents.Assistant{
 		Name:        "greeter",
 		Description: "Greets you by name.",
 		Turn: func(ctx context.Context, message string) (string, error) {

@@ -40,7 +40,7 @@ var benchForm = elicit.Form[benchAnswer]()
 // benchAgent asks as many questions as the message that starts its turn
 // says, one after another, each through a form, as an agent that gathers
 // answers in a loop does.
-var benchAgent = agents.Chat{
+var benchAgent = agents.Assistant{
 	Name:        "asker",
 	Description: "Asks questions in a loop.",
 	Turn: func(ctx context.Context, message string) (string, error) {
@@ -85,7 +85,7 @@ func openBenchEnvWith(path string, d store.Durability, cfg chat.Config) (*benchE
 	if err != nil {
 		return nil, err
 	}
-	cfg.Store, cfg.Agents, cfg.Model = db, agents.NewRegistry(benchAgent), offline.New()
+	cfg.Store, cfg.Assistants, cfg.Model = db, agents.NewRegistry(benchAgent), offline.New()
 	return &benchEnv{path: path, db: db, svc: chat.New(cfg)}, nil
 }
 
@@ -97,13 +97,13 @@ func mustOpenBenchEnv(b *testing.B, path string, d store.Durability) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(e.close)
+	b.Cleanup(e.shutdown)
 	return e
 }
 
-// close stops the service's turns and closes the database; calling it
+// shutdown stops the service's turns and closes the database; calling it
 // again does nothing.
-func (e *benchEnv) close() {
+func (e *benchEnv) shutdown() {
 	if e.svc != nil {
 		e.svc.Close()
 		e.db.Close()
@@ -404,7 +404,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 				}
 			}
 			warm.sub.Close()
-			w.close()
+			w.shutdown()
 			e, err := openBenchEnv(filepath.Join(b.TempDir(), fmt.Sprintf("history-%d-%d.db", i, run)), store.CrashSafe)
 			if err != nil {
 				b.Fatal(err)
@@ -428,7 +428,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 			b.StopTimer()
 			dbMB, walMB = e.fileMB()
 			c.sub.Close()
-			e.close()
+			e.shutdown()
 			closedMB, _ = e.fileMB()
 			b.StartTimer()
 		}
@@ -470,7 +470,7 @@ func BenchmarkColdStart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer e.close()
+		defer e.shutdown()
 		c, err := e.startConv(ctx, "session")
 		if err != nil {
 			b.Fatal(err)
@@ -499,7 +499,7 @@ func BenchmarkColdStart(b *testing.B) {
 				}
 				lat = append(lat, time.Since(start))
 				b.StopTimer()
-				e.close()
+				e.shutdown()
 				b.StartTimer()
 			}
 		}
@@ -526,7 +526,7 @@ func BenchmarkColdStart(b *testing.B) {
 					}
 					lat = append(lat, took)
 					b.StopTimer()
-					e.close()
+					e.shutdown()
 					b.StartTimer()
 				}
 			}
@@ -633,7 +633,7 @@ func BenchmarkIdleConversations(b *testing.B) {
 		heap = (float64(m1.HeapAlloc) - float64(m0.HeapAlloc)) / idleConversations
 		stack = (float64(m1.StackInuse) - float64(m0.StackInuse)) / idleConversations
 		b.StopTimer()
-		e.close()
+		e.shutdown()
 		b.StartTimer()
 	}
 	b.ReportMetric(goroutines, "goroutines/conv")

@@ -88,10 +88,10 @@ func plain(msgs []message) []llm.Message {
 // history is the core of runtime.History for the turn: the path up to the
 // turn's message, with the summaries of earlier turns and this one's.
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
-	l := t.l
-	l.lock() // the history has the answer the turn was handed
-	msgs := historyOf(l.path, t.id)
-	l.mu.Unlock()
+	c := t.conv
+	c.lock() // the history has the answer the turn was handed
+	msgs := historyOf(c.path, t.id)
+	c.mu.Unlock()
 	if t.summary != nil {
 		msgs = applySummary(msgs, t.summaryNode, *t.summary)
 	}
@@ -127,10 +127,10 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 		if err != nil {
 			return nil, err
 		}
-		t.l.mu.Lock()
+		t.conv.mu.Lock()
 		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(s)},
 			&tree.Move{Action: tree.ActCompact, Detail: fmt.Sprintf("%d messages summarized", s.Count)})
-		t.l.mu.Unlock()
+		t.conv.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
@@ -158,12 +158,4 @@ func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) 
 		s.Covers = append(s.Covers, m.node)
 	}
 	return s, nil
-}
-
-// appendLockedWith is appendLocked with a reflog entry for the move.
-func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Move) (tree.Node, error) {
-	if t.l.current != t {
-		return tree.Node{}, errParked
-	}
-	return t.l.appendLocked(ctx, n, tree.AppendOptions{Log: move})
 }

@@ -14,8 +14,8 @@ import (
 type Config struct {
 	// Store records the conversations.
 	Store Store
-	// Agents are the chat agents a conversation can be started with.
-	Agents *agents.Registry
+	// Assistants are the assistants a conversation can be started with.
+	Assistants *agents.Registry
 	// Model is the model turns sample from.
 	Model llm.Provider
 	// Kinds are the elicit kinds whose rules answers are checked by, besides

@@ -24,45 +24,45 @@ type Collected struct {
 // remaining reflog entry are deleted. A running turn's branch is HEAD's, so
 // it is never touched.
 func (s *Service) GC(ctx context.Context, session, id string) (Collected, error) {
-	l, err := s.acquire(ctx, session, id)
-	if err != nil {
-		return Collected{}, err
-	}
-	defer s.release(l)
-	reflog, err := s.store.Reflog(ctx, id)
-	if err != nil {
-		return Collected{}, err
-	}
-	cutoff := time.Now().Add(-GCRetention.Get(ctx))
-	if GCRetention.Get(ctx) <= 0 {
-		cutoff = time.Now().Add(time.Hour)
-	}
-	l.lock()
-	defer l.mu.Unlock()
+	var got Collected
+	err := s.holding(ctx, session, id, func(c *conversation) error {
+		reflog, err := s.store.Reflog(ctx, id) // before the lock: a turn may record meanwhile
+		if err != nil {
+			return err
+		}
+		cutoff := time.Now().Add(-GCRetention.Get(ctx))
+		if GCRetention.Get(ctx) <= 0 {
+			cutoff = time.Now().Add(time.Hour)
+		}
+		c.lock()
+		defer c.mu.Unlock()
 
-	var expired, heads []int64
-	for _, e := range reflog {
-		if e.At.Before(cutoff) {
-			expired = append(expired, e.ID)
-		} else {
-			heads = append(heads, e.Head)
+		var expired, heads []int64
+		for _, e := range reflog {
+			if e.At.Before(cutoff) {
+				expired = append(expired, e.ID)
+			} else {
+				heads = append(heads, e.Head)
+			}
 		}
-	}
-	// Young nodes stay, and so do their ancestors.
-	keep := l.idx.Reachable(l.path, heads, func(n tree.Node) bool { return !n.At.Before(cutoff) })
-	var doomed []int64
-	for nid := range l.idx.Nodes() {
-		if !keep[nid] {
-			doomed = append(doomed, nid)
+		// Young nodes stay, and so do their ancestors.
+		keep := c.idx.Reachable(c.path, heads, func(n tree.Node) bool { return !n.At.Before(cutoff) })
+		var doomed []int64
+		for nid := range c.idx.Nodes() {
+			if !keep[nid] {
+				doomed = append(doomed, nid)
+			}
 		}
-	}
-	if len(doomed) == 0 && len(expired) == 0 {
-		return Collected{}, nil
-	}
-	if err := s.store.Collect(ctx, id, doomed, expired); err != nil {
-		return Collected{}, err
-	}
-	l.idx.Drop(doomed)
-	l.resyncLocked()
-	return Collected{Nodes: len(doomed), Entries: len(expired)}, nil
+		if len(doomed) == 0 && len(expired) == 0 {
+			return nil
+		}
+		if err := s.store.Collect(ctx, id, doomed, expired); err != nil {
+			return err
+		}
+		c.idx.Drop(doomed)
+		c.resyncLocked()
+		got = Collected{Nodes: len(doomed), Entries: len(expired)}
+		return nil
+	})
+	return got, err
 }

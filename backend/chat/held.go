@@ -20,8 +20,8 @@ import (
 //
 // The answer waits for no longer than the service's hold (Config.AnswerHold),
 // and no one else sees the conversation while it waits: every command, page
-// and read of the record takes l.mu through lock, which writes a held answer first. Only the
-// turn's own primitives, which record something at once, take l.mu
+// and read of the record takes c.mu through lock, which writes a held answer first. Only the
+// turn's own primitives, which record something at once, take c.mu
 // without it, so that the answer goes with what they record. A model call
 // writes the answer before it starts, as it will take long; so does a
 // tool, which may act on the world: no effect may follow an answer that a
@@ -63,48 +63,48 @@ func (h *heldAnswer) take(eid string) (elicit.Response, bool) {
 	}
 }
 
-// lock takes l.mu, writing a held answer first.
-func (l *conversation) lock() {
-	l.mu.Lock()
-	l.flushLocked()
+// lock takes c.mu, writing a held answer first.
+func (c *conversation) lock() {
+	c.mu.Lock()
+	c.flushLocked()
 }
 
 // flush writes a held answer.
-func (l *conversation) flush() {
-	l.lock()
-	l.mu.Unlock()
+func (c *conversation) flush() {
+	c.lock()
+	c.mu.Unlock()
 }
 
-// flushLocked writes a held answer alone. l.mu is held.
-func (l *conversation) flushLocked() {
-	h := l.held
+// flushLocked writes a held answer alone. c.mu is held.
+func (c *conversation) flushLocked() {
+	h := c.held
 	if h == nil {
 		return
 	}
-	l.held = nil
+	c.held = nil
 	h.timer.Stop()
-	_, err := l.writeLocked(context.Background(), h.node, tree.AppendOptions{})
-	l.settleLocked(h, err)
+	_, err := c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
+	c.settleLocked(h, err)
 }
 
 // deliverLocked hands resp to the turn waiting on the pending request req
-// and holds it to be written; the caller waits for that without l.mu.
-// l.mu is held.
-func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
-	w, ok := l.pending[req.ID]
+// and holds it to be written; the caller waits for that without c.mu.
+// c.mu is held.
+func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	w, ok := c.pending[req.ID]
 	if !ok {
-		return nil, l.notPendingLocked(req.ID)
+		return nil, c.notPendingLocked(req.ID)
 	}
-	l.flushLocked() // one at a time
+	c.flushLocked() // one at a time
 	h := &heldAnswer{
-		node:  tree.Node{Conversation: l.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
+		node:  tree.Node{Conversation: c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		asked: w,
 		done:  make(chan struct{}),
 	}
-	l.held = h
-	h.timer = time.AfterFunc(l.svc.answerHold, l.flush)
-	delete(l.pending, req.ID)
-	delete(l.rejected, req.ID)
+	c.held = h
+	h.timer = time.AfterFunc(c.svc.answerHold, c.flush)
+	delete(c.pending, req.ID)
+	delete(c.rejected, req.ID)
 	w.answer <- resp
 	return h, nil
 }
@@ -112,19 +112,19 @@ func (l *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 // settleLocked reports how writing a held answer went to whoever handed it
 // in and, if it was written, shows it answered. If it could not be
 // written, the turn that already has it cannot go on: its record would not
-// say why it went where it goes. l.mu is held.
-func (l *conversation) settleLocked(h *heldAnswer, err error) {
+// say why it went where it goes. c.mu is held.
+func (c *conversation) settleLocked(h *heldAnswer, err error) {
 	h.err = err
 	close(h.done)
 	if err != nil {
-		l.svc.log.Error("record an answer", "conversation", l.conv.ID, "elicit", h.node.Ref, "err", err)
-		if t := l.current; t != nil {
+		c.svc.log.Error("record an answer", "conversation", c.conv.ID, "elicit", h.node.Ref, "err", err)
+		if t := c.current; t != nil {
 			t.cancel(fmt.Errorf("the answer could not be recorded: %w", err))
 		}
 		return
 	}
-	l.lastAnswered = h.asked
-	l.broadcastItemLocked(h.node.Ref)
-	l.broadcastQueueLocked("") // each moves up the queue
-	l.broadcastStatusLocked()
+	c.lastAnswered = h.asked
+	c.broadcastItemLocked(h.node.Ref)
+	c.broadcastQueueLocked("") // each moves up the queue
+	c.broadcastStatusLocked()
 }

@@ -133,7 +133,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 }
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New(), AnswerHold: patientHold})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New(), AnswerHold: patientHold})
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
 
@@ -164,7 +164,7 @@ func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
 
 func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 	release := make(chan struct{})
-	thinker := agents.Chat{
+	thinker := agents.Assistant{
 		Name: "thinker", Description: "Asks, then thinks without recording anything.",
 		Turn: func(ctx context.Context, message string) (string, error) {
 			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
@@ -178,7 +178,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 			return "Done thinking.", nil
 		},
 	}
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(thinker), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(thinker), Model: offline.New()})
 	conv, eid := startAsked(t, svc, "thinker", "go")
 
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
@@ -226,7 +226,7 @@ func (m *answerChecker) Complete(ctx context.Context, req llm.Request, onDelta f
 }
 
 func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
-	asker := agents.Chat{
+	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then has the model reply.",
 		Turn: func(ctx context.Context, message string) (string, error) {
 			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
@@ -237,7 +237,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 		},
 	}
 	model := &answerChecker{}
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(asker), Model: model})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
 	conv, eid := startAsked(t, svc, "asker", "go")
 	model.db, model.conv, model.eid = w.DB, conv, eid
 
@@ -253,7 +253,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 }
 
 func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New()})
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv, first := startSurvey(t, svc, "2")
 
@@ -275,7 +275,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(demo.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New()})
 	conv, first := startSurvey(t, svc, "2")
 	w.mu.Lock()
 	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
@@ -313,7 +313,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 		onDisk <- len(answered(t, db, conv, eid)) == 1
 		return "booked " + what, nil
 	})
-	asker := agents.Chat{
+	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then calls a tool at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {
 			res, err := runtime.Ask(ctx, benchForm, "What shall I book?", struct{}{})
@@ -323,7 +323,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 			return book.Call(ctx, res.Content.Answer)
 		},
 	}
-	svc, w := newCountedService(t, chat.Config{Agents: agents.NewRegistry(asker), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: offline.New()})
 	db = w.DB
 	conv, eid = startAsked(t, svc, "asker", "go")
 
@@ -341,7 +341,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	// replay does: it still goes with the next question.
 	path := filepath.Join(t.TempDir(), "restart.db")
 	reg := agents.NewRegistry(demo.Survey())
-	svc, _, stop := openCountedService(t, path, chat.Config{Agents: reg, Model: offline.New()})
+	svc, _, stop := openCountedService(t, path, chat.Config{Assistants: reg, Model: offline.New()})
 	conv, first := startSurvey(t, svc, "3")
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
 		t.Fatal(err)
@@ -352,7 +352,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	})).Request.ID
 	stop()
 
-	svc, w, stop := openCountedService(t, path, chat.Config{Agents: reg, Model: offline.New(), AnswerHold: patientHold})
+	svc, w, stop := openCountedService(t, path, chat.Config{Assistants: reg, Model: offline.New(), AnswerHold: patientHold})
 	defer stop()
 	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
 		t.Fatal(err)

@@ -20,30 +20,28 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 	if p.Stage == "" {
 		return apperr.Errorf(apperr.Invalid, "A progress report needs a stage.")
 	}
-	l, err := s.acquire(ctx, session, id)
-	if err != nil {
-		return err
-	}
-	defer s.release(l)
-	l.lock()
-	w, ok := l.pending[eid]
-	if !ok {
-		defer l.mu.Unlock()
-		return l.notPendingLocked(eid)
-	}
-	if !w.reports.allow(time.Now()) {
-		l.mu.Unlock()
-		return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
-	}
-	p.Message = lineend.Normalize(p.Message)
-	w.stage = &p
-	l.broadcastItemLocked(eid)
-	listen, req := w.progress, l.requestLocked(eid)
-	l.mu.Unlock()
-	if listen != nil { // outside the lock: the agent's code may do anything
+	var (
+		listen func(elicit.Request, elicit.Progress)
+		req    elicit.Request
+	)
+	err := s.with(ctx, session, id, func(c *conversation) error {
+		w, ok := c.pending[eid]
+		if !ok {
+			return c.notPendingLocked(eid)
+		}
+		if !w.reports.allow(time.Now()) {
+			return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
+		}
+		p.Message = lineend.Normalize(p.Message)
+		w.stage = &p
+		c.broadcastItemLocked(eid)
+		listen, req = w.progress, c.requestLocked(eid)
+		return nil
+	})
+	if err == nil && listen != nil { // outside the lock: the agent's code may do anything
 		listen(req, p)
 	}
-	return nil
+	return err
 }
 
 // A question takes at most ProgressBurst progress reports within any

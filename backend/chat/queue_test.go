@@ -266,7 +266,7 @@ func TestTheServiceChecksTheRulesOfTheKindsItIsGiven(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			svc, _ := newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: c.kinds, Model: offline.New()})
+			svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: c.kinds, Model: offline.New()})
 			conv, _ := svc.Create(t.Context(), "me", "showcase")
 			if err := svc.Send(t.Context(), "me", conv.ID, "book a flight"); err != nil {
 				t.Fatal(err)
@@ -310,7 +310,7 @@ func TestChoiceRequestsCarryTheirOptions(t *testing.T) {
 // the user was told: the reply that came too late is not recorded.
 func TestAStoppedTurnEndsStoppedEvenIfTheAgentFinishes(t *testing.T) {
 	stopped, finish := make(chan struct{}), make(chan struct{})
-	stubborn := agents.Chat{Name: "stubborn", Description: "Finishes whatever happens.",
+	stubborn := agents.Assistant{Name: "stubborn", Description: "Finishes whatever happens.",
 		Turn: func(ctx context.Context, message string) (string, error) {
 			close(stopped)
 			<-finish // ignores its context

@@ -16,7 +16,7 @@ import (
 // state later resumes it.
 func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 	started, halted := make(chan struct{}, 2), make(chan struct{}, 2)
-	worker := agents.Chat{Name: "worker", Description: "Works on \"work\" until stopped.",
+	worker := agents.Assistant{Name: "worker", Description: "Works on \"work\" until stopped.",
 		Turn: func(ctx context.Context, message string) (string, error) {
 			if message != "work" {
 				return "Hello.", nil

@@ -43,7 +43,7 @@ func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server
 
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Agents: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...)})
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...)})
 }
 
 func (s *server) stop() {
@@ -130,8 +130,8 @@ var (
 	})
 )
 
-func bookingAgent(question func() string) agents.Chat {
-	return agents.Chat{Name: "booker", Turn: func(ctx context.Context, msg string) (string, error) {
+func bookingAgent(question func() string) agents.Assistant {
+	return agents.Assistant{Name: "booker", Turn: func(ctx context.Context, msg string) (string, error) {
 		ref, err := book.Call(ctx, struct {
 			What string `json:"what"`
 		}{msg})
@@ -207,7 +207,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 
 func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 	var seen []string
-	dice := agents.Chat{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
+	dice := agents.Assistant{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
 		roll := runtime.Random(ctx) % 6
 		at := runtime.Now(ctx).UnixNano()
 		seen = append(seen, fmt.Sprint(roll, at))

@@ -8,21 +8,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -47,9 +42,6 @@ type Store interface {
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
 }
-
-// MaxMessageLen is the longest message a user can send, in characters.
-const MaxMessageLen = 8000
 
 // Service runs the conversations of all sessions.
 type Service struct {
@@ -76,7 +68,7 @@ type Service struct {
 // Close is called.
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: cfg.Store, agents: cfg.Agents, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
+	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactAfter: cfg.CompactAfter, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		live: map[string]*conversation{}}
 }
@@ -89,16 +81,16 @@ func (s *Service) Close() {
 	s.mu.Lock()
 	live := slices.Collect(maps.Values(s.live))
 	s.mu.Unlock()
-	for _, l := range live {
-		l.flush() // an answer a stopped turn was handed is kept
+	for _, c := range live {
+		c.flush() // an answer a stopped turn was handed is kept
 	}
 }
 
 // ModelName names the model provider, for display.
 func (s *Service) ModelName() string { return s.model.Name() }
 
-// Agents lists the chat agents a conversation can be started with.
-func (s *Service) Agents() []agents.Chat { return s.agents.All() }
+// Assistants lists the assistants a conversation can be started with.
+func (s *Service) Assistants() []agents.Assistant { return s.agents.All() }
 
 // NewSessionID returns a fresh, unguessable session id.
 func NewSessionID() string { return newID(16) }
@@ -125,17 +117,17 @@ func (s *Service) RotateSession(ctx context.Context, prev string) (string, error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, l := range s.live {
-		if l.owner == prev {
-			l.owner = next
+	for _, c := range s.live {
+		if c.owner == prev {
+			c.owner = next
 		}
 	}
 	return next, nil
 }
 
-// Agent returns the chat agent named name, the default agent when name is
+// Assistant returns the assistant named name, the default one when name is
 // empty. An unknown name is Invalid, with a message naming the agents.
-func (s *Service) Agent(name string) (agents.Chat, error) {
+func (s *Service) Assistant(name string) (agents.Assistant, error) {
 	if name == "" {
 		return s.agents.Default(), nil
 	}
@@ -145,7 +137,7 @@ func (s *Service) Agent(name string) (agents.Chat, error) {
 		for _, a := range s.agents.All() {
 			names = append(names, a.Name)
 		}
-		return agents.Chat{}, apperr.Errorf(apperr.Invalid, "There is no agent %q; the agents are %s.", name, strings.Join(names, ", "))
+		return agents.Assistant{}, apperr.Errorf(apperr.Invalid, "There is no agent %q; the agents are %s.", name, strings.Join(names, ", "))
 	}
 	return a, nil
 }
@@ -153,7 +145,7 @@ func (s *Service) Agent(name string) (agents.Chat, error) {
 // Create starts a conversation owned by session with the named agent (the
 // default agent when name is empty).
 func (s *Service) Create(ctx context.Context, session, agentName string) (tree.Conversation, error) {
-	a, err := s.Agent(agentName)
+	a, err := s.Assistant(agentName)
 	if err != nil {
 		return tree.Conversation{}, err
 	}
@@ -172,40 +164,62 @@ func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Con
 // conversation resumes a turn that was interrupted, so its pending
 // questions show as pending.
 func (s *Service) View(ctx context.Context, session, id string) (View, error) {
-	l, err := s.acquire(ctx, session, id)
+	var v View
+	err := s.with(ctx, session, id, func(c *conversation) error {
+		v = c.view()
+		return nil
+	})
+	return v, err
+}
+
+// with runs fn on the live state of conversation id, which session owns:
+// loaded if need be, held in memory while fn runs, and locked, with an
+// answer held for the turn written first. Every command that reads or
+// changes a conversation goes through it or through holding.
+func (s *Service) with(ctx context.Context, session, id string, fn func(c *conversation) error) error {
+	return s.holding(ctx, session, id, func(c *conversation) error {
+		c.lock()
+		defer c.mu.Unlock()
+		return fn(c)
+	})
+}
+
+// holding runs fn on the live state of conversation id, which session
+// owns, held in memory while fn runs but not locked: for commands that do
+// part of their work outside the lock.
+func (s *Service) holding(ctx context.Context, session, id string, fn func(c *conversation) error) error {
+	c, err := s.acquire(ctx, session, id)
 	if err != nil {
-		return View{}, err
+		return err
 	}
-	defer s.release(l)
-	l.lock()
-	defer l.mu.Unlock()
-	return l.view(), nil
+	defer s.release(c)
+	return fn(c)
 }
 
 // acquire returns the live state of a conversation the session owns,
 // loading it if needed, with a reference held; callers release it. Loading
 // resumes a turn that a restart interrupted.
 func (s *Service) acquire(ctx context.Context, session, id string) (*conversation, error) {
-	var c tree.Conversation
+	var meta tree.Conversation
 	var nodes []tree.Node
 	for {
 		s.mu.Lock()
-		if l := s.live[id]; l != nil && l.owner == session {
-			l.refs++
+		if c := s.live[id]; c != nil && c.owner == session {
+			c.refs++
 			s.mu.Unlock()
-			return l, nil
+			return c, nil
 		}
 		drops := s.drops
 		s.mu.Unlock()
 		var err error
-		if c, nodes, err = s.store.Load(ctx, session, id); err != nil {
+		if meta, nodes, err = s.store.Load(ctx, session, id); err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
-		if l := s.live[id]; l != nil { // loaded meanwhile by another request
-			l.refs++
+		if c := s.live[id]; c != nil { // loaded meanwhile by another request
+			c.refs++
 			s.mu.Unlock()
-			return l, nil
+			return c, nil
 		}
 		if s.drops == drops {
 			break // s.mu stays held
@@ -214,201 +228,30 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 		// been this one, with writes the read missed. Read again.
 		s.mu.Unlock()
 	}
-	l := newConversation(s, c, nodes)
-	// Others may find l from now on, but wait for l.mu until the resume is
+	c := newConversation(s, meta, nodes)
+	// Others may find c from now on, but wait for c.mu until the resume is
 	// under way, so none of them sees the turn as not running.
-	l.mu.Lock()
-	l.refs++
-	s.live[id] = l
+	c.mu.Lock()
+	c.refs++
+	s.live[id] = c
 	s.mu.Unlock()
-	s.resumeLocked(l)
-	l.mu.Unlock()
-	return l, nil
-}
-
-// resumeLocked resumes the unfinished turn on HEAD's branch, if there is
-// one: its code runs again from the start, answered from what it recorded,
-// and waits again where it waited. Its unanswered questions are pending from
-// now on, before the replay reaches them. l.mu is held.
-func (s *Service) resumeLocked(l *conversation) {
-	i := l.path.OpenTurn()
-	if i < 0 || l.current != nil {
-		return
-	}
-	a, ok := s.agents.Get(l.conv.Agent)
-	if !ok {
-		s.log.Error("cannot resume turn: agent not available", "conversation", l.conv.ID, "agent", l.conv.Agent)
-		return
-	}
-	msg, record := l.path[i], durable.NewJournal(l.path[i+1:])
-	for ref, n := range record.Unanswered() {
-		req, err := tree.Decode[elicit.Request](n)
-		if err != nil {
-			s.log.Error("cannot resume turn: a question does not read", "conversation", l.conv.ID, "err", err)
-			return
-		}
-		l.pending[ref] = newWaiter(n.ID, req)
-	}
-	var m tree.Message
-	json.Unmarshal(msg.Payload, &m)
-	s.log.Info("resuming turn", "conversation", l.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
-	s.startTurnLocked(l, a, msg, m.Text, record)
-}
-
-// startTurnLocked runs a turn in its own goroutine, holding a reference to
-// l until it ends; l.mu is held.
-func (s *Service) startTurnLocked(l *conversation, a agents.Chat, msg tree.Node, text string, record durable.Journal) {
-	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{l: l, id: msg.ID, agent: a.Name, record: record, cancel: cancel}
-	l.current = t
-	s.mu.Lock()
-	l.refs++
-	s.mu.Unlock()
-	s.turns.Add(1)
-	go func() {
-		defer s.turns.Done()
-		defer s.release(l)
-		defer cancel(nil)
-		l.runTurn(turnCtx, t, a, text)
-	}()
-}
-
-// errStopped is the cause of a turn's cancellation when the user stops it.
-var errStopped = errors.New("stopped by the user")
-
-// Stop halts the conversation's running turn: a model reply mid-stream, a
-// tool mid-run or a question waiting for an answer. The turn is recorded as
-// stopped and its unanswered questions are withdrawn. Conflict when nothing
-// is running.
-func (s *Service) Stop(ctx context.Context, session, id string) error {
-	l, err := s.acquire(ctx, session, id)
-	if err != nil {
-		return err
-	}
-	defer s.release(l)
-	l.lock()
-	defer l.mu.Unlock()
-	if l.current == nil {
-		return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
-	}
-	l.current.cancel(errStopped)
-	// Its questions are withdrawn now, not when the turn gets to its end:
-	// once the user is told it stopped, no answer can reach it.
-	if l.withdrawLocked() {
-		l.resyncLocked()
-	}
-	return nil
+	s.resumeLocked(c)
+	c.mu.Unlock()
+	return c, nil
 }
 
 // release drops a reference; a conversation with none left (no open page,
 // no running turn) is dropped from memory and lives on in the database only.
-func (s *Service) release(l *conversation) {
+func (s *Service) release(c *conversation) {
 	s.mu.Lock()
-	l.refs--
-	if l.refs == 0 && s.live[l.conv.ID] == l {
-		delete(s.live, l.conv.ID)
+	c.refs--
+	if c.refs == 0 && s.live[c.conv.ID] == c {
+		delete(s.live, c.conv.ID)
 		s.drops++
 	}
-	last := l.refs == 1 // perhaps the turn's own, waiting
+	last := c.refs == 1 // perhaps the turn's own, waiting
 	s.mu.Unlock()
 	if last {
-		s.idle(l)
+		s.idle(c)
 	}
-}
-
-// CheckMessage reports, as Send would, why text cannot be sent, if it cannot.
-func CheckMessage(text string) error {
-	_, err := checkMessage(text)
-	return err
-}
-
-// checkMessage trims a message, ends its lines with "\n" alone, and checks
-// its length.
-func checkMessage(text string) (string, error) {
-	text = strings.TrimSpace(lineend.Normalize(text))
-	if text == "" {
-		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
-	}
-	if n := utf8.RuneCountInString(text); n > MaxMessageLen {
-		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, MaxMessageLen)
-	}
-	return text, nil
-}
-
-// Send records a user message and starts a turn of the conversation's agent.
-// It fails with Conflict while a turn is running and Invalid for an empty or
-// overlong message; either way nothing is recorded.
-func (s *Service) Send(ctx context.Context, session, id, text string) error {
-	text, err := checkMessage(text)
-	if err != nil {
-		return err
-	}
-	l, err := s.acquire(ctx, session, id)
-	if err != nil {
-		return err
-	}
-	defer s.release(l)
-	a, ok := s.agents.Get(l.conv.Agent)
-	if !ok {
-		return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", l.conv.Agent)
-	}
-	l.lock()
-	defer l.mu.Unlock()
-	if l.running() {
-		// While the agent waits on a question, a message either answers it
-		// in words or is a side question, answered aside.
-		req, waiting := l.waitingOnLocked()
-		if !waiting {
-			return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Wait for it to finish, or stop it.")
-		}
-		if req.Allows(elicit.Other) && answersInWords(req, text) {
-			h, err := l.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: text})
-			if err != nil {
-				return err
-			}
-			l.flushLocked()
-			return h.err
-		}
-		return s.sideQuestLocked(ctx, l, req, text)
-	}
-	msg, err := l.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
-		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
-	if err != nil {
-		return err
-	}
-	if l.conv.Title == "" {
-		l.conv.Title = title(text)
-		if err := s.store.SetTitle(ctx, id, l.conv.Title); err != nil {
-			s.log.Warn("set title", "conversation", id, "err", err)
-		}
-		conv := l.conv
-		l.broadcastLocked(Change{Title: &conv})
-	}
-	s.startTurnLocked(l, a, msg, text, durable.Journal{})
-	l.broadcastStatusLocked()
-	return nil
-}
-
-func title(text string) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= 60 {
-		return text
-	}
-	r := []rune(text)
-	return string(r[:59]) + "…"
-}
-
-// userFacing words a turn's failure for the chat.
-func userFacing(err error) string {
-	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
-		return "Stopped."
-	}
-	var le *llm.Error
-	if errors.As(err, &le) {
-		return "The model could not answer: " + le.Message
-	}
-	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
-		return "This turn cannot be resumed: the agent's code changed since it was recorded (" + nd.Error() + ")."
-	}
-	return apperr.MessageOf(err)
 }

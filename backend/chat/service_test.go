@@ -26,7 +26,7 @@ import (
 // database.
 func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
 	t.Helper()
-	return newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: model})
+	return newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: model})
 }
 
 // newServiceWith starts a service configured by cfg on a fresh database,
@@ -462,7 +462,7 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 4})
+	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 4})
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
 		t.Helper()

@@ -20,9 +20,9 @@ import (
 
 // waitingOnLocked returns the request the running turn waits on: the
 // first in the queue when several are.
-func (l *conversation) waitingOnLocked() (elicit.Request, bool) {
-	if q := l.queueLocked(); len(q) > 0 {
-		return l.requestLocked(q[0]), true
+func (c *conversation) waitingOnLocked() (elicit.Request, bool) {
+	if q := c.queueLocked(); len(q) > 0 {
+		return c.requestLocked(q[0]), true
 	}
 	return elicit.Request{}, false
 }
@@ -85,32 +85,32 @@ var stopWords = func() map[string]bool {
 }()
 
 // sideQuestLocked records text as a side question beside the waiting
-// request req and answers it in the background. l.mu is held.
-func (s *Service) sideQuestLocked(ctx context.Context, l *conversation, req elicit.Request, text string) error {
-	q, err := l.appendLocked(ctx, tree.Node{Parent: l.conv.Head, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
+// request req and answers it in the background. c.mu is held.
+func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, req elicit.Request, text string) error {
+	q, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: title(text)}})
 	if err != nil {
 		return err
 	}
-	msgs := l.contextLocked(req, text)
+	msgs := c.contextLocked(req, text)
 	s.mu.Lock()
-	l.refs++
+	c.refs++
 	s.mu.Unlock()
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
-		defer s.release(l)
-		s.answerAside(l, q, msgs)
+		defer s.release(c)
+		s.answerAside(c, q, msgs)
 	}()
 	return nil
 }
 
 // contextLocked is what the model is told to answer a side question: the
 // conversation so far, the question that waits, and the side question.
-func (l *conversation) contextLocked(req elicit.Request, text string) []llm.Message {
+func (c *conversation) contextLocked(req elicit.Request, text string) []llm.Message {
 	msgs := []llm.Message{{Role: llm.System, Content: "The user is in the middle of a task and asks something on the side. " +
 		"Answer the side question briefly. The task waits on this question to the user: " + req.Message}}
-	recent := plain(historyOf(l.path, l.path.Head()))
+	recent := plain(historyOf(c.path, c.path.Head()))
 	if len(recent) > 10 {
 		recent = recent[len(recent)-10:]
 	}
@@ -119,7 +119,7 @@ func (l *conversation) contextLocked(req elicit.Request, text string) []llm.Mess
 
 // answerAside asks the model the side question q and records the call and
 // the reply on the side branch, then logs the return to the flow.
-func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) {
+func (s *Service) answerAside(c *conversation, q tree.Node, msgs []llm.Message) {
 	ctx := s.ctx
 	start := time.Now()
 	req := llm.Request{Messages: msgs}
@@ -136,33 +136,33 @@ func (s *Service) answerAside(l *conversation, q tree.Node, msgs []llm.Message) 
 		return // shutting down; the question stays unanswered in the record
 	}
 	wctx := context.WithoutCancel(ctx)
-	l.lock()
-	defer l.mu.Unlock()
+	c.lock()
+	defer c.mu.Unlock()
 	aside := tree.AppendOptions{Fork: true, Aside: true}
-	sample, err := l.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: tree.MustEncode(rec)}, aside)
+	sample, err := c.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: tree.MustEncode(rec)}, aside)
 	if err == nil {
 		var r tree.Node
-		r, err = l.appendLocked(wctx, tree.Node{Parent: sample.ID, Kind: tree.SideReply, Payload: tree.MustEncode(tree.Message{Text: reply})}, aside)
+		r, err = c.appendLocked(wctx, tree.Node{Parent: sample.ID, Kind: tree.SideReply, Payload: tree.MustEncode(tree.Message{Text: reply})}, aside)
 		if err == nil {
-			err = s.store.LogMove(wctx, l.conv.ID, r.ID, q.Parent, tree.Move{Action: tree.ActReturn, Detail: "back to the flow"})
+			err = s.store.LogMove(wctx, c.conv.ID, r.ID, q.Parent, tree.Move{Action: tree.ActReturn, Detail: "back to the flow"})
 		}
 	}
 	if err != nil {
-		s.log.Error("record side reply", "conversation", l.conv.ID, "err", err)
+		s.log.Error("record side reply", "conversation", c.conv.ID, "err", err)
 	}
 }
 
 // sideItemLocked is the item of the side question n belongs to (n is the
 // question, or a node under it), as the page shows it.
-func (l *conversation) sideItemLocked(n tree.Node) (Item, bool) {
-	q, ok := l.idx.SideRoot(n)
+func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
+	q, ok := c.idx.SideRoot(n)
 	if !ok {
 		return Item{}, false
 	}
 	m, _ := tree.Decode[tree.Message](q)
 	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
 	// The reply is the side-reply node under the question (via its model call).
-	if r, ok := l.idx.SideReply(q.ID); ok {
+	if r, ok := c.idx.SideReply(q.ID); ok {
 		rm, _ := tree.Decode[tree.Message](r)
 		it.Reply, it.Replied = rm.Text, true
 	}
@@ -171,21 +171,21 @@ func (l *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 
 // withSidesLocked inserts, after the item of each path node, the side
 // questions asked from it.
-func (l *conversation) withSidesLocked(items []Item) []Item {
+func (c *conversation) withSidesLocked(items []Item) []Item {
 	var out []Item
 	at := map[int64]int{} // path node id → index in items of the last item at or before it
 	i := 0
-	for _, n := range l.path {
+	for _, n := range c.path {
 		for i < len(items) && items[i].ID <= n.ID {
 			i++
 		}
 		at[n.ID] = i
 	}
 	pos := 0
-	for _, n := range l.path {
+	for _, n := range c.path {
 		var sides []Item
-		for _, q := range l.idx.Sides(n.ID) {
-			if it, ok := l.sideItemLocked(q); ok {
+		for _, q := range c.idx.Sides(n.ID) {
+			if it, ok := c.sideItemLocked(q); ok {
 				sides = append(sides, it)
 			}
 		}

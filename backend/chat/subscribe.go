@@ -25,7 +25,7 @@ const maxQueued = 256
 
 // Subscription delivers a conversation's changes to one open page.
 type Subscription struct {
-	l      *conversation
+	conv   *conversation
 	ready  chan struct{} // has a value when there is something to take
 	queue  []Change
 	resync bool
@@ -47,34 +47,34 @@ func (s *Service) Subscribe(ctx context.Context, session, id string) (*Subscript
 // subscribe opens a subscription; with noticesOnly, see Subscription, the
 // view it returns holds only the notice.
 func (s *Service) subscribe(ctx context.Context, session, id string, noticesOnly bool) (*Subscription, View, error) {
-	l, err := s.acquire(ctx, session, id)
+	c, err := s.acquire(ctx, session, id)
 	if err != nil {
 		return nil, View{}, err
 	}
-	sub := &Subscription{l: l, ready: make(chan struct{}, 1), noticesOnly: noticesOnly}
-	l.lock()
-	defer l.mu.Unlock()
-	l.subs[sub] = struct{}{}
+	sub := &Subscription{conv: c, ready: make(chan struct{}, 1), noticesOnly: noticesOnly}
+	c.lock()
+	defer c.mu.Unlock()
+	c.subs[sub] = struct{}{}
 	return sub, sub.viewLocked(), nil
 }
 
-// viewLocked is the view a subscriber starts from; l.mu is held.
+// viewLocked is the view a subscriber starts from; c.mu is held.
 func (sub *Subscription) viewLocked() View {
 	if sub.noticesOnly {
-		return View{Notice: sub.l.notice}
+		return View{Notice: sub.conv.notice}
 	}
-	return sub.l.view()
+	return sub.conv.view()
 }
 
 // Close ends the subscription.
 func (sub *Subscription) Close() {
-	l := sub.l
-	l.mu.Lock()
-	_, ok := l.subs[sub]
-	delete(l.subs, sub)
-	l.mu.Unlock()
+	c := sub.conv
+	c.mu.Lock()
+	_, ok := c.subs[sub]
+	delete(c.subs, sub)
+	c.mu.Unlock()
 	if ok {
-		l.svc.release(l)
+		c.svc.release(c)
 	}
 }
 
@@ -86,9 +86,9 @@ func (sub *Subscription) Next(ctx context.Context) (changes []Change, resync *Vi
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
-	l := sub.l
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	c := sub.conv
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if sub.resync {
 		sub.resync, sub.queue = false, nil
 		v := sub.viewLocked()
@@ -99,10 +99,10 @@ func (sub *Subscription) Next(ctx context.Context) (changes []Change, resync *Vi
 }
 
 // resyncLocked has every subscriber re-render the whole conversation, for
-// changes that remove what pages show; l.mu is held.
-func (l *conversation) resyncLocked() {
-	l.seq++
-	for sub := range l.subs {
+// changes that remove what pages show; c.mu is held.
+func (c *conversation) resyncLocked() {
+	c.seq++
+	for sub := range c.subs {
 		sub.resync, sub.queue = true, nil
 		select {
 		case sub.ready <- struct{}{}:
@@ -111,27 +111,32 @@ func (l *conversation) resyncLocked() {
 	}
 }
 
-// broadcastLocked queues c for every subscriber; l.mu is held. Status
+// broadcastLocked queues ch for every subscriber; c.mu is held. Status
 // changes replace a status change still queued, so streaming text coalesces.
-func (l *conversation) broadcastLocked(c Change) {
-	l.seq++
-	c.Seq = l.seq
-	for sub := range l.subs {
+func (c *conversation) broadcastLocked(ch Change) {
+	c.seq++
+	ch.Seq = c.seq
+	for sub := range c.subs {
 		if sub.resync {
 			continue
 		}
-		if sub.noticesOnly && (c.Item != nil || c.Status != nil || c.Title != nil) {
+		if sub.noticesOnly && (ch.Item != nil || ch.Status != nil || ch.Title != nil) {
 			// only woken, below
-		} else if n := len(sub.queue); c.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
-			sub.queue[n-1] = c
+		} else if n := len(sub.queue); ch.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
+			sub.queue[n-1] = ch
 		} else if n >= maxQueued {
 			sub.resync, sub.queue = true, nil
 		} else {
-			sub.queue = append(sub.queue, c)
+			sub.queue = append(sub.queue, ch)
 		}
 		select {
 		case sub.ready <- struct{}{}:
 		default:
 		}
 	}
+}
+
+func (c *conversation) broadcastStatusLocked() {
+	st := c.statusLocked()
+	c.broadcastLocked(Change{Status: &st})
 }

@@ -19,50 +19,50 @@ var errSuspended = errors.New("suspended while waiting for answers")
 // suspended, unless Config.SuspendAfter says otherwise.
 const DefaultSuspendAfter = time.Minute
 
-// idle is called when l may have become idle: a turn started waiting, or a
-// reference was dropped. It suspends l's turn now or after suspendAfter.
+// idle is called when c may have become idle: a turn started waiting, or a
+// reference was dropped. It suspends c's turn now or after suspendAfter.
 // A conversation has one suspension timer, pushed back by each call: a
 // timer per call would keep one alive per question asked in the last
 // suspendAfter, tens of thousands under load.
-func (s *Service) idle(l *conversation) {
+func (s *Service) idle(c *conversation) {
 	switch d := s.suspendAfter; {
 	case d < 0:
 	case d == 0:
-		s.suspend(l, 0)
+		s.suspend(c, 0)
 	default:
-		l.mu.Lock() // not lock(): a held answer may wait for its question
-		if l.suspendTimer == nil {
-			l.suspendTimer = time.AfterFunc(d, func() { s.suspend(l, d) })
+		c.mu.Lock() // not lock(): a held answer may wait for its question
+		if c.suspendTimer == nil {
+			c.suspendTimer = time.AfterFunc(d, func() { s.suspend(c, d) })
 		} else {
-			l.suspendTimer.Reset(d)
+			c.suspendTimer.Reset(d)
 		}
-		l.mu.Unlock()
+		c.mu.Unlock()
 	}
 }
 
-// suspend ends l's turn and drops l from memory if the turn does nothing
-// but wait for answers, nobody holds l, and nothing was recorded for quiet.
-func (s *Service) suspend(l *conversation, quiet time.Duration) {
-	l.lock()
-	defer l.mu.Unlock()
-	t := l.current
-	if t == nil || len(l.pending) == 0 || len(l.subs) > 0 || time.Since(l.active) < quiet {
+// suspend ends c's turn and drops c from memory if the turn does nothing
+// but wait for answers, nobody holds c, and nothing was recorded for quiet.
+func (s *Service) suspend(c *conversation, quiet time.Duration) {
+	c.lock()
+	defer c.mu.Unlock()
+	t := c.current
+	if t == nil || len(c.pending) == 0 || len(c.subs) > 0 || time.Since(c.active) < quiet {
 		return
 	}
 	s.mu.Lock()
-	if l.refs != 1 || s.live[l.conv.ID] != l { // someone besides the turn holds it
+	if c.refs != 1 || s.live[c.conv.ID] != c { // someone besides the turn holds it
 		s.mu.Unlock()
 		return
 	}
-	delete(s.live, l.conv.ID)
+	delete(s.live, c.conv.ID)
 	s.drops++
 	s.mu.Unlock()
-	// l is no one's now: its turn may not write again, and what it waited
+	// c is no one's now: its turn may not write again, and what it waited
 	// on is waited on by the next load.
-	l.current = nil
-	clear(l.pending)
+	c.current = nil
+	clear(c.pending)
 	t.cancel(errSuspended)
-	s.log.Debug("suspended a waiting turn", "conversation", l.conv.ID, "turn", t.id)
+	s.log.Debug("suspended a waiting turn", "conversation", c.conv.ID, "turn", t.id)
 }
 
 // Loaded reports how many conversations are in memory: those with an open

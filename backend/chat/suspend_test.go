@@ -20,7 +20,7 @@ import (
 // offline model that suspends a waiting turn as soon as nobody watches it.
 func newSuspendingService(t *testing.T) (*chat.Service, *store.DB) {
 	t.Helper()
-	return newServiceWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(),
+	return newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(),
 		SuspendAfter: new(time.Duration(0))})
 }
 

@@ -209,3 +209,54 @@ type Notice struct {
 	Text string
 	Info bool
 }
+
+// view builds the page's view; c.mu is held.
+func (c *conversation) view() View {
+	items := buildItems(c.path, c)
+	items = c.withSidesLocked(items)
+	answers := map[string]tree.Node{}
+	for _, n := range c.path {
+		if n.Kind == tree.ElicitResponse {
+			answers[n.Ref] = n
+		}
+	}
+	answer := func(eid string) (tree.Node, bool) { n, ok := answers[eid]; return n, ok }
+	for i := range items {
+		it := &items[i]
+		if it.Elicit != nil {
+			c.liveLocked(it.Elicit)
+		}
+		it.Branch = c.branchOf(it, answer)
+	}
+	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: c.svc.model.Name()}
+}
+
+// branchOf places an item among its alternatives, or returns nil when it
+// has none. For a question it is the answer on the path that counts, which
+// answer finds.
+func (c *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bool)) *Branch {
+	n, ok := c.idx.Node(it.ID)
+	if !ok {
+		return nil
+	}
+	if n.Kind == tree.ElicitRequest {
+		if n, ok = answer(n.Ref); !ok {
+			return nil
+		}
+	} else if n.Kind != tree.UserMessage {
+		return nil
+	}
+	alts := c.idx.Alternatives(n)
+	if len(alts) < 2 {
+		return nil
+	}
+	i := slices.Index(alts, n.ID)
+	b := &Branch{Index: i + 1, Count: len(alts)}
+	if i > 0 {
+		b.Prev = alts[i-1]
+	}
+	if i+1 < len(alts) {
+		b.Next = alts[i+1]
+	}
+	return b
+}

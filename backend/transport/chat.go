@@ -14,11 +14,11 @@ import (
 // a conversation the session does not own as for one that does not exist.
 // Any other error is an internal failure.
 type Chat interface {
-	// Agent returns the chat agent named name, the default agent when name
+	// Assistant returns the assistant named name, the default one when name
 	// is empty. Errors: Invalid for an unknown name.
-	Agent(name string) (agents.Chat, error)
-	// Agents lists the chat agents a conversation can be started with.
-	Agents() []agents.Chat
+	Assistant(name string) (agents.Assistant, error)
+	// Assistants lists the assistants a conversation can be started with.
+	Assistants() []agents.Assistant
 	// ModelName names the model provider, for display.
 	ModelName() string
 

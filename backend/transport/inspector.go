@@ -184,9 +184,9 @@ func (s *Server) collect(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// recover answers POST /c/:id/reflog/:entry/recover: that entry's state is
+// recoverEntry answers POST /c/:id/reflog/:entry/recover: that entry's state is
 // HEAD again (204).
-func (s *Server) recover(c echo.Context) error {
+func (s *Server) recoverEntry(c echo.Context) error {
 	entry, err := entryParam(c.Param("entry"))
 	if err == nil && entry == 0 {
 		err = apperr.Errorf(apperr.NotFound, "There is no reflog entry %q in this conversation.", c.Param("entry"))

@@ -46,7 +46,7 @@ func (s *Server) newConversationPage(c echo.Context) error {
 // newChat renders the page of a conversation not started yet, with status,
 // beside the session's conversations.
 func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error {
-	a, err := s.chat.Agent(n.Agent)
+	a, err := s.chat.Assistant(n.Agent)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error 
 		return err
 	}
 	n.Agent, n.Model = a.Name, s.chat.ModelName()
-	return render(c, status, templates.NewChatPage(n, convs, s.chat.Agents()))
+	return render(c, status, templates.NewChatPage(n, convs, s.chat.Assistants()))
 }
 
 // createConversation answers POST /c, a form with "agent" (the default agent
@@ -71,7 +71,7 @@ func (s *Server) createConversation(c echo.Context) error {
 	}
 	n := templates.NewChat{Agent: form.Get("agent"), Text: form.Get("message")}
 	ctx := c.Request().Context()
-	if _, err := s.chat.Agent(n.Agent); err != nil {
+	if _, err := s.chat.Assistant(n.Agent); err != nil {
 		return err
 	}
 	if _, ok := form["message"]; ok {
@@ -107,5 +107,5 @@ func (s *Server) conversationPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.ChatPage(v, convs, s.chat.Agents()))
+	return render(c, http.StatusOK, templates.ChatPage(v, convs, s.chat.Assistants()))
 }

@@ -35,7 +35,7 @@ func (s *Server) routes() {
 	e.POST("/c/:id/elicits/:eid/change", s.changeAnswer, cmd...)
 	e.GET("/c/:id/tree", s.inspectorPage)
 	e.GET("/c/:id/tree/stream", s.inspectorStream)
-	e.POST("/c/:id/reflog/:entry/recover", s.recover, cmd...)
+	e.POST("/c/:id/reflog/:entry/recover", s.recoverEntry, cmd...)
 	e.POST("/c/:id/gc", s.collect, cmd...)
 }
 

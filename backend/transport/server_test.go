@@ -33,7 +33,7 @@ type testApp struct {
 // newTestApp serves the demo agents and the offline model.
 func newTestApp(t testing.TB) *testApp {
 	t.Helper()
-	return newTestAppWith(t, chat.Config{Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
 }
 
 // newTestAppWith serves a service configured by cfg on a fresh database,

@@ -19,7 +19,7 @@ import (
 // ChatPage is a conversation's page. Everything below the header is kept
 // current by the stream it opens. choices are the agents a new chat can
 // talk to; the picker starts on this conversation's.
-func ChatPage(v chat.View, others []tree.Conversation, choices []agents.Chat) templ.Component {
+func ChatPage(v chat.View, others []tree.Conversation, choices []agents.Assistant) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -149,7 +149,7 @@ func ChatPage(v chat.View, others []tree.Conversation, choices []agents.Chat) te
 // sidebar lists the session's conversations, current first in bold, and
 // starts a new chat with the agent picked. Starting one records nothing: a
 // conversation is recorded with its first message.
-func sidebar(current tree.Conversation, others []tree.Conversation, choices []agents.Chat) templ.Component {
+func sidebar(current tree.Conversation, others []tree.Conversation, choices []agents.Assistant) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -326,7 +326,7 @@ type NewChat struct {
 // NewChatPage is the page of a conversation not started yet. Nothing is
 // recorded until its first message, which a plain form sends to POST /c:
 // the answer is the new conversation's page.
-func NewChatPage(n NewChat, others []tree.Conversation, choices []agents.Chat) templ.Component {
+func NewChatPage(n NewChat, others []tree.Conversation, choices []agents.Assistant) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -101,10 +101,10 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Concierge is the default chat agent: every message becomes a trip to
+// Concierge is the default assistant: every message becomes a trip to
 // plan, with each planning step taking pace.
-func Concierge(pace time.Duration) agents.Chat {
-	return agents.Chat{
+func Concierge(pace time.Duration) agents.Assistant {
+	return agents.Assistant{
 		Name:        "concierge",
 		Description: "Plans a trip: asks for details in a form, shows progress, then answers.",
 		Turn: func(ctx context.Context, message string) (string, error) {

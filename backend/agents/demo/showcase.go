@@ -81,9 +81,9 @@ var demos = []struct {
 	{"Fill in a profile", []string{"form", "profile"}, showProfile},
 }
 
-// Showcase is the chat agent that tries every kind of question.
-func Showcase() agents.Chat {
-	return agents.Chat{
+// Showcase is the assistant that tries every kind of question.
+func Showcase() agents.Assistant {
+	return agents.Assistant{
 		Name:        "showcase",
 		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {

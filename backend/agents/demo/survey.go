@@ -24,8 +24,8 @@ const SurveyQuestions = 3
 // Survey asks a run of questions one after another, each through a form;
 // a message that is a number sets how many. It is the agent the benchmarks
 // drive, since every round trip is one elicit.
-func Survey() agents.Chat {
-	return agents.Chat{
+func Survey() agents.Assistant {
+	return agents.Assistant{
 		Name:        "survey",
 		Description: "Asks a series of short questions, one form at a time.",
 		Turn: func(ctx context.Context, message string) (string, error) {

@@ -37,7 +37,7 @@ type console struct {
 func startConsole(t *testing.T, agent string) *console {
 	t.Helper()
 	db := storetest.Open(t)
-	svc := chat.New(chat.Config{Store: db, Agents: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
 	r, w := io.Pipe()
 	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,122 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/lineend"
+)
+
+// Answers. An answer arrives as the user sent it (an action, and form
+// values or JSON), is converted and checked against the question it
+// answers, and is handed to the turn waiting on it (see held.go for how it
+// is written). A refused answer stays with its question, for the page to
+// show what was wrong.
+
+// Answer is a user's response to an elicit as it arrives: an action and
+// either HTML form values or JSON content, which the service converts and
+// checks against the request's schema.
+type Answer struct {
+	Action  elicit.Action
+	Form    url.Values
+	Content []byte
+	Text    string
+}
+
+// normalized returns a with the line ends of everything the user wrote
+// normalized (see package lineend).
+func (a Answer) normalized() Answer {
+	a.Text = lineend.Normalize(a.Text)
+	a.Content = lineend.NormalizeJSON(a.Content)
+	if a.Form != nil {
+		form := make(url.Values, len(a.Form))
+		for k, vs := range a.Form {
+			for _, v := range vs {
+				form[k] = append(form[k], lineend.Normalize(v))
+			}
+		}
+		a.Form = form
+	}
+	return a
+}
+
+// Answer records the answer to elicit eid and resumes the turn waiting on
+// it. Errors: NotFound for an unknown conversation or elicit; Conflict for
+// an elicit already answered or no longer waited on (the first answer
+// stands); Invalid with Fields for content that breaks the schema, in which
+// case the elicit stays pending and shows what was wrong.
+func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
+	return s.holding(ctx, session, id, func(c *conversation) error {
+		h, err := c.answer(eid, a)
+		if err != nil {
+			return err
+		}
+		return h.wait() // unlocked: the turn writes the answer
+	})
+}
+
+// answer checks a and hands it to the turn waiting on eid.
+func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
+	c.lock()
+	defer c.mu.Unlock()
+	if !c.isPending(eid) {
+		return nil, c.notPendingLocked(eid)
+	}
+	req := c.requestLocked(eid)
+	resp, problem := checkAnswer(c.svc.kinds, req, a)
+	if problem != nil {
+		return nil, c.rejectLocked(req, a.Form, problem)
+	}
+	return c.deliverLocked(req, resp)
+}
+
+// checkAnswer converts an answer as it arrived into a response and checks
+// it against the request: the action must be allowed and the content must
+// satisfy the schema and the rules kinds holds for the request's kind.
+func checkAnswer(kinds *elicit.Kinds, req elicit.Request, a Answer) (elicit.Response, error) {
+	a = a.normalized()
+	resp := elicit.Response{Action: a.Action, Text: a.Text}
+	if a.Action == elicit.Accept {
+		if a.Form == nil {
+			resp.Content = a.Content
+		} else {
+			content, ferrs := req.Schema.FromForm(a.Form)
+			resp.Content = content
+			if len(ferrs) > 0 {
+				return resp, ferrs
+			}
+		}
+	}
+	return resp, kinds.Check(req, resp)
+}
+
+// rejectLocked keeps a rejected submission for display and reports it.
+func (c *conversation) rejectLocked(req elicit.Request, form url.Values, problem error) error {
+	rv := &ElicitView{Values: form}
+	e := &apperr.Error{Code: apperr.Invalid}
+	if ferrs, ok := errors.AsType[elicit.FieldErrors](problem); ok {
+		rv.Errors = ferrs
+		e.Fields = ferrs
+		e.Message = "Some answers need fixing: " + ferrs.Error()
+	} else {
+		rv.Problem = "That answer can't be accepted: " + problem.Error() + "."
+		e.Message = rv.Problem
+	}
+	c.rejected[req.ID] = rv
+	c.broadcastItemLocked(req.ID)
+	return e
+}
+
+// notPendingLocked explains why eid cannot be answered.
+func (c *conversation) notPendingLocked(eid string) error {
+	if _, ok := c.requestNodeLocked(eid); ok {
+		if _, answered := c.responseNodeLocked(eid); answered {
+			return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
+		}
+		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
+	}
+	return apperr.Errorf(apperr.NotFound, "There is no question %q in this conversation.", eid)
+}

@@ -1,0 +1,244 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// The primitives' cores. Each call a turn makes through the runtime
+// (elicit, notify, sample, a tool, a value) is numbered and looked up in
+// the turn's record by package durable: a recorded call is answered from
+// the record, a new one runs and is recorded as a node on HEAD's branch.
+
+func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+	c := t.conv
+	req.ID = durable.NextCall(ctx)
+	_, _, replayed, err := durable.Lookup(t.record, durable.Call[elicit.Request]{
+		ID: req.ID, Kind: tree.ElicitRequest, Made: durable.DescribeElicit(req),
+		Same: func(was elicit.Request) bool {
+			return was.Kind == req.Kind && was.Message == req.Message && durable.SameJSON(was.Input, req.Input)
+		},
+	})
+	if err != nil {
+		return elicit.Response{}, err
+	}
+	if n, ok := t.record.Response(req.ID); ok {
+		return tree.Decode[elicit.Response](n)
+	}
+	c.mu.Lock()
+	if c.current != t {
+		c.mu.Unlock()
+		return elicit.Response{}, errParked
+	}
+	if err := ctx.Err(); err != nil { // stopped: it asks nothing more
+		c.mu.Unlock()
+		return elicit.Response{}, context.Cause(ctx)
+	}
+	w := c.pending[req.ID] // made already when the conversation was loaded
+	if w == nil && replayed {
+		// Answered while the replay was on its way here: most often, the
+		// answer that loaded the conversation. Held, it goes on with what
+		// the turn records next.
+		if resp, ok := c.held.take(req.ID); ok {
+			c.mu.Unlock()
+			return resp, nil
+		}
+		c.flushLocked()
+		if resp, ok := c.responseLocked(req.ID); ok {
+			c.mu.Unlock()
+			return resp, nil
+		}
+	}
+	if w == nil {
+		w = newWaiter(0, req) // a new request's node is given it when appended
+		if replayed {
+			n, _ := c.requestNodeLocked(req.ID)
+			w.node = n.ID
+		}
+		c.pending[req.ID] = w
+	}
+	w.progress = runtime.ElicitProgress.Get(ctx)
+	if replayed {
+		c.broadcastItemLocked(req.ID)
+	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(req)}); err != nil {
+		delete(c.pending, req.ID)
+		c.mu.Unlock()
+		return elicit.Response{}, err
+	}
+	if len(c.pending) > 1 {
+		c.broadcastQueueLocked(req.ID) // each learns the queue grew
+	}
+	c.broadcastStatusLocked()
+	c.mu.Unlock()
+	c.svc.idle(c)
+	select {
+	case resp := <-w.answer:
+		return resp, nil
+	case <-ctx.Done():
+		// The turn is over; when it ends it withdraws what it still waits on.
+		return elicit.Response{}, ctx.Err()
+	}
+}
+
+func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error) {
+	id := durable.NextCall(ctx)
+	_, err := durable.Step(t.record, durable.Call[runtime.Progress]{
+		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
+		Same: func(was runtime.Progress) bool { return was.Message == p.Message },
+	}, func() (runtime.Progress, error) { return p, nil }, func(p runtime.Progress) error {
+		c := t.conv
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
+			return err
+		}
+		c.status.Progress = &p
+		c.broadcastStatusLocked()
+		return nil
+	})
+	return struct{}{}, err
+}
+
+func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
+	id := durable.NextCall(ctx)
+	reqJSON := tree.MustEncode(req)
+	c := t.conv
+	var (
+		ran     bool
+		resp    llm.Response
+		callErr error // the provider's own error, when the call ran now
+	)
+	rec, err := durable.Step(t.record, durable.Call[tree.SampleRecord]{
+		ID: id, Kind: tree.Sample, Made: "a model call",
+		Same: func(was tree.SampleRecord) bool { return durable.SameJSON(tree.MustEncode(was.Request), reqJSON) },
+	}, func() (tree.SampleRecord, error) {
+		c.flush() // an answer the call follows is written before it starts
+		start := time.Now()
+		ran = true
+		resp, callErr = c.svc.model.Complete(ctx, req, func(delta string) {
+			c.mu.Lock()
+			if c.current == t {
+				c.status.Draft += delta
+				c.broadcastStatusLocked()
+			}
+			c.mu.Unlock()
+		})
+		rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+		if callErr != nil {
+			rec.Error = callErr.Error()
+		} else {
+			rec.Response = &resp
+		}
+		return rec, nil
+	}, func(rec tree.SampleRecord) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.status.Draft = ""
+		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
+			return err
+		}
+		c.broadcastStatusLocked()
+		return nil
+	})
+	switch {
+	case ran && err != nil:
+		return resp, errors.Join(callErr, err)
+	case ran:
+		return resp, callErr
+	case err != nil:
+		return llm.Response{}, err
+	case rec.Response == nil:
+		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
+	}
+	return *rec.Response, nil
+}
+
+// tool records each finished tool call, so a resumed turn skips a tool that
+// already ran and takes its recorded result; the calls a tool makes are
+// numbered within it.
+func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
+		id := durable.NextCall(ctx)
+		var (
+			ran    bool
+			out    json.RawMessage
+			runErr error // the tool's own error, when it ran now
+		)
+		rec, err := durable.Step(t.record, durable.Call[tree.ToolRecord]{
+			ID: id, Kind: tree.ToolCall, Made: durable.DescribeTool(c.Agent, c.Tool),
+			Same: func(was tree.ToolRecord) bool {
+				return was.Agent == c.Agent && was.Tool == c.Tool && durable.SameJSON(was.Input, c.Input)
+			},
+		}, func() (tree.ToolRecord, error) {
+			// A tool may act on the world: what it acts on is recorded
+			// first, so that no effect of it follows an answer the record
+			// lacks.
+			t.conv.flush()
+			ran = true
+			out, runErr = next(durable.WithScope(ctx, id), c)
+			if errors.Is(runErr, context.Canceled) {
+				return tree.ToolRecord{}, runErr // stopped or shutting down: the tool did not finish
+			}
+			rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out}
+			if runErr != nil {
+				rec.Error = runErr.Error()
+			}
+			return rec, nil
+		}, func(rec tree.ToolRecord) error {
+			t.conv.mu.Lock()
+			defer t.conv.mu.Unlock()
+			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
+			return err
+		})
+		switch {
+		case ran && errors.Is(runErr, context.Canceled):
+			return out, runErr
+		case ran && err != nil:
+			return out, errors.Join(runErr, err)
+		case ran:
+			return out, runErr
+		case err != nil:
+			return nil, err
+		case rec.Error != "":
+			return nil, errors.New(rec.Error)
+		}
+		return rec.Output, nil
+	}
+}
+
+func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {
+	args := append([]any{"conversation", t.conv.conv.ID, "agent", runtime.AgentName.Get(ctx)}, e.Attrs...)
+	t.conv.svc.log.Log(ctx, e.Level, e.Message, args...)
+	return struct{}{}, nil
+}
+
+// recordValue gives the turn's call its recorded value when it is replayed,
+// and otherwise takes a fresh one and records it.
+func recordValue[T any](t *turn, ctx context.Context, name string, fresh func() T) (T, error) {
+	id := durable.NextCall(ctx)
+	return durable.Value(t.record, id, name, fresh, func(rec tree.ValueRecord) error {
+		t.conv.mu.Lock()
+		defer t.conv.mu.Unlock()
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Value, Ref: id, Payload: tree.MustEncode(rec)})
+		return err
+	})
+}
+
+func (t *turn) now(ctx context.Context, _ struct{}) (time.Time, error) {
+	return recordValue(t, ctx, "now", time.Now)
+}
+
+func (t *turn) random(ctx context.Context, _ struct{}) (uint64, error) {
+	return recordValue(t, ctx, "random", rand.Uint64)
+}
