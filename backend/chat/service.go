@@ -196,6 +196,20 @@ func (s *Service) holding(ctx context.Context, session, id string, fn func(c *co
 	return fn(c)
 }
 
+// background runs fn in a goroutine of its own that holds c in memory
+// until fn returns; Close waits for it.
+func (s *Service) background(c *conversation, fn func()) {
+	s.mu.Lock()
+	c.refs++
+	s.mu.Unlock()
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		defer s.release(c)
+		fn()
+	}()
+}
+
 // acquire returns the live state of a conversation the session owns,
 // loading it if needed, with a reference held; callers release it. Loading
 // resumes a turn that a restart interrupted.

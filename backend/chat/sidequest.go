@@ -93,15 +93,7 @@ func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, req elic
 		return err
 	}
 	msgs := c.contextLocked(req, text)
-	s.mu.Lock()
-	c.refs++
-	s.mu.Unlock()
-	s.turns.Add(1)
-	go func() {
-		defer s.turns.Done()
-		defer s.release(c)
-		s.answerAside(c, q, msgs)
-	}()
+	s.background(c, func() { s.answerAside(c, q, msgs) })
 	return nil
 }
 

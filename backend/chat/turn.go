@@ -132,16 +132,10 @@ func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
 	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel}
 	c.current = t
-	s.mu.Lock()
-	c.refs++
-	s.mu.Unlock()
-	s.turns.Add(1)
-	go func() {
-		defer s.turns.Done()
-		defer s.release(c)
+	s.background(c, func() {
 		defer cancel(nil)
 		c.runTurn(turnCtx, t, a, text)
-	}()
+	})
 }
 
 // resumeLocked resumes the unfinished turn on HEAD's branch, if there is

@@ -75,15 +75,14 @@ func Lookup[R any](j Journal, c Call[R]) (n tree.Node, rec R, ok bool, err error
 	if !ok {
 		return tree.Node{}, rec, false, nil
 	}
-	diverged := &NonDeterminismError{Call: c.ID, Recorded: describe(n), Made: c.Made}
 	if n.Kind != c.Kind {
-		return n, rec, true, diverged
+		return n, rec, true, diverged(n, c.ID, c.Made)
 	}
 	if rec, err = tree.Decode[R](n); err != nil {
 		return n, rec, true, fmt.Errorf("replay call %s: %w", c.ID, err)
 	}
 	if c.Same != nil && !c.Same(rec) {
-		return n, rec, true, diverged
+		return n, rec, true, diverged(n, c.ID, c.Made)
 	}
 	return n, rec, true, nil
 }
@@ -138,6 +137,11 @@ type NonDeterminismError struct {
 
 func (e *NonDeterminismError) Error() string {
 	return fmt.Sprintf("replay diverged at call %s: the record has %s, but the code now makes %s", e.Call, e.Recorded, e.Made)
+}
+
+// diverged is the error of a call made where the record has node n.
+func diverged(n tree.Node, call, made string) error {
+	return &NonDeterminismError{Call: call, Recorded: describe(n), Made: made}
 }
 
 // describe words a recorded call for a NonDeterminismError, the way the

@@ -63,7 +63,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 	// The answers to the demo agents are checked by the rules of the kinds
 	// they ask with.
 	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Agents: demo.Agents(demo.Options{Pace: cfg.pace}), Model: model(getenv), Kinds: kinds, Log: log})
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace}), Model: model(getenv), Kinds: kinds, Log: log})
 	defer svc.Close()
 
 	prompters := term.Builtin()

@@ -134,7 +134,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// The answers to the demo agents are checked by the rules of the kinds
 	// they ask with.
 	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Agents: demo.Agents(demo.Options{Pace: cfg.pace}), Model: provider, Kinds: kinds, Log: log,
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace}), Model: provider, Kinds: kinds, Log: log,
 		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
 	defer svc.Close()
 
