@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -59,8 +58,8 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 				return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
 			}
 		}
-		var m tree.Message
-		if err := json.Unmarshal(n.Payload, &m); err != nil {
+		m, err := tree.Decode[tree.Message](n)
+		if err != nil {
 			return tree.Node{}, "", fmt.Errorf("read message %d: %w", n.ID, err)
 		}
 		return n, m.Text, nil
@@ -154,12 +153,10 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 // describeNode words a branch point for the reflog.
 func describeNode(n tree.Node) string {
 	if n.Kind == tree.UserMessage {
-		var m tree.Message
-		json.Unmarshal(n.Payload, &m)
+		m, _ := tree.Decode[tree.Message](n)
 		return title(m.Text)
 	}
-	var r elicit.Response
-	json.Unmarshal(n.Payload, &r)
+	r, _ := tree.Decode[elicit.Response](n)
 	return "answer: " + string(r.Action)
 }
 

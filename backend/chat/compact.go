@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -39,17 +38,15 @@ func historyOf(path []tree.Node, last int64) []message {
 		if n.ID > last {
 			break // the turn's own summary, if any, is the middleware's
 		}
-		var m tree.Message
 		switch n.Kind {
 		case tree.UserMessage:
-			json.Unmarshal(n.Payload, &m)
+			m, _ := tree.Decode[tree.Message](n)
 			out = append(out, message{n.ID, llm.Message{Role: llm.User, Content: m.Text}})
 		case tree.AssistantMessage:
-			json.Unmarshal(n.Payload, &m)
+			m, _ := tree.Decode[tree.Message](n)
 			out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
 		case tree.Summary:
-			var s tree.SummaryRecord
-			json.Unmarshal(n.Payload, &s)
+			s, _ := tree.Decode[tree.SummaryRecord](n)
 			out = applySummary(out, n.ID, s)
 		}
 	}

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"cmp"
-	"encoding/json"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -87,10 +86,8 @@ func (c *conversation) requestLocked(eid string) elicit.Request {
 	if w := c.pending[eid]; w != nil {
 		return w.req
 	}
-	var req elicit.Request
-	if n, ok := c.requestNodeLocked(eid); ok {
-		json.Unmarshal(n.Payload, &req)
-	}
+	n, _ := c.requestNodeLocked(eid)
+	req, _ := tree.Decode[elicit.Request](n)
 	return req
 }
 
@@ -105,8 +102,7 @@ func (c *conversation) responseLocked(eid string) (elicit.Response, bool) {
 	if !ok {
 		return elicit.Response{}, false
 	}
-	var resp elicit.Response
-	json.Unmarshal(n.Payload, &resp)
+	resp, _ := tree.Decode[elicit.Response](n)
 	return resp, true
 }
 

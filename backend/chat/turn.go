@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -161,8 +160,7 @@ func (s *Service) resumeLocked(c *conversation) {
 		}
 		c.pending[ref] = newWaiter(n.ID, req)
 	}
-	var m tree.Message
-	json.Unmarshal(msg.Payload, &m)
+	m, _ := tree.Decode[tree.Message](msg)
 	s.log.Info("resuming turn", "conversation", c.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
 	s.startTurnLocked(c, a, msg, m.Text, record)
 }

@@ -166,13 +166,12 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 	for _, n := range path {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
-			var m tree.Message
-			json.Unmarshal(n.Payload, &m)
+			m, _ := tree.Decode[tree.Message](n)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {
-				json.Unmarshal(n.Payload, &req)
+				req, _ = tree.Decode[elicit.Request](n)
 			}
 			state := Interrupted
 			if live.isPending(n.Ref) {
@@ -182,8 +181,7 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Elicit: &ElicitView{Request: req, State: state}})
 		case tree.ElicitResponse:
 			if i, ok := byRef[n.Ref]; ok {
-				var resp elicit.Response
-				json.Unmarshal(n.Payload, &resp)
+				resp, _ := tree.Decode[elicit.Response](n)
 				items[i].Elicit.State = Answered
 				items[i].Elicit.Response = &resp
 			}

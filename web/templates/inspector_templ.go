@@ -1207,8 +1207,7 @@ func treeNode(in chat.Inspection, n tree.Node, body bool) templ.Component {
 
 // covered returns the nodes a summary node stands for.
 func covered(in chat.Inspection, n tree.Node) []tree.Node {
-	var s tree.SummaryRecord
-	json.Unmarshal(n.Payload, &s)
+	s, _ := tree.Decode[tree.SummaryRecord](n)
 	var out []tree.Node
 	for _, id := range s.Covers {
 		if c, ok := in.Nodes[id]; ok {
@@ -1218,16 +1217,18 @@ func covered(in chat.Inspection, n tree.Node) []tree.Node {
 	return out
 }
 
+// gistFields are the fields of any payload that say what it is in words.
+type gistFields struct {
+	Text    string `json:"text"`
+	Message string `json:"message"`
+	Action  string `json:"action"`
+	Tool    string `json:"tool"`
+	Error   string `json:"error"`
+}
+
 // gist is a node's payload in a few words.
 func gist(n tree.Node) string {
-	var p struct {
-		Text    string `json:"text"`
-		Message string `json:"message"`
-		Action  string `json:"action"`
-		Tool    string `json:"tool"`
-		Error   string `json:"error"`
-	}
-	json.Unmarshal(n.Payload, &p)
+	p, _ := tree.Decode[gistFields](n)
 	s := p.Text
 	for _, alt := range []string{p.Message, p.Tool, p.Action, p.Error} {
 		if s == "" {
