@@ -5,7 +5,10 @@
 // and links no provider's SDK.
 package llm
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Role says who wrote a message.
 type Role string
@@ -15,12 +18,51 @@ const (
 	System    Role = "system"
 	User      Role = "user"
 	Assistant Role = "assistant"
+	// Tool is the role of a tool call's result, sent back to the model.
+	Tool Role = "tool"
 )
 
-// Message is one message of a chat conversation.
+// Message is one message of a chat conversation. An assistant message may
+// carry the tool calls the model made; a tool message carries one call's
+// result in Content and names the call in ToolCallID.
 type Message struct {
-	Role    Role   `json:"role"`
-	Content string `json:"content"`
+	Role       Role       `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolSpec offers the model a tool: its name, what it is for, and the JSON
+// Schema of its input.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// ToolCall is a call of a tool the model made. Arguments is the JSON the
+// model wrote, kept as text: a model can write malformed JSON, and the
+// tool's caller is the one to refuse it.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// The tool choices besides a tool's name, which makes the model call that
+// tool.
+const (
+	ToolAuto     = "auto"     // the model decides (the default when tools are offered)
+	ToolNone     = "none"     // the model may not call a tool
+	ToolRequired = "required" // the model must call at least one tool
+)
+
+// OutputSchema asks for a reply that is one JSON value satisfying Schema,
+// a JSON Schema; Name names it to the provider.
+type OutputSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
 }
 
 // Request is one chat completion request. Model, when empty, is the
@@ -31,6 +73,14 @@ type Request struct {
 	MaxTokens   int       `json:"max_tokens,omitempty"`
 	Temperature *float32  `json:"temperature,omitempty"`
 	Logprobs    bool      `json:"logprobs,omitempty"`
+	// Tools are offered to the model, which may answer with calls of them
+	// instead of (or besides) text.
+	Tools []ToolSpec `json:"tools,omitempty"`
+	// ToolChoice is ToolAuto, ToolNone, ToolRequired or a tool's name;
+	// empty is the provider's default (auto when tools are offered).
+	ToolChoice string `json:"tool_choice,omitempty"`
+	// Output, when set, asks for a JSON reply satisfying its schema.
+	Output *OutputSchema `json:"output,omitempty"`
 }
 
 // Usage counts the tokens of one completion.
@@ -50,6 +100,9 @@ type Response struct {
 	// Logprob is the mean log probability of the completion's tokens, set
 	// only when the request asked for logprobs and the provider gave them.
 	Logprob *float64 `json:"logprob,omitempty"`
+	// ToolCalls are the calls the model made, in its order; FinishReason is
+	// then "tool_calls".
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // Provider completes chat requests.
@@ -58,8 +111,9 @@ type Provider interface {
 	Name() string
 	// Complete answers req. When onDelta is non-nil it receives the text in
 	// order as it streams, from the calling goroutine; the returned Response
-	// always holds the whole text. Complete returns ctx.Err() when ctx is
-	// cancelled and an *Error when the provider fails.
+	// always holds the whole text and the tool calls, assembled from their
+	// streamed pieces. Complete returns ctx.Err() when ctx is cancelled and
+	// an *Error when the provider fails.
 	Complete(ctx context.Context, req Request, onDelta func(delta string)) (Response, error)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func TestOfflineDeterministic(t *testing.T) {
 	first := complete(t, offline.New(), msgs...)
 	for i := range 20 {
 		got := complete(t, offline.New(), msgs...)
-		if got != first {
+		if !reflect.DeepEqual(got, first) {
 			t.Fatalf("run %d: got %+v, want %+v", i, got, first)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestComplete(t *testing.T) {
 			Content: "Hello world", Model: "gpt-test", Provider: "openai", FinishReason: "stop",
 			Usage: llm.Usage{PromptTokens: 4, CompletionTokens: 2, TotalTokens: 6},
 		}
-		if resp != want {
+		if !reflect.DeepEqual(resp, want) {
 			t.Errorf("got  %+v\nwant %+v", resp, want)
 		}
 	})
@@ -87,7 +88,7 @@ func TestStream(t *testing.T) {
 			Content: "Hello world", Model: "gpt-test-2025", Provider: "openai", FinishReason: "stop",
 			Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3, TotalTokens: 10},
 		}
-		if resp != want {
+		if !reflect.DeepEqual(resp, want) {
 			t.Errorf("got  %+v\nwant %+v", resp, want)
 		}
 	})
