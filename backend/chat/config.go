@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -25,6 +26,13 @@ type Config struct {
 	Kinds *elicit.Kinds
 	// Log receives what the service and its turns log; nil logs nothing.
 	Log *slog.Logger
+
+	// Scope, when set, makes the context every turn runs in from the one
+	// the service gives it: the program's root scope, where it installs
+	// middleware (Around), values and a model (runtime.Model) for every
+	// turn. It is called at the start of each turn, a resumed one included,
+	// so middleware that keeps count per turn starts afresh.
+	Scope func(context.Context) context.Context
 
 	// CompactAfter is how many messages a branch may give the model before
 	// its oldest are summarized: the default of the runtime value

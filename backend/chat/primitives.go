@@ -126,7 +126,11 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		c.flush() // an answer the call follows is written before it starts
 		start := time.Now()
 		ran = true
-		resp, callErr = c.svc.model.Complete(ctx, req, func(delta string) {
+		model := runtime.Model.Get(ctx)
+		if model == nil {
+			model = c.svc.model
+		}
+		resp, callErr = model.Complete(ctx, req, func(delta string) {
 			c.mu.Lock()
 			if c.current == t {
 				c.status.Draft += delta
@@ -215,6 +219,23 @@ func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runt
 		}
 		return rec.Output, nil
 	}
+}
+
+// sampleRetry records that a middleware of the sample pipeline refused an
+// attempt, so that the inspector shows who and why; a replayed turn makes
+// the same refusal, found in the record.
+func (t *turn) sampleRetry(ctx context.Context, n runtime.RetryNote) (struct{}, error) {
+	id := durable.NextCall(ctx)
+	_, err := durable.Step(t.record, durable.Call[runtime.RetryNote]{
+		ID: id, Kind: tree.SampleRetry, Made: "a refused model answer",
+		Same: func(was runtime.RetryNote) bool { return was == n },
+	}, func() (runtime.RetryNote, error) { return n, nil }, func(n runtime.RetryNote) error {
+		t.conv.mu.Lock()
+		defer t.conv.mu.Unlock()
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.SampleRetry, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(n)})
+		return err
+	})
+	return struct{}{}, err
 }
 
 func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {

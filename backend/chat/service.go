@@ -55,9 +55,10 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
-	compactAfter int           // see Config.CompactAfter
-	suspendAfter time.Duration // see Config.SuspendAfter
-	answerHold   time.Duration // see Config.AnswerHold
+	compactAfter int                                   // see Config.CompactAfter
+	scope        func(context.Context) context.Context // see Config.Scope
+	suspendAfter time.Duration                         // see Config.SuspendAfter
+	answerHold   time.Duration                         // see Config.AnswerHold
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -69,7 +70,7 @@ type Service struct {
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
-		compactAfter: cfg.CompactAfter, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
+		compactAfter: cfg.CompactAfter, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		live: map[string]*conversation{}}
 }
 

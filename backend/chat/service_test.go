@@ -76,7 +76,7 @@ func lastItem(v chat.View) chat.Item {
 }
 
 func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
-	fake := llmtest.NewServer(t, llmtest.Fail(500, "the model is overloaded"), llmtest.Text("Day 1: ", "the sea."))
+	fake := llmtest.NewServer(t, llmtest.Fail(400, "the model refused the request"), llmtest.Text("Day 1: ", "the sea."))
 	svc, db := newService(t, openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	const session = "s1"
 	conv, err := svc.Create(t.Context(), session, "concierge")

@@ -169,11 +169,15 @@ func (s *Service) resumeLocked(c *conversation) {
 // what the turn recorded before, when it is resumed: its calls are answered
 // from there until the code makes a call the record does not have.
 func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant, text string) {
+	if scope := c.svc.scope; scope != nil {
+		ctx = scope(ctx) // the program's middleware, values and model for every turn
+	}
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = runtime.AgentName.With(ctx, a.Name)
 	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
 	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
 	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
+	ctx = runtime.SampleRetryAPI.Provide(ctx, t.sampleRetry)
 	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
 	ctx = runtime.NowAPI.Provide(ctx, t.now)

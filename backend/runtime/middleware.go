@@ -78,20 +78,26 @@ func (a *API[Req, Res]) Around(ctx context.Context, mw Middleware[Req, Res], pri
 // Call runs req through the middleware chain of ctx to the core. It fails if
 // no scope provided a core.
 func (a *API[Req, Res]) Call(ctx context.Context, req Req) (Res, error) {
-	return a.chain(ctx)(ctx, req)
+	return a.chain(ctx, nil)(ctx, req)
 }
 
-// chain composes the handler for ctx. Walking from the innermost layer out,
-// Max middleware is wrapped innermost-first (so the outermost ends up
-// outside) and Min middleware the other way round.
-func (a *API[Req, Res]) chain(ctx context.Context) Handler[Req, Res] {
-	var core Handler[Req, Res]
+// installed reports whether any scope of ctx installed middleware or a core
+// for the API.
+func (a *API[Req, Res]) installed(ctx context.Context) bool { return a.top(ctx) != nil }
+
+// chain composes the handler for ctx, with fallback as the core when no
+// scope provided one. Walking from the innermost layer out, Max middleware
+// is wrapped innermost-first (so the outermost ends up outside) and Min
+// middleware the other way round.
+func (a *API[Req, Res]) chain(ctx context.Context, fallback Handler[Req, Res]) Handler[Req, Res] {
+	core := fallback
+	provided := false
 	var maxes, mins []Middleware[Req, Res] // innermost first
 	for l := a.top(ctx); l != nil; l = l.parent {
 		switch {
 		case l.core != nil:
-			if core == nil {
-				core = l.core
+			if !provided {
+				core, provided = l.core, true
 			}
 		case l.prio == Max:
 			maxes = append(maxes, l.mw)

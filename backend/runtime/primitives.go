@@ -29,6 +29,8 @@ type LogEntry struct {
 // (the conversation runner, a terminal session, a test); middleware is
 // installed around them with Around.
 var (
+	// SampleAPI is the model call itself, the heart of the sample pipeline
+	// (sample.go); its core records the call in a turn.
 	SampleAPI = NewAPI[llm.Request, llm.Response]("sample")
 	ElicitAPI = NewAPI[elicit.Request, elicit.Response]("elicit")
 	NotifyAPI = NewAPI[Progress, struct{}]("notify")
@@ -68,11 +70,6 @@ func Random(ctx context.Context) uint64 {
 // compacted: earlier spans replaced by their summaries.
 func History(ctx context.Context) ([]llm.Message, error) {
 	return HistoryAPI.Call(ctx, struct{}{})
-}
-
-// Sample asks the model in ctx to complete req.
-func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	return SampleAPI.Call(ctx, req)
 }
 
 // Elicit sends req to the user, through whichever implementation ctx

@@ -42,6 +42,10 @@ const (
 	Value Kind = "value"
 	// ToolCall is a finished tool call; payload ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
+	// SampleRetry is a model call's answer that a middleware of the sample
+	// pipeline refused, so that the call was made again; payload
+	// runtime.RetryNote (who refused it and why); Ref is its call id.
+	SampleRetry Kind = "retry"
 	// Stopped is a turn the user stopped; payload Message.
 	Stopped Kind = "stopped"
 	// TurnError is a turn that failed; payload Message (worded for the user).
