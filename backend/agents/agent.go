@@ -23,6 +23,9 @@ type Agent struct {
 	Name        string
 	Description string
 	tools       []ToolInfo
+	// invoke calls a tool by name with JSON input, for callers that hold
+	// no typed Tool: a model choosing among the agent's tools.
+	invoke map[string]func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 }
 
 // ToolInfo describes a tool to models and developers.
@@ -35,7 +38,7 @@ type ToolInfo struct {
 
 // New declares an agent.
 func New(name, description string) *Agent {
-	return &Agent{Name: name, Description: description}
+	return &Agent{Name: name, Description: description, invoke: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){}}
 }
 
 // Tools lists the agent's tools in declaration order.
@@ -52,8 +55,25 @@ type Tool[In, Out any] struct {
 // panics if In has no schema, since tools are declared at start-up.
 func NewTool[In, Out any](a *Agent, name, description string, fn func(context.Context, In) (Out, error)) *Tool[In, Out] {
 	info := ToolInfo{Agent: a.Name, Name: name, Description: description, Input: elicit.MustSchemaFor[In]()}
+	if _, dup := a.invoke[name]; dup {
+		panic(fmt.Sprintf("agents: agent %s declares tool %s twice", a.Name, name))
+	}
 	a.tools = append(a.tools, info)
-	return &Tool[In, Out]{agent: a, info: info, def: fn}
+	t := &Tool[In, Out]{agent: a, info: info, def: fn}
+	a.invoke[name] = t.callJSON
+	return t
+}
+
+// Invoke calls the agent's tool named tool with JSON input, as Call does
+// with a typed one: through ToolAPI's middleware, with the implementation
+// the context resolves. An input that does not decode is an error of the
+// call, returned to the caller (a model is told, and may try again).
+func (a *Agent) Invoke(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, error) {
+	call, ok := a.invoke[tool]
+	if !ok {
+		return nil, fmt.Errorf("agent %s has no tool %q", a.Name, tool)
+	}
+	return call(ctx, input)
 }
 
 // Info describes the tool.
@@ -79,6 +99,18 @@ func (t *Tool[In, Out]) Call(ctx context.Context, in In) (Out, error) {
 	if err != nil {
 		return out, fmt.Errorf("encode %s input: %w", t.info.Name, err)
 	}
+	res, err := t.callJSON(ctx, raw)
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return out, fmt.Errorf("decode %s result: %w", t.info.Name, err)
+	}
+	return out, nil
+}
+
+// callJSON runs the tool on JSON input and returns its JSON result.
+func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 	impl := t.def
 	if inst := instanceOf(ctx, t.agent); inst != nil {
 		if fn, ok := inst.impls[t.info.Name].(func(context.Context, In) (Out, error)); ok {
@@ -98,14 +130,7 @@ func (t *Tool[In, Out]) Call(ctx context.Context, in In) (Out, error) {
 		return json.Marshal(res)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	res, err := ToolAPI.Call(ctx, ToolCall{Agent: t.agent.Name, Tool: t.info.Name, Input: raw})
-	if err != nil {
-		return out, err
-	}
-	if err := json.Unmarshal(res, &out); err != nil {
-		return out, fmt.Errorf("decode %s result: %w", t.info.Name, err)
-	}
-	return out, nil
+	return ToolAPI.Call(ctx, ToolCall{Agent: t.agent.Name, Tool: t.info.Name, Input: raw})
 }
 
 // Instance is an instantiated agent: implementations for some or all of its

@@ -234,3 +234,66 @@ func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 		t.Errorf("first run saw %v; the resumed run must see the same, and reply with it (got %q)", seen, lastItem(v).Text)
 	}
 }
+
+// toolModel calls the tool "book" until it has the tool's result, then
+// answers in words; it counts its calls.
+type toolModel struct{ calls atomic.Int32 }
+
+func (*toolModel) Name() string { return "tool-model" }
+
+func (m *toolModel) Complete(_ context.Context, req llm.Request, _ func(string)) (llm.Response, error) {
+	m.calls.Add(1)
+	if last := req.Messages[len(req.Messages)-1]; last.Role == llm.Tool {
+		return llm.Response{Content: "Booked: " + last.Content, FinishReason: "stop"}, nil
+	}
+	return llm.Response{FinishReason: "tool_calls", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "book", Arguments: `{"flight":"SK 4035"}`}}}, nil
+}
+
+func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
+	type flight struct {
+		Flight string `json:"flight"`
+	}
+	var bookings atomic.Int32
+	travel := agents.New("travel", "Books flights")
+	agents.NewTool(travel, "book", "Book a flight", func(ctx context.Context, in flight) (string, error) {
+		ok, err := runtime.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
+		if err != nil {
+			return "", err
+		}
+		if !ok.Content.Yes {
+			return "not booked", nil
+		}
+		bookings.Add(1) // the effect, after every recorded question
+		return "booked " + in.Flight, nil
+	})
+	loop := agents.Loop{System: "You book flights.", Agents: []*agents.Agent{travel}}
+	model := &toolModel{}
+	s := startServer(t, agents.NewRegistry(agents.Assistant{Name: "booker", Turn: loop.Turn}), model)
+	conv, _ := s.svc.Create(t.Context(), "me", "booker")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "Book SK 4035"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the tool's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+
+	s.restart()
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.AssistantMessage || it.Text != `Booked: "booked SK 4035"` {
+		t.Fatalf("last item %+v, want the loop's answer from the tool's result", it)
+	}
+	if n := bookings.Load(); n != 1 {
+		t.Fatalf("booked %d times, want once", n)
+	}
+	if n := model.calls.Load(); n != 2 {
+		t.Fatalf("the model was called %d times, want 2: the replay answers the first from the record", n)
+	}
+	if got := len(s.nodes(conv.ID, tree.Sample)); got != 2 {
+		t.Fatalf("%d model calls recorded, want 2", got)
+	}
+	if got := len(s.nodes(conv.ID, tree.ToolCall)); got != 1 {
+		t.Fatalf("%d tool calls recorded, want 1", got)
+	}
+}

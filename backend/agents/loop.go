@@ -1,0 +1,197 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+)
+
+// The agent loop. The model is offered the tools of some agents and decides:
+// each step is one model call, and the tool calls it makes are run (several
+// at once together) and their results handed back, until the model answers
+// in words or the step bound is reached. Every step is calls of the
+// runtime, so in a conversation each is a node of the tree: a loop stopped,
+// edited, retried or resumed after a crash behaves as a scripted turn does,
+// and on replay no model call and no finished tool runs twice.
+
+// Loop is a model-driven turn: a system prompt, the agents whose tools the
+// model may call, and whether it may ask the user itself.
+type Loop struct {
+	// System is the system prompt each step starts with.
+	System string
+	// Agents lend their tools to the model.
+	Agents []*Agent
+	// AskUser offers the model the ask_user tool (see AskUserTool): a
+	// form, a choice or a yes/no it writes itself.
+	AskUser bool
+	// MaxSteps bounds the model calls; zero means DefaultMaxSteps. The last
+	// step is made with no tools, so the loop ends in words.
+	MaxSteps int
+}
+
+// DefaultMaxSteps is a loop's step bound when it sets none.
+const DefaultMaxSteps = 8
+
+// StepsError is a loop whose model kept calling tools to the last step.
+type StepsError struct{ Steps int }
+
+func (e *StepsError) Error() string {
+	return fmt.Sprintf("the agent did not finish within %d steps", e.Steps)
+}
+
+// Turn answers message as an Assistant's turn does: the branch's history
+// (runtime.History, which ends with message) is the conversation the model
+// continues.
+func (l Loop) Turn(ctx context.Context, message string) (string, error) {
+	history, err := runtime.History(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(history) == 0 { // outside a conversation: the message alone
+		history = []llm.Message{{Role: llm.User, Content: message}}
+	}
+	return l.Run(ctx, history)
+}
+
+// Run continues msgs, the conversation so far, until the model answers in
+// words, and returns that answer.
+func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
+	tools, specs, err := l.toolbox()
+	if err != nil {
+		return "", err
+	}
+	steps := l.MaxSteps
+	if steps <= 0 {
+		steps = DefaultMaxSteps
+	}
+	convo := make([]llm.Message, 0, len(msgs)+1+2*steps)
+	if l.System != "" {
+		convo = append(convo, llm.Message{Role: llm.System, Content: l.System})
+	}
+	convo = append(convo, msgs...)
+	for step := 1; step <= steps; step++ {
+		req := llm.Request{Messages: convo, Tools: specs}
+		if step == steps && len(specs) > 0 {
+			req.ToolChoice = llm.ToolNone
+		}
+		resp, err := runtime.Sample(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		if len(resp.ToolCalls) == 0 {
+			return resp.Content, nil
+		}
+		if step == steps {
+			break
+		}
+		convo = append(convo, llm.Message{Role: llm.Assistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+		results, err := runCalls(ctx, tools, resp.ToolCalls)
+		if err != nil {
+			return "", err
+		}
+		convo = append(convo, results...)
+	}
+	return "", &StepsError{Steps: steps}
+}
+
+// tool is one tool the loop offers, by the name the model calls it.
+type tool func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+
+// toolbox gathers the tools the model is offered and their specs, in the
+// agents' order.
+func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
+	tools := map[string]tool{}
+	var specs []llm.ToolSpec
+	add := func(name, agent, description string, schema any, run tool) error {
+		if _, dup := tools[name]; dup {
+			return fmt.Errorf("two tools are named %q; a model could not tell them apart", name)
+		}
+		params, err := json.Marshal(schema)
+		if err != nil {
+			return fmt.Errorf("the input schema of %s/%s: %w", agent, name, err)
+		}
+		tools[name] = run
+		specs = append(specs, llm.ToolSpec{Name: name, Description: description, Parameters: params})
+		return nil
+	}
+	for _, a := range l.Agents {
+		for _, info := range a.tools {
+			run := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+				if errs := info.Input.Validate(in); len(errs) > 0 {
+					return nil, fmt.Errorf("the arguments do not fit the tool's input: %w", errs)
+				}
+				return a.Invoke(ctx, info.Name, in)
+			}
+			if err := add(info.Name, a.Name, info.Description, info.Input, run); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if l.AskUser {
+		if err := add(AskUserTool, "", askUserDescription, askUserSchema, askUser); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tools, specs, nil
+}
+
+// runCalls runs the model's tool calls, several at once together, and
+// returns their results as tool messages in the calls' order. A tool's
+// failure goes back to the model as its result; only a stop (the turn's
+// context ending) ends the loop.
+func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) ([]llm.Message, error) {
+	results := make([]llm.Message, len(calls))
+	run := func(i int) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			c := calls[i]
+			out, err := callTool(ctx, tools, c)
+			if err != nil && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			if err != nil {
+				out = "Error: " + err.Error()
+			}
+			results[i] = llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: out}
+			return nil
+		}
+	}
+	if len(calls) == 1 {
+		if err := run(0)(ctx); err != nil {
+			return nil, err
+		}
+		return results, nil
+	}
+	fns := make([]func(context.Context) error, len(calls))
+	for i := range calls {
+		fns[i] = run(i)
+	}
+	if err := runtime.Together(ctx, fns...); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// callTool runs one call of the model's and words its result for the model.
+func callTool(ctx context.Context, tools map[string]tool, c llm.ToolCall) (string, error) {
+	t, ok := tools[c.Name]
+	if !ok {
+		return "", fmt.Errorf("there is no tool %q", c.Name)
+	}
+	args := strings.TrimSpace(c.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return "", errors.New("the arguments are not valid JSON")
+	}
+	out, err := t(ctx, json.RawMessage(args))
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
