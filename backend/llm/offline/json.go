@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -24,9 +25,7 @@ func jsonReply(msgs []llm.Message, system, last string) string {
 		shape, _, ok = findJSON(system)
 		prose = last
 	}
-	f := &filler{msgs: msgs, system: system, prose: prose, words: keywords(prose, 8)}
-	// Capitalized words are likelier names, which string fields often want.
-	slices.SortStableFunc(f.words, func(a, b string) int { return cmp.Compare(lowerFirst(a), lowerFirst(b)) })
+	f := newFiller(msgs, system, prose)
 	for _, w := range strings.FieldsFunc(prose, notWordRune) {
 		if isNumber(w) {
 			n, _ := strconv.ParseFloat(w, 64)
@@ -37,6 +36,42 @@ func jsonReply(msgs []llm.Message, system, last string) string {
 	if ok {
 		v = f.fill("", shape)
 	}
+	return encodeJSON(v)
+}
+
+// outputReply writes JSON valid for schema, the output a request asks for,
+// reading the values from what the users wrote where the property names
+// say what they hold.
+func outputReply(msgs []llm.Message, schema []byte) string {
+	var s any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		s = map[string]any{}
+	}
+	system, last := instructions(msgs)
+	var said []string
+	for _, m := range msgs {
+		if m.Role == llm.User {
+			said = append(said, m.Content)
+		}
+	}
+	f := newFiller(msgs, system, last)
+	f.read = read(strings.Join(said, "\n"), last, referenceDay(system))
+	if m, ok := s.(map[string]any); ok {
+		return encodeJSON(f.fromSchema("", m))
+	}
+	return encodeJSON(f.fill("", s))
+}
+
+func newFiller(msgs []llm.Message, system, prose string) *filler {
+	f := &filler{msgs: msgs, system: system, prose: prose, words: keywords(prose, 8)}
+	// Capitalized words are likelier names, which string fields often want.
+	slices.SortStableFunc(f.words, func(a, b string) int { return cmp.Compare(lowerFirst(a), lowerFirst(b)) })
+	return f
+}
+
+// encodeJSON writes v as compact JSON without HTML escapes; maps come out
+// with their keys sorted, so the same value always reads the same.
+func encodeJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -87,13 +122,19 @@ func findJSON(text string) (obj map[string]any, rest string, ok bool) {
 }
 
 // filler makes up deterministic values for JSON fields from the words and
-// numbers of the prose around the requested shape.
+// numbers of the prose around the requested shape. With a reading it first
+// looks there for each schema value (a tool's arguments, a requested
+// output) and falls back to made-up values only when the text gives none.
 type filler struct {
 	msgs           []llm.Message
 	system, prose  string
 	words          []string
 	numbers        []float64
 	nextWord, nNum int
+	read           *reading
+	// sparse leaves out the optional properties the reading gives no value
+	// for, as a model leaves out a tool's optional arguments.
+	sparse bool
 }
 
 // fill returns a value for the field key of the given shape: a schema or an
@@ -134,8 +175,16 @@ func (f *filler) fromSchema(key string, s map[string]any) any {
 	if v, ok := s["const"]; ok {
 		return v
 	}
+	if f.read != nil {
+		if v, ok := f.read.value(key, s); ok {
+			return v
+		}
+	}
 	if v, ok := s["default"]; ok {
 		return v
+	}
+	if f.read != nil && s["format"] == "date" && !f.read.today.IsZero() {
+		return f.read.today.Format(time.DateOnly)
 	}
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
 		return e[0]
@@ -148,12 +197,27 @@ func (f *filler) fromSchema(key string, s map[string]any) any {
 	switch schemaType(s) {
 	case "object":
 		props, _ := s["properties"].(map[string]any)
+		if f.read != nil {
+			return f.properties(s, props)
+		}
 		return f.object(props)
 	case "array":
-		if items, ok := s["items"].(map[string]any); ok {
-			return []any{f.fill(strings.TrimSuffix(key, "s"), items)}
+		items, ok := s["items"].(map[string]any)
+		n := 1
+		if lo, ok := s["minItems"].(float64); ok && int(lo) > n {
+			n = int(lo)
 		}
-		return []any{}
+		if hi, ok := s["maxItems"].(float64); ok && int(hi) < n {
+			n = int(hi)
+		}
+		if !ok || n == 0 {
+			return []any{}
+		}
+		out := make([]any, n)
+		for i := range out {
+			out[i] = f.fill(strings.TrimSuffix(key, "s"), items)
+		}
+		return out
 	case "integer", "number":
 		return f.number(s)
 	case "boolean":
@@ -182,22 +246,81 @@ func (f *filler) number(s map[string]any) any {
 		n = f.numbers[f.nNum]
 		f.nNum++
 	}
-	if lo, ok := s["minimum"].(float64); ok && n < lo {
-		n = lo
+	return fitNumber(s, n)
+}
+
+// properties fills the properties of the object schema s in their declared
+// order (x-order, then the rest sorted), so that the numbers, dates and
+// places handed out do not depend on map iteration. A sparse filler leaves
+// out the optional ones the text gives no value for.
+func (f *filler) properties(s, props map[string]any) map[string]any {
+	required := map[string]bool{}
+	if r, ok := s["required"].([]any); ok {
+		for _, k := range r {
+			if k, ok := k.(string); ok {
+				required[k] = true
+			}
+		}
 	}
-	if hi, ok := s["maximum"].(float64); ok && n > hi {
-		n = hi
+	out := make(map[string]any, len(props))
+	order := propertyOrder(s, props)
+	// Numbers written next to a property's name go to that property before
+	// any other takes the first number of the text.
+	f.read.byName = true
+	for _, k := range order {
+		if p, ok := props[k].(map[string]any); ok && (schemaType(p) == "integer" || schemaType(p) == "number") {
+			if v, ok := f.read.value(k, p); ok {
+				out[k] = v
+			}
+		}
 	}
-	if schemaType(s) == "integer" {
-		return int64(n)
+	f.read.byName = false
+	for _, k := range order {
+		p, ok := props[k].(map[string]any)
+		if _, done := out[k]; done {
+			continue
+		}
+		switch {
+		case !ok:
+			out[k] = f.fill(k, props[k])
+		case f.sparse && !required[k]:
+			if v, ok := f.read.value(k, p); ok {
+				out[k] = v
+			}
+		default:
+			out[k] = f.fromSchema(k, p)
+		}
 	}
-	return n
+	return out
+}
+
+// propertyOrder returns the names of props in the order x-order gives,
+// followed by the others sorted.
+func propertyOrder(s, props map[string]any) []string {
+	var order []string
+	if xo, ok := s["x-order"].([]any); ok {
+		for _, k := range xo {
+			if k, ok := k.(string); ok && props[k] != nil && !slices.Contains(order, k) {
+				order = append(order, k)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	return order
 }
 
 // text returns a string for the field key: a summary for summary fields,
 // a sentence for prose fields, and otherwise the next key word.
 func (f *filler) text(key string) string {
 	k := strings.ToLower(key)
+	if f.read != nil && placeKind(key) != "" {
+		// The text named no such place, and a made-up one would mislead.
+		return "unknown"
+	}
 	if strings.Contains(k, "summar") {
 		return summarize(f.msgs)
 	}

@@ -16,8 +16,14 @@ const Model = "offline-echo-1"
 
 // Provider is a deterministic llm.Provider that needs no network: it answers by
 // reflecting the conversation back, summarizes when asked to, and writes
-// best-effort JSON when asked for JSON. The same request always gets the
-// same response. Usage counts words as tokens; it gives no logprobs.
+// best-effort JSON when asked for JSON. It can drive an agent too: offered
+// tools, it calls the one whose name and description best match the latest
+// user message, with arguments read from that message; given the results, it
+// reports them in text; asked for an output schema, it writes JSON valid for
+// it. The same request always gets the same response: relative dates such as
+// "tomorrow" are read against a system message's "Today is YYYY-MM-DD", and
+// left out without one, never against the clock. Usage counts words as
+// tokens; it gives no logprobs.
 type Provider struct{}
 
 // New returns the offline provider.
@@ -26,13 +32,36 @@ func New() *Provider { return &Provider{} }
 // Name returns "offline".
 func (*Provider) Name() string { return "offline" }
 
-// Complete composes the reply and streams it word by word through onDelta.
-// It returns ctx.Err() as soon as it sees ctx cancelled, between words.
+// Complete answers req with tool calls or with text. Text streams word by
+// word through onDelta; tool calls are not streamed, and MaxTokens does not
+// cut them. It returns ctx.Err() as soon as it sees ctx cancelled, between
+// words, and an *llm.Error when the tool choice names no offered tool.
 func (*Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, err
 	}
-	pieces := splitWords(compose(req.Messages))
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	calls, err := callTools(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	if len(calls) > 0 {
+		words := 0
+		for _, c := range calls {
+			words += 1 + len(strings.Fields(c.Arguments))
+		}
+		return llm.Response{
+			Model:        Model,
+			Provider:     "offline",
+			FinishReason: "tool_calls",
+			ToolCalls:    calls,
+			Usage:        llm.Usage{PromptTokens: prompt, CompletionTokens: words, TotalTokens: prompt + words},
+		}, nil
+	}
+	pieces := splitWords(reply(req))
 	finish := "stop"
 	if req.MaxTokens > 0 && len(pieces) > req.MaxTokens {
 		pieces, finish = pieces[:req.MaxTokens], "length"
@@ -47,10 +76,6 @@ func (*Provider) Complete(ctx context.Context, req llm.Request, onDelta func(del
 			onDelta(p)
 		}
 	}
-	prompt := 0
-	for _, m := range req.Messages {
-		prompt += len(strings.Fields(m.Content))
-	}
 	return llm.Response{
 		Content:      b.String(),
 		Model:        Model,
@@ -58,6 +83,20 @@ func (*Provider) Complete(ctx context.Context, req llm.Request, onDelta func(del
 		FinishReason: finish,
 		Usage:        llm.Usage{PromptTokens: prompt, CompletionTokens: len(pieces), TotalTokens: prompt + len(pieces)},
 	}, nil
+}
+
+// reply writes the text answer to req: JSON for a requested output schema,
+// a report of the tool results that answer the latest user message, or
+// else the everyday reply.
+func reply(req llm.Request) string {
+	if req.Output != nil {
+		return outputReply(req.Messages, req.Output.Schema)
+	}
+	if results := toolResults(req.Messages); len(results) > 0 {
+		system, _ := instructions(req.Messages)
+		return reportResults(system, results)
+	}
+	return compose(req.Messages)
 }
 
 // splitWords cuts s into words, each carrying the white space before it, so
