@@ -44,10 +44,25 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	})
 }
 
-// Retry sends again, unchanged, the user message whose turn ended in reply
-// (its answer, its error, or where it was stopped): a new branch beside the
-// old one, where the agent takes the turn anew. The old branch is kept.
+// Retry takes again the turn that ended in reply. A turn that failed on a
+// model call resumes from just before that call, on a new branch beside the
+// failed one: everything it recorded before — the user's answers among it —
+// is replayed, and only the model is called again. Any other turn (an
+// answer, a stop, another failure) starts anew from the user message, sent
+// again unchanged on a new branch. The old branch is kept either way.
 func (s *Service) Retry(ctx context.Context, session, id string, reply int64) error {
+	resumed := false
+	err := s.with(ctx, session, id, func(c *conversation) error {
+		failed, ok := c.failedCallLocked(reply)
+		if !ok {
+			return nil
+		}
+		resumed = true
+		return s.moveHeadLocked(ctx, c, failed.Parent, tree.Move{Action: tree.ActRetry, Detail: "the model call that failed"})
+	})
+	if err != nil || resumed {
+		return err
+	}
 	return s.resend(ctx, session, id, func(c *conversation) (tree.Node, string, error) {
 		n, ok := c.idx.Node(reply)
 		if !ok || (n.Kind != tree.AssistantMessage && n.Kind != tree.TurnError && n.Kind != tree.Stopped) {
@@ -64,6 +79,24 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 		}
 		return n, m.Text, nil
 	})
+}
+
+// failedCallLocked returns the model call that turn end reply failed on:
+// the nearest sample node before it, within its turn, when that call
+// recorded an error. c.mu is held.
+func (c *conversation) failedCallLocked(reply int64) (tree.Node, bool) {
+	n, ok := c.idx.Node(reply)
+	if !ok || n.Kind != tree.TurnError {
+		return tree.Node{}, false
+	}
+	for ok && n.Kind != tree.UserMessage {
+		if n.Kind == tree.Sample {
+			rec, err := tree.Decode[tree.SampleRecord](n)
+			return n, err == nil && rec.Error != ""
+		}
+		n, ok = c.idx.Node(n.Parent)
+	}
+	return tree.Node{}, false
 }
 
 // resend starts a new branch beside a user message, with a message in its

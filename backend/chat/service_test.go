@@ -131,6 +131,61 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	}
 }
 
+func TestRetryAfterAModelFailureCallsTheModelAgainWithoutAskingAgain(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Fail(400, "the model refused the request"), llmtest.Text("Day 1: ", "the sea."))
+	svc, db := newService(t, openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	const session = "s1"
+	conv, err := svc.Create(t.Context(), session, "concierge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
+		t.Fatal(err)
+	}
+	e := waitView(t, svc, session, conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	answer := chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"destination":"Nice","travellers":2,"cabin":"economy","hotel":false}`)}
+	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, session, conv.ID, "the failure", func(v chat.View) bool { return !v.Status.Running })
+	failure := lastItem(v)
+	if failure.Kind != tree.TurnError {
+		t.Fatalf("last item = %+v, want the model's failure", failure)
+	}
+
+	if err := svc.Retry(t.Context(), session, conv.ID, failure.ID); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, session, conv.ID, "the retried reply", func(v chat.View) bool {
+		return pendingElicit(v) != nil || (!v.Status.Running && lastItem(v).Kind == tree.AssistantMessage)
+	})
+	if pendingElicit(v) != nil {
+		t.Fatal("Retry asked the form again; want the recorded answer replayed")
+	}
+	if it := lastItem(v); !strings.Contains(it.Text, "Day 1: the sea.") || !strings.Contains(it.Text, "Nice") {
+		t.Fatalf("last item = %+v, want the plan for the answer given before", it)
+	}
+	for _, it := range v.Items {
+		if it.Kind == tree.TurnError {
+			t.Fatalf("the failure is still on the branch: %+v", v.Items)
+		}
+	}
+	nodes, err := db.Nodes(t.Context(), conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[tree.Kind]int{}
+	for _, n := range nodes {
+		count[n.Kind]++
+	}
+	if count[tree.ElicitRequest] != 1 || count[tree.ElicitResponse] != 1 || count[tree.Sample] != 2 || count[tree.UserMessage] != 1 {
+		t.Fatalf("recorded %v; want one question, one answer, one message and two model calls", count)
+	}
+	if got := fake.Requests(); len(got) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(got))
+	}
+}
+
 func TestRejectedAnswerChangesNothing(t *testing.T) {
 	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")

@@ -120,7 +120,7 @@ func (s *Service) answerAside(c *conversation, q tree.Node, msgs []llm.Message) 
 	reply := resp.Content
 	if err != nil {
 		rec.Error = err.Error()
-		reply = userFacing(err)
+		reply = failure(err).Text
 	} else {
 		rec.Response = &resp
 	}

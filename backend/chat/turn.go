@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -199,15 +201,15 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	}
 	// The turn's own context may be cancelled; recording its end must not be.
 	rec := context.WithoutCancel(ctx)
-	end := func(kind tree.Kind, text string, move *tree.Move) {
-		_, err = c.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(tree.Message{Text: text})}, tree.AppendOptions{Log: move})
+	end := func(kind tree.Kind, m tree.Message, move *tree.Move) {
+		_, err = c.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(m)}, tree.AppendOptions{Log: move})
 	}
 	switch {
 	case errors.Is(context.Cause(ctx), errStopped):
 		// Stopped, even if the agent finished anyway: the user was told so.
-		end(tree.Stopped, "Stopped.", &tree.Move{Action: tree.ActCancel})
+		end(tree.Stopped, tree.Message{Text: "Stopped."}, &tree.Move{Action: tree.ActCancel})
 	case err == nil:
-		end(tree.AssistantMessage, reply, nil)
+		end(tree.AssistantMessage, tree.Message{Text: reply}, nil)
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
 		err = nil // shutting down: the turn stays where it was, to be resumed
 	default:
@@ -215,7 +217,7 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 			err = cause // ended for a reason of the service's, which says more
 		}
 		c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
-		end(tree.TurnError, userFacing(err), nil)
+		end(tree.TurnError, failure(err), nil)
 	}
 	if err != nil {
 		c.svc.log.Error("record end of turn", "conversation", c.conv.ID, "err", err)
@@ -229,19 +231,41 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	}
 }
 
-// userFacing words a turn's failure for the chat.
-func userFacing(err error) string {
+// failure words a turn's failure for the chat: a short sentence for
+// everyone, and the details behind it (the provider's own words, say) for
+// whoever opens them.
+func failure(err error) tree.Message {
 	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
-		return "Stopped."
+		return tree.Message{Text: "Stopped."}
 	}
-	var le *llm.Error
-	if errors.As(err, &le) {
-		return "The model could not answer: " + le.Message
+	if le, ok := errors.AsType[*llm.Error](err); ok {
+		details := le.Message
+		if le.Status != 0 {
+			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Provider)
+		}
+		switch {
+		case le.Status == http.StatusTooManyRequests:
+			return tree.Message{Text: "The model could not answer: it is busy right now. Try again in a moment.", Details: details}
+		case le.Status == http.StatusUnauthorized || le.Status == http.StatusForbidden:
+			return tree.Message{Text: "The model could not answer: it refused the app's credentials.", Details: details}
+		case le.Retryable:
+			return tree.Message{Text: "The model could not answer: its service failed. Try again.", Details: details}
+		}
+		return tree.Message{Text: "The model could not answer.", Details: details}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return tree.Message{Text: "The model took too long to answer. Try again.", Details: err.Error()}
 	}
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
-		return "This turn cannot be resumed: the agent's code changed since it was recorded (" + nd.Error() + ")."
+		return tree.Message{Text: "This turn cannot be resumed: the agent's code changed since it was recorded.", Details: nd.Error()}
 	}
-	return apperr.MessageOf(err)
+	if _, ok := errors.AsType[*runtime.OutputError](err); ok {
+		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}
+	}
+	if _, ok := errors.AsType[*runtime.RefusedError](err); ok {
+		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
+	}
+	return tree.Message{Text: apperr.MessageOf(err)}
 }
 
 // appendLocked records n for the turn; a turn that is no longer the

@@ -30,12 +30,14 @@ type Status struct {
 
 // Item is one visible entry of the conversation.
 type Item struct {
-	ID     int64 // the node id; elements are keyed by it
-	Kind   tree.Kind
-	Agent  string
-	Text   string
-	Elicit *ElicitView
-	Branch *Branch // set when the conversation forked here
+	ID    int64 // the node id; elements are keyed by it
+	Kind  tree.Kind
+	Agent string
+	Text  string
+	// Details are a failure's details, behind a toggle.
+	Details string
+	Elicit  *ElicitView
+	Branch  *Branch // set when the conversation forked here
 	// For a side question: the reply, once there is one.
 	Reply   string
 	Replied bool
@@ -167,7 +169,7 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text})
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {

@@ -64,9 +64,12 @@ type Node struct {
 	At           time.Time       `json:"at"`
 }
 
-// Message is the payload of user, assistant and error nodes.
+// Message is the payload of user, assistant and error nodes. An error's
+// Details hold what went wrong in full (a provider's own words), shown on
+// request behind its short Text.
 type Message struct {
-	Text string `json:"text"`
+	Text    string `json:"text"`
+	Details string `json:"details,omitempty"`
 }
 
 // Conversation is one chat: owned by a browser session, talking to one
@@ -94,6 +97,7 @@ const (
 	ActFork    Action = "fork"    // a side question went off on a side branch
 	ActReturn  Action = "return"  // the side branch was answered; back to the flow
 	ActCompact Action = "compact" // a span of the branch was summarized
+	ActRetry   Action = "retry"   // a turn that failed on a model call resumed to call it again
 )
 
 // Move is a HEAD move as it is asked for: why, and a few words of detail.

@@ -16,11 +16,18 @@ type Options struct {
 	// Pace is how long each progress step of the concierge takes, so that a
 	// person can watch the progress bar move; zero runs at full speed.
 	Pace time.Duration
+	// AssistantFirst makes the general assistant the default: for a real
+	// model, which can hold a conversation the offline one cannot.
+	AssistantFirst bool
 }
 
-// Agents returns the agents the binary ships with.
+// Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) *agents.Registry {
-	return agents.NewRegistry(Concierge(opts.Pace), Showcase(), Survey())
+	general := Assistant(Packer, Diner)
+	if opts.AssistantFirst {
+		return agents.NewRegistry(general, Concierge(opts.Pace), Showcase(), Survey())
+	}
+	return agents.NewRegistry(Concierge(opts.Pace), Showcase(), Survey(), general)
 }
 
 // Kinds lists the elicit kinds the demo agents ask with, for the registry
