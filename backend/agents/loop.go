@@ -32,6 +32,34 @@ type Loop struct {
 	// MaxSteps bounds the model calls; zero means DefaultMaxSteps. The last
 	// step is made with no tools, so the loop ends in words.
 	MaxSteps int
+	// Choice is the tool choice of the first step (llm.ToolRequired to have
+	// the model act at once); empty leaves it to the model. Later steps
+	// always leave it to the model.
+	Choice string
+	// Direct, when set, ends the loop at the first step whose tools all ran:
+	// it words their results as the reply instead of the model, for tools
+	// whose results are what the user should see as they are.
+	Direct func(results []Result) string
+}
+
+// Result is one tool call's outcome, as Direct gets it.
+type Result struct {
+	Tool   string
+	Output json.RawMessage // the tool's JSON result; nil when it failed
+	Err    error
+}
+
+// Text returns r as the user would read it: a string result without its
+// quotes, any other result as JSON, a failure as its error.
+func (r Result) Text() string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	var s string
+	if json.Unmarshal(r.Output, &s) == nil {
+		return s
+	}
+	return string(r.Output)
 }
 
 // DefaultMaxSteps is a loop's step bound when it sets none.
@@ -76,8 +104,11 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 	convo = append(convo, msgs...)
 	for step := 1; step <= steps; step++ {
 		req := llm.Request{Messages: convo, Tools: specs}
-		if step == steps && len(specs) > 0 {
+		switch {
+		case step == steps && len(specs) > 0:
 			req.ToolChoice = llm.ToolNone
+		case step == 1:
+			req.ToolChoice = l.Choice
 		}
 		resp, err := runtime.Sample(ctx, req)
 		if err != nil {
@@ -90,9 +121,12 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 			break
 		}
 		convo = append(convo, llm.Message{Role: llm.Assistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-		results, err := runCalls(ctx, tools, resp.ToolCalls)
+		results, outcomes, err := runCalls(ctx, tools, resp.ToolCalls)
 		if err != nil {
 			return "", err
+		}
+		if l.Direct != nil {
+			return l.Direct(outcomes), nil
 		}
 		convo = append(convo, results...)
 	}
@@ -144,8 +178,9 @@ func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
 // returns their results as tool messages in the calls' order. A tool's
 // failure goes back to the model as its result; only a stop (the turn's
 // context ending) ends the loop.
-func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) ([]llm.Message, error) {
+func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) ([]llm.Message, []Result, error) {
 	results := make([]llm.Message, len(calls))
+	outcomes := make([]Result, len(calls))
 	run := func(i int) func(ctx context.Context) error {
 		return func(ctx context.Context) error {
 			c := calls[i]
@@ -153,45 +188,43 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 			if err != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
+			outcomes[i] = Result{Tool: c.Name, Output: out, Err: err}
+			content := string(out)
 			if err != nil {
-				out = "Error: " + err.Error()
+				content = "Error: " + err.Error()
 			}
-			results[i] = llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: out}
+			results[i] = llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: content}
 			return nil
 		}
 	}
 	if len(calls) == 1 {
 		if err := run(0)(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return results, nil
+		return results, outcomes, nil
 	}
 	fns := make([]func(context.Context) error, len(calls))
 	for i := range calls {
 		fns[i] = run(i)
 	}
 	if err := runtime.Together(ctx, fns...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return results, nil
+	return results, outcomes, nil
 }
 
-// callTool runs one call of the model's and words its result for the model.
-func callTool(ctx context.Context, tools map[string]tool, c llm.ToolCall) (string, error) {
+// callTool runs one call of the model's.
+func callTool(ctx context.Context, tools map[string]tool, c llm.ToolCall) (json.RawMessage, error) {
 	t, ok := tools[c.Name]
 	if !ok {
-		return "", fmt.Errorf("there is no tool %q", c.Name)
+		return nil, fmt.Errorf("there is no tool %q", c.Name)
 	}
 	args := strings.TrimSpace(c.Arguments)
 	if args == "" {
 		args = "{}"
 	}
 	if !json.Valid([]byte(args)) {
-		return "", errors.New("the arguments are not valid JSON")
+		return nil, errors.New("the arguments are not valid JSON")
 	}
-	out, err := t(ctx, json.RawMessage(args))
-	if err != nil {
-		return "", err
-	}
-	return string(out), nil
+	return t(ctx, json.RawMessage(args))
 }

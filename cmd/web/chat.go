@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -63,7 +64,11 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 	// The answers to the demo agents are checked by the rules of the kinds
 	// they ask with.
 	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace}), Model: model(getenv), Kinds: kinds, Log: log})
+	provider, err := model(getenv)
+	if err != nil {
+		return err
+	}
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log})
 	defer svc.Close()
 
 	prompters := term.Builtin()

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -130,11 +131,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
-	provider := model(getenv)
+	provider, err := model(getenv)
+	if err != nil {
+		return err
+	}
 	// The answers to the demo agents are checked by the rules of the kinds
 	// they ask with.
 	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace}), Model: provider, Kinds: kinds, Log: log,
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log,
 		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
 	defer svc.Close()
 

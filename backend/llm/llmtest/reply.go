@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Reply describes the server's answer to one request. The zero Reply is an
@@ -15,8 +16,13 @@ type Reply struct {
 	// Logprobs gives the log probability of each chunk, taken as one token.
 	// They are sent only when the request asks for logprobs.
 	Logprobs []float64
-	// ToolCalls are function calls the model makes after its text.
+	// ToolCalls are function calls the model makes after its text, all in
+	// one message (or one stream event) as parallel calls are.
 	ToolCalls []ToolCall
+	// SplitArguments, when positive, streams each tool call over several
+	// events as OpenAI does: the first names the call (index, id, name) and
+	// each carries at most SplitArguments bytes of its arguments.
+	SplitArguments int
 	// FinishReason defaults to "stop", or "tool_calls" with ToolCalls.
 	FinishReason string
 	// Usage defaults to the words of the request's messages as prompt
@@ -34,10 +40,20 @@ type Reply struct {
 	// Body, when set, is sent verbatim instead, with Status or 200, as
 	// text/event-stream to a streamed request: for malformed answers.
 	Body string
+	// Header is added to the response's headers, such as Retry-After.
+	Header http.Header
+
+	// Delay holds the answer back this long, or until the client gives up
+	// (which is what a test of a timeout waits for) or the test ends.
+	Delay time.Duration
 
 	// Cut ends a streamed answer after its chunks, with neither a finish
 	// reason nor [DONE], as a dropped connection would.
 	Cut bool
+	// Drop closes the connection without a word, as a network failure
+	// would: a streamed answer after its chunks, midway through its body,
+	// and an unstreamed one before its status line.
+	Drop bool
 	// Hold keeps a streamed answer open after its chunks until the client
 	// goes away, for testing cancellation.
 	Hold bool
@@ -76,8 +92,24 @@ func Fail(status int, message string) Reply {
 // Raw is a Reply that sends body verbatim with status.
 func Raw(status int, body string) Reply { return Reply{Status: status, Body: body} }
 
+// RateLimited is a Reply that fails with status 429 and a Retry-After
+// header holding retryAfter: seconds or an HTTP date.
+func RateLimited(retryAfter string) Reply {
+	r := Fail(http.StatusTooManyRequests, "Rate limit reached for gpt-test.")
+	r.Header = http.Header{"Retry-After": {retryAfter}}
+	return r
+}
+
 func (r Reply) write(w http.ResponseWriter, req *http.Request, in Request, done <-chan struct{}) {
+	if r.Delay > 0 && !wait(req, r.Delay, done) {
+		return
+	}
+	for k, vs := range r.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = vs
+	}
 	switch {
+	case r.Drop && !in.Stream:
+		drop(w)
 	case r.Body != "":
 		ct := "application/json"
 		if in.Stream {
@@ -122,4 +154,29 @@ func (r Reply) usage(in Request) Usage {
 		prompt += len(strings.Fields(m.Content))
 	}
 	return Usage{PromptTokens: prompt, CompletionTokens: len(r.Chunks), TotalTokens: prompt + len(r.Chunks)}
+}
+
+// wait waits d and reports true, or reports false as soon as the client
+// goes away or the test ends.
+func wait(req *http.Request, d time.Duration, done <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-req.Context().Done():
+	case <-done:
+	}
+	return false
+}
+
+// drop closes the connection under w at once, without ending the response.
+func drop(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// Without the connection, aborting the handler is the next best
+		// way to break the response off; the server recovers from it.
+		panic(http.ErrAbortHandler)
+	}
+	conn.Close()
 }

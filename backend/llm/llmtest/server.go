@@ -97,19 +97,45 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // Request is a chat completion request as the server decoded it.
 type Request struct {
-	Model         string            `json:"model"`
-	Messages      []Message         `json:"messages"`
-	Stream        bool              `json:"stream"`
-	StreamOptions *StreamOptions    `json:"stream_options"`
-	MaxTokens     int               `json:"max_tokens"`
-	Temperature   *float64          `json:"temperature"`
-	Logprobs      bool              `json:"logprobs"`
-	Tools         []json.RawMessage `json:"tools"`
+	Model         string         `json:"model"`
+	Messages      []Message      `json:"messages"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *StreamOptions `json:"stream_options"`
+	MaxTokens     int            `json:"max_tokens"`
+	Temperature   *float64       `json:"temperature"`
+	Logprobs      bool           `json:"logprobs"`
+	Tools         []Tool         `json:"tools"`
+	// ToolChoice is the tool_choice as sent: a JSON string such as "auto"
+	// or an object naming a function.
+	ToolChoice     json.RawMessage `json:"tool_choice"`
+	ResponseFormat *ResponseFormat `json:"response_format"`
 
 	// Header holds the HTTP headers, such as Authorization.
 	Header http.Header `json:"-"`
 	// Body is the request body as sent.
 	Body []byte `json:"-"`
+}
+
+// Tool is a tool a Request offers the model.
+type Tool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// ResponseFormat is the response_format of a Request; JSONSchema is set
+// when Type is "json_schema".
+type ResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema *struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"schema"`
+		Strict      bool            `json:"strict"`
+	} `json:"json_schema"`
 }
 
 // StreamOptions are the stream options of a Request.
@@ -118,11 +144,13 @@ type StreamOptions struct {
 }
 
 // Message is one message of a Request. Content joins the text parts of a
-// message sent as parts.
+// message sent as parts; ToolCalls are an assistant message's calls and
+// ToolCallID names the call a tool message answers.
 type Message struct {
-	Role       string `json:"role"`
-	Content    string `json:"content"`
-	ToolCallID string `json:"tool_call_id,omitempty"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // UnmarshalJSON reads content given as a string or as an array of parts.
@@ -130,12 +158,16 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	var wire struct {
 		Role       string          `json:"role"`
 		Content    json.RawMessage `json:"content"`
+		ToolCalls  []wireToolCall  `json:"tool_calls"`
 		ToolCallID string          `json:"tool_call_id"`
 	}
 	if err := json.Unmarshal(b, &wire); err != nil {
 		return err
 	}
 	*m = Message{Role: wire.Role, ToolCallID: wire.ToolCallID}
+	for _, c := range wire.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
 	if len(wire.Content) == 0 || wire.Content[0] != '[' {
 		return json.Unmarshal(orNull(wire.Content), &m.Content)
 	}

@@ -2,12 +2,16 @@ package llmtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -83,7 +87,7 @@ func TestRequests(t *testing.T) {
 		}
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 || reqs[1].Messages[0] != (llmtest.Message{Role: "user", Content: "hello"}) {
+	if len(reqs) != 2 || !reflect.DeepEqual(reqs[1].Messages[0], llmtest.Message{Role: "user", Content: "hello"}) {
 		t.Errorf("got requests %+v, want two saying hello", reqs)
 	}
 }
@@ -126,5 +130,128 @@ func TestScriptExhausted(t *testing.T) {
 	defer rec.mu.Unlock()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "no reply") {
 		t.Errorf("got reported errors %q, want one about the missing reply", rec.errs)
+	}
+}
+
+// TestSplitArguments: streamed in pieces, a call is named by its first
+// piece alone and its arguments come a few bytes at a time, as OpenAI
+// streams them.
+func TestSplitArguments(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{
+		ToolCalls:      []llmtest.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"city":"Oslo"}`}},
+		SplitArguments: 4,
+	})
+	s, err := client(srv).CreateChatCompletionStream(context.Background(), hello)
+	if err != nil {
+		t.Fatalf("CreateChatCompletionStream: %v", err)
+	}
+	defer s.Close()
+	var pieces []openai.ToolCall
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Recv: %v", err)
+		}
+		for _, c := range chunk.Choices {
+			pieces = append(pieces, c.Delta.ToolCalls...)
+		}
+	}
+	var args []string
+	for i, p := range pieces {
+		if p.Index == nil || *p.Index != 0 {
+			t.Errorf("piece %d has index %v, want 0", i, p.Index)
+		}
+		named := p.ID != "" || p.Function.Name != "" || p.Type != ""
+		if named != (i == 0) {
+			t.Errorf("piece %d is %+v; want only the first to carry id, type and name", i, p)
+		}
+		if i > 0 {
+			args = append(args, p.Function.Arguments)
+		}
+	}
+	if got, want := strings.Join(args, "|"), `{"ci|ty":|"Osl|o"}`; got != want {
+		t.Errorf("got arguments %q, want %q", got, want)
+	}
+}
+
+func TestHeaderAndStatus(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.RateLimited("7"))
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[]}`))
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "7" {
+		t.Errorf("got status %d, Retry-After %q; want 429 and 7", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+// TestDelayEndsWithTheClient: a delayed reply gives up as soon as the
+// client does, so a test of a timeout ends without waiting the delay out.
+func TestDelayEndsWithTheClient(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"late"}, Delay: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := client(srv).CreateChatCompletion(ctx, hello)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want the client's deadline exceeded", err)
+	}
+}
+
+func TestDrop(t *testing.T) {
+	t.Run("unstreamed", func(t *testing.T) {
+		_, err := client(llmtest.NewServer(t, llmtest.Reply{Drop: true})).CreateChatCompletion(context.Background(), hello)
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("got %v, want EOF", err)
+		}
+	})
+	t.Run("streamed", func(t *testing.T) {
+		s, err := client(llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Hel"}, Drop: true})).CreateChatCompletionStream(context.Background(), hello)
+		if err != nil {
+			t.Fatalf("CreateChatCompletionStream: %v", err)
+		}
+		defer s.Close()
+		var text string
+		for {
+			chunk, err := s.Recv()
+			if err != nil {
+				if !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Errorf("got %v, want an unexpected EOF", err)
+				}
+				break
+			}
+			for _, c := range chunk.Choices {
+				text += c.Delta.Content
+			}
+		}
+		if text != "Hel" {
+			t.Errorf("got %q before the drop, want Hel", text)
+		}
+	})
+}
+
+func TestRequestShowsToolsAndFormat(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("{}"))
+	req := hello
+	req.Tools = []openai.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "weather", Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	req.ToolChoice = "required"
+	req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: "json_schema", JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+		Name: "plan", Schema: json.RawMessage(`{"type":"object"}`), Strict: true,
+	}}
+	if _, err := client(srv).CreateChatCompletion(context.Background(), req); err != nil {
+		t.Fatalf("CreateChatCompletion: %v", err)
+	}
+	got := srv.Requests()[0]
+	if len(got.Tools) != 1 || got.Tools[0].Function.Name != "weather" || string(got.Tools[0].Function.Parameters) != `{"type":"object"}` {
+		t.Errorf("got tools %+v", got.Tools)
+	}
+	if string(got.ToolChoice) != `"required"` {
+		t.Errorf("got tool_choice %s, want \"required\"", got.ToolChoice)
+	}
+	if rf := got.ResponseFormat; rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "plan" || !rf.JSONSchema.Strict {
+		t.Errorf("got response_format %+v", rf)
 	}
 }

@@ -30,12 +30,14 @@ type (
 		Content   *string        `json:"content,omitempty"`
 		ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 	}
+	// wireToolCall is a whole call in a message, or a piece of one in a
+	// stream event, where only the first piece has an id, type and name.
 	wireToolCall struct {
 		Index    *int   `json:"index,omitempty"`
-		ID       string `json:"id"`
-		Type     string `json:"type"`
+		ID       string `json:"id,omitempty"`
+		Type     string `json:"type,omitempty"`
 		Function struct {
-			Name      string `json:"name"`
+			Name      string `json:"name,omitempty"`
 			Arguments string `json:"arguments"`
 		} `json:"function"`
 	}
@@ -83,8 +85,16 @@ func (r Reply) stream(w http.ResponseWriter, req *http.Request, in Request, done
 	for i, c := range r.Chunks {
 		r.event(w, in, choice{Delta: &message{Content: &c}, Logprobs: r.logprobs(in, i, i+1)})
 	}
-	if calls := r.wireToolCalls(true); len(calls) > 0 {
+	if r.SplitArguments > 0 {
+		for _, piece := range r.toolCallPieces() {
+			r.event(w, in, choice{Delta: &message{ToolCalls: []wireToolCall{piece}}})
+		}
+	} else if calls := r.wireToolCalls(true); len(calls) > 0 {
 		r.event(w, in, choice{Delta: &message{ToolCalls: calls}})
+	}
+	if r.Drop {
+		drop(w)
+		return
 	}
 	if r.Hold {
 		select {
@@ -137,6 +147,25 @@ func (r Reply) wireToolCalls(indexed bool) []wireToolCall {
 		}
 		c.Function.Name, c.Function.Arguments = tc.Name, tc.Arguments
 		out = append(out, c)
+	}
+	return out
+}
+
+// toolCallPieces splits the tool calls into stream deltas: per call, one
+// that names it and then its arguments SplitArguments bytes at a time.
+func (r Reply) toolCallPieces() []wireToolCall {
+	var out []wireToolCall
+	for i, tc := range r.ToolCalls {
+		first := wireToolCall{Index: &i, ID: tc.ID, Type: "function"}
+		first.Function.Name = tc.Name
+		out = append(out, first)
+		for args := tc.Arguments; args != ""; {
+			n := min(r.SplitArguments, len(args))
+			piece := wireToolCall{Index: &i}
+			piece.Function.Arguments = args[:n]
+			out = append(out, piece)
+			args = args[n:]
+		}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -18,6 +19,15 @@ var (
 	errNoChoices = errors.New("the response held no choices")
 	errStreamCut = errors.New("the stream ended before the model finished")
 )
+
+// timeoutError is an attempt that took longer than the provider's Timeout.
+type timeoutError struct {
+	after time.Duration
+}
+
+func (e timeoutError) Error() string {
+	return "no complete answer within " + e.after.String()
+}
 
 // fail turns a failure of go-openai or of the endpoint into an *llm.Error whose
 // message names what went wrong and never holds the API key.
@@ -32,13 +42,16 @@ func (p *Provider) fail(err error) *llm.Error {
 
 func classify(err error) *llm.Error {
 	var (
-		apiErr *goopenai.APIError
-		reqErr *goopenai.RequestError
-		netErr net.Error
-		synErr *json.SyntaxError
-		typErr *json.UnmarshalTypeError
+		timeout timeoutError
+		apiErr  *goopenai.APIError
+		reqErr  *goopenai.RequestError
+		netErr  net.Error
+		synErr  *json.SyntaxError
+		typErr  *json.UnmarshalTypeError
 	)
 	switch {
+	case errors.As(err, &timeout):
+		return &llm.Error{Retryable: true, Message: "the model endpoint timed out: " + err.Error()}
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0:
 		// An error event inside a stream has no status of its own.
 		return &llm.Error{Retryable: apiErr.Type != "invalid_request_error", Message: "error in stream: " + apiErr.Message}

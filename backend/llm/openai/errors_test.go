@@ -54,7 +54,9 @@ func TestErrors(t *testing.T) {
 			if tt.stream {
 				onDelta = func(string) {}
 			}
-			_, err := newOpenAI(srv).Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, onDelta)
+			// Retries would hide the first error; retry_test.go tests them.
+			p, _ := configured(srv, openai.Config{MaxRetries: -1})
+			_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, onDelta)
 			var got *llm.Error
 			if !errors.As(err, &got) {
 				t.Fatalf("got error %v (%T), want *llm.Error", err, err)
@@ -74,7 +76,12 @@ func TestUnreachable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	p := openai.New(openai.Config{APIKey: testKey, BaseURL: closed.URL + "/v1", Model: "gpt-test"})
+	var w waits
+	openai.SetSleep(p, w.sleep)
 	_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
+	if got := len(w.got()); got != openai.DefaultMaxRetries {
+		t.Errorf("waited %d times, want %d: a refused connection is retried", got, openai.DefaultMaxRetries)
+	}
 	var got *llm.Error
 	if !errors.As(err, &got) {
 		t.Fatalf("got error %v (%T), want *llm.Error", err, err)

@@ -1,19 +1,24 @@
 // Package openai is the model provider for OpenAI's chat completions API and
-// every endpoint compatible with it, through go-openai.
+// every endpoint compatible with it, through go-openai. It sends tools, a
+// tool choice and a wanted output schema, puts streamed tool calls back
+// together, and retries the failures that may pass (see Config).
 package openai
 
 import (
 	"context"
-	"errors"
-	"io"
-	"math"
 	"net/http"
-	"strings"
+	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
-	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+)
+
+// The defaults of Config's zero fields.
+const (
+	DefaultTimeout    = 60 * time.Second
+	DefaultMaxRetries = 3
+	DefaultMaxBackoff = 8 * time.Second
 )
 
 // Config configures a Provider.
@@ -26,6 +31,21 @@ type Config struct {
 	Model string
 	// HTTPClient, when non-nil, makes the HTTP calls.
 	HTTPClient *http.Client
+
+	// Timeout bounds each attempt, from sending the request to the end of
+	// its answer, streamed or not; zero means DefaultTimeout. It bounds an
+	// attempt rather than the whole call so that a rate limit or two
+	// does not leave the attempt that succeeds too little time. An attempt
+	// that times out is not tried again: the caller has waited Timeout
+	// already.
+	Timeout time.Duration
+	// MaxRetries is how many times a failed attempt may be repeated: after
+	// a rate limit, a server error or a dropped connection. Zero means
+	// DefaultMaxRetries and a negative number none.
+	MaxRetries int
+	// MaxBackoff bounds the wait between attempts when the endpoint does
+	// not say how long to wait; zero means DefaultMaxBackoff.
+	MaxBackoff time.Duration
 }
 
 // Provider is an llm.Provider for OpenAI's chat completions API and every endpoint
@@ -34,6 +54,15 @@ type Provider struct {
 	client *goopenai.Client
 	model  string
 	key    string
+
+	timeout    time.Duration
+	retries    int
+	maxBackoff time.Duration
+	// sleep waits between attempts, and returns ctx.Err() at once when ctx
+	// is done; tests replace it so that they need not wait.
+	sleep func(ctx context.Context, d time.Duration) error
+	// now reads the clock, for Retry-After given as a date.
+	now func() time.Time
 }
 
 // New returns a provider configured by cfg.
@@ -45,156 +74,88 @@ func New(cfg Config) *Provider {
 	if cfg.HTTPClient != nil {
 		cc.HTTPClient = cfg.HTTPClient
 	}
-	return &Provider{client: goopenai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey}
+	cc.HTTPClient = headerRecorder{cc.HTTPClient}
+	p := &Provider{
+		client: goopenai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey,
+		timeout: cfg.Timeout, retries: cfg.MaxRetries, maxBackoff: cfg.MaxBackoff,
+		sleep: sleep, now: time.Now,
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultTimeout
+	}
+	switch {
+	case p.retries == 0:
+		p.retries = DefaultMaxRetries
+	case p.retries < 0:
+		p.retries = 0
+	}
+	if p.maxBackoff <= 0 {
+		p.maxBackoff = DefaultMaxBackoff
+	}
+	return p
 }
 
 // Name returns "openai".
 func (*Provider) Name() string { return "openai" }
 
 // Complete sends req to the chat completions endpoint, streamed when onDelta
-// is non-nil. Failures are *llm.Error values, or ctx.Err() once ctx is done.
+// is non-nil, and tries again after a failure that may pass (see Config)
+// unless some text already went to onDelta: the user saw it, and a second
+// answer would not continue the first. Failures are *llm.Error values, or
+// ctx.Err() once ctx is done, even while waiting to try again.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
+	shown := false
+	if onDelta != nil {
+		show := onDelta
+		onDelta = func(d string) {
+			shown = true
+			show(d)
+		}
+	}
+	for retry := 0; ; retry++ {
+		resp, retryAfter, err := p.attempt(ctx, creq, onDelta)
+		if err == nil {
+			if !req.Logprobs {
+				resp.Logprob = nil
+			}
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return llm.Response{}, ctx.Err()
+		}
+		failure := p.fail(err)
+		if shown || retry >= p.retries || !retried(err, failure) {
+			return llm.Response{}, failure
+		}
+		wait, ok := p.backoff(retry, retryAfter)
+		if !ok {
+			return llm.Response{}, failure
+		}
+		if err := p.sleep(ctx, wait); err != nil {
+			return llm.Response{}, err
+		}
+	}
+}
+
+// attempt makes one call within the Timeout and returns the Retry-After
+// header of its answer, if any.
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, onDelta func(string)) (llm.Response, string, error) {
+	actx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	var h answerHeaders
+	actx = context.WithValue(actx, answerHeadersKey{}, &h)
 	var (
 		resp llm.Response
 		err  error
 	)
 	if onDelta == nil {
-		resp, err = p.complete(ctx, creq)
+		resp, err = p.complete(actx, creq)
 	} else {
-		resp, err = p.stream(ctx, creq, onDelta)
+		resp, err = p.stream(actx, creq, onDelta)
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return llm.Response{}, ctx.Err()
-		}
-		return llm.Response{}, p.fail(err)
+	if err != nil && ctx.Err() == nil && actx.Err() != nil {
+		err = timeoutError{p.timeout}
 	}
-	if !req.Logprobs {
-		resp.Logprob = nil
-	}
-	return resp, nil
-}
-
-// request translates req into go-openai's request.
-func (p *Provider) request(req llm.Request) goopenai.ChatCompletionRequest {
-	creq := goopenai.ChatCompletionRequest{
-		Model:     req.Model,
-		MaxTokens: req.MaxTokens,
-		LogProbs:  req.Logprobs,
-	}
-	if creq.Model == "" {
-		creq.Model = p.model
-	}
-	if t := req.Temperature; t != nil {
-		// go-openai omits a zero temperature, which the API reads as the
-		// default of 1; the smallest positive float32 keeps "greedy".
-		creq.Temperature = max(*t, math.SmallestNonzeroFloat32)
-	}
-	for _, m := range req.Messages {
-		creq.Messages = append(creq.Messages, goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content})
-	}
-	return creq
-}
-
-// complete makes one unstreamed call.
-func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionRequest) (llm.Response, error) {
-	out, err := p.client.CreateChatCompletion(ctx, creq)
-	if err != nil {
-		return llm.Response{}, err
-	}
-	if len(out.Choices) == 0 {
-		return llm.Response{}, errNoChoices
-	}
-	c := out.Choices[0]
-	var lp logprobMean
-	if c.LogProbs != nil {
-		for _, t := range c.LogProbs.Content {
-			lp.add(t.LogProb)
-		}
-	}
-	return llm.Response{
-		Content:      lineend.Normalize(c.Message.Content),
-		Model:        out.Model,
-		Provider:     "openai",
-		FinishReason: string(c.FinishReason),
-		Usage:        usage(out.Usage),
-		Logprob:      lp.mean(),
-	}, nil
-}
-
-// stream makes one streamed call, passing each piece of text to onDelta.
-func (p *Provider) stream(ctx context.Context, creq goopenai.ChatCompletionRequest, onDelta func(string)) (llm.Response, error) {
-	creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
-	s, err := p.client.CreateChatCompletionStream(ctx, creq)
-	if err != nil {
-		return llm.Response{}, err
-	}
-	defer s.Close()
-	resp := llm.Response{Provider: "openai", Model: creq.Model}
-	var (
-		text  strings.Builder
-		lp    logprobMean
-		lines lineend.Stream // a model's text is the user's to see: its line ends are normalized
-	)
-	for {
-		chunk, err := s.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return llm.Response{}, err
-		}
-		if chunk.Model != "" {
-			resp.Model = chunk.Model
-		}
-		if chunk.Usage != nil {
-			resp.Usage = usage(*chunk.Usage)
-		}
-		for _, c := range chunk.Choices {
-			if c.Index != 0 {
-				continue
-			}
-			if c.FinishReason != "" {
-				resp.FinishReason = string(c.FinishReason)
-			}
-			if c.Logprobs != nil {
-				for _, t := range c.Logprobs.Content {
-					lp.add(t.Logprob)
-				}
-			}
-			if d := lines.Next(c.Delta.Content); d != "" {
-				text.WriteString(d)
-				onDelta(d)
-			}
-		}
-	}
-	// go-openai reports a stream cut short like one that ended with
-	// [DONE]; only the missing finish reason tells them apart.
-	if resp.FinishReason == "" {
-		return llm.Response{}, errStreamCut
-	}
-	resp.Content = text.String()
-	resp.Logprob = lp.mean()
-	return resp, nil
-}
-
-func usage(u goopenai.Usage) llm.Usage {
-	return llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
-}
-
-// logprobMean averages token log probabilities.
-type logprobMean struct {
-	sum float64
-	n   int
-}
-
-func (m *logprobMean) add(lp float64) { m.sum += lp; m.n++ }
-
-func (m *logprobMean) mean() *float64 {
-	if m.n == 0 {
-		return nil
-	}
-	v := m.sum / float64(m.n)
-	return &v
+	return resp, h.retryAfter, err
 }

@@ -6,7 +6,9 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
@@ -17,6 +19,36 @@ const testKey = "sk-test-secret-key"
 
 func newOpenAI(srv *llmtest.Server) *openai.Provider {
 	return openai.New(openai.Config{APIKey: testKey, BaseURL: srv.URL, Model: "gpt-test"})
+}
+
+// waits is a Provider's wait between attempts as a test sees it: each wait
+// is recorded, and none takes time.
+type waits struct {
+	mu sync.Mutex
+	ds []time.Duration
+}
+
+func (w *waits) sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ds = append(w.ds, d)
+	return ctx.Err()
+}
+
+func (w *waits) got() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.ds...)
+}
+
+// configured returns a provider of srv configured by cfg, whose waits
+// between attempts take no time and are recorded in the returned waits.
+func configured(srv *llmtest.Server, cfg openai.Config) (*openai.Provider, *waits) {
+	cfg.APIKey, cfg.BaseURL, cfg.Model = testKey, srv.URL, "gpt-test"
+	p := openai.New(cfg)
+	w := &waits{}
+	openai.SetSleep(p, w.sleep)
+	return p, w
 }
 
 func user(text string) llm.Message   { return llm.Message{Role: llm.User, Content: text} }
@@ -58,7 +90,7 @@ func TestComplete(t *testing.T) {
 				got.Model, got.Stream, got.MaxTokens, got.Temperature)
 		}
 		wantMsgs := []llmtest.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Say hello"}}
-		if len(got.Messages) != 2 || got.Messages[0] != wantMsgs[0] || got.Messages[1] != wantMsgs[1] {
+		if !reflect.DeepEqual(got.Messages, wantMsgs) {
 			t.Errorf("got messages %+v, want %+v", got.Messages, wantMsgs)
 		}
 		if got, want := got.Header.Get("Authorization"), "Bearer "+testKey; got != want {
