@@ -76,12 +76,12 @@ func (e *StepsError) Error() string {
 // (runtime.History, which ends with message) is the conversation the model
 // continues.
 func (l Loop) Turn(ctx context.Context, message string) (string, error) {
-	history, err := runtime.History(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(history) == 0 { // outside a conversation: the message alone
-		history = []llm.Message{{Role: llm.User, Content: message}}
+	history := []llm.Message{{Role: llm.User, Content: message}} // outside a conversation: the message alone
+	if runtime.HistoryAPI.Installed(ctx) {
+		var err error
+		if history, err = runtime.History(ctx); err != nil {
+			return "", err
+		}
 	}
 	return l.Run(ctx, history)
 }

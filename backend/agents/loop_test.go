@@ -231,3 +231,32 @@ func TestAskUser(t *testing.T) {
 		}
 	})
 }
+
+func TestLoopChoiceAndDirect(t *testing.T) {
+	var runs int
+	m := &scripted{replies: []llm.Response{calls(
+		llm.ToolCall{ID: "a", Name: "getWeather", Arguments: `{"city":"Oslo"}`},
+		llm.ToolCall{ID: "b", Name: "getWeather", Arguments: `{"city":"Atlantis"}`},
+	)}}
+	loop := agents.Loop{
+		Agents: []*agents.Agent{weatherAgent(&runs)},
+		Choice: llm.ToolRequired,
+		Direct: func(results []agents.Result) string {
+			var parts []string
+			for _, r := range results {
+				parts = append(parts, r.Tool+": "+r.Text())
+			}
+			return strings.Join(parts, "; ")
+		},
+	}
+	got, err := loop.Run(m.provide(t.Context()), []llm.Message{{Role: llm.User, Content: "go"}})
+	if err != nil || got != `getWeather: {"city":"Oslo","sky":"sunny"}; getWeather: no such city` {
+		t.Fatalf("Run = %q, %v; want the tools' results as the reply", got, err)
+	}
+	if len(m.requests) != 1 || m.requests[0].ToolChoice != llm.ToolRequired {
+		t.Fatalf("%d model calls, the first with tool choice %q; want one call, made to act", len(m.requests), m.requests[0].ToolChoice)
+	}
+	if r := (agents.Result{Output: json.RawMessage(`"plain words"`)}); r.Text() != "plain words" {
+		t.Fatalf("a string result reads %q, want its words without quotes", r.Text())
+	}
+}

@@ -81,9 +81,9 @@ func (a *API[Req, Res]) Call(ctx context.Context, req Req) (Res, error) {
 	return a.chain(ctx, nil)(ctx, req)
 }
 
-// installed reports whether any scope of ctx installed middleware or a core
+// Installed reports whether any scope of ctx installed middleware or a core
 // for the API.
-func (a *API[Req, Res]) installed(ctx context.Context) bool { return a.top(ctx) != nil }
+func (a *API[Req, Res]) Installed(ctx context.Context) bool { return a.top(ctx) != nil }
 
 // chain composes the handler for ctx, with fallback as the core when no
 // scope provided one. Walking from the innermost layer out, Max middleware

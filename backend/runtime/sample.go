@@ -122,7 +122,7 @@ func SampleFull(ctx context.Context, req llm.Request) (Sampled, error) {
 		if !ok {
 			return s, err
 		}
-		if SampleRetryAPI.installed(ctx) {
+		if SampleRetryAPI.Installed(ctx) {
 			if _, err := SampleRetryAPI.Call(ctx, RetryNote{Attempt: attempt, By: re.By, Reason: re.Reason}); err != nil {
 				return s, err
 			}
@@ -157,7 +157,7 @@ func sampleOnce(ctx context.Context, p Prompt) (Sampled, error) {
 // stage runs v through the middleware of api in ctx; the stage's core hands
 // v on as it is.
 func stage[T any](ctx context.Context, api *API[T, T], v T) (T, error) {
-	if !api.installed(ctx) {
+	if !api.Installed(ctx) {
 		return v, nil
 	}
 	return api.chain(ctx, pass[T])(ctx, v)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
@@ -65,54 +66,89 @@ var AskMeal = agents.NewTool(Diner, "ask-meal", "Ask which meal the user wants o
 	return res.Content.Picked() + " for the meal", nil
 })
 
-// demos are what the showcase can do, by the words that call for each.
-var demos = []struct {
-	name  string
-	words []string
-	run   func(ctx context.Context, message string) (string, error)
-}{
-	{"Share my location", []string{"location", "where am i", "locate", "near me"}, showLocation},
-	{"Paste from my clipboard", []string{"paste", "clipboard", "read"}, showPaste},
-	{"Copy something to my clipboard", []string{"copy"}, showCopy},
-	{"Confirm something", []string{"confirm", "sure", "delete"}, showConfirm},
-	{"Pick a colour", []string{"colour", "color", "pick", "choose"}, showChoice},
-	{"Book a flight", []string{"flight", "fly", "book"}, showFlight},
-	{"Two agents at once", []string{"together", "both", "queue", "two"}, showTogether},
-	{"Fill in a profile", []string{"form", "profile"}, showProfile},
+// noInput is the input of a demo that needs nothing from the model.
+type noInput struct{}
+
+// where is the location demo's input.
+type where struct {
+	Precise bool `json:"precise,omitempty" desc:"Whether the user wants their exact, precise position"`
 }
 
-// Showcase is the assistant that tries every kind of question.
+// demo is a demo as the menu lists it.
+type demo struct {
+	label string
+	run   func(ctx context.Context) (string, error)
+}
+
+// Demos returns the showcase's tools, one a kind of question; the model
+// picks the one the user's words ask for. The menu is offered first: it is
+// what a model made to act picks when nothing else fits.
+func Demos() *agents.Agent {
+	a := agents.New("showcase", "Tries every kind of question.")
+	var demos []demo
+	agents.NewTool(a, "menu", "Show a menu of what can be tried here and let the user pick one",
+		func(ctx context.Context, _ noInput) (string, error) { return showMenu(ctx, demos) })
+	demos = []demo{
+		declare(a, "shareLocation", "Share my location", "Ask where the user is: locate their device (where am I, near me, my location)", showLocation),
+		declare(a, "pasteClipboard", "Paste from my clipboard", "Read and paste what the user's clipboard holds", showPaste),
+		declare(a, "copyToClipboard", "Copy something to my clipboard", "Copy a booking code to the user's clipboard", showCopy),
+		declare(a, "confirmDelete", "Confirm something", "Ask the user to confirm deleting their drafts: a yes/no, are you sure", showConfirm),
+		declare(a, "pickColour", "Pick a colour", "Ask the user to pick or choose a colour (color) for the theme", showChoice),
+		declare(a, "bookFlight", "Book a flight", "Book a flight: the user picks one and a seat", showFlight),
+		declare(a, "askTogether", "Two agents at once", "Ask about luggage and meals together: two agents queue their questions at once, both", showTogether),
+		declare(a, "fillProfile", "Fill in a profile", "Ask the user to fill in a profile form about themselves", showProfile),
+	}
+	return a
+}
+
+// declare adds a demo to a as a tool, and returns it as the menu lists it.
+func declare[In any](a *agents.Agent, name, label, description string, run func(ctx context.Context, in In) (string, error)) demo {
+	agents.NewTool(a, name, description, run)
+	var zero In
+	return demo{label, func(ctx context.Context) (string, error) { return run(ctx, zero) }}
+}
+
+// showMenu lists the demos and runs the one the user picks.
+func showMenu(ctx context.Context, demos []demo) (string, error) {
+	labels := make([]string, len(demos))
+	for i, d := range demos {
+		labels[i] = d.label
+	}
+	res, err := runtime.Ask(ctx, elicit.Choose, "What would you like to try?", elicit.ChoiceInput{Options: labels})
+	if err != nil {
+		return "", err
+	}
+	if res.Action != elicit.Accept {
+		return outcome(res.Action, "Nothing tried."), nil
+	}
+	for _, d := range demos {
+		if d.label == res.Content.Option {
+			return d.run(ctx)
+		}
+	}
+	return "", fmt.Errorf("no demo %q", res.Content.Option) // the schema's enum makes this impossible
+}
+
+// Showcase is the assistant that tries every kind of question. The model
+// picks the demo the user's words ask for, made to act at once; a demo's
+// result is the reply, as it is.
 func Showcase() agents.Assistant {
+	loop := agents.Loop{
+		System: "You show what this app can ask a user. Call the tool that fits the user's words; when none fits, call menu.",
+		Agents: []*agents.Agent{Demos()},
+		Choice: llm.ToolRequired,
+		Direct: func(results []agents.Result) string {
+			texts := make([]string, len(results))
+			for i, r := range results {
+				texts[i] = r.Text()
+			}
+			return strings.Join(texts, "\n\n")
+		},
+	}
 	return agents.Assistant{
 		Name:        "showcase",
 		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once.",
-		Turn: func(ctx context.Context, message string) (string, error) {
-			lower := strings.ToLower(message)
-			for _, d := range demos {
-				for _, w := range d.words {
-					if strings.Contains(lower, w) {
-						return d.run(ctx, message)
-					}
-				}
-			}
-			names := make([]string, len(demos))
-			for i, d := range demos {
-				names[i] = d.name
-			}
-			res, err := runtime.Ask(ctx, elicit.Choose, "What would you like to try?", elicit.ChoiceInput{Options: names})
-			if err != nil {
-				return "", err
-			}
-			if res.Action != elicit.Accept {
-				return outcome(res.Action, "Nothing tried."), nil
-			}
-			for _, d := range demos {
-				if d.name == res.Content.Option {
-					return d.run(ctx, message)
-				}
-			}
-			return "", fmt.Errorf("no demo %q", res.Content.Option) // the schema's enum makes this impossible
-		},
+		Turn:        loop.Turn,
 	}
 }
 
@@ -129,9 +165,9 @@ func outcome(a elicit.Action, none string) string {
 	return none
 }
 
-func showLocation(ctx context.Context, message string) (string, error) {
+func showLocation(ctx context.Context, in where) (string, error) {
 	accuracy := "low"
-	if strings.Contains(strings.ToLower(message), "precise") || strings.Contains(strings.ToLower(message), "exact") {
+	if in.Precise {
 		accuracy = "high"
 	}
 	var (
@@ -156,7 +192,7 @@ func showLocation(ctx context.Context, message string) (string, error) {
 	return fmt.Sprintf("You are at %.4f, %.4f (within %.0f m).%s", l.Lat, l.Lng, l.Accuracy, steps), nil
 }
 
-func showPaste(ctx context.Context, _ string) (string, error) {
+func showPaste(ctx context.Context, _ noInput) (string, error) {
 	res, err := runtime.Ask(ctx, elicit.ReadClipboard, "May I read your clipboard?", elicit.ClipboardReadInput{Purpose: "to quote it back"})
 	if err != nil {
 		return "", err
@@ -171,7 +207,7 @@ func showPaste(ctx context.Context, _ string) (string, error) {
 	return fmt.Sprintf("Your clipboard holds %d characters: “%s”", len([]rune(res.Content.Text)), text), nil
 }
 
-func showCopy(ctx context.Context, _ string) (string, error) {
+func showCopy(ctx context.Context, _ noInput) (string, error) {
 	code := fmt.Sprintf("SWEAT-%04d", runtime.Random(ctx)%10000)
 	res, err := runtime.Ask(ctx, elicit.WriteClipboard, "Here is your booking code. Copy it to your clipboard?", elicit.ClipboardWriteInput{Text: code})
 	if err != nil {
@@ -183,7 +219,7 @@ func showCopy(ctx context.Context, _ string) (string, error) {
 	return "Copied " + code + " to your clipboard.", nil
 }
 
-func showConfirm(ctx context.Context, _ string) (string, error) {
+func showConfirm(ctx context.Context, _ noInput) (string, error) {
 	res, err := runtime.Ask(ctx, elicit.Confirm, "Delete all your drafts?", elicit.ConfirmInput{Yes: "Delete them", No: "Keep them"})
 	if err != nil {
 		return "", err
@@ -199,7 +235,7 @@ func showConfirm(ctx context.Context, _ string) (string, error) {
 	return "Kept: your drafts are untouched.", nil
 }
 
-func showChoice(ctx context.Context, _ string) (string, error) {
+func showChoice(ctx context.Context, _ noInput) (string, error) {
 	res, err := runtime.Ask(ctx, elicit.Choose, "Which colour should the theme be?",
 		elicit.ChoiceInput{Options: []string{"red", "green", "blue"}, Else: "Another colour"})
 	if err != nil {
@@ -217,11 +253,11 @@ func showChoice(ctx context.Context, _ string) (string, error) {
 	return outcome(res.Action, "the theme stays as it is."), nil
 }
 
-func showFlight(ctx context.Context, _ string) (string, error) {
+func showFlight(ctx context.Context, _ noInput) (string, error) {
 	return bookFlight(ctx, "Lisbon")
 }
 
-func showTogether(ctx context.Context, _ string) (string, error) {
+func showTogether(ctx context.Context, _ noInput) (string, error) {
 	var bags, meal string
 	err := runtime.Together(ctx,
 		func(ctx context.Context) (err error) { bags, err = AskLuggage.Call(ctx, struct{}{}); return err },
@@ -233,7 +269,7 @@ func showTogether(ctx context.Context, _ string) (string, error) {
 	return fmt.Sprintf("All set: %s; %s.", bags, meal), nil
 }
 
-func showProfile(ctx context.Context, _ string) (string, error) {
+func showProfile(ctx context.Context, _ noInput) (string, error) {
 	res, err := runtime.Ask(ctx, profileForm, "Tell me about yourself:", struct{}{})
 	if err != nil {
 		return "", err

@@ -1,0 +1,31 @@
+// Package sampling holds ready-made middleware for the sample pipeline of
+// package runtime: redaction of personal data, repair of broken JSON
+// replies, a confidence judgement, a per-turn budget and history
+// truncation.
+//
+// Every middleware here has the same shape: a function that takes a
+// context (and, where it has options, an options struct) and returns a
+// child context in which the middleware is installed at its stage, with
+// the priority it needs. Installing one is one line:
+//
+//	ctx = sampling.RedactPII(ctx)
+//
+// Where each one goes, and why:
+//
+//	RedactPII        runtime.SampleInput       Max  sees every request, side questions included
+//	TruncateHistory  runtime.SampleInput       Max  shortens what the model is given
+//	RepairJSON       runtime.SampleOutput      Min  repairs the reply before any reader sees it
+//	JudgeConfidence  runtime.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
+//	Budget           runtime.SampleAPI         Max  counts and limits model calls and tokens
+//
+// Middleware installed in a scope is shared by every call under it, and a
+// turn's calls are recorded and replayed, so each one here is
+// deterministic given the same replies: none reads the clock or draws a
+// random number. Budget is the only one that keeps state; it keeps fresh
+// counters each time it is called, so an app calls it at the start of
+// every turn (chat.Config.Scope):
+//
+//	Scope: func(ctx context.Context) context.Context {
+//		return sampling.Budget(ctx, sampling.Limits{Calls: 20, Tokens: 200_000})
+//	},
+package sampling

@@ -1,0 +1,145 @@
+package sampling_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/sampling"
+)
+
+// Messages are written in tests as short codes: "s" system, "u1" the user,
+// "a1" the assistant, "a1>c1,c2" an assistant calling tools c1 and c2,
+// "t:c1" the result of tool call c1.
+func conversation(codes ...string) []llm.Message {
+	var out []llm.Message
+	for _, c := range codes {
+		switch {
+		case c == "s" || strings.HasPrefix(c, "s"):
+			out = append(out, llm.Message{Role: llm.System, Content: c})
+		case strings.HasPrefix(c, "u"):
+			out = append(out, llm.Message{Role: llm.User, Content: c})
+		case strings.HasPrefix(c, "t:"):
+			out = append(out, llm.Message{Role: llm.Tool, ToolCallID: c[2:], Content: c})
+		case strings.HasPrefix(c, "a"):
+			name, calls, _ := strings.Cut(c, ">")
+			m := llm.Message{Role: llm.Assistant, Content: name}
+			if calls != "" {
+				for _, id := range strings.Split(calls, ",") {
+					m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Name: "tool", Arguments: "{}"})
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// codes writes msgs back as codes, a note of omission as "(n)".
+func codes(msgs []llm.Message) string {
+	var out []string
+	for _, m := range msgs {
+		switch {
+		case m.Role == llm.System && strings.HasPrefix(m.Content, "("):
+			n := 0
+			fmt.Sscanf(m.Content, "(%d", &n)
+			out = append(out, fmt.Sprintf("(%d)", n))
+		case m.Role == llm.Assistant && len(m.ToolCalls) > 0:
+			var ids []string
+			for _, c := range m.ToolCalls {
+				ids = append(ids, c.ID)
+			}
+			out = append(out, m.Content+">"+strings.Join(ids, ","))
+		default:
+			out = append(out, m.Content)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestTruncateHistory(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		t    sampling.Truncation
+		in   []string
+		want string
+	}{
+		{"short enough is left alone", sampling.Truncation{MaxMessages: 5},
+			[]string{"s", "u1", "a1", "u2", "a2"}, "s u1 a1 u2 a2"},
+		{"the oldest go, system messages stay", sampling.Truncation{MaxMessages: 5},
+			[]string{"s", "u1", "a1", "u2", "a2", "u3", "a3", "u4"}, "s (4) u3 a3 u4"},
+		{"the latest turns stay even over the limit", sampling.Truncation{MaxMessages: 3, KeepTurns: 2},
+			[]string{"s", "u1", "a1", "u2", "a2", "u3"}, "s (2) u2 a2 u3"},
+		{"a system message in the middle stays", sampling.Truncation{MaxMessages: 4},
+			[]string{"u1", "a1", "s-summary", "u2", "a2", "u3"}, "(3) s-summary a2 u3"},
+		{"a tool call goes with all its results", sampling.Truncation{MaxMessages: 5},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (5) u2 a2 u3"},
+		{"a tool call is not split to fit", sampling.Truncation{MaxMessages: 7},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (4) a1 u2 a2 u3"},
+		{"a tool call is kept with its results", sampling.Truncation{MaxMessages: 8},
+			[]string{"s", "u1", "a1", "u2", "a2>c1,c2", "t:c1", "t:c2", "a2", "u3"}, "s (2) u2 a2>c1,c2 t:c1 t:c2 a2 u3"},
+		{"tool calls of the latest turn stay", sampling.Truncation{MaxMessages: 2},
+			[]string{"u1", "a1", "u2", "a2>c1", "t:c1", "a2>c2", "t:c2"}, "(2) u2 a2>c1 t:c1 a2>c2 t:c2"},
+		{"results arriving out of order", sampling.Truncation{MaxMessages: 5},
+			[]string{"u1", "a1>c1,c2", "t:c2", "a-aside", "t:c1", "u2", "a2", "u3"}, "(4) a-aside u2 a2 u3"},
+		{"words as tokens", sampling.Truncation{MaxWords: 20},
+			[]string{"u1 " + strings.Repeat("w ", 30), "a1", "u2", "a2", "u3"}, "(1) a1 u2 a2 u3"},
+		{"no user message: nothing is safe to drop", sampling.Truncation{MaxMessages: 2},
+			[]string{"s", "a1", "a2", "a3"}, "s a1 a2 a3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := replying("ok")
+			ctx := sampling.TruncateHistory(m.provide(t.Context()), tc.t)
+			req := llm.Request{Messages: conversation(tc.in...)}
+			if _, err := runtime.Sample(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			got := m.requests[0].Messages
+			if codes(got) != tc.want {
+				t.Errorf("the model got\n %s\nwant\n %s", codes(got), tc.want)
+			}
+			checkPairs(t, got)
+			if codes(req.Messages) != strings.Join(tc.in, " ") {
+				t.Errorf("the caller's request was changed: %s", codes(req.Messages))
+			}
+		})
+	}
+}
+
+// checkPairs fails t if msgs hold a tool result without its call, or a
+// call without all its results: what OpenAI refuses.
+func checkPairs(t *testing.T, msgs []llm.Message) {
+	t.Helper()
+	calls, results := map[string]bool{}, map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+		}
+		if m.Role == llm.Tool {
+			if !calls[m.ToolCallID] {
+				t.Errorf("the result of %s comes without its call", m.ToolCallID)
+			}
+			results[m.ToolCallID] = true
+		}
+	}
+	for id := range calls {
+		if !results[id] {
+			t.Errorf("the call %s comes without its result", id)
+		}
+	}
+}
+
+// The note says how many messages were left out, in words.
+func TestTruncateHistoryNote(t *testing.T) {
+	m := replying("ok")
+	ctx := sampling.TruncateHistory(m.provide(t.Context()), sampling.Truncation{MaxMessages: 3})
+	if _, err := runtime.Sample(ctx, llm.Request{Messages: conversation("u1", "a1", "u2", "a2", "u3")}); err != nil {
+		t.Fatal(err)
+	}
+	note := m.requests[0].Messages[0]
+	if note.Role != llm.System || note.Content != "(3 earlier messages omitted)" {
+		t.Errorf("note %+v", note)
+	}
+}
