@@ -29,6 +29,9 @@ type conversation struct {
 	notice   Notice      // shown on the conversation's pages until the next command
 	active   time.Time   // when the last node was recorded
 	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
+	// modelSince is when the running turn's model call began, zero when it
+	// is not waiting on one (modelwait.go).
+	modelSince time.Time
 	// suspendTimer suspends the turn once nobody watched it for a while
 	// (suspend.go).
 	suspendTimer *time.Timer
@@ -129,5 +132,8 @@ func (c *conversation) statusLocked() Status {
 	st := c.status
 	st.Running = c.running()
 	st.Waiting = c.running() && len(c.pending) > 0
+	if !c.modelSince.IsZero() && st.Draft == "" {
+		st.ModelWait = time.Since(c.modelSince)
+	}
 	return st
 }

@@ -130,6 +130,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
+		defer t.waitOnModel()()
 		resp, callErr = model.Complete(ctx, req, func(delta string) {
 			c.mu.Lock()
 			if c.current == t {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
@@ -26,6 +27,9 @@ type Status struct {
 	Waiting  bool // the turn waits for the user to answer a question
 	Progress *runtime.Progress
 	Draft    string // the reply as it streams in
+	// ModelWait is how long the turn has been waiting on a model call that
+	// has sent nothing yet; zero when it is not waiting on one.
+	ModelWait time.Duration
 }
 
 // Item is one visible entry of the conversation.

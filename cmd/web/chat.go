@@ -68,7 +68,11 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 	if err != nil {
 		return err
 	}
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log})
+	scope, err := rootScope(getenv)
+	if err != nil {
+		return err
+	}
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log, Scope: scope})
 	defer svc.Close()
 
 	prompters := term.Builtin()

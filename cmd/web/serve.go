@@ -135,10 +135,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	scope, err := rootScope(getenv)
+	if err != nil {
+		return err
+	}
 	// The answers to the demo agents are checked by the rules of the kinds
 	// they ask with.
 	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log,
+	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log, Scope: scope,
 		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
 	defer svc.Close()
 

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/sweatpants-go/sweatpants/backend/sampling"
+)
+
+// defaultTurnCalls bounds the model calls of one turn, so that an agent
+// loop that runs away is stopped with a clear message.
+const defaultTurnCalls = 40
+
+// rootScope is the program's scope for every turn (chat.Config.Scope): the
+// middleware every model call passes. It reads from the environment:
+// SWEATPANTS_REDACT_PII (true unless false: e-mail addresses, phone and card
+// numbers never reach the model) and SWEATPANTS_TURN_CALLS (model calls a
+// turn may make; 0 for no bound).
+func rootScope(getenv func(string) string) (func(context.Context) context.Context, error) {
+	redact := true
+	if v := getenv("SWEATPANTS_REDACT_PII"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("SWEATPANTS_REDACT_PII must be true or false, not %q", v)
+		}
+		redact = b
+	}
+	calls := defaultTurnCalls
+	if v := getenv("SWEATPANTS_TURN_CALLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("SWEATPANTS_TURN_CALLS must be a number of model calls (0 for no bound), not %q", v)
+		}
+		calls = n
+	}
+	return func(ctx context.Context) context.Context {
+		if redact {
+			ctx = sampling.RedactPII(ctx)
+		}
+		ctx = sampling.RepairJSON(ctx)
+		if calls > 0 {
+			ctx = sampling.Budget(ctx, sampling.Limits{Calls: calls}) // fresh counters for each turn
+		}
+		return ctx
+	}, nil
+}
