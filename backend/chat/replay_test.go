@@ -297,3 +297,100 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 		t.Fatalf("%d tool calls recorded, want 1", got)
 	}
 }
+
+// countingModel answers "maybe" to its first call and "yes" to the others,
+// counting them.
+type countingModel struct{ calls atomic.Int32 }
+
+func (*countingModel) Name() string { return "counting" }
+
+func (m *countingModel) Complete(context.Context, llm.Request, func(string)) (llm.Response, error) {
+	if m.calls.Add(1) == 1 {
+		return llm.Response{Content: "maybe"}, nil
+	}
+	return llm.Response{Content: "yes"}, nil
+}
+
+func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
+	sure := func(ctx context.Context) context.Context {
+		return runtime.SampleConfidence.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
+			return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+				if s.Response.Content != "yes" {
+					return s, runtime.Retry("sure-or-nothing", "the answer hedges")
+				}
+				return next(ctx, s)
+			}
+		}, runtime.Min)
+	}
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		if err != nil {
+			return "", err
+		}
+		ok, err := runtime.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s, and you said %v", resp.Content, ok.Content.Yes), nil
+	}}
+	model := &countingModel{}
+	s := startServer(t, agents.NewRegistry(asker), model)
+	s.stop()
+	start := func() {
+		db := storetest.OpenAt(s.t, s.path)
+		s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Scope: sure})
+	}
+	start()
+	conv, _ := s.svc.Create(t.Context(), "me", "asker")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "sure?"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if msg := pendingElicit(v).Request.Message; msg != "The model says yes. Fine?" {
+		t.Fatalf("asked %q, want the second attempt's answer", msg)
+	}
+	retries := s.nodes(conv.ID, tree.SampleRetry)
+	if len(retries) != 1 {
+		t.Fatalf("%d refusals recorded, want 1", len(retries))
+	}
+	if note, _ := tree.Decode[runtime.RetryNote](retries[0]); note != (runtime.RetryNote{Attempt: 1, By: "sure-or-nothing", Reason: "the answer hedges"}) {
+		t.Fatalf("recorded %+v", note)
+	}
+
+	eid := pendingElicit(v).Request.ID
+	s.stop()
+	start()
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Text != "yes, and you said true" {
+		t.Fatalf("last item %+v", it)
+	}
+	if n := model.calls.Load(); n != 2 {
+		t.Fatalf("the model was called %d times, want 2: the replay answers both attempts from the record", n)
+	}
+	if n := len(s.nodes(conv.ID, tree.SampleRetry)); n != 1 {
+		t.Fatalf("%d refusals recorded after the replay, want still 1", n)
+	}
+}
+
+// A scope can choose its own model: the turn's calls go to it, not to the
+// service's.
+func TestAScopeChoosesItsModel(t *testing.T) {
+	own := &countingModel{}
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		resp, err := runtime.Sample(runtime.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		return resp.Content, err
+	}}
+	service := &countingModel{}
+	s := startServer(t, agents.NewRegistry(asker), service)
+	conv, _ := s.svc.Create(t.Context(), "me", "asker")
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if own.calls.Load() != 1 || service.calls.Load() != 0 {
+		t.Fatalf("the scope's model got %d calls and the service's %d; want 1 and 0", own.calls.Load(), service.calls.Load())
+	}
+}
