@@ -57,6 +57,38 @@ func Example_writingAnAgent() {
 			return out.Content, nil
 		},
 	}
-	// chat.New(chat.Config{Store: db, Agents: agents.NewRegistry(greeter), Model: model}) serves it.
+	// chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(greeter), Model: model}) serves it.
 	_ = agents.NewRegistry(greeter)
+}
+
+// Trip is a value the model is asked for with SampleAs: its JSON Schema
+// comes from the type.
+type Trip struct {
+	Destination string `json:"destination" desc:"The city to travel to"`
+	Date        string `json:"date" format:"date" desc:"The day of departure"`
+}
+
+// readTrip is a tool that reads a trip out of the user's words with the
+// model, as a typed value.
+var readTrip = agents.NewTool(greeterAgent, "readTrip", "Read where and when the user wants to travel",
+	func(ctx context.Context, words string) (Trip, error) {
+		trip, err := runtime.SampleAs[Trip](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: words}}})
+		return trip.Value, err // an *runtime.OutputError when the model could not say it twice
+	})
+
+// A model-driven agent hands the turn to the model: it is offered the tools
+// of the agents listed, calls them (several at once when it likes), and may
+// ask the user itself through ask_user, until it answers in words. The
+// README's "Writing an agent" shows this same code.
+func Example_modelDrivenAgent() {
+	planner := agents.Assistant{
+		Name:        "planner",
+		Description: "Plans trips, with the model in charge.",
+		Turn: agents.Loop{
+			System:  "You plan trips. Read the trip, look at the weather, and ask the user when you must.",
+			Agents:  []*agents.Agent{greeterAgent}, // weather and readTrip
+			AskUser: true,
+		}.Turn,
+	}
+	_ = agents.NewRegistry(planner)
 }
