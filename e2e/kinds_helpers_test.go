@@ -15,11 +15,18 @@ import (
 // permissions (headless Chromium answers every permission prompt with no).
 func openShowcase(t *testing.T, a *app, perms ...string) *chatPage {
 	t.Helper()
+	return openAgent(t, a, "showcase", perms...)
+}
+
+// openAgent opens a new browser session and starts a chat with the named
+// agent through the sidebar's agent picker, granting perms first.
+func openAgent(t *testing.T, a *app, agent string, perms ...string) *chatPage {
+	t.Helper()
 	p := &chatPage{t: t, Page: newPage(t)}
 	step := func(what string, err error) {
 		t.Helper()
 		if err != nil {
-			t.Fatalf("open a showcase chat: %s: %v", what, err)
+			t.Fatalf("open a %s chat: %s: %v", agent, what, err)
 		}
 	}
 	t.Cleanup(func() {
@@ -33,12 +40,12 @@ func openShowcase(t *testing.T, a *app, perms ...string) *chatPage {
 	}
 	_, err := p.Goto(a.URL + "/")
 	step("open the app", err)
-	_, err = p.GetByTestId("new-chat-agent").SelectOption(playwright.SelectOptionValues{Values: &[]string{"showcase"}})
+	_, err = p.GetByTestId("new-chat-agent").SelectOption(playwright.SelectOptionValues{Values: &[]string{agent}})
 	step("pick the agent", err)
 	step("click New chat", p.GetByTestId("new-chat").Click())
-	// The new page is the one whose header names the showcase agent; the
+	// The new page is the one whose header names the agent; the
 	// conversation starts with the first message.
-	step("wait for the new page", expect.Locator(p.Locator(".chat-header .agent")).ToHaveText("agent: showcase"))
+	step("wait for the new page", expect.Locator(p.Locator(".chat-header .agent")).ToHaveText("agent: "+agent))
 	return p
 }
 

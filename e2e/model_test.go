@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+)
+
+// The showcase is model-driven: the (offline) model reads "where am i",
+// calls the location tool, whose question reaches the browser's location
+// component; the inspector shows the model call and the tool call.
+func TestTheModelReachesTheLocationThroughAToolCall(t *testing.T) {
+	a := startApp(t)
+	p := openShowcase(t, a, "geolocation")
+	p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 59.9139, Longitude: 10.7522, Accuracy: playwright.Float(30)}))
+	q := p.ask("where am i", "location")
+	p.must(q.GetByTestId("location-share").Click())
+	p.replied("You are at 59.9139, 10.7522 (within 30 m). Your device went through: acquiring.")
+
+	ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err := ins.Goto(p.URL() + "/tree")
+	ins.must(err)
+	ins.waitForStream()
+	sample := ins.Locator(`[data-testid=tree-node][data-kind=sample]`)
+	ins.must(expect.Locator(sample).ToHaveCount(1))
+	ins.must(sample.Locator("summary").First().Click())
+	ins.must(expect.Locator(sample.GetByTestId("node-payload").First()).ToContainText(`"name": "shareLocation"`))
+	tool := ins.Locator(`[data-testid=tree-node][data-kind=tool]`)
+	ins.must(expect.Locator(tool).ToHaveCount(1))
+	ins.must(tool.Locator("summary").First().Click())
+	ins.must(expect.Locator(tool.GetByTestId("node-payload").First()).ToContainText(`"tool": "shareLocation"`))
+}
+
+// A failed model call shows a short sentence, the provider's words behind
+// Details; Retry calls the model again without asking the form again.
+func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Fail(400, "This model does not take requests about Nice on Mondays."), llmtest.Text("Day 1: ", "the sea."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "concierge")
+	p.send("Plan a trip to Nice")
+	p.fillTrip("Nice", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+
+	failure := p.GetByTestId("turn-error")
+	p.must(expect.Locator(failure).ToHaveText("The model could not answer."))
+	details := p.GetByTestId("failure-details")
+	p.must(expect.Locator(details.Locator("pre")).Not().ToBeVisible())
+	p.must(details.Locator("summary").Click())
+	p.must(expect.Locator(details.Locator("pre")).ToContainText("does not take requests about Nice on Mondays"))
+
+	p.must(p.GetByTestId("reply-turn").Last().GetByTestId("retry").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Nice is planned"))
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Day 1: the sea."))
+	p.must(expect.Locator(p.GetByTestId("turn-error")).ToHaveCount(0))
+	// The form was asked once, and answered once.
+	p.must(expect.Locator(p.Locator(`[data-testid=elicit]`)).ToHaveCount(1))
+}
+
+// While a model call has sent nothing, the page says how long the turn has
+// been waiting on it.
+func TestThePageSaysHowLongTheModelKeepsItWaiting(t *testing.T) {
+	slow := llmtest.Text("Day 1: ", "the sea.")
+	slow.Delay = 2500 * time.Millisecond
+	model := llmtest.NewServer(t, slow)
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "concierge")
+	p.send("Plan a trip to Nice")
+	p.fillTrip("Nice", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.GetByTestId("model-wait")).ToHaveText(regexp.MustCompile(`^Waiting for the model… [12] s$`)))
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Day 1: the sea."))
+	p.must(expect.Locator(p.GetByTestId("model-wait")).ToHaveCount(0))
+}
