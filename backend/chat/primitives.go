@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,7 +113,6 @@ func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error)
 
 func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
 	id := durable.NextCall(ctx)
-	reqJSON := tree.MustEncode(req)
 	c := t.conv
 	var (
 		ran     bool
@@ -121,7 +121,12 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	)
 	rec, err := durable.Step(t.record, durable.Call[tree.SampleRecord]{
 		ID: id, Kind: tree.Sample, Made: "a model call",
-		Same: func(was tree.SampleRecord) bool { return durable.SameJSON(tree.MustEncode(was.Request), reqJSON) },
+		Same: func(was tree.SampleRecord) bool {
+			// Encoded by the same code, the same request has the same bytes;
+			// only a record written otherwise needs the slow comparison.
+			now, then := tree.MustEncode(req), tree.MustEncode(was.Request)
+			return bytes.Equal(now, then) || durable.SameJSON(now, then)
+		},
 	}, func() (tree.SampleRecord, error) {
 		c.flush() // an answer the call follows is written before it starts
 		start := time.Now()

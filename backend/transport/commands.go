@@ -145,8 +145,10 @@ func (s *Server) editMessage(c echo.Context) error {
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
 }
 
-// retryReply answers POST /c/:id/replies/:node/retry: the message that
-// reply answers is sent again on a new branch beside the old one (204).
+// retryReply answers POST /c/:id/replies/:node/retry: the turn that ended
+// in that reply is taken again on a new branch beside the old one — resumed
+// before the model call it failed on, or from its message sent again
+// (204).
 func (s *Server) retryReply(c echo.Context) error {
 	node, err := nodeParam(c)
 	if err != nil {
