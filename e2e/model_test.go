@@ -38,7 +38,7 @@ func TestTheModelReachesTheLocationThroughAToolCall(t *testing.T) {
 // A failed model call shows a short sentence, the provider's words behind
 // Details; Retry calls the model again without asking the form again.
 func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
-	model := llmtest.NewServer(t, llmtest.Fail(400, "This model does not take requests about Nice on Mondays."), llmtest.Text("Day 1: ", "the sea."))
+	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), llmtest.Fail(400, "This model does not take requests about Nice on Mondays."), llmtest.Text("Day 1: ", "the sea."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "concierge")
 	p.send("Plan a trip to Nice")
@@ -65,7 +65,7 @@ func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
 func TestThePageSaysHowLongTheModelKeepsItWaiting(t *testing.T) {
 	slow := llmtest.Text("Day 1: ", "the sea.")
 	slow.Delay = 2500 * time.Millisecond
-	model := llmtest.NewServer(t, slow)
+	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), slow)
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "concierge")
 	p.send("Plan a trip to Nice")

@@ -24,7 +24,7 @@ var shownAs = strings.ReplaceAll(forgedEvent, "\r", "\n")
 // OpenAI-compatible endpoint, then loads the conversation again: no script
 // ran, and each text is shown as it was written.
 func TestForgedStreamEventsRunNoScript(t *testing.T) {
-	model := llmtest.NewServer(t, llmtest.Text("Your plan: ", forgedEvent))
+	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"a trip"}`), llmtest.Text("Your plan: ", forgedEvent))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openChat(t, a)
 	// The page's Content-Security-Policy must not get in the app's way:
@@ -35,7 +35,7 @@ func TestForgedStreamEventsRunNoScript(t *testing.T) {
 	// A browser's textarea turns "\r" into "\n", so the text is posted as a
 	// script on another page would post it: straight to the routes.
 	started, err := p.Evaluate(`async (text) => {
-		const res = await fetch('/c', {method: 'POST', body: new URLSearchParams({message: text})})
+		const res = await fetch('/c', {method: 'POST', body: new URLSearchParams({agent: 'concierge', message: text})})
 		return res.url
 	}`, forgedEvent)
 	p.must(err)

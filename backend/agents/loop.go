@@ -76,12 +76,15 @@ func (e *StepsError) Error() string {
 // (runtime.History, which ends with message) is the conversation the model
 // continues.
 func (l Loop) Turn(ctx context.Context, message string) (string, error) {
-	history := []llm.Message{{Role: llm.User, Content: message}} // outside a conversation: the message alone
+	var history []llm.Message
 	if runtime.HistoryAPI.Installed(ctx) {
 		var err error
 		if history, err = runtime.History(ctx); err != nil {
 			return "", err
 		}
+	}
+	if len(history) == 0 { // outside a conversation: the message alone
+		history = []llm.Message{{Role: llm.User, Content: message}}
 	}
 	return l.Run(ctx, history)
 }
@@ -188,6 +191,9 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 			if err != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
+			if err != nil && EndsTurn(err) {
+				return err
+			}
 			outcomes[i] = Result{Tool: c.Name, Output: out, Err: err}
 			content := string(out)
 			if err != nil {
@@ -211,6 +217,19 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 		return nil, nil, err
 	}
 	return results, outcomes, nil
+}
+
+// EndsTurn reports whether err, met in a tool, ends the turn instead of
+// going back to the model as the tool's result: a model call inside the
+// tool failed (the model cannot be asked to work around its own outage, and
+// Retry takes the turn up again at that call), or err says so itself with
+// an EndsTurn method, as a replay that no longer matches the record does.
+func EndsTurn(err error) bool {
+	if _, ok := errors.AsType[*llm.Error](err); ok {
+		return true
+	}
+	var e interface{ EndsTurn() bool }
+	return errors.As(err, &e) && e.EndsTurn()
 }
 
 // callTool runs one call of the model's.

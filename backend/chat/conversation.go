@@ -27,6 +27,7 @@ type conversation struct {
 	subs     map[*Subscription]struct{}
 	seq      int64
 	notice   Notice      // shown on the conversation's pages until the next command
+	noticeAt time.Time   // when notice was set
 	active   time.Time   // when the last node was recorded
 	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
 	// modelSince is when the running turn's model call began, zero when it

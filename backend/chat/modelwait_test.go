@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
@@ -64,5 +65,31 @@ func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Text != "at last" || v.Status.ModelWait != 0 {
 		t.Fatalf("after the reply: last item %+v, status %+v", it, v.Status)
+	}
+}
+
+// A command that went well clears the notice an earlier one left, but not
+// one a command running beside it left meanwhile.
+func TestANoticeIsClearedOnlyByACommandThatBeganAfterIt(t *testing.T) {
+	svc, _ := newService(t, offline.New())
+	conv, err := svc.Create(t.Context(), "me", "concierge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID) // keeps it in memory
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	began := time.Now()
+	svc.Notice("me", conv.ID, "That question was already answered; the first answer stands.")
+	svc.ClearNotice("me", conv.ID, began) // began before the notice was shown
+	v, _ := svc.View(t.Context(), "me", conv.ID)
+	if v.Notice.Text == "" {
+		t.Fatal("a command that began before the notice cleared it")
+	}
+	svc.ClearNotice("me", conv.ID, time.Now())
+	if v, _ := svc.View(t.Context(), "me", conv.ID); v.Notice.Text != "" {
+		t.Fatalf("notice %q after a later command went well, want none", v.Notice.Text)
 	}
 }

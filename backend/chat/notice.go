@@ -1,5 +1,7 @@
 package chat
 
+import "time"
+
 // Notices. A command that went wrong where no better place shows it, or
 // went well and says so, leaves a notice on every open page of the
 // conversation until the next command.
@@ -17,7 +19,32 @@ func (s *Service) Inform(session, id, message string) {
 	s.notice(session, id, Notice{Text: message, Info: true})
 }
 
+// ClearNotice clears the conversation's notice if it was shown before
+// since: a command that went well clears what an earlier one left, but not
+// what another command, running beside it, said meanwhile.
+func (s *Service) ClearNotice(session, id string, since time.Time) {
+	s.change(session, id, func(c *conversation) bool {
+		if c.notice == (Notice{}) || !c.noticeAt.Before(since) {
+			return false
+		}
+		c.notice = Notice{}
+		return true
+	})
+}
+
 func (s *Service) notice(session, id string, n Notice) {
+	s.change(session, id, func(c *conversation) bool {
+		if n == c.notice {
+			return false // most commands clear a notice that is not there
+		}
+		c.notice, c.noticeAt = n, time.Now()
+		return true
+	})
+}
+
+// change runs set on the notice of conversation id if it is in memory and
+// session owns it, and tells the pages when set changed it.
+func (s *Service) change(session, id string, set func(c *conversation) bool) {
 	s.mu.Lock()
 	c := s.live[id]
 	mine := c != nil && c.owner == session
@@ -27,9 +54,7 @@ func (s *Service) notice(session, id string, n Notice) {
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if n == c.notice {
-		return // most commands clear a notice that is not there
+	if set(c) {
+		c.broadcastLocked(Change{Notice: c.notice})
 	}
-	c.notice = n
-	c.broadcastLocked(Change{Notice: n})
 }

@@ -76,7 +76,8 @@ func lastItem(v chat.View) chat.Item {
 }
 
 func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
-	fake := llmtest.NewServer(t, llmtest.Fail(400, "the model refused the request"), llmtest.Text("Day 1: ", "the sea."))
+	plan := llmtest.Call("plan-trip", `{"request":"a trip"}`)
+	fake := llmtest.NewServer(t, plan, llmtest.Fail(400, "the model refused the request"), plan, llmtest.Text("Day 1: ", "the sea."))
 	svc, db := newService(t, openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	const session = "s1"
 	conv, err := svc.Create(t.Context(), session, "concierge")
@@ -123,8 +124,8 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 			samples++
 		}
 	}
-	if samples != 2 {
-		t.Errorf("recorded %d model calls, want 2 (the failed one included)", samples)
+	if samples != 4 {
+		t.Errorf("recorded %d model calls, want 4: each turn's choice of tool and its plan, the failed one included", samples)
 		for _, n := range nodes {
 			t.Logf("%d p=%d %s %s %.100s", n.ID, n.Parent, n.Kind, n.Ref, n.Payload)
 		}
@@ -132,7 +133,7 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 }
 
 func TestRetryAfterAModelFailureCallsTheModelAgainWithoutAskingAgain(t *testing.T) {
-	fake := llmtest.NewServer(t, llmtest.Fail(400, "the model refused the request"), llmtest.Text("Day 1: ", "the sea."))
+	fake := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"a trip"}`), llmtest.Fail(400, "the model refused the request"), llmtest.Text("Day 1: ", "the sea."))
 	svc, db := newService(t, openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	const session = "s1"
 	conv, err := svc.Create(t.Context(), session, "concierge")
@@ -178,11 +179,11 @@ func TestRetryAfterAModelFailureCallsTheModelAgainWithoutAskingAgain(t *testing.
 	for _, n := range nodes {
 		count[n.Kind]++
 	}
-	if count[tree.ElicitRequest] != 1 || count[tree.ElicitResponse] != 1 || count[tree.Sample] != 2 || count[tree.UserMessage] != 1 {
-		t.Fatalf("recorded %v; want one question, one answer, one message and two model calls", count)
+	if count[tree.ElicitRequest] != 1 || count[tree.ElicitResponse] != 1 || count[tree.Sample] != 3 || count[tree.UserMessage] != 1 {
+		t.Fatalf("recorded %v; want one question, one answer, one message and three model calls (the choice of tool, the failed plan, the plan)", count)
 	}
-	if got := fake.Requests(); len(got) != 2 {
-		t.Fatalf("the model got %d requests, want 2", len(got))
+	if got := fake.Requests(); len(got) != 3 {
+		t.Fatalf("the model got %d requests, want 3", len(got))
 	}
 }
 
@@ -273,7 +274,7 @@ func TestAnotherSessionCannotSeeOrAct(t *testing.T) {
 }
 
 func TestStopHaltsAModelReplyMidStream(t *testing.T) {
-	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true})
+	fake := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"a trip"}`), llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true})
 	svc, db := newService(t, openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	if err := svc.Send(t.Context(), "s", conv.ID, "a trip"); err != nil {

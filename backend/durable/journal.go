@@ -135,6 +135,10 @@ type NonDeterminismError struct {
 	Made     string // what the code made instead
 }
 
+// EndsTurn says that the turn cannot go on: a tool that meets this error
+// does not hand it to the model as its result.
+func (e *NonDeterminismError) EndsTurn() bool { return true }
+
 func (e *NonDeterminismError) Error() string {
 	return fmt.Sprintf("replay diverged at call %s: the record has %s, but the code now makes %s", e.Call, e.Recorded, e.Made)
 }

@@ -30,6 +30,10 @@ type BudgetError struct {
 	Limits Limits
 }
 
+// EndsTurn says that a spent budget stops the turn: an agent loop does not
+// hand it to the model as a tool's result.
+func (e *BudgetError) EndsTurn() bool { return true }
+
 func (e *BudgetError) Error() string {
 	var spent []string
 	if e.Limits.Calls > 0 && e.Calls >= e.Limits.Calls {

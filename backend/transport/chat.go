@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
@@ -88,6 +89,8 @@ type Chat interface {
 	// Inform shows message on the conversation's open pages, to tell how a
 	// request went when it went well; as Notice, it returns no error.
 	Inform(session, id, message string)
+	// ClearNotice clears the notice if it was shown before since.
+	ClearNotice(session, id string, since time.Time)
 }
 
 // The chat service is what the transport runs on; this fails to compile

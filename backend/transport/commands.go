@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
@@ -26,10 +27,12 @@ import (
 // two exceptions: problems with fields of a form are shown on the form,
 // each beside its field, and a request refused for coming too often
 // (TooMany) says nothing, so that a flood of them is not a flood of notices
-// to every page. A command that went through clears the notice, unless its
-// handler left it (leaveNotice).
+// to every page. A command that went through clears the notice an earlier
+// command left, unless its handler left it (leaveNotice); a refusal of a
+// command that ran beside it stays.
 func (s *Server) command(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		began := time.Now()
 		err := next(c)
 		// Once the answer has started, the command has gone through: an
 		// error now is a browser that went away while it was answered.
@@ -40,7 +43,8 @@ func (s *Server) command(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		if left, _ := c.Get(noticeLeft).(bool); !left {
-			s.chat.Notice(sessionOf(c), c.Param("id"), "")
+			// A refusal of a command that ran beside this one stays.
+			s.chat.ClearNotice(sessionOf(c), c.Param("id"), began)
 		}
 		return err
 	}

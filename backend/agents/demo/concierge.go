@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -101,19 +102,31 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Concierge is the default assistant: every message becomes a trip to
-// plan, with each planning step taking pace.
+// Concierge is the default assistant with the offline model: the model
+// reads each message as a trip to plan and calls plan-trip, whose steps
+// take pace each; the plan it returns is the reply.
 func Concierge(pace time.Duration) agents.Assistant {
+	loop := agents.Loop{
+		System: "You are a travel concierge. Every message is a trip to plan: call plan-trip with what the user asked for.",
+		Agents: []*agents.Agent{Travel},
+		Choice: llm.ToolRequired,
+		Direct: func(results []agents.Result) string {
+			r := results[0]
+			if r.Err != nil {
+				return "I could not plan that trip: " + r.Text()
+			}
+			var plan TripPlan
+			if err := json.Unmarshal(r.Output, &plan); err != nil {
+				return r.Text()
+			}
+			return describePlan(plan)
+		},
+	}
 	return agents.Assistant{
 		Name:        "concierge",
 		Description: "Plans a trip: asks for details in a form, shows progress, then answers.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			ctx = Pace.With(ctx, pace)
-			plan, err := PlanTrip.Call(ctx, TripRequest{Request: message})
-			if err != nil {
-				return "", err
-			}
-			return describePlan(plan), nil
+			return loop.Turn(Pace.With(ctx, pace), message)
 		},
 	}
 }

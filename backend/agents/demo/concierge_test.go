@@ -29,7 +29,13 @@ func world(t *testing.T, u *fakeUser) (context.Context, *[]string) {
 	t.Helper()
 	var progress []string
 	ctx := runtime.ElicitAPI.Provide(t.Context(), u.core)
+	// The model calls plan-trip with the user's words when it is offered
+	// tools, and drafts the plan when it is not.
 	ctx = runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+		if len(req.Tools) > 0 {
+			words, _ := json.Marshal(TripRequest{Request: req.Messages[len(req.Messages)-1].Content})
+			return llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "plan-trip", Arguments: string(words)}}}, nil
+		}
 		return llm.Response{Content: "Day 1: arrive."}, nil
 	})
 	ctx = runtime.HistoryAPI.Provide(ctx, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })

@@ -73,6 +73,12 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
+// Call is a Reply that calls the tool name with arguments (JSON), as a
+// model driving an agent does.
+func Call(name, arguments string) Reply {
+	return Reply{ToolCalls: []ToolCall{{ID: "call_" + name, Name: name, Arguments: arguments}}}
+}
+
 // Text is a Reply that answers with chunks of text.
 func Text(chunks ...string) Reply { return Reply{Chunks: chunks} }
 
