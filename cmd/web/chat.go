@@ -12,7 +12,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -61,18 +60,12 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 		return err
 	}
 	defer db.Close()
-	// The answers to the demo agents are checked by the rules of the kinds
-	// they ask with.
-	kinds := elicit.NewKinds(demo.Kinds()...)
-	provider, err := model(getenv)
+	app, err := appConfig(getenv, cfg.pace)
 	if err != nil {
 		return err
 	}
-	scope, err := rootScope(getenv)
-	if err != nil {
-		return err
-	}
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log, Scope: scope})
+	app.Store, app.Log = db, log
+	svc := chat.New(app)
 	defer svc.Close()
 
 	prompters := term.Builtin()

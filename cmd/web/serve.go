@@ -16,8 +16,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -131,19 +129,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
-	provider, err := model(getenv)
+	app, err := appConfig(getenv, cfg.pace)
 	if err != nil {
 		return err
 	}
-	scope, err := rootScope(getenv)
-	if err != nil {
-		return err
-	}
-	// The answers to the demo agents are checked by the rules of the kinds
-	// they ask with.
-	kinds := elicit.NewKinds(demo.Kinds()...)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{Pace: cfg.pace, AssistantFirst: provider.Name() != offline.New().Name()}), Model: provider, Kinds: kinds, Log: log, Scope: scope,
-		CompactAfter: cfg.compact, SuspendAfter: &cfg.suspend})
+	app.Store, app.Log, app.CompactAfter, app.SuspendAfter = db, log, cfg.compact, &cfg.suspend
+	svc := chat.New(app)
 	defer svc.Close()
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -164,7 +155,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", provider.Name(), "durability", cfg.durability)
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

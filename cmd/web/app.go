@@ -1,0 +1,33 @@
+package main
+
+import (
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+)
+
+// appConfig is the service configuration the serve and chat commands share:
+// the model and the root scope of every turn, from the environment, and the
+// demo assistants with the elicit kinds they ask with, whose rules their
+// answers are checked by. pace is how long each demo progress step takes.
+// The caller sets the store, the log and its own settings.
+func appConfig(getenv func(string) string, pace time.Duration) (chat.Config, error) {
+	provider, err := model(getenv)
+	if err != nil {
+		return chat.Config{}, err
+	}
+	scope, err := rootScope(getenv)
+	if err != nil {
+		return chat.Config{}, err
+	}
+	return chat.Config{
+		// With a real model, the general assistant is the default.
+		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: provider.Name() != offline.New().Name()}),
+		Model:      provider,
+		Kinds:      elicit.NewKinds(demo.Kinds()...),
+		Scope:      scope,
+	}, nil
+}
