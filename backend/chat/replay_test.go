@@ -394,3 +394,40 @@ func TestAScopeChoosesItsModel(t *testing.T) {
 		t.Fatalf("the scope's model got %d calls and the service's %d; want 1 and 0", own.calls.Load(), service.calls.Load())
 	}
 }
+
+// The general assistant, against the OpenAI wire: the model asks the user
+// through ask_user, the question is a form on the page, and the answer goes
+// back to the model, which replies.
+func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
+	fake := llmtest.NewServer(t,
+		llmtest.Call(agents.AskUserTool, `{"question":"Which city?","kind":"form","fields":[{"name":"city","label":"City","type":"string"}]}`),
+		llmtest.Text("Lovely, ", "Porto it is."))
+	s := startServer(t, demo.Agents(demo.Options{AssistantFirst: true}), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	conv, err := s.svc.Create(t.Context(), "me", "")
+	if err != nil || conv.Agent != "assistant" {
+		t.Fatalf("the default agent is %q (%v), want the assistant", conv.Agent, err)
+	}
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "Plan me a weekend"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	q := pendingElicit(v)
+	if q.Request.Message != "Which city?" || q.Request.Schema.Properties["city"] == nil {
+		t.Fatalf("asked %+v", q.Request)
+	}
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, q.Request.ID, accept(`{"city":"Porto"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Text != "Lovely, Porto it is." {
+		t.Fatalf("last item %+v", it)
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1]; got.Role != "tool" || !strings.Contains(got.Content, `"city":"Porto"`) {
+		t.Fatalf("the model was told %+v, want the user's answer as the tool's result", got)
+	}
+	if len(reqs[0].Tools) == 0 || !reqs[0].Stream {
+		t.Fatalf("the first request offered %d tools, streamed %v; want tools and a streamed reply", len(reqs[0].Tools), reqs[0].Stream)
+	}
+}
