@@ -8,6 +8,8 @@ require (
 	github.com/playwright-community/playwright-go v0.5200.1
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/starfederation/datastar-go v1.2.1
+	github.com/yuin/goldmark v1.8.7
+	golang.org/x/net v0.61.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -35,7 +37,6 @@ require (
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -75,3 +75,28 @@ func TestThePageSaysHowLongTheModelKeepsItWaiting(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Day 1: the sea."))
 	p.must(expect.Locator(p.GetByTestId("model-wait")).ToHaveCount(0))
 }
+
+// A reply is markdown: a table and a code block render, with a button that
+// copies the code; a <script> the model writes is shown as text and does
+// not run.
+func TestAReplyRendersAsMarkdown(t *testing.T) {
+	plan := "| Day | Plan |\n|---|---|\n| 1 | **The sea** |\n\n```\nbook --city Nice\n```\n\n<script>window.__md = 1</script>"
+	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), llmtest.Text(plan))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "concierge")
+	p.send("Plan a trip to Nice")
+	p.fillTrip("Nice", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+
+	reply := p.lastAssistant()
+	p.must(expect.Locator(reply.Locator("table th").First()).ToHaveText("Day"))
+	p.must(expect.Locator(reply.Locator("table td strong")).ToHaveText("The sea"))
+	p.must(expect.Locator(reply.Locator("pre code")).ToHaveText("book --city Nice\n"))
+	p.must(expect.Locator(reply.GetByTestId("copy-code")).ToBeVisible())
+	p.must(expect.Locator(reply).ToContainText("<script>window.__md = 1</script>"))
+	ran, err := p.Evaluate(`() => window.__md === 1`)
+	p.must(err)
+	if ran != false {
+		t.Fatal("a <script> in the model's reply ran")
+	}
+}
