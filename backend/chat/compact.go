@@ -143,7 +143,7 @@ func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) 
 	for _, m := range span {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
 	}
-	resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{
+	resp, err := runtime.Sample(runtime.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{
 		{Role: llm.System, Content: "Summarize this conversation in a few sentences, keeping names, numbers and decisions."},
 		{Role: llm.User, Content: b.String()},
 	}})

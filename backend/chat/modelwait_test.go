@@ -2,6 +2,8 @@ package chat_test
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,5 +93,88 @@ func TestANoticeIsClearedOnlyByACommandThatBeganAfterIt(t *testing.T) {
 	svc.ClearNotice("me", conv.ID, time.Now())
 	if v, _ := svc.View(t.Context(), "me", conv.ID); v.Notice.Text != "" {
 		t.Fatalf("notice %q after a later command went well, want none", v.Notice.Text)
+	}
+}
+
+// streamer streams its replies word by word when asked to, and notes which
+// of its calls were streamed: a call with Output set answers JSON.
+type streamer struct {
+	mu       sync.Mutex
+	streamed []bool
+}
+
+func (*streamer) Name() string { return "streamer" }
+
+func (m *streamer) Complete(_ context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	m.mu.Lock()
+	m.streamed = append(m.streamed, onDelta != nil)
+	m.mu.Unlock()
+	text := "It is sunny in Oslo today."
+	if req.Output != nil {
+		text = `{"city":"Oslo"}`
+	}
+	if onDelta != nil {
+		for _, w := range strings.SplitAfter(text, " ") {
+			onDelta(w)
+		}
+	}
+	return llm.Response{Content: text}, nil
+}
+
+// Only the reply's own model call streams to the page: a typed value read
+// out of the user's words (SampleAs) does not flash in the chat.
+func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
+	type place struct {
+		City string `json:"city"`
+	}
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		p, err := runtime.SampleAs[place](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		if err != nil {
+			return "", err
+		}
+		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Weather in " + p.Value.City}}})
+		return resp.Content, err
+	}}
+	model := &streamer{}
+	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	conv, err := svc.Create(t.Context(), "me", "asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if err := svc.Send(t.Context(), "me", conv.ID, "weather in Oslo?"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var drafts []string
+	for done := false; !done; {
+		changes, _, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("the turn did not end: %v", err)
+		}
+		for _, c := range changes {
+			if c.Status == nil {
+				continue
+			}
+			if c.Status.Draft != "" {
+				drafts = append(drafts, c.Status.Draft)
+			}
+			done = done || !c.Status.Running
+		}
+	}
+	for _, d := range drafts {
+		if strings.Contains(d, "city") {
+			t.Fatalf("the typed call's text reached the page: %q", d)
+		}
+	}
+	// Drafts are coalesced on their way to a page, so what the page saw is
+	// told by which calls were streamed at all.
+	if len(model.streamed) != 2 || model.streamed[0] || !model.streamed[1] {
+		t.Fatalf("calls streamed %v, want the typed one not, the reply yes", model.streamed)
 	}
 }

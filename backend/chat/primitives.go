@@ -136,14 +136,18 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			model = c.svc.model
 		}
 		defer t.waitOnModel()()
-		resp, callErr = model.Complete(ctx, req, func(delta string) {
-			c.mu.Lock()
-			if c.current == t {
-				c.status.Draft += delta
-				c.broadcastStatusLocked()
+		var stream func(string) // only the reply's own calls reach the page as they come
+		if !runtime.Aside.Get(ctx) {
+			stream = func(delta string) {
+				c.mu.Lock()
+				if c.current == t {
+					c.status.Draft += delta
+					c.broadcastStatusLocked()
+				}
+				c.mu.Unlock()
 			}
-			c.mu.Unlock()
-		})
+		}
+		resp, callErr = model.Complete(ctx, req, stream)
 		rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 		if callErr != nil {
 			rec.Error = callErr.Error()

@@ -64,6 +64,11 @@ var (
 // whoever provides SampleAPI (a conversation's turn: the app's model).
 var Model = NewValue[llm.Provider]("model", nil)
 
+// Aside marks model calls that are not the reply — a summary, a
+// classification, a typed value read out of the user's words — so that
+// their text is not streamed to the user as the reply is. SampleAs sets it.
+var Aside = NewValue("sample-aside", false)
+
 // SampleAttempts bounds the attempts of one Sample call, the first
 // included.
 var SampleAttempts = NewValue("sample-attempts", 3)

@@ -108,7 +108,7 @@ func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 			return s, nil
 		}
 	}, Max)
-	s, err := SampleFull(ctx, req)
+	s, err := SampleFull(Aside.With(ctx, true), req) // a value, not the reply
 	if err != nil {
 		return Typed[T]{Response: s.Response}, err
 	}
