@@ -113,10 +113,19 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 		}
 		msgs, err := next(ctx, req)
 		limit := CompactAfter.Get(ctx)
-		if err != nil || limit <= 0 || len(msgs) <= limit {
+		// Summaries are not summarized again: each stands for its own span,
+		// so what the earliest ones say never fades into a summary of a
+		// summary.
+		var said []message
+		for _, m := range t.lastHistory {
+			if m.Role != llm.System {
+				said = append(said, m)
+			}
+		}
+		if err != nil || limit <= 0 || len(said) <= limit {
 			return msgs, err
 		}
-		span := t.lastHistory[:len(t.lastHistory)-limit/2]
+		span := said[:len(said)-limit/2]
 		if len(span) < 2 {
 			return msgs, nil
 		}
@@ -137,16 +146,13 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 }
 
 // summarize asks the model for a summary of span, through runtime.Sample so
-// that the call is recorded (and replayed) like any other.
+// that the call is recorded (and replayed) like any other: the span's
+// messages as they were, then the request to summarize them.
 func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) {
-	var b strings.Builder
-	for _, m := range span {
-		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
-	}
-	resp, err := runtime.Sample(runtime.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{
-		{Role: llm.System, Content: "Summarize this conversation in a few sentences, keeping names, numbers and decisions."},
-		{Role: llm.User, Content: b.String()},
-	}})
+	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
+	msgs = append(msgs, plain(span)...)
+	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
+	resp, err := runtime.Sample(runtime.Aside.With(ctx, true), llm.Request{Messages: msgs})
 	if err != nil {
 		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
 	}

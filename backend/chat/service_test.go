@@ -564,10 +564,42 @@ func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
 	var context []string
 	for _, m := range lastPlan.Request.Messages {
 		context = append(context, m.Content)
+		if m.Content == "A trip to Oslo" {
+			t.Errorf("the last plan's context still holds the first message itself, not its summary")
+		}
 	}
 	joined := strings.Join(context, "\n")
-	if !strings.Contains(joined, "Summary of the earlier conversation") || strings.Contains(joined, "A trip to Oslo") {
+	if !strings.Contains(joined, "Summary of the earlier conversation") {
 		t.Errorf("the last plan's context does not use the summary:\n%s", joined)
+	}
+	// Compaction keeps the conversation: every reply stays a reply, each
+	// summary says how many messages it stands for, and no summary
+	// summarizes another (so the earliest trip never fades out).
+	for _, n := range nodes {
+		if n.Kind == tree.AssistantMessage {
+			if m, _ := tree.Decode[tree.Message](n); !strings.HasPrefix(m.Text, "Your trip to ") || strings.Contains(m.Text, "Summary of") {
+				t.Errorf("after compaction a reply reads %q, want a plan", m.Text)
+			}
+		}
+	}
+	summaryNodes := map[int64]bool{}
+	for _, n := range nodes {
+		if n.Kind == tree.Summary {
+			summaryNodes[n.ID] = true
+		}
+	}
+	for _, s := range summaries {
+		if want := fmt.Sprintf("Summary of %d messages", s.Count); !strings.HasPrefix(s.Text, want) {
+			t.Errorf("a summary covering %d messages reads %q", s.Count, s.Text)
+		}
+		for _, id := range s.Covers {
+			if summaryNodes[id] {
+				t.Errorf("a summary covers the summary %d", id)
+			}
+		}
+	}
+	if !strings.Contains(joined, "A trip to Oslo") {
+		t.Errorf("the earliest trip dropped out of what the model is given:\n%s", joined)
 	}
 	log, _ := db.Reflog(t.Context(), conv.ID)
 	compacts := 0

@@ -40,6 +40,11 @@ func TestOfflineReplies(t *testing.T) {
 			`You said "ok". I'm the offline demo model, so my replies only reflect what you write.`},
 		{"role from system prompt", []llm.Message{system("You are a travel concierge. Draft a short trip plan."), user("Plan a trip to Lisbon.")},
 			"Thanks! You mentioned trip and Lisbon. I'm an offline travel concierge, so my replies only reflect what you write."},
+		{"a summary of earlier turns is context, not an instruction", []llm.Message{
+			system("You are a travel concierge. Draft a short trip plan."),
+			system("Summary of the earlier conversation: Summary of 3 messages about Oslo."),
+			user("Plan a trip to Lisbon."),
+		}, "Thanks! You mentioned trip and Lisbon. I'm an offline travel concierge, so my replies only reflect what you write."},
 		{"summary", []llm.Message{
 			user("Book a flight to Tokyo, window seat please"),
 			{Role: llm.Assistant, Content: "Booked FL001, seat 3A."},

@@ -23,16 +23,17 @@ func compose(msgs []llm.Message) string {
 	}
 }
 
-// instructions returns the joined system prompts and the last user message
-// (the last message of any role when no user spoke).
+// instructions returns the system prompt — the first system message; later
+// ones are context, such as a summary of earlier turns, not instructions —
+// and the last user message (the last message of any role when no user
+// spoke).
 func instructions(msgs []llm.Message) (system, last string) {
-	var sys []string
 	lastAny := ""
-	for _, m := range msgs {
-		switch m.Role {
-		case llm.System:
-			sys = append(sys, m.Content)
-		case llm.User:
+	for i, m := range msgs {
+		switch {
+		case m.Role == llm.System && i == 0:
+			system = m.Content
+		case m.Role == llm.User:
 			last = m.Content
 		}
 		lastAny = m.Content
@@ -40,7 +41,7 @@ func instructions(msgs []llm.Message) (system, last string) {
 	if last == "" {
 		last = lastAny
 	}
-	return strings.Join(sys, "\n"), last
+	return system, last
 }
 
 // chatReply is the everyday answer: it restates the key words of text,
