@@ -100,3 +100,23 @@ func TestAReplyRendersAsMarkdown(t *testing.T) {
 		t.Fatal("a <script> in the model's reply ran")
 	}
 }
+
+// With a small compaction threshold, replies stay replies after earlier
+// messages are summarized, and the chat shows where that happened.
+func TestCompactionKeepsTheConversation(t *testing.T) {
+	a := startApp(t, "SWEATPANTS_COMPACT_AFTER=4")
+	p := openChat(t, a)
+	for i, city := range []string{"Oslo", "Riga", "Porto"} {
+		p.send("Plan a trip to " + city)
+		p.fillTrip(city, "1", "economy", false)
+		p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+		p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(i + 1))
+		p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to " + city + " is planned"))
+		p.must(expect.Locator(p.lastAssistant()).Not().ToContainText("Summary of"))
+	}
+	marker := p.GetByTestId("summary-marker")
+	p.must(expect.Locator(marker).ToHaveCount(1))
+	p.must(expect.Locator(marker.Locator("summary")).ToHaveText("The 3 messages above are summarized for the model from here on"))
+	p.must(marker.Locator("summary").Click())
+	p.must(expect.Locator(marker.Locator(".summary-text")).ToContainText("Summary of 3 messages"))
+}

@@ -40,8 +40,10 @@ type Item struct {
 	Text  string
 	// Details are a failure's details, behind a toggle.
 	Details string
-	Elicit  *ElicitView
-	Branch  *Branch // set when the conversation forked here
+	// Covers is how many messages a summary stands for.
+	Covers int
+	Elicit *ElicitView
+	Branch *Branch // set when the conversation forked here
 	// For a side question: the reply, once there is one.
 	Reply   string
 	Replied bool
@@ -185,6 +187,11 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 			}
 			byRef[n.Ref] = len(items)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Elicit: &ElicitView{Request: req, State: state}})
+		case tree.Summary:
+			// Where earlier messages were summarized for the model, so a
+			// user knows what it still sees.
+			s, _ := tree.Decode[tree.SummaryRecord](n)
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: s.Text, Covers: s.Count})
 		case tree.ElicitResponse:
 			if i, ok := byRef[n.Ref]; ok {
 				resp, _ := tree.Decode[elicit.Response](n)
