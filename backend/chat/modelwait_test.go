@@ -12,6 +12,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/sampling"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // slowModel answers only when released.
@@ -176,5 +178,29 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 	// told by which calls were streamed at all.
 	if len(model.streamed) != 2 || model.streamed[0] || !model.streamed[1] {
 		t.Fatalf("calls streamed %v, want the typed one not, the reply yes", model.streamed)
+	}
+}
+
+// A turn stopped by its budget says so in words the user can read.
+func TestASpentBudgetIsToldToTheUser(t *testing.T) {
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		for {
+			if _, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}}); err != nil {
+				return "", err
+			}
+		}
+	}}
+	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: offline.New(),
+		Scope: func(ctx context.Context) context.Context { return sampling.Budget(ctx, sampling.Limits{Calls: 2}) }})
+	conv, err := svc.Create(t.Context(), "me", "asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Send(t.Context(), "me", conv.ID, "again and again"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.TurnError || it.Text != "This turn used its budget of 2 model calls; stopped so it does not run away." {
+		t.Fatalf("last item %+v", it)
 	}
 }

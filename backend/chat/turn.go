@@ -265,6 +265,18 @@ func failure(err error) tree.Message {
 	if _, ok := errors.AsType[*runtime.RefusedError](err); ok {
 		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
 	}
+	if se, ok := errors.AsType[*agents.StepsError](err); ok {
+		return tree.Message{Text: fmt.Sprintf("The agent did not finish within %d steps; stopped so it does not run away.", se.Steps)}
+	}
+	// An error that ends a turn by design (a spent budget, say) is worded
+	// for the user.
+	var ends interface {
+		error
+		EndsTurn() bool
+	}
+	if errors.As(err, &ends) && ends.EndsTurn() {
+		return tree.Message{Text: ends.Error()}
+	}
 	return tree.Message{Text: apperr.MessageOf(err)}
 }
 
