@@ -30,14 +30,11 @@ func (m slowModel) Complete(ctx context.Context, _ llm.Request, _ func(string)) 
 	}
 }
 
-func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
-	model := slowModel{release: make(chan struct{})}
-	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
-		return resp.Content, err
-	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
-	conv, err := svc.Create(t.Context(), "me", "asker")
+// watchNew starts a conversation with agent and follows it as a page would,
+// until the test ends.
+func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation, *chat.Subscription) {
+	t.Helper()
+	conv, err := svc.Create(t.Context(), "me", agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +42,18 @@ func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Close()
+	t.Cleanup(sub.Close)
+	return conv, sub
+}
+
+func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
+	model := slowModel{release: make(chan struct{})}
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		return resp.Content, err
+	}}
+	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "hello"); err != nil {
 		t.Fatal(err)
 	}
@@ -139,15 +147,7 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 	}}
 	model := &streamer{}
 	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
-	conv, err := svc.Create(t.Context(), "me", "asker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, _, err := svc.Subscribe(t.Context(), "me", conv.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "weather in Oslo?"); err != nil {
 		t.Fatal(err)
 	}

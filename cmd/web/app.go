@@ -23,9 +23,10 @@ func appConfig(getenv func(string) string, pace time.Duration) (chat.Config, err
 	if err != nil {
 		return chat.Config{}, err
 	}
+	_, isOffline := provider.(*offline.Provider)
 	return chat.Config{
 		// With a real model, the general assistant is the default.
-		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: provider.Name() != offline.New().Name()}),
+		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !isOffline}),
 		Model:      provider,
 		Kinds:      elicit.NewKinds(demo.Kinds()...),
 		Scope:      scope,
