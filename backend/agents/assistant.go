@@ -11,7 +11,44 @@ type Assistant struct {
 	Name        string
 	Description string
 	Turn        func(ctx context.Context, message string) (string, error)
+	// Side answers a side question: a message the user sends beside the
+	// flow, while a question of the flow waits or in a side thread the user
+	// opened. Its history (runtime.History) is the conversation up to where
+	// the thread hangs, then the thread. Nil answers through SideLoop: the
+	// model, with no tools. An assistant whose Turn is a fixed flow names
+	// here how it answers anything else.
+	Side func(ctx context.Context, message string) (string, error)
+	// Input is what a message sent while a turn works does to it; the zero
+	// value interrupts it (see InputPolicy).
+	Input InputPolicy
 }
+
+// SideLoop answers side questions for an assistant that does not say how:
+// the model answers from the conversation, with no tools.
+var SideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
+	"of a task in progress; answer it briefly and plainly."}
+
+// AnswerSide answers a side question with a's Side, or SideLoop.
+func (a Assistant) AnswerSide(ctx context.Context, message string) (string, error) {
+	if a.Side != nil {
+		return a.Side(ctx, message)
+	}
+	return SideLoop.Turn(ctx, message)
+}
+
+// InputPolicy is what a message sent while a turn works does to it.
+type InputPolicy int
+
+const (
+	// Interrupt stops the running turn (recorded as stopped) and starts a
+	// new one with the message, as people expect of a chat. A message sent
+	// within BatchWindow of the one before, while the turn has recorded
+	// nothing yet, joins it instead: the turn starts again with both.
+	Interrupt InputPolicy = iota
+	// Queue keeps the message until the running turn ends, then starts a
+	// turn with it (with every message queued meanwhile, joined).
+	Queue
+)
 
 // Registry maps assistant names to assistants; the first is the default.
 type Registry struct {

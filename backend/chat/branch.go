@@ -159,8 +159,7 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 // asked resumes from it on the new branch. The old branch is kept.
 func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
-		old, ok := c.responseNodeLocked(eid)
-		if !ok {
+		if _, ok := c.responseNodeLocked(eid); !ok {
 			if c.isPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
 			}
@@ -171,16 +170,31 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 		if problem != nil {
 			return c.rejectLocked(req, a.Form, problem)
 		}
-		c.parkLocked()
-		delete(c.rejected, eid)
-		if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
-			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
-			return err
-		}
-		s.resumeLocked(c)
-		c.broadcastStatusLocked()
-		return nil
+		return c.changeLocked(ctx, eid, resp)
 	})
+}
+
+// changeLocked records resp as a new answer to the answered elicit eid, on
+// a new branch from where it was asked, and resumes the turn there. c.mu
+// is held.
+func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit.Response) error {
+	old, ok := c.responseNodeLocked(eid)
+	if !ok {
+		return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
+	}
+	req := c.requestLocked(eid)
+	if err := c.svc.kinds.Check(req, resp); err != nil {
+		return apperr.Errorf(apperr.Invalid, "That answer can't be accepted: %v.", err)
+	}
+	c.parkLocked()
+	delete(c.rejected, eid)
+	if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
+		return err
+	}
+	c.svc.resumeLocked(c)
+	c.broadcastStatusLocked()
+	return nil
 }
 
 // describeNode words a branch point for the reflog.

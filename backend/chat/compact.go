@@ -39,10 +39,10 @@ func historyOf(path []tree.Node, last int64) []message {
 			break // the turn's own summary, if any, is the middleware's
 		}
 		switch n.Kind {
-		case tree.UserMessage:
+		case tree.UserMessage, tree.SideQuestion:
 			m, _ := tree.Decode[tree.Message](n)
 			out = append(out, message{n.ID, llm.Message{Role: llm.User, Content: m.Text}})
-		case tree.AssistantMessage:
+		case tree.AssistantMessage, tree.SideReply:
 			m, _ := tree.Decode[tree.Message](n)
 			out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
 		case tree.Summary:
@@ -87,7 +87,12 @@ func plain(msgs []message) []llm.Message {
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c := t.conv
 	c.lock() // the history has the answer the turn was handed
-	msgs := historyOf(c.path, t.id)
+	var msgs []message
+	if t.side != nil {
+		msgs = c.sideHistory(t)
+	} else {
+		msgs = historyOf(c.path, t.id)
+	}
 	c.mu.Unlock()
 	if t.summary != nil {
 		msgs = applySummary(msgs, t.summaryNode, *t.summary)

@@ -40,6 +40,11 @@ type Config struct {
 	// negative never compacts.
 	CompactAfter int
 
+	// DecideByRule has a plain rule decide what a message typed while a
+	// question waits is (decide.go), instead of the model: for a model that
+	// cannot weigh words, such as the offline one.
+	DecideByRule bool
+
 	// SuspendAfter is how long a turn may wait for answers with nobody
 	// watching before it is suspended: zero suspends at once, a negative
 	// duration never. It is a pointer because zero is a setting of its

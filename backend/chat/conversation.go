@@ -18,9 +18,11 @@ type conversation struct {
 
 	mu       sync.Mutex
 	conv     tree.Conversation
-	idx      *tree.Index // every node of every branch
-	path     tree.Path   // root to HEAD
-	current  *turn       // the running turn, if any
+	idx      *tree.Index     // every node of every branch
+	path     tree.Path       // root to HEAD
+	current  *turn           // the running turn, if any
+	queue    []queued        // messages waiting for the running turn to end (input.go)
+	sides    map[int64]*turn // side question node → its side turn, while it works
 	status   Status
 	pending  map[string]*waiter     // elicit id → the request waiting on it
 	rejected map[string]*ElicitView // the last rejected submission per elicit
@@ -48,6 +50,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		svc: s, conv: meta, owner: owner,
 		idx:      tree.NewIndex(nodes),
 		pending:  map[string]*waiter{},
+		sides:    map[int64]*turn{},
 		rejected: map[string]*ElicitView{},
 		subs:     map[*Subscription]struct{}{},
 	}
@@ -133,6 +136,10 @@ func (c *conversation) statusLocked() Status {
 	st := c.status
 	st.Running = c.running()
 	st.Waiting = c.running() && len(c.pending) > 0
+	st.Aside = len(c.sides) > 0
+	for _, q := range c.queue {
+		st.Queued = append(st.Queued, q.text)
+	}
 	if !c.modelSince.IsZero() && st.Draft == "" {
 		st.ModelWait = time.Since(c.modelSince)
 	}

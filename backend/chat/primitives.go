@@ -37,6 +37,9 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if n, ok := t.record.Response(req.ID); ok {
 		return tree.Decode[elicit.Response](n)
 	}
+	if t.side != nil {
+		return elicit.Response{}, errSideAsks
+	}
 	c.mu.Lock()
 	if c.current != t {
 		c.mu.Unlock()
@@ -104,8 +107,10 @@ func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error)
 		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
 			return err
 		}
-		c.status.Progress = &p
-		c.broadcastStatusLocked()
+		if t.side == nil { // a side turn's progress is in its record only
+			c.status.Progress = &p
+			c.broadcastStatusLocked()
+		}
 		return nil
 	})
 	return struct{}{}, err
@@ -135,15 +140,14 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
-		defer t.waitOnModel()()
+		if t.side == nil { // a side turn's wait shows in its own place
+			defer t.waitOnModel()()
+		}
 		var stream func(string) // only the reply's own calls reach the page as they come
 		if !runtime.Aside.Get(ctx) {
 			stream = func(delta string) {
 				c.mu.Lock()
-				if c.current == t {
-					c.status.Draft += delta
-					c.broadcastStatusLocked()
-				}
+				t.drafted(delta)
 				c.mu.Unlock()
 			}
 		}
@@ -158,7 +162,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	}, func(rec tree.SampleRecord) error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.status.Draft = ""
+		t.drafted("")
 		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
 			return err
 		}
@@ -176,6 +180,35 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
 	return *rec.Response, nil
+}
+
+// drafted adds delta to the reply t's model call streams in and tells the
+// pages; an empty delta starts the draft afresh, once the call is recorded.
+// c.mu is held.
+func (t *turn) drafted(delta string) {
+	c := t.conv
+	if !t.liveLocked() {
+		return
+	}
+	if t.side != nil {
+		if delta == "" {
+			t.side.draft = ""
+			return // the call's record shows the side item again
+		}
+		t.side.draft += delta
+		if q, ok := c.idx.Node(t.id); ok {
+			if it, ok := c.sideItemLocked(q); ok {
+				c.broadcastLocked(Change{Item: &it})
+			}
+		}
+		return
+	}
+	if delta == "" {
+		c.status.Draft = ""
+		return
+	}
+	c.status.Draft += delta
+	c.broadcastStatusLocked()
 }
 
 // tool records each finished tool call, so a resumed turn skips a tool that

@@ -59,6 +59,7 @@ type Service struct {
 	scope        func(context.Context) context.Context // see Config.Scope
 	suspendAfter time.Duration                         // see Config.SuspendAfter
 	answerHold   time.Duration                         // see Config.AnswerHold
+	decideByRule bool                                  // see Config.DecideByRule
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -71,7 +72,7 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactAfter: cfg.CompactAfter, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
-		live: map[string]*conversation{}}
+		decideByRule: cfg.DecideByRule, live: map[string]*conversation{}}
 }
 
 // Close stops every running turn and waits until their writes are done.

@@ -2,21 +2,37 @@ package chat
 
 import (
 	"context"
-	"strings"
-	"time"
-	"unicode"
+	"errors"
+	"slices"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Side quests. While the agent waits on a question, the user may ask
-// something else. The message is answered on a side branch that hangs from
-// HEAD but never becomes it, so the flow that waits is untouched: its
-// question stays pending and answerable, and the page shows the side
-// exchange in place. A message that answers the waiting question in words
-// is instead that question's answer, with the action other.
+// something else; a user may also open a thread beside any reply. Such a
+// message is a side question: a turn of the conversation's assistant (its
+// Side) on a side branch that hangs from a node of HEAD's branch but never
+// becomes HEAD, so the flow is untouched: a question that waits stays
+// pending and answerable. A side turn runs through the same middleware as
+// any turn, may call tools, streams its reply into its place on the page
+// and can be stopped. A follow-up hangs from the end of the side question
+// before it, so the model sees the thread so far.
+
+// side is what a side turn has that a turn of the flow has not.
+type side struct {
+	tip   int64  // the last node of its side branch, where the next one hangs
+	draft string // its reply as it streams in
+}
+
+// errSideAsks is what a side turn's question to the user gets: the page
+// shows the flow's question, and one question at a time is what a person
+// can take in.
+var errSideAsks = errors.New("a side question cannot ask the user anything: answer from what you know, or say what you would need")
 
 // waitingOnLocked returns the request the running turn waits on: the
 // first in the queue when several are.
@@ -27,121 +43,178 @@ func (c *conversation) waitingOnLocked() (elicit.Request, bool) {
 	return elicit.Request{}, false
 }
 
-// answersInWords reports whether text speaks to req: it names one of the
-// request's fields or options. It is deliberately plain, so that a person
-// can predict it: "make it 3 travellers" answers a trip form, "what's the
-// weather in Oslo?" does not.
-func answersInWords(req elicit.Request, text string) bool {
-	vocab := map[string]bool{}
-	add := func(s string) {
-		for _, w := range words(s) {
-			vocab[w] = true
-		}
+// sideQuestLocked records text as a side question in the thread asked from
+// anchor and starts its turn. c.mu is held.
+func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, a agents.Assistant, anchor int64, text string) error {
+	parent, err := c.threadTipLocked(ctx, anchor)
+	if err != nil {
+		return err
 	}
-	if s := req.Schema; s != nil {
-		for name, p := range s.Properties {
-			add(strings.ReplaceAll(name, "_", " "))
-			add(p.Title)
-			for _, e := range p.Enum {
-				add(e)
-			}
-			if p.Items != nil {
-				for _, e := range p.Items.Enum {
-					add(e)
-				}
-			}
-		}
-	}
-	for _, w := range words(text) {
-		if vocab[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// words splits s into lower-case words of three letters or more, leaving
-// out the commonest English ones.
-func words(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) >= 3 && !stopWords[w] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// stopWords are the commonest English words, which speak to no request. It
-// is a fixed table, built once from the list, not configuration.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the and for you your are was were this that with what when where which who how
-		too not but can could would should will just like make made have has had from into about them they their there
-		then than its it's our out all any some more most much many very also yes one two get got let want please`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// sideQuestLocked records text as a side question beside the waiting
-// request req and answers it in the background. c.mu is held.
-func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, req elicit.Request, text string) error {
-	q, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
+	q, err := c.appendLocked(ctx, tree.Node{Parent: parent, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: title(text)}})
 	if err != nil {
 		return err
 	}
-	msgs := c.contextLocked(req, text)
-	s.background(c, func() { s.answerAside(c, q, msgs) })
+	s.startSideLocked(c, a, q, text, q.ID, durable.Journal{})
 	return nil
 }
 
-// contextLocked is what the model is told to answer a side question: the
-// conversation so far, the question that waits, and the side question.
-func (c *conversation) contextLocked(req elicit.Request, text string) []llm.Message {
-	msgs := []llm.Message{{Role: llm.System, Content: "The user is in the middle of a task and asks something on the side. " +
-		"Answer the side question briefly. The task waits on this question to the user: " + req.Message}}
-	recent := plain(historyOf(c.path, c.path.Head()))
-	if len(recent) > 10 {
-		recent = recent[len(recent)-10:]
+// threadTipLocked returns where a new side question of the thread asked
+// from anchor hangs: from the end of the thread's newest question, or from
+// anchor when it has none. A side turn still working there is stopped
+// first, as a new message stops the flow's turn, and one that lost its
+// turn (the server stopped while it worked, and it could not resume) is
+// ended as stopped, so the thread goes on from an end.
+func (c *conversation) threadTipLocked(ctx context.Context, anchor int64) (int64, error) {
+	thread := c.idx.SideThread(anchor)
+	if len(thread) == 0 {
+		return anchor, nil
 	}
-	return append(append(msgs, recent...), llm.Message{Role: llm.User, Content: text})
+	last := thread[len(thread)-1]
+	if end, ok := c.idx.SideEnd(last.ID); ok {
+		return end.ID, nil
+	}
+	t := c.sides[last.ID]
+	if t == nil {
+		tip := c.idx.NewestUnder(last.ID)
+		t = &turn{conv: c, id: last.ID, side: &side{tip: tip}, cancel: func(error) {}}
+		c.sides[last.ID] = t
+	}
+	t.cancel(errStopped)
+	end, err := t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped."})
+	return end.ID, err
 }
 
-// answerAside asks the model the side question q and records the call and
-// the reply on the side branch, then logs the return to the flow.
-func (s *Service) answerAside(c *conversation, q tree.Node, msgs []llm.Message) {
-	ctx := s.ctx
-	start := time.Now()
-	req := llm.Request{Messages: msgs}
-	resp, err := s.model.Complete(ctx, req, nil)
-	rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
-	reply := resp.Content
-	if err != nil {
-		rec.Error = err.Error()
-		reply = failure(err).Text
-	} else {
-		rec.Response = &resp
-	}
-	if ctx.Err() != nil {
-		return // shutting down; the question stays unanswered in the record
-	}
-	wctx := context.WithoutCancel(ctx)
-	c.lock()
+// startSideLocked runs side turn q (the side question's node) in its own
+// goroutine; its side branch goes on from tip. c.mu is held.
+func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.Node, text string, tip int64, record durable.Journal) {
+	turnCtx, cancel := context.WithCancelCause(s.ctx)
+	t := &turn{conv: c, id: q.ID, agent: a.Name, record: record, cancel: cancel, side: &side{tip: tip}}
+	c.sides[q.ID] = t
+	s.background(c, func() {
+		defer cancel(nil)
+		c.runSide(turnCtx, t, a, text)
+	})
+	c.broadcastStatusLocked()
+}
+
+// runSide runs side turn t and records how it ended on its side branch.
+func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant, text string) {
+	ctx = c.turnContext(ctx, t, a)
+	reply, err := a.AnswerSide(ctx, text)
+	c.mu.Lock()
 	defer c.mu.Unlock()
-	aside := tree.AppendOptions{Fork: true, Aside: true}
-	sample, err := c.appendLocked(wctx, tree.Node{Parent: q.ID, Kind: tree.Sample, Payload: tree.MustEncode(rec)}, aside)
-	if err == nil {
-		var r tree.Node
-		r, err = c.appendLocked(wctx, tree.Node{Parent: sample.ID, Kind: tree.SideReply, Payload: tree.MustEncode(tree.Message{Text: reply})}, aside)
-		if err == nil {
-			err = s.store.LogMove(wctx, c.conv.ID, r.ID, q.Parent, tree.Move{Action: tree.ActReturn, Detail: "back to the flow"})
+	if c.sides[t.id] != t {
+		return // ended already: a new message stopped it
+	}
+	kind, m := c.endOf(ctx, a, reply, err)
+	if kind == "" {
+		delete(c.sides, t.id) // shutting down: it resumes from its record
+		return
+	}
+	if kind == tree.AssistantMessage {
+		kind = tree.SideReply
+	}
+	if _, err := t.endSideLocked(context.WithoutCancel(ctx), kind, m); err != nil {
+		c.svc.log.Error("record the end of a side question", "conversation", c.conv.ID, "err", err)
+	}
+}
+
+// endSideLocked records the end of side turn t, which stops being live,
+// and logs the return to the flow. c.mu is held.
+func (t *turn) endSideLocked(ctx context.Context, kind tree.Kind, m tree.Message) (tree.Node, error) {
+	c := t.conv
+	end, err := t.appendLocked(ctx, tree.Node{Kind: kind, Agent: t.agent, Payload: tree.MustEncode(m)})
+	delete(c.sides, t.id)
+	c.broadcastStatusLocked()
+	if err != nil {
+		return end, err
+	}
+	if err := c.svc.store.LogMove(ctx, c.conv.ID, end.ID, c.conv.Head, tree.Move{Action: tree.ActReturn, Detail: "back to the flow"}); err != nil {
+		c.svc.log.Warn("log the return from a side question", "conversation", c.conv.ID, "err", err)
+	}
+	return end, nil
+}
+
+// resumeSidesLocked resumes the side turns of HEAD's branch that a restart
+// interrupted: each side question without an end whose turn is not
+// running runs again from its record. c.mu is held.
+func (s *Service) resumeSidesLocked(c *conversation) {
+	for _, n := range c.path {
+		for _, q := range c.idx.SideThread(n.ID) {
+			if _, ended := c.idx.SideEnd(q.ID); ended || c.sides[q.ID] != nil {
+				continue
+			}
+			a, ok := s.agents.Get(c.conv.Agent)
+			if !ok {
+				return
+			}
+			branch := c.idx.PathTo(c.idx.NewestUnder(q.ID))
+			after := branch[len(c.idx.PathTo(q.ID)):]
+			m, _ := tree.Decode[tree.Message](q)
+			s.startSideLocked(c, a, q, m.Text, branch.Head(), durable.NewJournal(after))
 		}
 	}
-	if err != nil {
-		s.log.Error("record side reply", "conversation", c.conv.ID, "err", err)
+}
+
+// stopSidesLocked stops every side turn that works and reports whether
+// there was one. c.mu is held.
+func (c *conversation) stopSidesLocked(ctx context.Context) (bool, error) {
+	stopped := false
+	for _, t := range c.sides {
+		t.cancel(errStopped)
+		if _, err := t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped."}); err != nil {
+			return stopped, err
+		}
+		stopped = true
 	}
+	return stopped, nil
+}
+
+// AskAside asks text in the side thread of node: a thread beside the
+// conversation, which the model answers from the conversation up to node
+// and the thread so far, while HEAD stays where it is. node must be on
+// HEAD's branch. Invalid for an empty or overlong message.
+func (s *Service) AskAside(ctx context.Context, session, id string, node int64, text string) error {
+	text, err := checkMessage(text)
+	if err != nil {
+		return err
+	}
+	return s.with(ctx, session, id, func(c *conversation) error {
+		a, ok := s.agents.Get(c.conv.Agent)
+		if !ok {
+			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
+		}
+		if !c.path.Contains(node) {
+			return apperr.Errorf(apperr.NotFound, "There is no message %d in the conversation as shown.", node)
+		}
+		return s.sideQuestLocked(ctx, c, a, node, text)
+	})
+}
+
+// sideHistory is the model's context for side turn t: the conversation up
+// to where the thread hangs, a note saying what the flow waits on, and the
+// thread up to t's question.
+func (c *conversation) sideHistory(t *turn) []message {
+	path := c.idx.PathTo(t.id)
+	i := slices.IndexFunc(path, func(n tree.Node) bool { return n.Kind == tree.SideQuestion })
+	if i < 1 {
+		return historyOf(path, t.id)
+	}
+	out := historyOf(path[:i], t.id)
+	out = append(out, message{path[i].ID, llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
+	return append(out, historyOf(path[i:], t.id)...)
+}
+
+// sideNote tells the model where the thread hangs: from a question that
+// waits, or beside a reply.
+func sideNote(anchor tree.Node) string {
+	if anchor.Kind == tree.ElicitRequest {
+		req, _ := tree.Decode[elicit.Request](anchor)
+		return "From here the user asks on the side while the conversation waits for their answer to: “" + req.Message +
+			"”. Answer the side question; do not answer the waiting question for them."
+	}
+	return "From here the user asks on the side, in a thread beside the conversation. Answer there."
 }
 
 // sideItemLocked is the item of the side question n belongs to (n is the
@@ -153,16 +226,32 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	}
 	m, _ := tree.Decode[tree.Message](q)
 	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
-	// The reply is the side-reply node under the question (via its model call).
-	if r, ok := c.idx.SideReply(q.ID); ok {
-		rm, _ := tree.Decode[tree.Message](r)
-		it.Reply, it.Replied = rm.Text, true
+	if end, ok := c.idx.SideEnd(q.ID); ok {
+		em, _ := tree.Decode[tree.Message](end)
+		it.Reply, it.Replied, it.Details, it.Ended = em.Text, true, em.Details, end.Kind
+	} else if t := c.sides[q.ID]; t != nil {
+		it.Draft, it.Working = t.side.draft, true
+	}
+	// The thread hangs from the first node up from q that is not a side
+	// branch's.
+	for n := q; ; {
+		p, ok := c.idx.Node(n.Parent)
+		if !ok {
+			break
+		}
+		if p.Kind != tree.SideQuestion {
+			if _, side := c.idx.SideRoot(p); !side {
+				it.Anchor, it.WhileWaiting = p.ID, p.Kind == tree.ElicitRequest
+				break
+			}
+		}
+		n = p
 	}
 	return it, true
 }
 
 // withSidesLocked inserts, after the item of each path node, the side
-// questions asked from it.
+// questions of the thread asked from it.
 func (c *conversation) withSidesLocked(items []Item) []Item {
 	var out []Item
 	at := map[int64]int{} // path node id → index in items of the last item at or before it
@@ -176,7 +265,7 @@ func (c *conversation) withSidesLocked(items []Item) []Item {
 	pos := 0
 	for _, n := range c.path {
 		var sides []Item
-		for _, q := range c.idx.Sides(n.ID) {
+		for _, q := range c.idx.SideThread(n.ID) {
 			if it, ok := c.sideItemLocked(q); ok {
 				sides = append(sides, it)
 			}

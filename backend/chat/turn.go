@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -56,53 +57,87 @@ func title(text string) string {
 	return string(r[:59]) + "…"
 }
 
-// Send records a user message and starts a turn of the conversation's agent.
-// It fails with Conflict while a turn is running and Invalid for an empty or
-// overlong message; either way nothing is recorded.
+// Send records a user message and starts a turn of the conversation's
+// agent; see SendMessage for a message sent while a turn runs. Invalid for
+// an empty or overlong message, and then nothing is recorded.
 func (s *Service) Send(ctx context.Context, session, id, text string) error {
+	_, err := s.SendMessage(ctx, session, id, text)
+	return err
+}
+
+// SendMessage is Send, saying what the message did. While a turn works,
+// the message does what the assistant's InputPolicy says (input.go); while
+// it waits on a question, the message is decided on (decide.go): an answer
+// in words, a change of an earlier answer, or a side question.
+func (s *Service) SendMessage(ctx context.Context, session, id, text string) (Sent, error) {
 	text, err := checkMessage(text)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return s.with(ctx, session, id, func(c *conversation) error {
+	var (
+		sent Sent
+		q    *asked // set when a question waits: the text is decided on unlocked
+	)
+	err = s.with(ctx, session, id, func(c *conversation) error {
 		a, ok := s.agents.Get(c.conv.Agent)
 		if !ok {
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
-		if c.running() {
-			// While the agent waits on a question, a message either answers it
-			// in words or is a side question, answered aside.
-			req, waiting := c.waitingOnLocked()
-			if !waiting {
-				return apperr.Errorf(apperr.Conflict, "The assistant is still working on your last message. Wait for it to finish, or stop it.")
-			}
-			if req.Allows(elicit.Other) && answersInWords(req, text) {
-				h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: text})
-				if err != nil {
-					return err
-				}
-				c.flushLocked()
-				return h.err
-			}
-			return s.sideQuestLocked(ctx, c, req, text)
+		if !c.running() {
+			return s.startLocked(ctx, c, a, text)
 		}
-		msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
-			tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
-		if err != nil {
-			return err
+		if req, waiting := c.waitingOnLocked(); waiting {
+			q = new(c.askedLocked(req))
+			return nil
 		}
-		if c.conv.Title == "" {
-			c.conv.Title = title(text)
-			if err := s.store.SetTitle(ctx, id, c.conv.Title); err != nil {
-				s.log.Warn("set title", "conversation", id, "err", err)
-			}
-			conv := c.conv
-			c.broadcastLocked(Change{Title: &conv})
-		}
-		s.startTurnLocked(c, a, msg, text, durable.Journal{})
-		c.broadcastStatusLocked()
-		return nil
+		sent, err = s.whileWorkingLocked(ctx, c, a, text)
+		return err
 	})
+	if err != nil || q == nil {
+		return sent, err
+	}
+	// Deciding may take a model call: the conversation goes on meanwhile.
+	d := s.decide(ctx, *q, text)
+	err = s.with(ctx, session, id, func(c *conversation) error {
+		a, ok := s.agents.Get(c.conv.Agent)
+		if !ok {
+			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
+		}
+		sent, err = s.actOnLocked(ctx, c, a, *q, d)
+		return err
+	})
+	return sent, err
+}
+
+// actOnLocked does what d decided text typed while q waited is. Should
+// the conversation have moved on meanwhile (the question was answered, the
+// turn ended), the text is taken as it would be now, without deciding
+// again. c.mu is held.
+func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
+	req, waiting := c.waitingOnLocked()
+	switch {
+	case !c.running():
+		return SentTurn, s.startLocked(ctx, c, a, d.Text)
+	case !waiting:
+		return s.whileWorkingLocked(ctx, c, a, d.Text)
+	case req.ID != q.waits.ID || c.path.Head() != q.head:
+		d = decision{Text: d.Text, Waited: req.ID, Choice: choiceSide, By: "rule", Reason: "the conversation moved on while it was decided"}
+	}
+	if err := c.recordDecisionLocked(ctx, d); err != nil {
+		return "", err
+	}
+	switch d.Choice {
+	case choiceAnswer:
+		h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
+		if err != nil {
+			return "", err
+		}
+		c.flushLocked()
+		return SentAnswer, h.err
+	case choiceChange:
+		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
+	}
+	return SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)
 }
 
 // turn provides the primitives' cores for one turn.
@@ -112,6 +147,11 @@ type turn struct {
 	agent  string
 	record durable.Journal
 	cancel context.CancelCauseFunc
+	// started is when the turn began to run, for batching (input.go).
+	started time.Time
+	// side is set for a side turn, which answers a side question on its
+	// own branch (sidequest.go); nil for a turn of the flow.
+	side *side
 
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
@@ -127,11 +167,15 @@ var errParked = errors.New("the turn's branch is no longer the current one")
 // errStopped is the cause of a turn's cancellation when the user stops it.
 var errStopped = errors.New("stopped by the user")
 
+// errInterrupted is the cause of a turn's cancellation when the user sends
+// a new message while it works.
+var errInterrupted = errors.New("interrupted by a new message")
+
 // startTurnLocked runs a turn in its own goroutine, holding a reference to
 // c until it ends; c.mu is held.
 func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.Node, text string, record durable.Journal) {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel}
+	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel, started: time.Now()}
 	c.current = t
 	s.background(c, func() {
 		defer cancel(nil)
@@ -144,6 +188,7 @@ func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.
 // and waits again where it waited. Its unanswered questions are pending from
 // now on, before the replay reaches them. c.mu is held.
 func (s *Service) resumeLocked(c *conversation) {
+	s.resumeSidesLocked(c)
 	i := c.path.OpenTurn()
 	if i < 0 || c.current != nil {
 		return
@@ -154,6 +199,7 @@ func (s *Service) resumeLocked(c *conversation) {
 		return
 	}
 	msg, record := c.path[i], durable.NewJournal(c.path[i+1:])
+	text := turnText(c.path, i)
 	for ref, n := range record.Unanswered() {
 		req, err := tree.Decode[elicit.Request](n)
 		if err != nil {
@@ -162,15 +208,51 @@ func (s *Service) resumeLocked(c *conversation) {
 		}
 		c.pending[ref] = newWaiter(n.ID, req)
 	}
-	m, _ := tree.Decode[tree.Message](msg)
 	s.log.Info("resuming turn", "conversation", c.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
-	s.startTurnLocked(c, a, msg, m.Text, record)
+	s.startTurnLocked(c, a, msg, text, record)
 }
 
 // runTurn runs turn t of agent a for the user message text. t.record is
 // what the turn recorded before, when it is resumed: its calls are answered
 // from there until the code makes a call the record does not have.
 func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant, text string) {
+	ctx = c.turnContext(ctx, t, a)
+	reply, err := a.Turn(ctx, text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current != t {
+		return // parked or interrupted: HEAD moved on, where this turn is not
+	}
+	kind, m := c.endOf(ctx, a, reply, err)
+	if kind != "" {
+		var move *tree.Move
+		if kind == tree.Stopped {
+			move = &tree.Move{Action: tree.ActCancel}
+		}
+		// The turn's own context may be cancelled; recording its end must not be.
+		if _, err := c.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(m)}, tree.AppendOptions{Log: move}); err != nil {
+			c.svc.log.Error("record end of turn", "conversation", c.conv.ID, "err", err)
+		}
+	}
+	c.endedLocked()
+}
+
+// endedLocked forgets the turn that ended and starts the next one, when
+// messages were queued meanwhile. c.mu is held.
+func (c *conversation) endedLocked() {
+	c.current = nil
+	c.status = Status{}
+	if c.withdrawLocked() {
+		c.resyncLocked() // its questions leave the page
+	} else {
+		c.broadcastStatusLocked()
+	}
+	c.svc.startQueuedLocked(c)
+}
+
+// turnContext gives the turn's code its primitives and the program's
+// middleware, values and model.
+func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assistant) context.Context {
 	if scope := c.svc.scope; scope != nil {
 		ctx = scope(ctx) // the program's middleware, values and model for every turn
 	}
@@ -192,43 +274,28 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 			ctx = CompactAfter.With(ctx, n)
 		}
 	}
+	return ctx
+}
 
-	reply, err := a.Turn(ctx, text)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.current != t {
-		return // parked: HEAD moved to another branch, where this turn is not
-	}
-	// The turn's own context may be cancelled; recording its end must not be.
-	rec := context.WithoutCancel(ctx)
-	end := func(kind tree.Kind, m tree.Message, move *tree.Move) {
-		_, err = c.appendLocked(rec, tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(m)}, tree.AppendOptions{Log: move})
-	}
+// endOf says how a turn of a that returned reply and err ends: the kind of
+// node that records its end (AssistantMessage, Stopped or TurnError) and
+// what it says. No kind means the service is shutting down: the turn stays
+// where it was, to be resumed.
+func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply string, err error) (tree.Kind, tree.Message) {
 	switch {
 	case errors.Is(context.Cause(ctx), errStopped):
 		// Stopped, even if the agent finished anyway: the user was told so.
-		end(tree.Stopped, tree.Message{Text: "Stopped."}, &tree.Move{Action: tree.ActCancel})
+		return tree.Stopped, tree.Message{Text: "Stopped."}
 	case err == nil:
-		end(tree.AssistantMessage, tree.Message{Text: reply}, nil)
+		return tree.AssistantMessage, tree.Message{Text: reply}
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
-		err = nil // shutting down: the turn stays where it was, to be resumed
-	default:
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			err = cause // ended for a reason of the service's, which says more
-		}
-		c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
-		end(tree.TurnError, failure(err), nil)
+		return "", tree.Message{}
 	}
-	if err != nil {
-		c.svc.log.Error("record end of turn", "conversation", c.conv.ID, "err", err)
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // ended for a reason of the service's, which says more
 	}
-	c.current = nil
-	c.status = Status{}
-	if c.withdrawLocked() {
-		c.resyncLocked() // its questions leave the page
-	} else {
-		c.broadcastStatusLocked()
-	}
+	c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
+	return tree.TurnError, failure(err)
 }
 
 // failure words a turn's failure for the chat: a short sentence for
@@ -283,18 +350,33 @@ func failure(err error) tree.Message {
 // appendLocked records n for the turn; a turn that is no longer the
 // conversation's current one records nothing. c.mu is held.
 func (t *turn) appendLocked(ctx context.Context, n tree.Node) (tree.Node, error) {
-	if t.conv.current != t {
-		return tree.Node{}, errParked
-	}
-	return t.conv.appendLocked(ctx, n, tree.AppendOptions{})
+	return t.appendLockedWith(ctx, n, nil)
 }
 
-// appendLockedWith is appendLocked with a reflog entry for the move.
+// appendLockedWith is appendLocked with a reflog entry for the move. A
+// side turn records on its side branch, which HEAD never moves to.
 func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Move) (tree.Node, error) {
-	if t.conv.current != t {
+	if !t.liveLocked() {
 		return tree.Node{}, errParked
 	}
-	return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move})
+	if t.side == nil {
+		return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move})
+	}
+	n.Parent = t.side.tip
+	n, err := t.conv.appendLocked(ctx, n, tree.AppendOptions{Fork: true, Aside: true, Log: move})
+	if err == nil {
+		t.side.tip = n.ID
+	}
+	return n, err
+}
+
+// liveLocked reports whether t may still record: it is the conversation's
+// current turn, or for a side turn, its question's. c.mu is held.
+func (t *turn) liveLocked() bool {
+	if t.side != nil {
+		return t.conv.sides[t.id] == t
+	}
+	return t.conv.current == t
 }
 
 // parkLocked ends the current turn without recording its end, so that HEAD
@@ -320,11 +402,17 @@ func (c *conversation) withdrawLocked() bool {
 }
 
 // Stop halts the conversation's running turn: a model reply mid-stream, a
-// tool mid-run or a question waiting for an answer. The turn is recorded as
+// tool mid-run or a question waiting for an answer; or, when side questions
+// are being answered, those alone. The turn is recorded as
 // stopped and its unanswered questions are withdrawn. Conflict when nothing
 // is running.
 func (s *Service) Stop(ctx context.Context, session, id string) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
+		// A side question being answered is what a user means to stop,
+		// not the flow that waits beside it.
+		if stopped, err := c.stopSidesLocked(ctx); stopped || err != nil {
+			return err
+		}
 		if c.current == nil {
 			return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
 		}

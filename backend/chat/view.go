@@ -27,6 +27,11 @@ type Status struct {
 	Waiting  bool // the turn waits for the user to answer a question
 	Progress *runtime.Progress
 	Draft    string // the reply as it streams in
+	// Aside is set while a side question is being answered.
+	Aside bool
+	// Queued are the messages waiting for the turn to end, when the
+	// assistant queues what is sent while it works.
+	Queued []string
 	// ModelWait is how long the turn has been waiting on a model call that
 	// has sent nothing yet; zero when it is not waiting on one.
 	ModelWait time.Duration
@@ -44,9 +49,20 @@ type Item struct {
 	Covers int
 	Elicit *ElicitView
 	Branch *Branch // set when the conversation forked here
-	// For a side question: the reply, once there is one.
+	// For a side question: the reply, once there is one, and the kind of
+	// node that ended its turn (a SideReply, or Stopped or TurnError, with
+	// Details); while its turn works, the reply as it streams in.
 	Reply   string
 	Replied bool
+	Ended   tree.Kind
+	Draft   string
+	Working bool
+	// WhileWaiting is set for a side question asked while a question of the
+	// flow waited, rather than in a thread the user opened beside a reply.
+	WhileWaiting bool
+	// Anchor is the node of HEAD's branch the side question's thread hangs
+	// from: a follow-up is asked there.
+	Anchor int64
 }
 
 // ElicitState is where an elicit stands.

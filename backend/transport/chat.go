@@ -42,6 +42,8 @@ type Chat interface {
 	// Invalid for an empty or overlong message; Conflict while a turn is
 	// running.
 	Send(ctx context.Context, session, id, text string) error
+	SendMessage(ctx context.Context, session, id, text string) (chat.Sent, error)
+	AskAside(ctx context.Context, session, id string, node int64, text string) error
 	// Answer records the answer to pending elicit eid. Errors: NotFound;
 	// Conflict for an elicit already answered or no longer waited on;
 	// Invalid with Fields for content that breaks the schema.

@@ -90,8 +90,14 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if in.Message == nil {
 		return apperr.Errorf(apperr.Invalid, `The request has no "message".`)
 	}
-	if err := s.chat.Send(c.Request().Context(), sessionOf(c), c.Param("id"), *in.Message); err != nil {
+	sent, err := s.chat.SendMessage(c.Request().Context(), sessionOf(c), c.Param("id"), *in.Message)
+	if err != nil {
 		return err
+	}
+	if say := sent.Say(); say != "" {
+		// What the message did, when it did more than start a turn.
+		s.chat.Inform(sessionOf(c), c.Param("id"), say)
+		leaveNotice(c)
 	}
 	sse := newSSE(c)
 	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
@@ -147,6 +153,24 @@ func (s *Server) editMessage(c echo.Context) error {
 		return err
 	}
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
+}
+
+// askAside answers POST /c/:id/nodes/:node/aside with the form field
+// "message": it is asked in the side thread beside that node, which the
+// model answers there while the conversation stays where it is.
+func (s *Server) askAside(c echo.Context) error {
+	node, err := nodeParam(c)
+	if err != nil {
+		return err
+	}
+	text, err := formValue(c, "message")
+	if err != nil {
+		return err
+	}
+	if err := s.chat.AskAside(c.Request().Context(), sessionOf(c), c.Param("id"), node, text); err != nil {
+		return err
+	}
+	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_aside": 0})
 }
 
 // retryReply answers POST /c/:id/replies/:node/retry: the turn that ended

@@ -32,6 +32,7 @@ func (s *Server) routes() {
 	e.POST("/c/:id/messages/:node/edit", s.editMessage, cmd...)
 	e.POST("/c/:id/replies/:node/retry", s.retryReply, cmd...)
 	e.POST("/c/:id/nodes/:node/switch", s.switchBranch, cmd...)
+	e.POST("/c/:id/nodes/:node/aside", s.askAside, cmd...)
 	e.POST("/c/:id/elicits/:eid/change", s.changeAnswer, cmd...)
 	e.GET("/c/:id/tree", s.inspectorPage)
 	e.GET("/c/:id/tree/stream", s.inspectorStream)

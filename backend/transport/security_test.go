@@ -184,7 +184,7 @@ func TestRotationKeepsTheBrowsersConversations(t *testing.T) {
 }
 
 func TestOnlyTheAppsHostsAreAnswered(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	defer svc.Close()
 	h := NewServer(Config{Chat: svc, Log: slog.New(slog.DiscardHandler), AllowedHosts: []string{"chat.example.com"}})
 	for _, tc := range []struct {
@@ -323,7 +323,7 @@ func TestOversizedFormsAre413(t *testing.T) {
 }
 
 func TestTheCookieIsSecureWhenTheAppIsReachedOverHTTPS(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	defer svc.Close()
 	proxy := netip.MustParsePrefix("10.0.0.0/8")
 	for _, tc := range []struct {

@@ -42,6 +42,9 @@ func newTestAppWith(t testing.TB, cfg chat.Config) *testApp {
 	t.Helper()
 	db := storetest.Open(t)
 	cfg.Store = db
+	if _, ok := cfg.Model.(*offline.Provider); ok {
+		cfg.DecideByRule = true // as the app has it
+	}
 	svc := chat.New(cfg)
 	srv := httptest.NewServer(NewServer(Config{Chat: svc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
 	t.Cleanup(func() {

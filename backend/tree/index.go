@@ -216,19 +216,42 @@ func (x *Index) SideRoot(n Node) (Node, bool) {
 	return n, true
 }
 
-// SideReply returns the reply to side question q: the first SideReply node
-// under q, looking breadth first and oldest first (the reply hangs from the
-// model call that made it). It reports false while q is unanswered.
-func (x *Index) SideReply(q int64) (Node, bool) {
+// SideEnd returns the node that ended side question q's turn: the first
+// node under q, breadth first and oldest first, that ends a turn (a
+// SideReply, or a Stopped or TurnError on the side branch). It reports
+// false while q's turn has not ended. A follow-up side question hangs from
+// the end of the one before, so the end met first is q's own.
+func (x *Index) SideEnd(q int64) (Node, bool) {
 	queue := slices.Clone(x.children[q])
 	for len(queue) > 0 {
 		c := x.nodes[queue[0]]
 		queue = append(queue[1:], x.children[c.ID]...)
-		if c.Kind == SideReply {
+		switch c.Kind {
+		case SideReply, Stopped, TurnError:
 			return c, true
 		}
 	}
 	return Node{}, false
+}
+
+// SideThread returns the side questions of the thread asked from node id,
+// oldest first: the first side question asked from it, then each
+// follow-up, which hangs from the end of the one before.
+func (x *Index) SideThread(id int64) []Node {
+	var out []Node
+	var visit func(q Node)
+	visit = func(q Node) {
+		out = append(out, q)
+		if end, ok := x.SideEnd(q.ID); ok {
+			for _, next := range x.Sides(end.ID) {
+				visit(next)
+			}
+		}
+	}
+	for _, q := range x.Sides(id) {
+		visit(q)
+	}
+	return out
 }
 
 // Sides returns the side questions asked from node id, oldest first: its
@@ -246,7 +269,7 @@ func (x *Index) Sides(id int64) []Node {
 
 // Reachable returns the ids garbage collection keeps: every node of path
 // (HEAD's branch) and the whole subtree of each side question asked from
-// it; for each head of a reflog entry that has not expired, the head with
+// it, and the decisions taken at it; for each head of a reflog entry that has not expired, the head with
 // its ancestors and its whole subtree, so that recovering the entry finds
 // its branch whole; and every node young says is too young to collect,
 // with its ancestors. A nil young keeps no node for its age.
@@ -274,8 +297,10 @@ func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[i
 	}
 	for _, n := range path {
 		keep[n.ID] = true
-		for _, s := range x.Sides(n.ID) {
-			withSubtree(s.ID)
+		for _, c := range x.children[n.ID] {
+			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision {
+				withSubtree(c)
+			}
 		}
 	}
 	for _, h := range heads {

@@ -216,8 +216,8 @@ func TestEmptyIndex(t *testing.T) {
 	if got := x.CurrentEntries(nil, []int64{1, 0}); !slices.Equal(got, []bool{false, false}) {
 		t.Errorf("CurrentEntries = %v, want [false false]", got)
 	}
-	if _, ok := x.SideReply(1); ok {
-		t.Error("SideReply(1) found a reply")
+	if _, ok := x.SideEnd(1); ok {
+		t.Error("SideEnd(1) found an end")
 	}
 	if got := x.Sides(0); got != nil {
 		t.Errorf("Sides(0) = %v, want none", got)
@@ -372,7 +372,7 @@ func TestSideRoot(t *testing.T) {
 	}
 }
 
-func TestSideReply(t *testing.T) {
+func TestSideEnd(t *testing.T) {
 	tests := []struct {
 		name   string
 		q      int64
@@ -389,6 +389,12 @@ func TestSideReply(t *testing.T) {
 			x.Add(nd(15, 6, Sample, "c4"))
 			x.Add(nd(16, 15, SideReply, ""))
 		}},
+		{name: "stopped: the stop ends it, not a deeper reply", q: 6, want: 16, before: func(x *Index) {
+			x.Add(nd(16, 6, Stopped, ""))
+			x.Add(nd(17, 16, SideQuestion, ""))
+			x.Add(nd(18, 17, SideReply, ""))
+		}},
+		{name: "failed", q: 6, want: 16, before: func(x *Index) { x.Add(nd(16, 6, TurnError, "")) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -396,9 +402,9 @@ func TestSideReply(t *testing.T) {
 			if tt.before != nil {
 				tt.before(x)
 			}
-			n, ok := x.SideReply(tt.q)
+			n, ok := x.SideEnd(tt.q)
 			if got := found(n, ok); got != tt.want {
-				t.Errorf("SideReply(%d) = %d, want %d", tt.q, got, tt.want)
+				t.Errorf("SideEnd(%d) = %d, want %d", tt.q, got, tt.want)
 			}
 		})
 	}
@@ -421,6 +427,25 @@ func TestSides(t *testing.T) {
 	for _, tt := range tests {
 		if got := ids(x.Sides(tt.id)); !slices.Equal(got, tt.want) {
 			t.Errorf("Sides(%d) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestSideThread(t *testing.T) {
+	x := sides()
+	tests := []struct {
+		id   int64
+		want []int64
+	}{
+		{2, []int64{3, 9, 6}}, // 9 follows up 3, hanging from 3's reply
+		{8, []int64{10}},
+		{5, []int64{9}},
+		{1, nil},
+		{99, nil},
+	}
+	for _, tt := range tests {
+		if got := ids(x.SideThread(tt.id)); !slices.Equal(got, tt.want) {
+			t.Errorf("SideThread(%d) = %v, want %v", tt.id, got, tt.want)
 		}
 	}
 }
@@ -774,7 +799,7 @@ func (c goldenCase) answer(t *testing.T) goldenWant {
 			SideRoot:     found(x.SideRoot(n)),
 		}
 		if n.Kind == SideQuestion {
-			g.SideReply = found(x.SideReply(n.ID))
+			g.SideReply = found(x.SideEnd(n.ID))
 		}
 		w.Walks = append(w.Walks, g)
 	}

@@ -37,6 +37,18 @@ type SummaryRecord struct {
 	Count  int     `json:"count"`
 }
 
+// DecisionRecord is the payload of a Decision node.
+type DecisionRecord struct {
+	Text   string `json:"text"`             // what the user typed
+	Waited string `json:"waited"`           // the id of the question that waited
+	Choice string `json:"choice"`           // "answer", "change" or "side"
+	Change string `json:"change,omitempty"` // for "change": the id of the earlier question
+	By     string `json:"by"`               // "model" or "rule"
+	Reason string `json:"reason,omitempty"` // why, in the decider's words
+	// Sample is the model call that decided, when the model did.
+	Sample *SampleRecord `json:"sample,omitempty"`
+}
+
 // ValueRecord is the payload of a Value node: which value the turn read,
 // and what it was.
 type ValueRecord struct {

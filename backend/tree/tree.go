@@ -30,8 +30,15 @@ const (
 	// agent waited, answered aside; payload Message. It hangs from the node
 	// that was HEAD, on a side branch HEAD never moves to.
 	SideQuestion Kind = "side"
-	// SideReply answers a SideQuestion; payload Message.
+	// SideReply answers a SideQuestion; payload Message. A side turn that
+	// is stopped or fails ends with a Stopped or TurnError node on its side
+	// branch instead.
 	SideReply Kind = "side-reply"
+	// Decision records what a message typed while a question waited was
+	// taken for (an answer in words, a change of an earlier answer, a side
+	// question) and who decided; payload DecisionRecord. It hangs aside
+	// from the node that was HEAD.
+	Decision Kind = "decision"
 	// Summary stands for a span of earlier messages in the model's context;
 	// payload SummaryRecord; Ref is the call id of the history request
 	// that compacted. The messages it covers stay in the tree.

@@ -30,5 +30,8 @@ func appConfig(getenv func(string) string, pace time.Duration) (chat.Config, err
 		Model:      provider,
 		Kinds:      elicit.NewKinds(demo.Kinds()...),
 		Scope:      scope,
+		// The offline model cannot weigh words: a plain rule decides what a
+		// message typed while a question waits is.
+		DecideByRule: isOffline,
 	}, nil
 }

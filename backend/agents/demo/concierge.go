@@ -128,7 +128,23 @@ func Concierge(pace time.Duration) agents.Assistant {
 		Turn: func(ctx context.Context, message string) (string, error) {
 			return loop.Turn(Pace.With(ctx, pace), message)
 		},
+		// Beside a trip being planned, the concierge answers what a
+		// traveller asks: the weather, for one.
+		Side: sideLoop.Turn,
 	}
+}
+
+var sideLoop = agents.Loop{
+	System: "You are a travel concierge. The user asks something on the side while a trip is being planned; " +
+		"answer it briefly, with a tool when one can find it out.",
+	Agents: []*agents.Agent{Weather},
+	Direct: func(results []agents.Result) string {
+		var w CityWeather
+		if r := results[0]; r.Err == nil && json.Unmarshal(r.Output, &w) == nil {
+			return w.String()
+		}
+		return results[0].Text()
+	},
 }
 
 func describePlan(p TripPlan) string {

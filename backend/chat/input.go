@@ -1,0 +1,154 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Input while the agent works. A message sent while a turn works does what
+// the assistant's InputPolicy says: by default it interrupts the turn (the
+// turn is recorded as stopped) and starts a new one, or, sent within
+// BatchWindow of the message before while the turn has recorded nothing,
+// joins that message; an assistant may queue messages until the turn ends
+// instead. While the turn waits on a question, a message is decided on
+// instead (decide.go): an answer in words, a change of an earlier answer,
+// or a side question.
+
+// BatchWindow is how soon after a message the next one joins it, when the
+// turn of the first has recorded nothing yet: people send a thought in a
+// few quick messages.
+const BatchWindow = 2 * time.Second
+
+// Sent says what a message did, for the page to tell the sender.
+type Sent string
+
+// What a message can do.
+const (
+	SentTurn        Sent = ""            // started a turn
+	SentInterrupted Sent = "interrupted" // stopped the turn that worked and started a new one
+	SentJoined      Sent = "joined"      // joined the message before, whose turn starts again with both
+	SentQueued      Sent = "queued"      // waits for the running turn to end
+	SentAnswer      Sent = "answer"      // answered the question that waits, in words
+	SentChange      Sent = "change"      // changed an earlier answer: the flow goes on from there
+	SentSide        Sent = "side"        // asked on the side; the flow waits where it was
+)
+
+// Say is what the page tells the sender; "" when starting a turn needs no
+// word.
+func (s Sent) Say() string {
+	switch s {
+	case SentInterrupted:
+		return "Sent — it interrupted the reply."
+	case SentJoined:
+		return "Sent — joined to your last message."
+	case SentQueued:
+		return "Queued — it will be sent when the reply ends."
+	case SentAnswer:
+		return "Taken as your answer to the question."
+	case SentChange:
+		return "Taken as a change of an earlier answer: the conversation goes on from there, and the earlier version is kept."
+	case SentSide:
+		return "Asked on the side — the question above still waits for you."
+	}
+	return ""
+}
+
+// queued is a message waiting for the running turn to end.
+type queued struct {
+	text string
+}
+
+// startLocked records text as a user message at HEAD and starts a turn of
+// a with it. c.mu is held.
+func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) error {
+	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
+	if err != nil {
+		return err
+	}
+	if c.conv.Title == "" {
+		c.conv.Title = title(text)
+		if err := s.store.SetTitle(ctx, c.conv.ID, c.conv.Title); err != nil {
+			s.log.Warn("set title", "conversation", c.conv.ID, "err", err)
+		}
+		conv := c.conv
+		c.broadcastLocked(Change{Title: &conv})
+	}
+	s.startTurnLocked(c, a, msg, turnText(c.path, len(c.path)-1), durable.Journal{})
+	c.broadcastStatusLocked()
+	return nil
+}
+
+// whileWorkingLocked handles text sent while the current turn works (it
+// waits on no question), as a's policy says. c.mu is held.
+func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) (Sent, error) {
+	t := c.current
+	if a.Input == agents.Queue {
+		c.queue = append(c.queue, queued{text})
+		c.broadcastStatusLocked()
+		return SentQueued, nil
+	}
+	if c.path.Head() == t.id && time.Since(t.started) < BatchWindow {
+		// Nothing of the turn is recorded: it goes away, and a turn starts
+		// again with both messages.
+		c.parkLocked()
+		return SentJoined, s.startLocked(ctx, c, a, text)
+	}
+	t.cancel(errInterrupted)
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: "Stopped: you sent a new message."})},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel}})
+	if err != nil {
+		return "", err
+	}
+	c.current = nil
+	c.status = Status{}
+	c.withdrawLocked()
+	return SentInterrupted, s.startLocked(ctx, c, a, text)
+}
+
+// startQueuedLocked starts a turn with the messages queued while the last
+// one worked, joined into one. c.mu is held.
+func (s *Service) startQueuedLocked(c *conversation) {
+	if len(c.queue) == 0 || c.current != nil {
+		return
+	}
+	texts := make([]string, len(c.queue))
+	for i, q := range c.queue {
+		texts[i] = q.text
+	}
+	c.queue = nil
+	a, ok := s.agents.Get(c.conv.Agent)
+	if !ok {
+		return
+	}
+	// The record is written for the user; the request that queued the
+	// message is long answered.
+	ctx := context.WithoutCancel(s.ctx)
+	if err := s.startLocked(ctx, c, a, strings.Join(texts, "\n\n")); err != nil {
+		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
+		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, time.Now()
+		c.broadcastLocked(Change{Notice: c.notice})
+	}
+}
+
+// turnText is the text of the turn that the user message path[i] starts:
+// its own, after those of the messages it joined (user messages right
+// before it, whose turns went away before recording anything).
+func turnText(path tree.Path, i int) string {
+	j := i
+	for j > 0 && path[j-1].Kind == tree.UserMessage {
+		j--
+	}
+	texts := make([]string, 0, i-j+1)
+	for _, n := range path[j : i+1] {
+		m, _ := tree.Decode[tree.Message](n)
+		texts = append(texts, m.Text)
+	}
+	return strings.Join(texts, "\n\n")
+}
