@@ -42,8 +42,9 @@ type InputPolicy int
 const (
 	// Interrupt stops the running turn (recorded as stopped) and starts a
 	// new one with the message, as people expect of a chat. A message sent
-	// within BatchWindow of the one before, while the turn has recorded
-	// nothing yet, joins it instead: the turn starts again with both.
+	// soon after the one before (chat.BatchWindow), while its turn has
+	// recorded and shown nothing, joins it instead: the turn starts again
+	// with both.
 	Interrupt InputPolicy = iota
 	// Queue keeps the message until the running turn ends, then starts a
 	// turn with it (with every message queued meanwhile, joined).

@@ -21,8 +21,9 @@ import (
 // or a side question.
 
 // BatchWindow is how soon after a message the next one joins it, when the
-// turn of the first has recorded nothing yet: people send a thought in a
-// few quick messages.
+// turn of the first has recorded and shown nothing yet: people send a
+// thought in a few quick messages. Once a reply streams, a new message
+// interrupts it instead.
 const BatchWindow = 2 * time.Second
 
 // Sent says what a message did, for the page to tell the sender.
@@ -94,9 +95,9 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		c.broadcastStatusLocked()
 		return SentQueued, nil
 	}
-	if c.path.Head() == t.id && time.Since(t.started) < BatchWindow {
-		// Nothing of the turn is recorded: it goes away, and a turn starts
-		// again with both messages.
+	if c.path.Head() == t.id && c.status.Draft == "" && time.Since(t.started) < BatchWindow {
+		// Nothing of the turn is recorded or shown: it goes away, and a
+		// turn starts again with both messages.
 		c.parkLocked()
 		return SentJoined, s.startLocked(ctx, c, a, text)
 	}

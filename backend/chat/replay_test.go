@@ -43,7 +43,8 @@ func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server
 
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...)})
+	_, isOffline := s.llm.(*offline.Provider)
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: isOffline})
 }
 
 func (s *server) stop() {
