@@ -317,7 +317,7 @@ func (r *reading) phrase(stems []string) int {
 var placePreps = map[string][]string{
 	"origin":      {"from"},
 	"destination": {"to", "into", "towards", "toward", "for", "in", "at"},
-	"location":    {"in", "at", "near", "around", "for", "to", "via", "into", "from"},
+	"location":    {"in", "at", "near", "around", "for", "to", "via", "into", "from", "about"},
 }
 
 func isPlacePrep(w string) bool {

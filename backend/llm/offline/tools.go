@@ -28,6 +28,16 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 	switch req.ToolChoice {
 	case "", llm.ToolAuto, llm.ToolRequired:
 		i, score := pickTool(req.Tools, text)
+		// "And in Osaka?" asks again what the message before asked, of
+		// something else: the tool that answered it answers this too; and
+		// "What about Oslo?" after it, the same.
+		for said, at := text, turn; score == 0 && followsUp(said); {
+			if at = lastUser(req.Messages[:at]); at < 0 {
+				break
+			}
+			said = req.Messages[at].Content
+			i, score = pickTool(req.Tools, said)
+		}
 		if score == 0 && req.ToolChoice != llm.ToolRequired {
 			return nil, nil
 		}
@@ -54,6 +64,18 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 		calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("call_%d", made+len(calls)+1), Name: tool.Name, Arguments: encodeJSON(args)})
 	}
 	return calls, nil
+}
+
+// followsUp reports whether text asks again what was asked before, of
+// something else: "And in Osaka?", "What about Oslo?".
+func followsUp(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, p := range []string{"and ", "what about ", "how about ", "same for ", "also "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastUser returns the index of the latest user message, or -1.

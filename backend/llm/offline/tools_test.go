@@ -93,6 +93,35 @@ func TestToolPicking(t *testing.T) {
 	})
 }
 
+// A follow-up ("And in Osaka?") names no tool: the tool that answered the
+// message before answers it, with the follow-up's arguments.
+func TestToolPickingForAFollowUp(t *testing.T) {
+	before := []llm.Message{user("What is the weather in Tokyo?"), {Role: llm.Assistant, Content: "Light rain in Tokyo."}}
+	tests := []struct {
+		text, want string
+	}{
+		{"And in Osaka?", `get_weather {"city":"Osaka"}`},
+		{"What about Oslo?", `get_weather {"city":"Oslo"}`},
+		{"And in Osaka? What about Oslo?", `get_weather {"city":"Oslo"}`}, // follows up a follow-up
+		{"Osaka?", ""},             // not worded as a follow-up
+		{"and tell me a joke", ""}, // asked of nothing before
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			msgs := append([]llm.Message(nil), before...)
+			for _, q := range strings.SplitAfter(tt.text, "? ") { // each a message of its own
+				msgs = append(msgs, user(strings.TrimSpace(q)))
+			}
+			if tt.want == "" && strings.HasPrefix(tt.text, "and") {
+				msgs = []llm.Message{user(tt.text)}
+			}
+			if got := calls(ask(t, llm.Request{Tools: allTools, Messages: msgs})); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestToolArguments(t *testing.T) {
 	tests := []struct {
 		name   string
