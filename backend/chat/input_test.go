@@ -133,4 +133,3 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 		t.Errorf("still queued: %q", v.Status.Queued)
 	}
 }
-

@@ -202,4 +202,3 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		t.Errorf("%d side questions recorded, want 1", n)
 	}
 }
-
