@@ -81,7 +81,7 @@ func newPageIn(t *testing.T, bc playwright.BrowserContext) playwright.Page {
 // With a small limit, the branch is compacted: the inspector shows the
 // summary node with the original messages it stands for under it.
 func TestCompactionShowsInTheInspector(t *testing.T) {
-	a := startApp(t, "SWEATPANTS_COMPACT_AFTER=2")
+	a := startApp(t, "SWEATPANTS_COMPACT_TOKENS=30")
 	p := openChat(t, a)
 	for _, city := range []string{"Oslo", "Riga"} {
 		p.send("A trip to " + city)

@@ -12,16 +12,55 @@ import (
 )
 
 // Compaction. The model's context is the conversation so far (see
-// runtime.History). When a branch holds more messages than CompactAfter,
-// the compaction middleware has the model summarize all but the newest
-// half, records the summary as a node on the branch, and gives the model the
-// summary in place of the span from then on. The span's nodes stay in the
-// tree; the inspector shows them under the summary.
+// runtime.History). When the messages a branch gives the model come to
+// more tokens than CompactTokens, the compaction middleware has the model
+// summarize the oldest of them, leaving the newest half of the limit as
+// they are; it records the summary as a node on the branch and gives the
+// model the summary in place of the span from then on. The span's nodes
+// stay in the tree; the inspector shows them under the summary.
 
-// CompactAfter is how many messages the model's context may hold before the
-// oldest are summarized; zero turns compaction off. Middleware or an app can
-// set it for a scope.
-var CompactAfter = runtime.NewValue("compact-after", 0)
+// CompactTokens is how many tokens of conversation the model's context may
+// hold before the oldest messages are summarized; zero turns compaction
+// off. Middleware or an app can set it for a scope.
+var CompactTokens = runtime.NewValue("compact-tokens", 0)
+
+// Counting tokens. A provider counts with its own tokenizer, which the app
+// does not hold for every model (and a tokenizer library per provider would
+// be a dependency per model for an estimate): the count is estimated at
+// four bytes of text to a token, plus four for each message's framing (the
+// rule of thumb OpenAI gives for English), then scaled by how the provider
+// itself counted the branch's last model call, from the usage it reported.
+
+// estimateTokens estimates the tokens of msgs, unscaled.
+func estimateTokens(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += 4 + (len(m.Content)+3)/4
+	}
+	return n
+}
+
+// tokenScale is how the provider counts against estimateTokens: the
+// prompt tokens of the newest model call on path whose usage is known,
+// over the estimate of its messages; 1 when none is known. It is bounded,
+// so that one odd report cannot turn compaction off or on for good.
+func tokenScale(path tree.Path) float64 {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Kind != tree.Sample {
+			continue
+		}
+		rec, err := tree.Decode[tree.SampleRecord](path[i])
+		if err != nil || rec.Response == nil || rec.Response.Usage.PromptTokens == 0 {
+			continue
+		}
+		est := estimateTokens(rec.Request.Messages)
+		if est == 0 {
+			continue
+		}
+		return min(max(float64(rec.Response.Usage.PromptTokens)/float64(est), 0.25), 4)
+	}
+	return 1
+}
 
 // message is a message of the conversation with the node it came from.
 type message struct {
@@ -101,9 +140,9 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	return plain(msgs), nil
 }
 
-// compact is middleware around runtime.History: a history longer than
-// CompactAfter has its oldest messages summarized by the model, and the
-// summary is recorded. Like every call of a turn it is numbered and
+// compact is middleware around runtime.History: a history of more tokens
+// than CompactTokens has its oldest messages summarized by the model, and
+// the summary is recorded. Like every call of a turn it is numbered and
 // replayed from the record.
 func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
@@ -117,7 +156,7 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 			return next(ctx, req)
 		}
 		msgs, err := next(ctx, req)
-		limit := CompactAfter.Get(ctx)
+		limit := CompactTokens.Get(ctx)
 		// Summaries are not summarized again: each stands for its own span,
 		// so what the earliest ones say never fades into a summary of a
 		// summary.
@@ -127,10 +166,22 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 				said = append(said, m)
 			}
 		}
-		if err != nil || limit <= 0 || len(said) <= limit {
+		if err != nil || limit <= 0 {
 			return msgs, err
 		}
-		span := said[:len(said)-limit/2]
+		t.conv.lock()
+		scale := tokenScale(t.conv.path)
+		t.conv.mu.Unlock()
+		tokens := func(ms []message) int { return int(float64(estimateTokens(plain(ms))) * scale) }
+		if tokens(said) <= limit {
+			return msgs, nil
+		}
+		// The newest messages that fit in half the limit stay as they are.
+		keep := len(said)
+		for keep > 0 && tokens(said[keep-1:]) <= limit/2 {
+			keep--
+		}
+		span := said[:keep]
 		if len(span) < 2 {
 			return msgs, nil
 		}

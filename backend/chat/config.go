@@ -34,11 +34,11 @@ type Config struct {
 	// so middleware that keeps count per turn starts afresh.
 	Scope func(context.Context) context.Context
 
-	// CompactAfter is how many messages a branch may give the model before
-	// its oldest are summarized: the default of the runtime value
-	// CompactAfter, which middleware or an app may set for a scope. Zero or
-	// negative never compacts.
-	CompactAfter int
+	// CompactTokens is how many tokens of conversation a branch may give
+	// the model before its oldest messages are summarized: the default of
+	// the runtime value CompactTokens, which middleware or an app may set
+	// for a scope. Zero or negative never compacts.
+	CompactTokens int
 
 	// DecideByRule has a plain rule decide what a message typed while a
 	// question waits is (decide.go), instead of the model: for a model that

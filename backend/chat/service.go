@@ -55,11 +55,11 @@ type Service struct {
 	cancel context.CancelFunc
 	turns  sync.WaitGroup
 
-	compactAfter int                                   // see Config.CompactAfter
-	scope        func(context.Context) context.Context // see Config.Scope
-	suspendAfter time.Duration                         // see Config.SuspendAfter
-	answerHold   time.Duration                         // see Config.AnswerHold
-	decideByRule bool                                  // see Config.DecideByRule
+	compactTokens int                                   // see Config.CompactTokens
+	scope         func(context.Context) context.Context // see Config.Scope
+	suspendAfter  time.Duration                         // see Config.SuspendAfter
+	answerHold    time.Duration                         // see Config.AnswerHold
+	decideByRule  bool                                  // see Config.DecideByRule
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -71,7 +71,7 @@ type Service struct {
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
-		compactAfter: cfg.CompactAfter, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
+		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		decideByRule: cfg.DecideByRule, live: map[string]*conversation{}}
 }
 

@@ -516,7 +516,7 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 4})
+	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactTokens: 60})
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
 		t.Helper()
@@ -554,7 +554,7 @@ func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
 		}
 	}
 	if len(summaries) == 0 {
-		t.Fatal("four trips with a limit of 4 messages made no summary")
+		t.Fatal("four trips with a limit of 60 tokens made no summary")
 	}
 	if users != 4 {
 		t.Errorf("%d user messages in the tree, want all 4: compaction must keep the originals", users)

@@ -269,9 +269,9 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
 	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
 	ctx = runtime.Lanes.With(ctx, durable.Lanes)
-	if n := c.svc.compactAfter; n > 0 {
-		if _, set := CompactAfter.Lookup(ctx); !set {
-			ctx = CompactAfter.With(ctx, n)
+	if n := c.svc.compactTokens; n > 0 {
+		if _, set := CompactTokens.Lookup(ctx); !set {
+			ctx = CompactTokens.With(ctx, n)
 		}
 	}
 	return ctx

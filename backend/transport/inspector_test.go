@@ -127,7 +127,7 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 // A summary that compaction records is patched in with the messages it
 // stands for, as a fresh load draws it.
 func TestThePatchedInspectorShowsASummary(t *testing.T) {
-	a := newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactAfter: 2})
+	a := newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactTokens: 30})
 	b := a.browser(t)
 	conv := b.newConversation("concierge")
 	st := b.openInspector(conv, "")

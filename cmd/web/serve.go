@@ -50,11 +50,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.logFormat, "log", envOr(getenv, "SWEATPANTS_LOG", "text"), "log format: text or json")
 	fs.Int64Var(&cfg.maxBody, "max-body", transport.DefaultMaxBody, "largest request body accepted, in bytes")
 	fs.DurationVar(&cfg.pace, "demo-pace", 350*time.Millisecond, "how long each progress step of the demo concierge takes")
-	compactDef, err := strconv.Atoi(envOr(getenv, "SWEATPANTS_COMPACT_AFTER", "40"))
+	compactDef, err := strconv.Atoi(envOr(getenv, "SWEATPANTS_COMPACT_TOKENS", "16000"))
 	if err != nil {
-		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_AFTER must be a number: %w", err)
+		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_TOKENS must be a number: %w", err)
 	}
-	fs.IntVar(&cfg.compact, "compact-after", compactDef, "messages a branch gives the model before its oldest are summarized (0: never)")
+	fs.IntVar(&cfg.compact, "compact-tokens", compactDef, "tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
 	suspendDef, err := time.ParseDuration(envOr(getenv, "SWEATPANTS_SUSPEND_AFTER", chat.DefaultSuspendAfter.String()))
 	if err != nil {
 		return cfg, fmt.Errorf("SWEATPANTS_SUSPEND_AFTER must be a duration such as 1m or 30s: %w", err)
@@ -133,7 +133,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	app.Store, app.Log, app.CompactAfter, app.SuspendAfter = db, log, cfg.compact, &cfg.suspend
+	app.Store, app.Log, app.CompactTokens, app.SuspendAfter = db, log, cfg.compact, &cfg.suspend
 	svc := chat.New(app)
 	defer svc.Close()
 
