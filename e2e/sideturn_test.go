@@ -36,6 +36,15 @@ func TestASideQuestionIsAnsweredByAToolAndFollowedUp(t *testing.T) {
 	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Tokyo is planned"))
 	p.must(expect.Locator(sides).ToHaveCount(3))
+
+	// The inspector shows what each typed message was taken for.
+	ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err := ins.Goto(p.URL() + "/tree")
+	ins.must(err)
+	ins.waitForStream()
+	decisions := ins.Locator(`[data-testid=tree-node][data-kind=decision]`)
+	ins.must(expect.Locator(decisions).ToHaveCount(2))
+	ins.must(expect.Locator(decisions.First().Locator("summary").First()).ToContainText("“What's the weather in Tokyo?” taken as a side question, by the rule"))
 }
 
 // A side thread beside a reply: asked with Ask aside, answered in place,

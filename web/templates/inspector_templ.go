@@ -1228,6 +1228,9 @@ type gistFields struct {
 
 // gist is a node's payload in a few words.
 func gist(n tree.Node) string {
+	if n.Kind == tree.Decision {
+		return decisionGist(n)
+	}
 	p, _ := tree.Decode[gistFields](n)
 	s := p.Text
 	for _, alt := range []string{p.Message, p.Tool, p.Action, p.Error} {
@@ -1239,6 +1242,17 @@ func gist(n tree.Node) string {
 		s = string(r[:59]) + "…"
 	}
 	return s
+}
+
+// decisionGist says what typed text was taken for, and who decided.
+func decisionGist(n tree.Node) string {
+	d, _ := tree.Decode[tree.DecisionRecord](n)
+	taken := map[string]string{"answer": "an answer in words", "change": "a change of answer " + d.Change, "side": "a side question"}[d.Choice]
+	text := d.Text
+	if r := []rune(text); len(r) > 40 {
+		text = string(r[:39]) + "…"
+	}
+	return fmt.Sprintf("“%s” taken as %s, by the %s", text, taken, d.By)
 }
 
 // payloadOf is n's payload as drawn, or nothing without body.
