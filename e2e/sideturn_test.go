@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 )
@@ -80,4 +84,54 @@ func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("turn-stopped")).ToHaveText("Stopped: you sent a new message."))
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four."))
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"Tell me a long story", "Never mind. What is 2+2?"}))
+}
+
+// A streamed reply grows in place, rendered as it comes, and ends as the
+// model's text rendered once: the draft gives way to the reply.
+func TestAStreamedReplyGrowsAndEndsExact(t *testing.T) {
+	chunks := []string{"Here is the plan:\n\n", "| Day | City |\n", "|---|---|\n", "| 1 | Oslo |\n", "| 2 | Bergen |\n\n",
+		"```go\nfmt.Println(\"hi\")\n```\n\n", "Enjoy **every** minute."}
+	model := llmtest.NewServer(t, llmtest.Reply{Chunks: chunks, Gap: 250 * time.Millisecond})
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "assistant")
+	// Every text the draft shows is kept, as the page shows it, on the
+	// conversation's page that the first message opens.
+	p.must(p.AddInitScript(playwright.Script{Content: playwright.String(`
+		window.drafts = []
+		addEventListener('DOMContentLoaded', () => new MutationObserver(() => {
+			const d = document.querySelector('[data-testid=draft]')
+			if (d && d.textContent !== window.drafts[window.drafts.length - 1]) window.drafts.push(d.textContent)
+		}).observe(document.body, {subtree: true, childList: true, characterData: true}))`)}))
+	p.send("Plan two days in Norway")
+	reply := p.lastAssistant()
+	p.must(expect.Locator(reply.Locator("table tbody tr")).ToHaveCount(2))
+	p.must(expect.Locator(reply.Locator("td").Nth(3)).ToHaveText("Bergen"))
+	p.must(expect.Locator(reply.Locator("pre code")).ToHaveText(`fmt.Println("hi")`))
+	p.must(expect.Locator(reply.Locator("strong")).ToHaveText("every"))
+	p.must(expect.Locator(p.GetByTestId("draft")).ToHaveCount(0))
+
+	got, err := p.Evaluate(`() => window.drafts`)
+	p.must(err)
+	var drafts []string
+	for _, d := range got.([]any) {
+		drafts = append(drafts, d.(string))
+	}
+	if len(drafts) < 3 {
+		t.Fatalf("the draft showed %d states, want it to grow chunk by chunk: %q", len(drafts), drafts)
+	}
+	for i := 1; i < len(drafts); i++ {
+		if len(drafts[i]) < len(drafts[i-1]) {
+			t.Errorf("the draft shrank from %q to %q", drafts[i-1], drafts[i])
+		}
+	}
+	if !strings.HasPrefix(drafts[0], "Here is the plan") {
+		t.Errorf("the draft began %q", drafts[0])
+	}
+	final, err := reply.TextContent()
+	p.must(err)
+	for _, want := range []string{"Here is the plan:", "DayCity1Oslo2Bergen", `fmt.Println("hi")`, "Enjoy every minute."} {
+		if !strings.Contains(strings.Join(strings.Fields(final), ""), strings.Join(strings.Fields(want), "")) {
+			t.Errorf("the reply %q lacks %q", final, want)
+		}
+	}
 }

@@ -47,6 +47,10 @@ type Reply struct {
 	// (which is what a test of a timeout waits for) or the test ends.
 	Delay time.Duration
 
+	// Gap spaces a streamed answer's chunks this far apart, as a model
+	// writing at its own pace does.
+	Gap time.Duration
+
 	// Cut ends a streamed answer after its chunks, with neither a finish
 	// reason nor [DONE], as a dropped connection would.
 	Cut bool

@@ -83,6 +83,9 @@ func (r Reply) stream(w http.ResponseWriter, req *http.Request, in Request, done
 	empty := ""
 	r.event(w, in, choice{Delta: &message{Role: "assistant", Content: &empty}})
 	for i, c := range r.Chunks {
+		if i > 0 && r.Gap > 0 && !wait(req, r.Gap, done) {
+			return
+		}
 		r.event(w, in, choice{Delta: &message{Content: &c}, Logprobs: r.logprobs(in, i, i+1)})
 	}
 	if r.SplitArguments > 0 {
