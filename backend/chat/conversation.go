@@ -135,7 +135,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 func (c *conversation) statusLocked() Status {
 	st := c.status
 	st.Running = c.running()
-	st.Waiting = c.running() && len(c.pending) > 0
+	st.Waiting = c.running() && len(c.queueLocked()) > 0
 	st.Aside = len(c.sides) > 0
 	for _, q := range c.queue {
 		st.Queued = append(st.Queued, q.text)

@@ -96,6 +96,9 @@ func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 		return nil, c.notPendingLocked(req.ID)
 	}
 	c.flushLocked() // one at a time
+	if w.side != nil {
+		return c.deliverAsideLocked(w, req, resp)
+	}
 	h := &heldAnswer{
 		node:  tree.Node{Conversation: c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		asked: w,
@@ -105,6 +108,23 @@ func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 	h.timer = time.AfterFunc(c.svc.answerHold, c.flush)
 	delete(c.pending, req.ID)
 	delete(c.rejected, req.ID)
+	w.answer <- resp
+	return h, nil
+}
+
+// deliverAsideLocked writes the answer to a side turn's question at once,
+// on its side branch, and hands it to the turn. It is not held: a side
+// turn's next record takes its own commit, and side questions are few.
+// c.mu is held.
+func (c *conversation) deliverAsideLocked(w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	h := &heldAnswer{asked: w, done: make(chan struct{})}
+	close(h.done)
+	if _, err := w.side.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
+		return nil, err
+	}
+	delete(c.pending, req.ID)
+	delete(c.rejected, req.ID)
+	c.lastAnswered = w
 	w.answer <- resp
 	return h, nil
 }

@@ -25,7 +25,7 @@ import (
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	c := t.conv
 	req.ID = durable.NextCall(ctx)
-	_, _, replayed, err := durable.Lookup(t.record, durable.Call[elicit.Request]{
+	asked, _, replayed, err := durable.Lookup(t.record, durable.Call[elicit.Request]{
 		ID: req.ID, Kind: tree.ElicitRequest, Made: durable.DescribeElicit(req),
 		Same: func(was elicit.Request) bool {
 			return was.Kind == req.Kind && was.Message == req.Message && durable.SameJSON(was.Input, req.Input)
@@ -37,11 +37,8 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if n, ok := t.record.Response(req.ID); ok {
 		return tree.Decode[elicit.Response](n)
 	}
-	if t.side != nil {
-		return elicit.Response{}, errSideAsks
-	}
 	c.mu.Lock()
-	if c.current != t {
+	if !t.liveLocked() {
 		c.mu.Unlock()
 		return elicit.Response{}, errParked
 	}
@@ -59,16 +56,16 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 			return resp, nil
 		}
 		c.flushLocked()
-		if resp, ok := c.responseLocked(req.ID); ok {
+		if resp, ok := t.answeredLocked(req.ID); ok {
 			c.mu.Unlock()
 			return resp, nil
 		}
 	}
 	if w == nil {
 		w = newWaiter(0, req) // a new request's node is given it when appended
+		w.side = t.sideOrNil()
 		if replayed {
-			n, _ := c.requestNodeLocked(req.ID)
-			w.node = n.ID
+			w.node = asked.ID
 		}
 		c.pending[req.ID] = w
 	}
@@ -180,6 +177,28 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
 	return *rec.Response, nil
+}
+
+// answeredLocked returns the recorded answer to t's question eid: on
+// HEAD's branch, or on a side turn's own. c.mu is held.
+func (t *turn) answeredLocked(eid string) (elicit.Response, bool) {
+	if t.side == nil {
+		return t.conv.responseLocked(eid)
+	}
+	n, ok := t.conv.idx.NewestOnPath(t.conv.idx.PathTo(t.side.tip), eid, tree.ElicitResponse)
+	if !ok {
+		return elicit.Response{}, false
+	}
+	resp, err := tree.Decode[elicit.Response](n)
+	return resp, err == nil
+}
+
+// sideOrNil is t if it is a side turn, else nil.
+func (t *turn) sideOrNil() *turn {
+	if t.side != nil {
+		return t
+	}
+	return nil
 }
 
 // drafted adds delta to the reply t's model call streams in and tells the

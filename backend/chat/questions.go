@@ -21,6 +21,9 @@ type waiter struct {
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
 	reports  progressLimit                         // when the last progress reports came (progress.go)
+	// side is the side turn that asks, or nil for the flow's turn: its
+	// question is shown in the side question's place and answered there.
+	side *turn
 }
 
 func newWaiter(node int64, req elicit.Request) *waiter {
@@ -153,5 +156,14 @@ func (c *conversation) liveLocked(e *ElicitView) {
 func (c *conversation) broadcastItemLocked(eid string) {
 	if it, ok := c.elicitItemLocked(eid); ok {
 		c.broadcastLocked(Change{Item: &it})
+		return
+	}
+	// A side turn's question is shown in its side question's place.
+	if w := c.pending[eid]; w != nil && w.side != nil {
+		if n, ok := c.idx.Node(w.node); ok {
+			if it, ok := c.sideItemLocked(n); ok {
+				c.broadcastLocked(Change{Item: &it})
+			}
+		}
 	}
 }

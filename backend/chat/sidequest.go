@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -28,11 +27,6 @@ type side struct {
 	tip   int64  // the last node of its side branch, where the next one hangs
 	draft string // its reply as it streams in
 }
-
-// errSideAsks is what a side turn's question to the user gets: the page
-// shows the flow's question, and one question at a time is what a person
-// can take in.
-var errSideAsks = errors.New("a side question cannot ask the user anything: answer from what you know, or say what you would need")
 
 // waitingOnLocked returns the request the running turn waits on: the
 // first in the queue when several are.
@@ -87,7 +81,7 @@ func (c *conversation) threadTipLocked(ctx context.Context, anchor int64) (int64
 
 // startSideLocked runs side turn q (the side question's node) in its own
 // goroutine; its side branch goes on from tip. c.mu is held.
-func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.Node, text string, tip int64, record durable.Journal) {
+func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.Node, text string, tip int64, record durable.Journal) *turn {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
 	t := &turn{conv: c, id: q.ID, agent: a.Name, record: record, cancel: cancel, side: &side{tip: tip}}
 	c.sides[q.ID] = t
@@ -96,6 +90,7 @@ func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.No
 		c.runSide(turnCtx, t, a, text)
 	})
 	c.broadcastStatusLocked()
+	return t
 }
 
 // runSide runs side turn t and records how it ended on its side branch.
@@ -124,6 +119,12 @@ func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant,
 // and logs the return to the flow. c.mu is held.
 func (t *turn) endSideLocked(ctx context.Context, kind tree.Kind, m tree.Message) (tree.Node, error) {
 	c := t.conv
+	for ref, w := range c.pending { // withdrawn, before the page hears of the end
+		if w.side == t {
+			delete(c.pending, ref)
+			delete(c.rejected, ref)
+		}
+	}
 	end, err := t.appendLocked(ctx, tree.Node{Kind: kind, Agent: t.agent, Payload: tree.MustEncode(m)})
 	delete(c.sides, t.id)
 	c.broadcastStatusLocked()
@@ -152,7 +153,15 @@ func (s *Service) resumeSidesLocked(c *conversation) {
 			branch := c.idx.PathTo(c.idx.NewestUnder(q.ID))
 			after := branch[len(c.idx.PathTo(q.ID)):]
 			m, _ := tree.Decode[tree.Message](q)
-			s.startSideLocked(c, a, q, m.Text, branch.Head(), durable.NewJournal(after))
+			record := durable.NewJournal(after)
+			t := s.startSideLocked(c, a, q, m.Text, branch.Head(), record)
+			for ref, n := range record.Unanswered() {
+				if req, err := tree.Decode[elicit.Request](n); err == nil {
+					w := newWaiter(n.ID, req)
+					w.side = t
+					c.pending[ref] = w
+				}
+			}
 		}
 	}
 }
@@ -226,12 +235,16 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	}
 	m, _ := tree.Decode[tree.Message](q)
 	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
+	last := q.ID // the last node of q's own turn
 	if end, ok := c.idx.SideEnd(q.ID); ok {
 		em, _ := tree.Decode[tree.Message](end)
 		it.Reply, it.Replied, it.Details, it.Ended = em.Text, true, em.Details, end.Kind
+		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
 		it.Draft, it.Working = t.side.draft, true
+		last = t.side.tip
 	}
+	it.Asks = c.sideAsksLocked(q, last)
 	// The thread hangs from the first node up from q that is not a side
 	// branch's.
 	for n := q; ; {
@@ -248,6 +261,31 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 		n = p
 	}
 	return it, true
+}
+
+// sideAsksLocked returns the items of the questions side question q's turn
+// asked the user, on its branch up to last.
+func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
+	if last == q.ID {
+		return nil
+	}
+	branch := c.idx.PathTo(last)
+	var asks []tree.Node
+	for _, n := range branch[slices.IndexFunc(branch, func(n tree.Node) bool { return n.ID == q.ID })+1:] {
+		if n.Kind == tree.ElicitRequest || n.Kind == tree.ElicitResponse {
+			asks = append(asks, n)
+		}
+	}
+	if len(asks) == 0 {
+		return nil
+	}
+	items := buildItems(asks, c)
+	for i := range items {
+		if items[i].Elicit != nil {
+			c.liveLocked(items[i].Elicit)
+		}
+	}
+	return items
 }
 
 // withSidesLocked inserts, after the item of each path node, the side

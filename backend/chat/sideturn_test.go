@@ -202,3 +202,66 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		t.Errorf("%d side questions recorded, want 1", n)
 	}
 }
+
+// TestASideTurnAsksTheUser: a side question's turn may ask the user; its
+// question is answered in the side question's place, beside the flow's,
+// which still waits.
+func TestASideTurnAsksTheUser(t *testing.T) {
+	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
+		res, err := runtime.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+		if err != nil {
+			return "", err
+		}
+		return "booked: " + string(res.Action), nil
+	}, Side: func(ctx context.Context, m string) (string, error) {
+		res, err := runtime.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
+		if err != nil {
+			return "", err
+		}
+		return "looked up: " + string(res.Action), nil
+	}}
+	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	conv, _ := s.svc.Create(t.Context(), "s", "asker")
+	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	flow := pendingElicit(v).Request.ID
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "is it raining?"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
+		sides := sideItems(v)
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+	})
+	side := sideItems(v)[0].Asks[0].Elicit.Request
+	if side.Message != "Shall I look that up?" {
+		t.Errorf("the side question asks %q", side.Message)
+	}
+	if e := pendingElicit(v); e == nil || e.Request.ID != flow || !v.Status.Waiting {
+		t.Errorf("the flow's question is %+v (waiting %v), want %s still first", e, v.Status.Waiting, flow)
+	}
+	// A restart, then the side question's question is answered.
+	s.restart()
+	waitView(t, s.svc, "s", conv.ID, "the side question's question again", func(v chat.View) bool {
+		sides := sideItems(v)
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+	})
+	if err := s.svc.Answer(t.Context(), "s", conv.ID, side.ID, accept(`{"yes":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = repliedSides(t, s.svc, conv.ID, 1)
+	if got := sideItems(v)[0]; got.Reply != "looked up: accept" || got.Asks[0].Elicit.State != chat.Answered {
+		t.Errorf("the side question ended %+v", got)
+	}
+	if err := s.svc.Answer(t.Context(), "s", conv.ID, flow, accept(`{"yes":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "s", conv.ID, "the flow's reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	if got := lastItem(v).Text; got != "booked: accept" {
+		t.Errorf("the flow's reply = %q", got)
+	}
+	if n := len(s.nodes(conv.ID, tree.ElicitResponse)); n != 2 {
+		t.Errorf("%d answers recorded, want 2", n)
+	}
+}

@@ -395,9 +395,14 @@ func (c *conversation) parkLocked() {
 // withdrawLocked forgets what the ended turn waited for and reports whether
 // there was anything.
 func (c *conversation) withdrawLocked() bool {
-	had := len(c.pending) > 0
-	clear(c.pending)
-	clear(c.rejected)
+	had := false
+	for ref, w := range c.pending {
+		if w.side == nil { // a side turn's questions are its own
+			delete(c.pending, ref)
+			delete(c.rejected, ref)
+			had = true
+		}
+	}
 	return had
 }
 

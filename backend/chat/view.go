@@ -63,6 +63,8 @@ type Item struct {
 	// Anchor is the node of HEAD's branch the side question's thread hangs
 	// from: a follow-up is asked there.
 	Anchor int64
+	// Asks are the questions the side question's turn asked the user.
+	Asks []Item
 }
 
 // ElicitState is where an elicit stands.

@@ -17,14 +17,10 @@ instead of guessing: a yes/no, a choice among options, or a short form.`
 // Assistant returns the general assistant, offered the tools of tools.
 func Assistant(tools ...*agents.Agent) agents.Assistant {
 	loop := agents.Loop{System: assistantPrompt, Agents: tools, AskUser: true}
-	// On the side it is the same loop, but asks nothing: the flow's
-	// question is the one the user has in front of them.
-	side := loop
-	side.AskUser = false
 	return agents.Assistant{
 		Name:        "assistant",
 		Description: "Chats, uses tools, and asks you when it needs to.",
 		Turn:        loop.Turn,
-		Side:        side.Turn,
+		Side:        loop.Turn, // on the side, the same loop: its tools, and ask_user
 	}
 }
