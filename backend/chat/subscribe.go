@@ -35,6 +35,10 @@ type Subscription struct {
 	// it would only make it fall behind and have a whole page view built
 	// for nothing.
 	noticesOnly bool
+	// events, when set, makes this an event stream's subscription
+	// (events.go): it is handed every node recorded, and any other change
+	// only wakes it.
+	events *eventFeed
 }
 
 // Subscribe opens a subscription to a conversation the session owns and
@@ -120,7 +124,7 @@ func (c *conversation) broadcastLocked(ch Change) {
 		if sub.resync {
 			continue
 		}
-		if sub.noticesOnly && (ch.Item != nil || ch.Status != nil || ch.Title != nil) {
+		if sub.events != nil || sub.noticesOnly && (ch.Item != nil || ch.Status != nil || ch.Title != nil) {
 			// only woken, below
 		} else if n := len(sub.queue); ch.Status != nil && n > 0 && sub.queue[n-1].Status != nil {
 			sub.queue[n-1] = ch

@@ -37,6 +37,10 @@ type Chat interface {
 	// Subscribe follows the conversation for one open page, from the view
 	// it returns. Errors: NotFound.
 	Subscribe(ctx context.Context, session, id string) (*chat.Subscription, chat.View, error)
+	// Events follows the conversation's events for a client that is not
+	// the page, after the event lastID ("" for all of them). Errors:
+	// NotFound; Invalid for a lastID the stream did not send.
+	Events(ctx context.Context, session, id, lastID string) (*chat.EventStream, error)
 
 	// Send records a user message and starts a turn. Errors: NotFound;
 	// Invalid for an empty or overlong message; Conflict while a turn is

@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	e.POST("/c", s.createConversation, s.limitBody)
 	e.GET("/c/:id", s.conversationPage)
 	e.GET("/c/:id/stream", s.stream)
+	e.GET("/c/:id/events", s.events)
 	e.POST("/c/:id/messages", s.sendMessage, cmd...)
 	e.POST("/c/:id/elicits/:eid", s.answerElicit, cmd...)
 	e.POST("/c/:id/elicits/:eid/progress", s.elicitProgress, cmd...)

@@ -1,0 +1,50 @@
+package transport
+
+import (
+	"encoding/json"
+
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+)
+
+// events answers GET /c/:id/events: the conversation's events as JSON over
+// SSE, for clients that are not the page (see chat.Events). Each event is
+// "event: <type>", "id: <id>" and one data line of JSON; a client that
+// reconnects with the id of the last event it received as Last-Event-ID
+// goes on right after it. The stream is the session's like the page: the
+// session cookie, and 404 for another session's conversation.
+func (s *Server) events(c echo.Context) error {
+	r := c.Request()
+	ctx := r.Context()
+	release, err := s.streams.acquire(sessionOf(c))
+	if err != nil {
+		return err
+	}
+	defer release()
+	es, err := s.chat.Events(ctx, sessionOf(c), c.Param("id"), r.Header.Get("Last-Event-ID"))
+	if err != nil {
+		return err // no SSE headers are out yet, so the status still counts
+	}
+	defer es.Close()
+	c.Response().Header().Set("X-Accel-Buffering", "no")
+	// The Datastar SDK writes any event type: it is the SSE writer of the
+	// page's stream too. JSON keeps each event's data on one line (a line
+	// end in text is written as \n), and the response still passes the
+	// line-end guard every event stream passes (lineends.go).
+	sse := newSSE(c)
+	for {
+		evs, err := es.Next(ctx)
+		if err != nil {
+			return nil // the client went away or the server is shutting down
+		}
+		for _, ev := range evs {
+			data, err := json.Marshal(ev.Data)
+			if err != nil {
+				return err
+			}
+			if err := sse.Send(datastar.EventType(ev.Type), []string{string(data)}, datastar.WithSSEEventId(ev.ID)); err != nil {
+				return nil
+			}
+		}
+	}
+}
