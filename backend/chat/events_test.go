@@ -148,7 +148,7 @@ func eventsAssistants() *agents.Registry {
 func newEventsService(t *testing.T) (*chat.Service, *paced) {
 	t.Helper()
 	m := newPaced()
-	svc, _ := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true})
 	return svc, m
 }
 
