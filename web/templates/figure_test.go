@@ -138,10 +138,11 @@ func TestAChartIsAnAccessibleDrawingWithItsValues(t *testing.T) {
 	if len(svg) != 1 || attr(svg[0], "role") != "img" {
 		t.Fatalf("the chart is not one SVG image: %d", len(svg))
 	}
-	for _, id := range strings.Fields(attr(svg[0], "aria-labelledby")) {
+	for _, ref := range []string{"aria-labelledby", "aria-describedby"} {
+		id := attr(svg[0], ref)
 		named := findAll(doc, func(n *html.Node) bool { return attr(n, "id") == id })
-		if len(named) != 1 || textOf(named[0]) == "" {
-			t.Errorf("aria-labelledby names %q, which is not one element with text", id)
+		if id == "" || len(named) != 1 || textOf(named[0]) == "" {
+			t.Errorf("%s names %q, which is not one element with text", ref, id)
 		}
 	}
 	if got := textOf(findAll(svg[0], byTag("desc"))[0]); !strings.Contains(got, "Fare: lowest 89 € (Porto), highest 172 € (Paris)") {
