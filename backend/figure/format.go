@@ -12,7 +12,8 @@ import (
 
 // FormatValue writes a value the way a person reads it: whole numbers
 // without a decimal point, others to six significant digits without
-// trailing zeros, never in exponent form and never as "-0".
+// trailing zeros, never as "-0", and in exponent form only when smaller
+// than a billionth.
 func FormatValue(v float64) string {
 	switch {
 	case v == 0:
@@ -22,6 +23,9 @@ func FormatValue(v float64) string {
 	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	if math.Abs(v) < 1e-9 {
+		return strconv.FormatFloat(v, 'g', 6, 64) // 1e-300, not "0"
 	}
 	digits := int(math.Floor(math.Log10(math.Abs(v)))) + 1 // before the point
 	decimals := min(max(6-digits, 0), 12)

@@ -107,9 +107,20 @@ func niceStep(raw float64) float64 {
 // TickLabel writes tick v of an axis divided in steps of step, with as
 // many decimals as the step needs and no trailing zeros: 0, 0.25, 0.5.
 func TickLabel(v, step float64) string {
-	decimals := 0 // the fewest that write the step exactly: 2.5 needs one, 0.25 two
-	for m := step; decimals < 15 && math.Abs(m-math.Round(m)) > 1e-9*math.Max(1, m); m *= 10 {
-		decimals++
+	// The fewest decimals that write the step exactly: 2.5 needs one, 0.25
+	// two, 50 none.
+	decimals, exact := 0, false
+	for m := step; decimals <= 12; m, decimals = m*10, decimals+1 {
+		if m >= 0.5 && math.Abs(m-math.Round(m)) <= 1e-9*m {
+			exact = true
+			break
+		}
+	}
+	if !exact && v != 0 {
+		// A step too fine for decimals (values near 1e-300): in exponent
+		// form, with enough digits to tell a tick from the next.
+		digits := int(math.Ceil(math.Log10(math.Abs(v)/step))) + 2
+		return strconv.FormatFloat(v, 'g', max(digits, 2), 64)
 	}
 	s := strconv.FormatFloat(v, 'f', decimals, 64)
 	if strings.Contains(s, ".") {

@@ -58,6 +58,8 @@ func TestTickLabels(t *testing.T) {
 		{-50, 50, "-50"},
 		{1e15, 5e14, "1000000000000000"},
 		{0.000125, 0.000025, "0.000125"},
+		{1.5e-300, 5e-301, "1.5e-300"}, // too fine for decimals
+		{2e-300, 5e-301, "2e-300"},
 	}
 	for _, tc := range tests {
 		if got := TickLabel(tc.v, tc.step); got != tc.want {
@@ -252,4 +254,58 @@ func days(n int) []string {
 		out[i] = "2026-" + strconv.Itoa(1+i/28) + "-" + strconv.Itoa(1+i%28)
 	}
 	return out
+}
+
+// Whatever values a checked chart holds — tiny, huge, equal, of either
+// sign — its marks are finite and inside the plotting area, and bars
+// stand on the zero line.
+func FuzzLayoutStaysInside(f *testing.F) {
+	f.Add(39.0, 189.0, 0.0, true)
+	f.Add(-1e15, 1e15, 0.5, false)
+	f.Add(1e-300, 2e-300, 3e-300, true)
+	f.Add(7.0, 7.0, 7.0, false)
+	f.Add(999999999999999.0, 999999999999998.0, -0.0, true)
+	f.Fuzz(func(t *testing.T, a, b, c float64, bar bool) {
+		kind := Line
+		if bar {
+			kind = Bar
+		}
+		ch := Chart{Kind: kind, Labels: []string{"a", "b", "c"}, Series: []Series{{Name: "s", Values: []float64{a, b, c}}, {Name: "t", Values: []float64{c, a, b}}}}
+		if (Figure{Chart: &ch}).Check() != nil {
+			t.Skip()
+		}
+		p := Layout(ch)
+		finite := func(vs ...float64) bool {
+			for _, v := range vs {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return false
+				}
+			}
+			return true
+		}
+		area := Rect{p.Area.X - 0.01, p.Area.Y - 0.01, p.Area.W + 0.02, p.Area.H + 0.02}
+		for _, bm := range p.Bars {
+			if !finite(bm.X, bm.Y, bm.W, bm.H) || bm.H < 0 || !inside(bm.Rect, area) {
+				t.Fatalf("values %v %v %v: bar %+v, area %+v", a, b, c, bm.Rect, p.Area)
+			}
+			if top, bottom := bm.Y, bm.Y+bm.H; math.Abs(top-p.Baseline) > 0.01 && math.Abs(bottom-p.Baseline) > 0.01 {
+				t.Fatalf("values %v %v %v: bar %+v does not touch the zero line %v", a, b, c, bm.Rect, p.Baseline)
+			}
+		}
+		for _, l := range p.Lines {
+			for _, pt := range l.Points {
+				if !finite(pt.X, pt.Y) || !inside(Rect{pt.X, pt.Y, 0, 0}, area) {
+					t.Fatalf("values %v %v %v: point %+v, area %+v", a, b, c, pt, p.Area)
+				}
+			}
+		}
+		if len(p.YTicks) < 2 || len(p.YTicks) > 12 {
+			t.Fatalf("values %v %v %v: %d ticks", a, b, c, len(p.YTicks))
+		}
+		for i := 1; i < len(p.YTicks); i++ {
+			if p.YTicks[i].Text == p.YTicks[i-1].Text {
+				t.Fatalf("values %v %v %v: two ticks read %q", a, b, c, p.YTicks[i].Text)
+			}
+		}
+	})
 }

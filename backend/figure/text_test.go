@@ -155,6 +155,7 @@ func TestValuesReadAsPeopleWriteThem(t *testing.T) {
 		{-0.0, "", "0"},
 		{1234567.891, "", "1234568"},
 		{2.5e-7, "", "0.00000025"},
+		{1e-300, "", "1e-300"},
 		{1e15, "", "1000000000000000"},
 		{-21.5, "°C", "-21.5 °C"},
 		{40, "%", "40%"},
@@ -164,4 +165,31 @@ func TestValuesReadAsPeopleWriteThem(t *testing.T) {
 			t.Errorf("WithUnit(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
 		}
 	}
+}
+
+// Whatever a model writes in a table, the terminal gets one line per row
+// (a title, the headings and the rule besides), with no control character
+// in it to move the cursor or break the alignment.
+func FuzzTextIsOneLinePerRow(f *testing.F) {
+	f.Add("Fares", "To", "Porto\nMadrid", "\x1b[2J")
+	f.Add("", "東京", "\u0301", "\r")
+	f.Fuzz(func(t *testing.T, title, heading, a, b string) {
+		tb := figure.Table{Title: title, Columns: []string{heading, "n"}, Rows: [][]string{{a, "1"}, {b, "2"}}}
+		if (figure.Figure{Table: &tb}).Check() != nil {
+			t.Skip()
+		}
+		text := figure.Text(figure.Figure{Table: &tb})
+		want := 4 // headings, rule, two rows
+		if title != "" {
+			want++
+		}
+		if got := strings.Count(text, "\n"); got != want || !strings.HasSuffix(text, "\n") {
+			t.Fatalf("%d lines, want %d:\n%s", got, want, text)
+		}
+		for _, r := range strings.TrimSuffix(text, "\n") {
+			if r != '\n' && (r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
+				t.Fatalf("a control character %U in:\n%q", r, text)
+			}
+		}
+	})
 }
