@@ -15,15 +15,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// kinds lists the kinds of the view's items.
-func kinds(v chat.View) []tree.Kind {
-	var out []tree.Kind
-	for _, it := range v.Items {
-		out = append(out, it.Kind)
-	}
-	return out
-}
-
 func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time"}, Hold: true}, llmtest.Text("Four."))
 	svc, db := newService(t, openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))

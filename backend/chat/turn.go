@@ -260,6 +260,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = runtime.AgentName.With(ctx, a.Name)
 	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
 	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
+	ctx = runtime.ShowAPI.Provide(ctx, t.show)
 	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
 	ctx = runtime.SampleRetryAPI.Provide(ctx, t.sampleRetry)
 	ctx = runtime.LogAPI.Provide(ctx, t.logLine)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -48,6 +49,8 @@ type Item struct {
 	// Covers is how many messages a summary stands for.
 	Covers int
 	Elicit *ElicitView
+	// Figure is a table or a chart the agent showed.
+	Figure *figure.Figure
 	Branch *Branch // set when the conversation forked here
 	// For a side question: the reply, once there is one, and the kind of
 	// node that ended its turn (a SideReply, or Stopped or TurnError, with
@@ -210,6 +213,9 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 			// user knows what it still sees.
 			s, _ := tree.Decode[tree.SummaryRecord](n)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: s.Text, Covers: s.Count})
+		case tree.Figure:
+			f, _ := tree.Decode[figure.Figure](n)
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Figure: &f})
 		case tree.ElicitResponse:
 			if i, ok := byRef[n.Ref]; ok {
 				resp, _ := tree.Decode[elicit.Response](n)

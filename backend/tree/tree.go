@@ -49,6 +49,9 @@ const (
 	Value Kind = "value"
 	// ToolCall is a finished tool call; payload ToolRecord; Ref is its call id.
 	ToolCall Kind = "tool"
+	// Figure is a table or a chart shown to the user; payload
+	// figure.Figure; Ref is its call id.
+	Figure Kind = "figure"
 	// SampleRetry is a model call's answer that a middleware of the sample
 	// pipeline refused, so that the call was made again; payload
 	// runtime.RetryNote (who refused it and why); Ref is its call id.

@@ -23,7 +23,7 @@ type Options struct {
 
 // Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) *agents.Registry {
-	general := Assistant(Travel, Weather, Packer, Diner)
+	general := Assistant(Travel, Weather, Packer, Diner, Figures)
 	if opts.AssistantFirst {
 		return agents.NewRegistry(general, Concierge(opts.Pace), Showcase(), Survey())
 	}

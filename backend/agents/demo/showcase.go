@@ -12,8 +12,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
-// The showcase agent asks every kind of question there is, chosen by what
-// the user writes, so each can be tried from the browser and the terminal.
+// The showcase agent asks every kind of question there is, and shows a
+// table and charts, chosen by what the user writes, so each can be tried
+// from the browser and the terminal.
 
 // Profile is a form with a field of every type a form can have.
 type Profile struct {
@@ -80,9 +81,10 @@ type demo struct {
 	run   func(ctx context.Context) (string, error)
 }
 
-// Demos returns the showcase's tools, one a kind of question; the model
-// picks the one the user's words ask for. The menu is offered first: it is
-// what a model made to act picks when nothing else fits.
+// Demos returns the showcase's tools, one a kind of question or of figure
+// (figures.go); the model picks the one the user's words ask for. The menu
+// is offered first: it is what a model made to act picks when nothing else
+// fits.
 func Demos() *agents.Agent {
 	a := agents.New("showcase", "Tries every kind of question.")
 	var demos []demo
@@ -97,6 +99,8 @@ func Demos() *agents.Agent {
 		declare(a, "bookFlight", "Book a flight", "Book a flight: the user picks one and a seat", showFlight),
 		declare(a, "askTogether", "Two agents at once", "Ask about luggage and meals together: two agents queue their questions at once, both", showTogether),
 		declare(a, "fillProfile", "Fill in a profile", "Ask the user to fill in a profile form about themselves", showProfile),
+		declare(a, "compareFares", "Compare fares (a table and a chart)", "Compare the fares and prices of flights: show a table and a bar chart of them", showFares),
+		declare(a, "showTemperatures", "Temperatures through the year (a line chart)", "Show temperatures, the weather through the year, as a line chart", showTemperatures),
 	}
 	return a
 }
@@ -134,7 +138,7 @@ func showMenu(ctx context.Context, demos []demo) (string, error) {
 // result is the reply, as it is.
 func Showcase() agents.Assistant {
 	loop := agents.Loop{
-		System: "You show what this app can ask a user. Call the tool that fits the user's words; when none fits, call menu.",
+		System: "You show what this app can ask and show a user. Call the tool that fits the user's words; when none fits, call menu.",
 		Agents: []*agents.Agent{Demos()},
 		Choice: llm.ToolRequired,
 		Direct: func(results []agents.Result) string {
@@ -147,7 +151,7 @@ func Showcase() agents.Assistant {
 	}
 	return agents.Assistant{
 		Name:        "showcase",
-		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once.",
+		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once; shows a table and charts.",
 		Turn:        loop.Turn,
 	}
 }

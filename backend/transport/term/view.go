@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -135,6 +136,9 @@ func (t *terminal) show(it chat.Item) bool {
 			return false
 		}
 		t.say("  (aside) %s> %s", agentOf(it), it.Reply)
+	case tree.Figure:
+		// A table or a chart, as aligned text, set off by an indent.
+		t.say("  %s", strings.ReplaceAll(strings.TrimSuffix(figure.Text(*it.Figure), "\n"), "\n", "\n  "))
 	case tree.UserMessage:
 		t.seen[it.ID] = true
 		return false

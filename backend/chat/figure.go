@@ -1,0 +1,51 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/figure"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Figures. runtime.Show records a table or a chart as a node of the turn,
+// numbered like any call; the chat shows it in place as its own item (see
+// buildItems), and a resumed turn that shows it again finds it in the
+// record instead of recording it twice. A replay that shows a different
+// figure at the same place is a non-determinism error, as for any call.
+
+func (t *turn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
+	id := durable.NextCall(ctx)
+	_, err := durable.Step(t.record, durable.Call[figure.Figure]{
+		ID: id, Kind: tree.Figure, Made: describeFigure(f),
+		Same: func(was figure.Figure) bool {
+			now, then := tree.MustEncode(f), tree.MustEncode(was)
+			return bytes.Equal(now, then) || durable.SameJSON(now, then)
+		},
+	}, func() (figure.Figure, error) {
+		// runtime.Show checks too; a core called directly must not record
+		// what no page could show.
+		return f, f.Check()
+	}, func(f figure.Figure) error {
+		c := t.conv
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Figure, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(f)})
+		return err
+	})
+	return struct{}{}, err
+}
+
+// describeFigure words a figure for a NonDeterminismError.
+func describeFigure(f figure.Figure) string {
+	switch {
+	case f.Table != nil:
+		return fmt.Sprintf("show a table %q", f.Table.Title)
+	case f.Chart != nil:
+		return fmt.Sprintf("show a %s chart %q", f.Chart.Kind, f.Chart.Title)
+	}
+	return "show a figure"
+}
