@@ -105,6 +105,7 @@ func (c *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.A
 func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = time.Now()
 	c.idx.Add(n)
+	c.svc.debugRecorded(c)
 	if w := c.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
 		w.node = n.ID // its place in the queue, before anyone is told
 	}
