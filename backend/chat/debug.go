@@ -151,6 +151,12 @@ type DebugLog struct {
 // one f names. Errors: NotFound for a conversation the session does not
 // own.
 func (s *Service) Debug(ctx context.Context, session string, f DebugFilter) (Debug, error) {
+	return s.debugList(ctx, session, f, nil)
+}
+
+// debugList is Debug, with the records decoded before by conversation, if
+// rs is not nil; it keeps those it decodes there.
+func (s *Service) debugList(ctx context.Context, session string, f DebugFilter, rs map[string]records) (Debug, error) {
 	all, err := s.store.Conversations(ctx, session)
 	if err != nil {
 		return Debug{}, err
@@ -165,7 +171,12 @@ func (s *Service) Debug(ctx context.Context, session string, f DebugFilter) (Deb
 		if err != nil {
 			return Debug{}, err
 		}
-		dc := debugConversation(conv, nodes, f)
+		var cache records
+		if rs != nil {
+			cache = records{}
+			rs[conv.ID] = cache
+		}
+		dc := debugConversation(conv, nodes, f, cache)
 		d.Totals.add(dc.Totals)
 		d.Conversations = append(d.Conversations, dc)
 	}
@@ -187,9 +198,28 @@ func sortConversations(cs []tree.Conversation) {
 	})
 }
 
+// records are the payload records of a conversation's nodes, decoded, by
+// node. A record never changes once written, so an open debug page, which
+// reads a conversation again at each change, decodes each only once.
+type records map[int64]any
+
+// decodeRecord is tree.Decode, through rs when it is not nil.
+func decodeRecord[T any](rs records, n tree.Node) (T, error) {
+	if v, ok := rs[n.ID].(T); ok {
+		return v, nil
+	}
+	v, err := tree.Decode[T](n)
+	if err == nil && rs != nil {
+		rs[n.ID] = v
+	}
+	return v, err
+}
+
 // debugConversation lists the calls and log lines of a conversation's
-// nodes, given in id order as the store returns them.
-func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter) DebugConversation {
+// nodes, given in id order as the store returns them, decoding their
+// records through rs (which may be nil), where it leaves those of the
+// nodes given alone.
+func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter, rs records) DebugConversation {
 	byID := make(map[int64]tree.Node, len(nodes))
 	turnOf := make(map[int64]int64, len(nodes)) // node → the message that started its turn
 	turns := map[int64]*DebugTurn{}
@@ -198,7 +228,7 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 	for _, n := range nodes {
 		byID[n.ID] = n
 		if n.Kind == tree.UserMessage || n.Kind == tree.SideQuestion {
-			m, _ := tree.Decode[tree.Message](n)
+			m, _ := decodeRecord[tree.Message](rs, n)
 			turns[n.ID] = &DebugTurn{ID: n.ID, Kind: n.Kind, Text: m.Text, At: n.At}
 			order = append(order, n.ID)
 			turnOf[n.ID] = n.ID
@@ -223,7 +253,7 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 		sameScope := func(p tree.Node) bool { return durable.ScopeOf(p.Ref) == durable.ScopeOf(n.Ref) }
 		switch n.Kind {
 		case tree.Sample:
-			rec, err := tree.Decode[tree.SampleRecord](n)
+			rec, err := decodeRecord[tree.SampleRecord](rs, n)
 			if err != nil {
 				rec.Error = "The record of this call does not read: " + err.Error()
 			}
@@ -232,7 +262,7 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 			if p, ok := ancestor(func(p tree.Node) bool {
 				return (p.Kind == tree.Sample || p.Kind == tree.SampleRetry) && sameScope(p)
 			}); ok && p.Kind == tree.SampleRetry {
-				if note, err := tree.Decode[runtime.RetryNote](p); err == nil {
+				if note, err := decodeRecord[runtime.RetryNote](rs, p); err == nil {
 					c.Attempt, c.After = note.Attempt+1, &note
 				}
 			}
@@ -254,7 +284,7 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 			t.Entries = append(t.Entries, DebugEntry{Call: c})
 		case tree.SampleRetry:
 			// The refused attempt is the model call before it in its scope.
-			note, err := tree.Decode[runtime.RetryNote](n)
+			note, err := decodeRecord[runtime.RetryNote](rs, n)
 			p, ok := ancestor(func(p tree.Node) bool { return p.Kind == tree.Sample && sameScope(p) })
 			if c := calls[p.ID]; err == nil && ok && c != nil && c.Refused == nil {
 				c.Refused = &note
@@ -264,7 +294,7 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 			// The call that asked for it is the nearest before it whose
 			// answer holds a call of this tool with these arguments not
 			// run yet.
-			rec, err := tree.Decode[tree.ToolRecord](n)
+			rec, err := decodeRecord[tree.ToolRecord](rs, n)
 			if err != nil {
 				continue
 			}
@@ -283,11 +313,16 @@ func debugConversation(conv tree.Conversation, nodes []tree.Node, f DebugFilter)
 				return false
 			})
 		case tree.Log:
-			rec, err := tree.Decode[tree.LogRecord](n)
+			rec, err := decodeRecord[tree.LogRecord](rs, n)
 			if err != nil {
 				continue
 			}
 			t.Entries = append(t.Entries, DebugEntry{Log: &DebugLog{Node: n.ID, Agent: n.Agent, At: n.At, Record: rec}})
+		}
+	}
+	for id := range rs {
+		if _, ok := byID[id]; !ok {
+			delete(rs, id) // collected
 		}
 	}
 	dc := DebugConversation{Conversation: conv}
@@ -381,6 +416,8 @@ type DebugWatch struct {
 	order  []string               // the conversations drawn, in order
 	shown  map[string][]shownTurn // conversation → its turns as drawn
 	totals map[string]DebugTotals // conversation → its totals as drawn
+	// records are the records decoded so far, by conversation.
+	records map[string]records
 }
 
 // shownTurn is a turn as a debug page was shown it.
@@ -482,7 +519,7 @@ func (w *DebugWatch) Changes(ctx context.Context) (DebugChange, error) {
 		if err != nil {
 			return DebugChange{}, err
 		}
-		dc := debugConversation(conv, nodes, w.filter)
+		dc := debugConversation(conv, nodes, w.filter, w.records[id])
 		cc := DebugConversationChange{Conversation: dc}
 		prev := w.shown[id]
 		continues := len(prev) > 0 && len(prev) <= len(dc.Turns)
@@ -515,7 +552,8 @@ func (w *DebugWatch) Changes(ctx context.Context) (DebugChange, error) {
 
 // full returns the whole page and takes it as shown.
 func (w *DebugWatch) full(ctx context.Context, session string) (DebugChange, error) {
-	d, err := w.svc.Debug(ctx, session, w.filter)
+	w.records = map[string]records{}
+	d, err := w.svc.debugList(ctx, session, w.filter, w.records)
 	if err != nil {
 		return DebugChange{}, err
 	}

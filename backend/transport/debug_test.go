@@ -247,6 +247,13 @@ func TestTheDebugPageIsTheSessionsAndEscaped(t *testing.T) {
 	if code, body := other.do(http.MethodGet, "/debug", "", ""); code != http.StatusOK || strings.Contains(body, conv) {
 		t.Errorf("another session's GET /debug = %d, shows the conversation %v; want 200 without it", code, strings.Contains(body, conv))
 	}
+	stranger := a.browser(t) // no session at all
+	if code, body := stranger.do(http.MethodGet, "/debug", "", ""); code != http.StatusOK || strings.Contains(body, conv) || strings.Contains(body, "/debug/stream") {
+		t.Errorf("GET /debug without a session = %d, shows the conversation %v, opens a stream %v; want 200, neither", code, strings.Contains(body, conv), strings.Contains(body, "/debug/stream"))
+	}
+	if code, _ := stranger.do(http.MethodGet, "/debug/stream", "", ""); code != http.StatusNotFound {
+		t.Errorf("GET /debug/stream without a session = %d, want 404", code)
+	}
 	if code, body := b.do(http.MethodGet, "/debug?only=<b>x", "", ""); code != http.StatusBadRequest || strings.Contains(body, "<b>") {
 		t.Errorf("GET /debug?only=<b>x = %d %q, want 400 that does not repeat it", code, body)
 	}
