@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -300,10 +301,44 @@ func (t *turn) sampleRetry(ctx context.Context, n runtime.RetryNote) (struct{}, 
 	return struct{}{}, err
 }
 
+// logLine prints a log line and records it as a node, so that the debug
+// page shows it in order among the turn's calls. Lines are numbered in a
+// lane of their own (durable.NextLog), so recording them shifts no call's
+// id: a turn recorded before lines were recorded resumes as it was, and a
+// replayed turn finds each line it wrote before by its id and neither
+// prints nor records it again. A line that cannot be recorded is still
+// printed; it never fails the turn.
 func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {
-	args := append([]any{"conversation", t.conv.conv.ID, "agent", runtime.AgentName.Get(ctx)}, e.Attrs...)
-	t.conv.svc.log.Log(ctx, e.Level, e.Message, args...)
+	id := durable.NextLog(ctx)
+	if _, _, replayed, _ := durable.Lookup(t.record, durable.Call[tree.LogRecord]{ID: id, Kind: tree.Log}); replayed {
+		return struct{}{}, nil
+	}
+	c, agent := t.conv, runtime.AgentName.Get(ctx)
+	args := append([]any{"conversation", c.conv.ID, "agent", agent}, e.Attrs...)
+	c.svc.log.Log(ctx, e.Level, e.Message, args...)
+	rec := tree.LogRecord{Level: e.Level, Message: e.Message, Attrs: logAttrs(e.Attrs)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Log, Ref: id, Agent: agent, Payload: tree.MustEncode(rec)}); err != nil && !errors.Is(err, errParked) {
+		c.svc.log.Warn("record a log line", "conversation", c.conv.ID, "err", err)
+	}
 	return struct{}{}, nil
+}
+
+// logAttrs words a log line's attributes (slog's key-value pairs or
+// slog.Attrs) as slog does.
+func logAttrs(args []any) []tree.LogAttr {
+	if len(args) == 0 {
+		return nil
+	}
+	r := slog.NewRecord(time.Time{}, 0, "", 0)
+	r.Add(args...)
+	out := make([]tree.LogAttr, 0, r.NumAttrs())
+	r.Attrs(func(a slog.Attr) bool {
+		out = append(out, tree.LogAttr{Key: a.Key, Value: a.Value.Resolve().String()})
+		return true
+	})
+	return out
 }
 
 // recordValue gives the turn's call its recorded value when it is replayed,

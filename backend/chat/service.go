@@ -64,6 +64,8 @@ type Service struct {
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
+
+	debug debugFeeds // the open debug pages (debug.go)
 }
 
 // New returns a service configured by cfg. Turns run until they finish or
@@ -124,6 +126,7 @@ func (s *Service) RotateSession(ctx context.Context, prev string) (string, error
 			c.owner = next
 		}
 	}
+	s.debugRotated(prev, next)
 	return next, nil
 }
 

@@ -26,6 +26,7 @@ type scope struct {
 	prefix string
 	mu     sync.Mutex
 	n      int
+	logs   int // log lines written, numbered apart (NextLog)
 }
 
 type scopeKey struct{}
@@ -47,11 +48,45 @@ func NextCall(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
-	sep := "-"
+	return s.prefix + s.sep() + strconv.Itoa(s.n)
+}
+
+// sep is what joins the scope's prefix and a number: "-" after a turn's
+// id, "." after a call's.
+func (s *scope) sep() string {
 	if strings.Contains(s.prefix, "-") {
-		sep = "."
+		return "."
 	}
-	return s.prefix + sep + strconv.Itoa(s.n)
+	return "-"
+}
+
+// NextLog returns the id of the next log line written from ctx:
+// "<turn>-log<n>", or "<call>.log<n>" within a call. Log lines are numbered
+// in a lane of their own, not among the calls: a log line added to an
+// agent's code, or the lines of a turn recorded before log lines were
+// recorded at all, shift no call's id, so every recorded turn still
+// replays; and a replayed line is found by its id and not written twice.
+// It panics outside a scope, as NextCall does.
+func NextLog(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	if s == nil {
+		panic("durable: log written outside a turn")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logs++
+	return s.prefix + s.sep() + "log" + strconv.Itoa(s.logs)
+}
+
+// ScopeOf returns the scope a call id (or a log line's) was numbered in:
+// the turn's id for "<turn>-<n>", the call's id for "<call>.<m>". Calls of
+// one scope are made one after another, so a call's nearest recorded
+// predecessor of its own scope is the one its code made before it.
+func ScopeOf(id string) string {
+	if i := strings.LastIndexAny(id, "-."); i >= 0 {
+		return id[:i]
+	}
+	return ""
 }
 
 // Lanes numbers the branches of a runtime.Together: the group takes one call

@@ -97,6 +97,8 @@ type Chat interface {
 	Inform(session, id, message string)
 	// ClearNotice clears the notice if it was shown before since.
 	ClearNotice(session, id string, since time.Time)
+
+	Debugger // the debug pages' (debug.go)
 }
 
 // The chat service is what the transport runs on; this fails to compile

@@ -3,6 +3,7 @@ package tree
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
@@ -54,6 +55,20 @@ type DecisionRecord struct {
 type ValueRecord struct {
 	Name  string          `json:"name"`
 	Value json.RawMessage `json:"value"`
+}
+
+// LogRecord is the payload of a Log node: the line as the code wrote it,
+// its attributes as text, in order.
+type LogRecord struct {
+	Level   slog.Level `json:"level"`
+	Message string     `json:"message"`
+	Attrs   []LogAttr  `json:"attrs,omitempty"`
+}
+
+// LogAttr is one attribute of a log line.
+type LogAttr struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Decode reads the payload of n as a T, the record of n's kind. Every

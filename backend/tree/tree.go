@@ -56,6 +56,10 @@ const (
 	// pipeline refused, so that the call was made again; payload
 	// runtime.RetryNote (who refused it and why); Ref is its call id.
 	SampleRetry Kind = "retry"
+	// Log is a log line the turn's code wrote for developers (runtime.Log);
+	// payload LogRecord; Ref is its id, numbered apart from the calls
+	// (durable.NextLog). It is shown on the debug page, never in the chat.
+	Log Kind = "log"
 	// Stopped is a turn the user stopped; payload Message.
 	Stopped Kind = "stopped"
 	// TurnError is a turn that failed; payload Message (worded for the user).

@@ -1,0 +1,159 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/web/templates"
+)
+
+// Debugger is what the debug pages need of the chat service.
+type Debugger interface {
+	// Debug lists the model calls of the session's conversations, or of
+	// the one f names. Errors: NotFound for a conversation the session
+	// does not own.
+	Debug(ctx context.Context, session string, f chat.DebugFilter) (chat.Debug, error)
+	// WatchDebug follows what Debug lists, for one open page. Errors:
+	// NotFound, as for Debug.
+	WatchDebug(ctx context.Context, session string, f chat.DebugFilter) (*chat.DebugWatch, error)
+}
+
+// debugFilter reads what a debug page shows: the conversation its path
+// names (/c/:id/debug) or its query does (?conversation=), and whether
+// only=failed narrows it to the calls that failed or were retried. Any
+// other filter is refused, without repeating it: it may be any text.
+func debugFilter(c echo.Context) (chat.DebugFilter, error) {
+	f := chat.DebugFilter{Conversation: c.Param("id")}
+	if f.Conversation == "" {
+		f.Conversation = c.QueryParam("conversation")
+	}
+	switch c.QueryParam("only") {
+	case "":
+	case "failed":
+		f.Trouble = true
+	default:
+		return f, apperr.Errorf(apperr.Invalid, "The debug page lists every call, or with only=failed the calls that failed or were retried.")
+	}
+	return f, nil
+}
+
+// debugPage answers GET /debug and GET /c/:id/debug (both with
+// ?only=failed; the first with ?conversation=id too): the model calls of
+// every conversation of the session, or of one.
+func (s *Server) debugPage(c echo.Context) error {
+	f, err := debugFilter(c)
+	if err != nil {
+		return err
+	}
+	d, err := s.chat.Debug(c.Request().Context(), sessionOf(c), f)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.DebugPage(d))
+}
+
+// debugStream answers GET /debug/stream and GET /c/:id/debug/stream, with
+// the query of the page: the list drawn whole, then, as the conversations
+// record, the turns that changed and the totals, and the list drawn whole
+// again only when a change is not one of those (see chat.DebugChange).
+func (s *Server) debugStream(c echo.Context) error {
+	ctx := c.Request().Context()
+	f, err := debugFilter(c)
+	if err != nil {
+		return err
+	}
+	if sessionOf(c) == "" {
+		// Nothing to follow (the page opens no stream then), and no
+		// session's stream count to hold it in.
+		return apperr.Errorf(apperr.NotFound, "This browser has no conversations yet.")
+	}
+	release, err := s.streams.acquire(sessionOf(c))
+	if err != nil {
+		return err
+	}
+	defer release()
+	w, err := s.chat.WatchDebug(ctx, sessionOf(c), f)
+	if err != nil {
+		return err // no SSE headers are out yet, so the status still counts
+	}
+	defer w.Close()
+	ch, err := w.Changes(ctx)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("X-Accel-Buffering", "no")
+	sse := newSSE(c)
+	for {
+		for _, p := range debugPatches(ch, f) {
+			if err := patch(sse, p.comp, p.opts...); err != nil {
+				return nil
+			}
+		}
+		if ch, err = nextDebugChange(ctx, w, time.Now()); err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("debug page", "conversation", f.Conversation, "err", err)
+			}
+			return nil
+		}
+	}
+}
+
+// nextDebugChange waits for a change after the page was drawn at drawn.
+// While turns record fast, the page is patched at most every
+// inspectorEvery, as the inspector is, with every change up to then.
+func nextDebugChange(ctx context.Context, w *chat.DebugWatch, drawn time.Time) (chat.DebugChange, error) {
+	for {
+		if err := w.Wait(ctx); err != nil {
+			return chat.DebugChange{}, err
+		}
+		select {
+		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
+		case <-ctx.Done():
+			return chat.DebugChange{}, ctx.Err()
+		}
+		ch, err := w.Changes(ctx)
+		if err != nil || !ch.Empty() {
+			return ch, err
+		}
+	}
+}
+
+// debugPatches are the patches that show ch on a page showing f: a
+// conversation's header with its totals, its turns that changed (morphed
+// in place, so the calls a reader opened stay open), its new turns after
+// the others; the session's totals last.
+func debugPatches(ch chat.DebugChange, f chat.DebugFilter) []treePatch {
+	if ch.Full != nil {
+		return []treePatch{{comp: templates.DebugList(*ch.Full)}}
+	}
+	var out []treePatch
+	add := func(comp templ.Component, opts ...datastar.PatchElementOption) {
+		out = append(out, treePatch{comp, opts})
+	}
+	for _, cc := range ch.Conversations {
+		dc := cc.Conversation
+		id := dc.Conversation.ID
+		if cc.Whole {
+			add(templates.DebugConversation(dc, f))
+			continue
+		}
+		add(templates.DebugConversationHead(dc))
+		for _, i := range cc.Changed {
+			add(templates.DebugTurn(id, dc.Turns[i]))
+		}
+		for _, i := range cc.Added {
+			add(templates.DebugTurn(id, dc.Turns[i]), datastar.WithSelectorID(templates.DebugTurnsID(id)), datastar.WithModeAppend())
+		}
+	}
+	if f.Conversation == "" {
+		add(templates.DebugSessionTotals(ch.Totals))
+	}
+	return out
+}

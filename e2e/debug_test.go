@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+)
+
+// The debug page lists a conversation's model calls, one line each with
+// its tokens, that opens on its latency and what was sent; it grows live
+// as the chat in another tab makes the next call, keeping open what the
+// reader opened; and it links both ways with the tree inspector.
+func TestTheDebugPageShowsEachCallLive(t *testing.T) {
+	plan := llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`)
+	plan.Usage = &llmtest.Usage{PromptTokens: 812, CompletionTokens: 41, TotalTokens: 853}
+	plan.Delay = 150 * time.Millisecond
+	days := llmtest.Text("Day 1: ", "the sea.")
+	days.Usage = &llmtest.Usage{PromptTokens: 900, CompletionTokens: 12, TotalTokens: 912}
+	model := llmtest.NewServer(t, plan, days)
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "concierge")
+	p.send("Plan a trip to Nice")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+
+	// The chat links to its debug page, where the inspector is linked.
+	href, err := p.GetByTestId("debug-page-link").GetAttribute("href")
+	p.must(err)
+	if want := p.convPath() + "/debug"; href != want {
+		t.Fatalf("the chat's debug link is %q, want %q", href, want)
+	}
+	dbg := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err = dbg.Goto(a.URL + href)
+	dbg.must(err)
+	dbg.waitForStream()
+	calls := dbg.GetByTestId("debug-call")
+	dbg.must(expect.Locator(calls).ToHaveCount(1))
+	first := calls.First()
+	dbg.must(expect.Locator(first.GetByTestId("call-summary")).ToHaveText(regexp.MustCompile(`^gpt-4o-mini · 2 messages, 1 tool → calls plan-trip · 812 in / 41 out · \d+ ms$`)))
+	dbg.must(expect.Locator(first.GetByTestId("call-latency")).Not().ToBeVisible()) // collapsed
+	dbg.must(first.Locator("summary").First().Click())
+	latency, err := first.GetByTestId("call-latency").TextContent()
+	dbg.must(err)
+	if ms, err := strconv.Atoi(strings.TrimSuffix(latency, " ms")); err != nil || ms < 150 {
+		t.Errorf("latency shown %q, want at least the model's 150 ms", latency)
+	}
+	dbg.must(expect.Locator(first.GetByTestId("call-tokens")).ToHaveText("812 in / 41 out"))
+	dbg.must(expect.Locator(first.GetByTestId("call-provider")).ToHaveText("openai"))
+	dbg.must(first.GetByText("Messages sent (2)").Click())
+	dbg.must(expect.Locator(first.Locator(".debug-message.role-system")).ToContainText("You are a travel concierge."))
+	dbg.must(expect.Locator(dbg.GetByTestId("turn-totals")).ToHaveText(regexp.MustCompile(`^1 call · 812 in / 41 out · `)))
+
+	// The answer in the chat tab makes the next call: the debug page shows
+	// it without a reload, and what the reader opened stays open.
+	p.fillTrip("Nice", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Day 1: the sea."))
+	dbg.must(expect.Locator(calls).ToHaveCount(2))
+	second := calls.Nth(1)
+	dbg.must(expect.Locator(second.GetByTestId("call-summary")).ToContainText("→ “Day 1: the sea.” · 900 in / 12 out"))
+	dbg.must(expect.Locator(dbg.GetByTestId("turn-totals")).ToHaveText(regexp.MustCompile(`^2 calls · 1712 in / 53 out · `)))
+	dbg.must(expect.Locator(first.GetByTestId("call-tokens")).ToBeVisible())
+
+	// From the call to its node in the inspector, and back.
+	dbg.must(second.Locator("summary").First().Click())
+	dbg.must(second.GetByTestId("tree-node-link").Click())
+	dbg.must(expect.Page(dbg.Page).ToHaveURL(regexp.MustCompile(`/tree#t-\d+$`)))
+	node := dbg.Locator(`[data-testid=tree-node]:target`)
+	dbg.must(expect.Locator(node).ToHaveAttribute("data-kind", "sample"))
+	dbg.must(expect.Locator(node.GetByTestId("sample-line")).ToContainText("900 in / 12 out"))
+	dbg.must(node.Locator("summary").First().Click())
+	dbg.must(node.GetByTestId("debug-link").Click())
+	dbg.must(expect.Page(dbg.Page).ToHaveURL(regexp.MustCompile(`/debug#call-\d+$`)))
+	back := dbg.Locator(`[data-testid=debug-call]:target`)
+	dbg.must(expect.Locator(back.GetByTestId("call-summary")).ToContainText("900 in / 12 out"))
+	dbg.must(expect.Locator(back.GetByTestId("call-tokens")).ToBeVisible()) // opened for the reader
+}
