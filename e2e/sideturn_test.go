@@ -135,3 +135,23 @@ func TestAStreamedReplyGrowsAndEndsExact(t *testing.T) {
 		}
 	}
 }
+
+// A side question's turn asks the user in its own place, beside the
+// flow's form, which still waits.
+func TestASideQuestionAsksTheUser(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "assistant")
+	p.send("Plan a trip to Rome")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.send("Ask me which meal I want on board")
+	side := p.GetByTestId("side-quest")
+	card := side.Locator(`[data-testid=elicit][data-kind=choice]`)
+	p.must(expect.Locator(card).ToBeVisible())
+	p.must(card.GetByTestId("choice-curry").Check())
+	p.must(card.GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(side.GetByTestId("side-reply")).ToContainText("curry"))
+	// The flow's form is where it was, and works.
+	p.fillTrip("Rome", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Rome"))
+}

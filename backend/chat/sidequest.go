@@ -241,8 +241,10 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 		it.Reply, it.Replied, it.Details, it.Ended = em.Text, true, em.Details, end.Kind
 		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
+		// Nothing hangs under a question that has not ended but its own
+		// turn's nodes, the one being recorded now included.
 		it.Draft, it.Working = t.side.draft, true
-		last = t.side.tip
+		last = c.idx.NewestUnder(q.ID)
 	}
 	it.Asks = c.sideAsksLocked(q, last)
 	// The thread hangs from the first node up from q that is not a side
