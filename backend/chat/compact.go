@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -87,6 +88,12 @@ func historyOf(path []tree.Node, last int64) []message {
 		case tree.Summary:
 			s, _ := tree.Decode[tree.SummaryRecord](n)
 			out = applySummary(out, n.ID, s)
+		case tree.Figure:
+			// What the user was shown, so the model knows in later turns:
+			// the figure as the terminal prints it.
+			if f, err := tree.Decode[figure.Figure](n); err == nil {
+				out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: "(Shown to the user:)\n" + figure.Text(f)}})
+			}
 		}
 	}
 	return out

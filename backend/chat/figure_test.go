@@ -149,3 +149,32 @@ func TestABrokenFigureIsNotRecorded(t *testing.T) {
 		t.Errorf("%d figures recorded, want none", n)
 	}
 }
+
+// A later turn's model is told what figures the user was shown.
+func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
+	shower := agents.Assistant{Name: "shower", Turn: func(ctx context.Context, msg string) (string, error) {
+		if msg == "show" {
+			table := figure.Table{Title: "Fares", Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}}}
+			return "Here.", runtime.Show(ctx, figure.Figure{Table: &table})
+		}
+		history, err := runtime.History(ctx)
+		var said []string
+		for _, m := range history {
+			said = append(said, string(m.Role)+": "+m.Content)
+		}
+		return strings.Join(said, "\n"), err
+	}}
+	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(shower), Model: offline.New()})
+	conv, _ := svc.Create(t.Context(), "s", "shower")
+	for _, m := range []string{"show", "what did you show?"} {
+		if err := svc.Send(t.Context(), "s", conv.ID, m); err != nil {
+			t.Fatal(err)
+		}
+		waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
+	}
+	v, _ := svc.View(t.Context(), "s", conv.ID)
+	got := lastItem(v).Text
+	if !strings.Contains(got, "assistant: (Shown to the user:)") || !strings.Contains(got, "Fares") || !strings.Contains(got, "Porto") {
+		t.Errorf("the later turn's history:\n%s\nwant the table shown in it", got)
+	}
+}
