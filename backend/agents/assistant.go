@@ -42,7 +42,7 @@ type InputPolicy int
 const (
 	// Interrupt stops the running turn (recorded as stopped) and starts a
 	// new one with the message, as people expect of a chat. A message sent
-	// soon after the one before (chat.BatchWindow), while its turn has
+	// soon after the one before (chat.DefaultBatchWindow), while its turn has
 	// recorded and shown nothing, joins it instead: the turn starts again
 	// with both.
 	Interrupt InputPolicy = iota

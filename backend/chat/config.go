@@ -40,6 +40,11 @@ type Config struct {
 	// for a scope. Zero or negative never compacts.
 	CompactTokens int
 
+	// BatchWindow is how soon after a message the next one joins it, while
+	// its turn has recorded and shown nothing (input.go); zero means
+	// DefaultBatchWindow.
+	BatchWindow time.Duration
+
 	// DecideByRule has a plain rule decide what a message typed while a
 	// question waits is (decide.go), instead of the model: for a model that
 	// cannot weigh words, such as the offline one.

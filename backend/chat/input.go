@@ -20,11 +20,12 @@ import (
 // instead (decide.go): an answer in words, a change of an earlier answer,
 // or a side question.
 
-// BatchWindow is how soon after a message the next one joins it, when the
+// DefaultBatchWindow is how soon after a message the next one joins it, when the
 // turn of the first has recorded and shown nothing yet: people send a
 // thought in a few quick messages. Once a reply streams, a new message
 // interrupts it instead.
-const BatchWindow = 2 * time.Second
+// Config.BatchWindow may say otherwise.
+const DefaultBatchWindow = 2 * time.Second
 
 // Sent says what a message did, for the page to tell the sender.
 type Sent string
@@ -95,7 +96,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		c.broadcastStatusLocked()
 		return SentQueued, nil
 	}
-	if c.path.Head() == t.id && c.status.Draft == "" && time.Since(t.started) < BatchWindow {
+	if c.path.Head() == t.id && c.status.Draft == "" && time.Since(t.started) < s.batchWindow {
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()

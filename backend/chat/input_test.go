@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
@@ -62,7 +63,9 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 
 func TestQuickMessagesJoinIntoOneTurn(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"unused"}, Delay: time.Minute}, llmtest.Text("Paris, in spring."))
-	svc, _ := newService(t, openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	// A window no test machine's pace can outlast.
+	svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), BatchWindow: time.Hour,
+		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})})
 	conv, _ := svc.Create(t.Context(), "s", "assistant")
 	if err := svc.Send(t.Context(), "s", conv.ID, "where should I go"); err != nil {
 		t.Fatal(err)

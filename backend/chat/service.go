@@ -5,6 +5,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -60,6 +61,7 @@ type Service struct {
 	suspendAfter  time.Duration                         // see Config.SuspendAfter
 	answerHold    time.Duration                         // see Config.AnswerHold
 	decideByRule  bool                                  // see Config.DecideByRule
+	batchWindow   time.Duration                         // see Config.BatchWindow
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -74,7 +76,7 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
-		decideByRule: cfg.DecideByRule, live: map[string]*conversation{}}
+		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{}}
 }
 
 // Close stops every running turn and waits until their writes are done.
