@@ -49,7 +49,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		"what a recorded answer survives: process-crash (synchronous=NORMAL) or power-loss (synchronous=FULL)")
 	fs.StringVar(&cfg.logFormat, "log", envOr(getenv, "SWEATPANTS_LOG", "text"), "log format: text or json")
 	fs.Int64Var(&cfg.maxBody, "max-body", transport.DefaultMaxBody, "largest request body accepted, in bytes")
-	fs.DurationVar(&cfg.pace, "demo-pace", 350*time.Millisecond, "how long each progress step of the demo concierge takes")
+	paceDef, err := time.ParseDuration(envOr(getenv, "SWEATPANTS_DEMO_PACE", "350ms"))
+	if err != nil {
+		return cfg, fmt.Errorf("SWEATPANTS_DEMO_PACE must be a duration such as 350ms: %w", err)
+	}
+	fs.DurationVar(&cfg.pace, "demo-pace", paceDef, "how long each progress step of the demo agents takes")
 	compactDef, err := strconv.Atoi(envOr(getenv, "SWEATPANTS_COMPACT_TOKENS", "16000"))
 	if err != nil {
 		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_TOKENS must be a number: %w", err)
