@@ -60,6 +60,9 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 		return err
 	}
 	defer db.Close()
+	if err := db.SeedFlights(ctx, time.Now()); err != nil {
+		return err
+	}
 	app, err := appConfig(getenv, cfg.pace)
 	if err != nil {
 		return err

@@ -132,6 +132,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer db.Close()
+	if err := db.SeedFlights(ctx, time.Now()); err != nil {
+		return err
+	}
 
 	app, err := appConfig(getenv, cfg.pace)
 	if err != nil {
