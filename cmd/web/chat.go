@@ -63,7 +63,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 	if err := db.SeedFlights(ctx, time.Now()); err != nil {
 		return err
 	}
-	app, err := appConfig(getenv, cfg.pace)
+	app, err := appConfig(getenv, cfg.pace, db.Flights())
 	if err != nil {
 		return err
 	}

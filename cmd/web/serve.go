@@ -136,7 +136,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	app, err := appConfig(getenv, cfg.pace)
+	app, err := appConfig(getenv, cfg.pace, db.Flights())
 	if err != nil {
 		return err
 	}

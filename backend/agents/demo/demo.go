@@ -25,9 +25,9 @@ type Options struct {
 func Agents(opts Options) *agents.Registry {
 	general := Assistant(Travel, Weather, Packer, Diner, Figures)
 	if opts.AssistantFirst {
-		return agents.NewRegistry(general, Concierge(opts.Pace), Showcase(), Survey())
+		return agents.NewRegistry(general, Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey())
 	}
-	return agents.NewRegistry(Concierge(opts.Pace), Showcase(), Survey(), general)
+	return agents.NewRegistry(Concierge(opts.Pace), Chat(opts.Pace), Showcase(), Survey(), general)
 }
 
 // Kinds lists the elicit kinds the demo agents ask with, for the registry

@@ -113,10 +113,12 @@ func pickTool(tools []llm.ToolSpec, text string) (best, score int) {
 }
 
 // isToolStopWord is isStopWord without the requests, such as "summarize"
-// or "plan", that keywords drops but that name what a tool does.
+// or "plan", that keywords drops but that name what a tool does, and
+// without "here", which tells a tool about where the user is from one
+// about a place they name.
 func isToolStopWord(w string) bool {
 	switch w {
-	case "write", "draft", "plan", "answer", "reply", "respond", "summarize", "summarise", "summary", "format", "schema":
+	case "write", "draft", "plan", "answer", "reply", "respond", "summarize", "summarise", "summary", "format", "schema", "here":
 		return false
 	}
 	return isStopWord(w)

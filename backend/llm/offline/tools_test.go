@@ -93,6 +93,18 @@ func TestToolPicking(t *testing.T) {
 	})
 }
 
+// "Here" is where the user is: of two weather tools, the one for a named
+// place and the one for where the user is, "here" picks the second.
+func TestToolPickingHere(t *testing.T) {
+	named := llm.ToolSpec{Name: "getWeather", Description: "Tell the weather today in a named city or place"}
+	local := llm.ToolSpec{Name: "getLocalWeather", Description: "Tell the weather here, where the user is now"}
+	for text, want := range map[string]string{"What's the weather here?": "getLocalWeather {}", "What's the weather in Oslo?": `getWeather {}`} {
+		if got := calls(ask(t, llm.Request{Tools: []llm.ToolSpec{named, local}, Messages: []llm.Message{user(text)}})); got != want {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}
+
 // A follow-up ("And in Osaka?") names no tool: the tool that answered the
 // message before answers it, with the follow-up's arguments.
 func TestToolPickingForAFollowUp(t *testing.T) {

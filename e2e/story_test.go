@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"regexp"
+	"syscall"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// The seed's story, step by step, with the chat assistant and the offline
+// model: each test is one numbered step of issue 17.
+
+// picker is the pending flight picker.
+func (p *chatPage) picker() playwright.Locator {
+	return p.Locator(`[data-testid=elicit][data-state=pending][data-kind=flight]`)
+}
+
+// pickFirstSeat picks the first free seat of the first flight offered.
+func (p *chatPage) pickFirstSeat() {
+	p.t.Helper()
+	q := p.picker()
+	p.must(expect.Locator(q).ToBeVisible())
+	p.must(q.Locator("li.flight").First().Locator("input[name=seat]").First().Check())
+	p.must(q.GetByTestId("elicit-submit").Click())
+}
+
+// confirmBooking answers the confirmation yes or no.
+func (p *chatPage) confirmBooking(yes bool) {
+	p.t.Helper()
+	q := p.Locator(`[data-testid=elicit][data-state=pending][data-kind=confirm]`)
+	p.must(expect.Locator(q).ToContainText("Book "))
+	button := "elicit-no"
+	if yes {
+		button = "elicit-yes"
+	}
+	p.must(q.GetByTestId(button).Click())
+}
+
+// bookings asks the chat for the bookings made and returns its reply.
+func (p *chatPage) bookings() string {
+	p.t.Helper()
+	n, err := p.GetByTestId("assistant-message").Count()
+	p.must(err)
+	p.send("List my bookings")
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(n + 1))
+	text, err := p.lastAssistant().TextContent()
+	p.must(err)
+	return text
+}
+
+var reference = regexp.MustCompile(`SP-[0-9A-Z]{6}`)
+
+// 1. A flight to Tokyo next Friday: read from the words, searched with
+// progress, picked with a seat, confirmed, booked with a reference.
+func TestStoryBooksAFlight(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "chat")
+	p.send("Book me a flight to Tokyo next Friday")
+	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText("Searching flights…"))
+	p.must(expect.Locator(p.picker().Locator(".elicit-message")).ToContainText(regexp.MustCompile(`Which flight to Tokyo on Friday \d+ \w+\?`)))
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText(regexp.MustCompile(`Booked: \w+ .* → Tokyo, .* Your reference is SP-[0-9A-Z]{6}\.`)))
+	booked, err := p.lastAssistant().TextContent()
+	p.must(err)
+	if got := reference.FindAllString(p.bookings(), -1); len(got) != 1 || got[0] != reference.FindString(booked) {
+		t.Errorf("the bookings list %v, want the one booked (%s)", got, reference.FindString(booked))
+	}
+}
+
+// 2. Mid-selection, the weather in Tokyo is a side question the weather
+// agent answers; the picker still works after it.
+func TestStorySideQuestionWhileThePickerWaits(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "chat")
+	p.send("Book me a flight to Tokyo next Friday")
+	p.must(expect.Locator(p.picker()).ToBeVisible())
+	p.send("What's the weather in Tokyo?")
+	p.must(expect.Locator(p.GetByTestId("side-reply")).ToContainText("The weather in Tokyo today: light rain"))
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
+}
+
+// 3. Editing the first message to Osaka books Osaka on a new branch; the
+// Tokyo branch and its booking stay.
+func TestStoryEditToOsakaBranches(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "chat")
+	p.send("Book me a flight to Tokyo next Friday")
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("→ Tokyo"))
+
+	msg := p.GetByTestId("user-turn").First()
+	p.must(msg.GetByTestId("edit-message").Click())
+	p.must(msg.GetByTestId("edit-input").Fill("Book me a flight to Osaka next Friday instead"))
+	p.must(msg.GetByTestId("edit-send").Click())
+	p.must(expect.Locator(p.picker().Locator(".elicit-message")).ToContainText("Which flight to Osaka"))
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("→ Osaka"))
+	p.must(expect.Locator(p.GetByTestId("user-turn").First().GetByTestId("branch-index")).ToHaveText("2 / 2"))
+
+	// Both bookings stand; the Tokyo branch is one click away.
+	if got := reference.FindAllString(p.bookings(), -1); len(got) != 2 {
+		t.Errorf("bookings %v, want Tokyo's and Osaka's", got)
+	}
+	p.must(p.GetByTestId("user-turn").First().GetByTestId("branch-prev").Click())
+	p.must(expect.Locator(p.GetByTestId("assistant-message").First()).ToContainText("→ Tokyo"))
+}
+
+// 4. The weather here asks for the device's location.
+func TestStoryWeatherHere(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "chat", "geolocation")
+	p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 35.6595, Longitude: 139.7005, Accuracy: playwright.Float(30)}))
+	q := p.ask("What's the weather here?", "location")
+	p.must(q.GetByTestId("location-share").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("The weather in Tokyo (35.6595, 139.7005) today: light rain, 17°C at most and 12°C at least."))
+}
+
+// 5. No booking without a yes, none when stopped mid-search, and exactly
+// one after a kill -9 while the picker waited.
+func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
+	a := startApp(t, "SWEATPANTS_DEMO_PACE=2s")
+	p := openAgent(t, a, "chat")
+	p.send("Book me a flight to Tokyo next Friday")
+	p.pickFirstSeat()
+	p.confirmBooking(false)
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Not booked: you did not confirm."))
+
+	p.send("Book me a flight to Osaka next Friday")
+	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText("Searching flights…"))
+	p.must(p.GetByTestId("stop").Click())
+	p.must(expect.Locator(p.GetByTestId("turn-stopped").Last()).ToHaveText("Stopped."))
+	if got := reference.FindAllString(p.bookings(), -1); len(got) != 0 {
+		t.Fatalf("bookings %v after a no and a stop, want none", got)
+	}
+
+	p.send("Book me a flight to Tokyo next Friday")
+	p.must(expect.Locator(p.picker()).ToBeVisible())
+	a.stop(syscall.SIGKILL)
+	a.start("SWEATPANTS_DEMO_PACE=2s")
+	_, err := p.Reload()
+	p.must(err)
+	p.waitForStream()
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
+	if got := reference.FindAllString(p.bookings(), -1); len(got) != 1 {
+		t.Errorf("bookings %v after the crash, want exactly one", got)
+	}
+}
