@@ -153,3 +153,24 @@ func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
 		t.Errorf("bookings %v after the crash, want exactly one", got)
 	}
 }
+
+// The story at the terminal: the flight picker as a numbered list, the
+// confirmation as y/n, the booking's reference; then the weather at a
+// place typed as lat,lng.
+func TestStoryAtTheTerminal(t *testing.T) {
+	a := startTerm(t, "--agent", "chat", "--demo-pace", "0")
+	a.say("Book me a flight to Tokyo next Friday")
+	a.expect("Which flight to Tokyo on Friday")
+	a.expect("Flight [1-")
+	a.send("1")
+	a.expect("Seat [1-")
+	a.send("1")
+	a.expect("[y/n]: ")
+	a.send("y")
+	a.expect("Your reference is SP-")
+	a.say("What's the weather here?")
+	a.expect("May I see where you are, to tell the weather there?")
+	a.send("35.6595,139.7005")
+	a.expect("chat> The weather in Tokyo (35.6595, 139.7005) today: light rain")
+	a.exit()
+}
