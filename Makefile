@@ -8,7 +8,7 @@ export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT
 export PLAYWRIGHT_NODEJS_PATH := $(shell command -v node)
 export CHROMIUM_PATH ?= /usr/bin/chromium
 
-.PHONY: run build test unit e2e bench generate check deps e2e-deps clean
+.PHONY: run build test unit e2e bench generate check deps e2e-deps clean screenshots
 
 ## run: build and serve on 127.0.0.1:8080 with the database under ./data/
 run: build
@@ -59,6 +59,12 @@ endef
 ## e2e: playwright-go in real headless Chromium against the built binary
 e2e: build e2e-deps
 	SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./e2e/
+
+## screenshots: the README tour's images (docs/tour/), taken in real
+## Chromium by the e2e suite's tour test
+screenshots: build e2e-deps
+	mkdir -p docs/tour
+	SWEATPANTS_BIN=$(CURDIR)/$(BIN) SWEATPANTS_SCREENSHOTS=$(CURDIR)/docs/tour $(GO) test -count=1 -run '^TestTourScreenshots$$' ./e2e/
 
 ## bench: the real server on loopback under many simulated browsers, then
 ## the runtime and store benchmarks (resume, history growth, cold start,

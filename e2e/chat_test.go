@@ -18,12 +18,14 @@ type chatPage struct {
 	playwright.Page
 }
 
-// openChat opens the app's home page in a new browser session; it lands on
-// a fresh conversation.
+// openChat opens a fresh conversation with the concierge in a new browser
+// session.
 func openChat(t *testing.T, a *app) *chatPage {
 	t.Helper()
 	p := &chatPage{t: t, Page: newPage(t)}
-	if _, err := p.Goto(a.URL + "/"); err != nil {
+	// The concierge, whose trip form most tests fill; the default agent
+	// (the story's chat) has tests of its own (story_test.go).
+	if _, err := p.Goto(a.URL + "/new?agent=concierge"); err != nil {
 		t.Fatal(err)
 	}
 	// A first visit shows a conversation not started yet; nothing is

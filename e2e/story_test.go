@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"syscall"
 	"testing"
@@ -173,4 +175,58 @@ func TestStoryAtTheTerminal(t *testing.T) {
 	a.send("35.6595,139.7005")
 	a.expect("chat> The weather in Tokyo (35.6595, 139.7005) today: light rain")
 	a.exit()
+}
+
+// The story's chat is the app's default: a first visit talks to it.
+func TestTheChatIsTheDefault(t *testing.T) {
+	a := startApp(t)
+	p := &chatPage{t: t, Page: newPage(t)}
+	_, err := p.Goto(a.URL + "/")
+	p.must(err)
+	p.must(expect.Locator(p.Locator(".empty")).ToContainText("The chat agent will take it from there."))
+	p.send("Book me a flight to Osaka next Friday")
+	p.must(expect.Locator(p.picker()).ToBeVisible())
+}
+
+// The README's tour is illustrated from this test: the chat mid-booking,
+// with the weather answered on the side while the picker waits, and the
+// tree inspector after the first message was edited to Osaka. With
+// SWEATPANTS_SCREENSHOTS set to a directory (make screenshots) the images
+// are written there; otherwise to a temporary one, so every run takes them.
+func TestTourScreenshots(t *testing.T) {
+	dir := os.Getenv("SWEATPANTS_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	shot := func(p *chatPage, name string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)})
+		p.must(err)
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			t.Errorf("no screenshot at %s: %v", path, err)
+		}
+	}
+	a := startApp(t, "SWEATPANTS_DEMO_PACE=0")
+	p := openAgent(t, a, "chat")
+	p.must(p.SetViewportSize(1100, 820))
+	p.send("Book me a flight to Tokyo next Friday")
+	p.must(expect.Locator(p.picker()).ToBeVisible())
+	p.send("What's the weather in Tokyo?")
+	p.must(expect.Locator(p.GetByTestId("side-reply")).ToContainText("light rain"))
+	shot(p, "tour-booking.png")
+
+	p.pickFirstSeat()
+	p.confirmBooking(true)
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
+	msg := p.GetByTestId("user-turn").First()
+	p.must(msg.GetByTestId("edit-message").Click())
+	p.must(msg.GetByTestId("edit-input").Fill("Book me a flight to Osaka next Friday instead"))
+	p.must(msg.GetByTestId("edit-send").Click())
+	p.must(expect.Locator(p.picker().Locator(".elicit-message")).ToContainText("Which flight to Osaka"))
+	_, err := p.Goto(p.URL() + "/tree")
+	p.must(err)
+	p.waitForStream()
+	p.must(expect.Locator(p.Locator(`[data-testid=tree-node][data-kind=user]`)).ToHaveCount(2))
+	shot(p, "tour-tree.png")
 }

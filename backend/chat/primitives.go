@@ -81,6 +81,9 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if len(c.pending) > 1 {
 		c.broadcastQueueLocked(req.ID) // each learns the queue grew
 	}
+	if t.side == nil {
+		c.status.Progress = nil // what it reported is done: it waits for the user now
+	}
 	c.broadcastStatusLocked()
 	c.mu.Unlock()
 	c.svc.idle(c)

@@ -404,9 +404,9 @@ func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
 		llmtest.Call(agents.AskUserTool, `{"question":"Which city?","kind":"form","fields":[{"name":"city","label":"City","type":"string"}]}`),
 		llmtest.Text("Lovely, ", "Porto it is."))
 	s := startServer(t, demo.Agents(demo.Options{AssistantFirst: true}), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
-	conv, err := s.svc.Create(t.Context(), "me", "")
-	if err != nil || conv.Agent != "assistant" {
-		t.Fatalf("the default agent is %q (%v), want the assistant", conv.Agent, err)
+	conv, err := s.svc.Create(t.Context(), "me", "assistant")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Plan me a weekend"); err != nil {
 		t.Fatal(err)

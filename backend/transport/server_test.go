@@ -175,7 +175,7 @@ func TestBadRequestsGetClearAnswers(t *testing.T) {
 		{"another session's page", a.browser(t), "GET", "/c/" + conv, "", "", nil, 404, "There is no conversation"},
 		{"another session's stream", a.browser(t), "GET", "/c/" + conv + "/stream", "", "", nil, 404, "There is no conversation"},
 		{"another session answers", a.browser(t), "POST", answerPath, "application/json", `{"action":"accept","content":{"answer":"x"}}`, nil, 404, "There is no conversation"},
-		{"new chat with an unknown agent", owner, "POST", "/c", "application/x-www-form-urlencoded", "agent=nosuch", nil, 400, `There is no agent "nosuch"; the agents are concierge, `},
+		{"new chat with an unknown agent", owner, "POST", "/c", "application/x-www-form-urlencoded", "agent=nosuch", nil, 400, `There is no agent "nosuch"; the agents are chat, concierge, `},
 		{"malformed JSON answer", owner, "POST", answerPath, "application/json", `{"action":`, nil, 400, "could not be read"},
 		{"malformed message", owner, "POST", "/c/" + conv + "/messages", "application/json", `{"message":`, nil, 400, "could not be read"},
 		{"message without text field", owner, "POST", "/c/" + conv + "/messages", "application/json", `{}`, nil, 400, `no "message"`},

@@ -16,8 +16,9 @@ type Options struct {
 	// Pace is how long each progress step of the concierge takes, so that a
 	// person can watch the progress bar move; zero runs at full speed.
 	Pace time.Duration
-	// AssistantFirst makes the general assistant the default: for a real
-	// model, which can hold a conversation the offline one cannot.
+	// AssistantFirst lists the general assistant right after the chat (the
+	// default), ahead of the scripted agents: for a real model, which can
+	// hold a conversation the offline one cannot.
 	AssistantFirst bool
 }
 
@@ -25,9 +26,9 @@ type Options struct {
 func Agents(opts Options) *agents.Registry {
 	general := Assistant(Travel, Weather, Packer, Diner, Figures)
 	if opts.AssistantFirst {
-		return agents.NewRegistry(general, Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey())
+		return agents.NewRegistry(Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey())
 	}
-	return agents.NewRegistry(Concierge(opts.Pace), Chat(opts.Pace), Showcase(), Survey(), general)
+	return agents.NewRegistry(Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general)
 }
 
 // Kinds lists the elicit kinds the demo agents ask with, for the registry
