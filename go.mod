@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/a-h/templ v0.3.977
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/playwright-community/playwright-go v0.5200.1
 	github.com/sashabaranov/go-openai v1.43.0

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
+	"github.com/sweatpants-go/sweatpants/backend/markdown"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -32,6 +33,9 @@ func (s *Server) stream(c echo.Context) error {
 		return err // no SSE headers are out yet, so the status still counts
 	}
 	defer sub.Close()
+	// The stream shows a reply growing, draft after draft: they are rendered
+	// through one markdown.Drafts, which renders anew only what changed.
+	c.SetRequest(r.WithContext(markdown.WithDrafts(ctx)))
 	w := c.Response()
 	w.Header().Set("X-Accel-Buffering", "no")
 	sse := newSSE(c)
