@@ -35,7 +35,7 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	if err != nil {
 		return err
 	}
-	return s.resend(ctx, session, id, func(c *conversation) (tree.Node, string, error) {
+	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, string, error) {
 		orig, ok := c.idx.Node(msgID)
 		if !ok || orig.Kind != tree.UserMessage {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
@@ -63,7 +63,7 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 	if err != nil || resumed {
 		return err
 	}
-	return s.resend(ctx, session, id, func(c *conversation) (tree.Node, string, error) {
+	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, string, error) {
 		n, ok := c.idx.Node(reply)
 		if !ok || (n.Kind != tree.AssistantMessage && n.Kind != tree.TurnError && n.Kind != tree.Stopped) {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
@@ -101,8 +101,9 @@ func (c *conversation) failedCallLocked(reply int64) (tree.Node, bool) {
 
 // resend starts a new branch beside a user message, with a message in its
 // place and a new turn on it; pick names the message and the text, with
-// the conversation locked. A running turn is parked on its branch first.
-func (s *Service) resend(ctx context.Context, session, id string, pick func(*conversation) (tree.Node, string, error)) error {
+// the conversation locked; action is the reflog's word for it (an edit, a
+// retry). A running turn is parked on its branch first.
+func (s *Service) resend(ctx context.Context, session, id string, action tree.Action, pick func(*conversation) (tree.Node, string, error)) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
 		a, ok := s.agents.Get(c.conv.Agent)
 		if !ok {
@@ -114,10 +115,11 @@ func (s *Service) resend(ctx context.Context, session, id string, pick func(*con
 		}
 		c.parkLocked()
 		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
-			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActEdit, Detail: title(text)}})
+			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: title(text)}})
 		if err != nil {
 			return err
 		}
+		c.retitleLocked(ctx)
 		s.startTurnLocked(c, a, msg, text, durable.Journal{})
 		c.broadcastStatusLocked()
 		return nil
@@ -149,6 +151,7 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 	}
 	c.conv.Head = to
 	c.path = c.idx.PathTo(to)
+	c.retitleLocked(ctx)
 	s.resumeLocked(c)
 	c.resyncLocked()
 	return nil

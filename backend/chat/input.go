@@ -74,14 +74,7 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 	if err != nil {
 		return err
 	}
-	if c.conv.Title == "" {
-		c.conv.Title = title(text)
-		if err := s.store.SetTitle(ctx, c.conv.ID, c.conv.Title); err != nil {
-			s.log.Warn("set title", "conversation", c.conv.ID, "err", err)
-		}
-		conv := c.conv
-		c.broadcastLocked(Change{Title: &conv})
-	}
+	c.retitleLocked(ctx)
 	s.startTurnLocked(c, a, msg, turnText(c.path, len(c.path)-1), durable.Journal{})
 	c.broadcastStatusLocked()
 	return nil
@@ -136,6 +129,24 @@ func (s *Service) startQueuedLocked(c *conversation) {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
 		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, time.Now()
 		c.broadcastLocked(Change{Notice: c.notice})
+	}
+}
+
+// retitleLocked makes the conversation's title the first message of HEAD's
+// branch, which an edit of that message, or a switch to another version of
+// it, changes. c.mu is held.
+func (c *conversation) retitleLocked(ctx context.Context) {
+	if len(c.path) == 0 || c.path[0].Kind != tree.UserMessage {
+		return
+	}
+	m, _ := tree.Decode[tree.Message](c.path[0])
+	if t := title(m.Text); t != c.conv.Title {
+		c.conv.Title = t
+		if err := c.svc.store.SetTitle(ctx, c.conv.ID, t); err != nil {
+			c.svc.log.Warn("set title", "conversation", c.conv.ID, "err", err)
+		}
+		conv := c.conv
+		c.broadcastLocked(Change{Title: &conv})
 	}
 }
 

@@ -73,7 +73,13 @@ func newSSE(c echo.Context) *datastar.ServerSentEventGenerator {
 }
 
 func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
-	return patch(sse, templates.Chat(v), datastar.WithPatchElementsEventID(strconv.FormatInt(0, 10)))
+	if err := patch(sse, templates.Chat(v), datastar.WithPatchElementsEventID(strconv.FormatInt(0, 10))); err != nil {
+		return err
+	}
+	// The title is outside the chat's part of the page, and may have
+	// changed with what made the page re-render (an edit of the first
+	// message, a switch of versions).
+	return patch(sse, templates.Title(v.Conversation))
 }
 
 func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string, ch chat.Change) error {
