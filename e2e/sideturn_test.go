@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,8 @@ func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true}, llmtest.Text("Four."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
+	// The badge names the model and the endpoint, not just "openai".
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText(regexp.MustCompile(`^\S+ @ 127\.0\.0\.1:\d+$`)))
 	p.send("Tell me a long story")
 	p.must(expect.Locator(p.GetByTestId("draft")).ToContainText("Once upon a time"))
 	p.send("Never mind. What is 2+2?")

@@ -93,7 +93,7 @@ func (s *Service) Close() {
 }
 
 // ModelName names the model provider, for display.
-func (s *Service) ModelName() string { return s.model.Name() }
+func (s *Service) ModelName() string { return llm.Label(s.model) }
 
 // Assistants lists the assistants a conversation can be started with.
 func (s *Service) Assistants() []agents.Assistant { return s.agents.All() }

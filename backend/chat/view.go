@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -263,7 +264,7 @@ func (c *conversation) view() View {
 		}
 		it.Branch = c.branchOf(it, answer)
 	}
-	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: c.svc.model.Name()}
+	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: llm.Label(c.svc.model)}
 }
 
 // branchOf places an item among its alternatives, or returns nil when it

@@ -106,6 +106,15 @@ type Response struct {
 }
 
 // Provider completes chat requests.
+// Label is how the pages name p: its Label, when it has one that says more
+// than its name (the model and the endpoint), else its Name.
+func Label(p Provider) string {
+	if l, ok := p.(interface{ Label() string }); ok {
+		return l.Label()
+	}
+	return p.Name()
+}
+
 type Provider interface {
 	// Name names the provider, such as "offline" or "openai".
 	Name() string

@@ -66,6 +66,11 @@ func (p *Provider) Name() string {
 	return p.primary.Name() + " (fallback: " + p.secondary.Name() + ")"
 }
 
+// Label labels both providers as the pages name them.
+func (p *Provider) Label() string {
+	return llm.Label(p.primary) + " (fallback: " + llm.Label(p.secondary) + ")"
+}
+
 // Complete answers req with the primary, or with the secondary during a
 // cool-down or after the primary failed in a way that may pass without
 // streaming any text. It returns the error of the last provider called:

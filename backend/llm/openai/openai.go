@@ -7,6 +7,7 @@ package openai
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -54,6 +55,7 @@ type Provider struct {
 	client *goopenai.Client
 	model  string
 	key    string
+	host   string // the endpoint's host, for Label
 
 	timeout    time.Duration
 	retries    int
@@ -75,8 +77,12 @@ func New(cfg Config) *Provider {
 		cc.HTTPClient = cfg.HTTPClient
 	}
 	cc.HTTPClient = headerRecorder{cc.HTTPClient}
+	host := "api.openai.com"
+	if u, err := url.Parse(cc.BaseURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
 	p := &Provider{
-		client: goopenai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey,
+		client: goopenai.NewClientWithConfig(cc), model: cfg.Model, key: cfg.APIKey, host: host,
 		timeout: cfg.Timeout, retries: cfg.MaxRetries, maxBackoff: cfg.MaxBackoff,
 		sleep: sleep, now: time.Now,
 	}
@@ -97,6 +103,17 @@ func New(cfg Config) *Provider {
 
 // Name returns "openai".
 func (*Provider) Name() string { return "openai" }
+
+// Label names the model and the endpoint, such as "gpt-4o-mini @
+// localhost:11434", so a page says which model answers; the endpoint is
+// its host alone, never its path or credentials.
+func (p *Provider) Label() string {
+	model := p.model
+	if model == "" {
+		model = "the default model"
+	}
+	return model + " @ " + p.host
+}
 
 // Complete sends req to the chat completions endpoint, streamed when onDelta
 // is non-nil, and tries again after a failure that may pass (see Config)
