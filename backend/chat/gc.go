@@ -13,6 +13,10 @@ import (
 // retention of zero or less removes whatever is unreachable now.
 var GCRetention = runtime.NewValue("gc-retention", 30*24*time.Hour)
 
+// retention is the retention a collection from a page uses, which runs in
+// the request's context: the default, unless the program changed it there.
+func retention() time.Duration { return GCRetention.Get(context.Background()) }
+
 // Collected says what GC removed.
 type Collected struct {
 	Nodes, Entries int

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -16,6 +17,9 @@ type Inspection struct {
 	Count        int               // how many nodes the conversation has
 	Reflog       []tree.RefEntry   // newest first
 	Running      bool
+	Waiting      bool // the running turn waits for the user to answer
+	// Retention is how long gc keeps what nothing reaches.
+	Retention time.Duration
 	// At is the reflog entry being inspected, if any; OnPath holds the nodes
 	// from the root to the inspected state (HEAD when At is nil).
 	At     *tree.RefEntry

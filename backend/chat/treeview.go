@@ -27,8 +27,29 @@ type treeView struct {
 	count   int
 	head    int64
 	tip     int64 // the end of the marked path: HEAD, or the inspected state
-	running bool
+	turn    turnState    // what the running turn does, as the legend says
 	entries []shownEntry // newest first
+}
+
+// turnState is what the conversation's turn does, as the inspector's legend
+// says it.
+type turnState string
+
+const (
+	turnNone    turnState = ""
+	turnRunning turnState = "running"
+	turnWaiting turnState = "waiting" // for the user to answer
+)
+
+// turnStateLocked says what the turn does. c.mu is held.
+func (c *conversation) turnStateLocked() turnState {
+	switch {
+	case !c.running():
+		return turnNone
+	case len(c.queueLocked()) > 0:
+		return turnWaiting
+	}
+	return turnRunning
 }
 
 // shownEntry is a reflog row as shown.
@@ -63,7 +84,7 @@ func (v *treeView) moved() bool {
 	c := v.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.idx.Len() != v.count || c.conv.Head != v.head || c.running() != v.running
+	return c.idx.Len() != v.count || c.conv.Head != v.head || c.turnStateLocked() != v.turn
 }
 
 // all returns the whole inspection and takes it as shown.
@@ -106,6 +127,8 @@ func (v *treeView) snapshotLocked() Inspection {
 		Children:     make(map[int64][]int64, c.idx.Len()),
 		Count:        c.idx.Len(),
 		Running:      c.running(),
+		Waiting:      c.turnStateLocked() == turnWaiting,
+		Retention:    retention(),
 		At:           v.at,
 		OnPath:       map[int64]bool{},
 	}
@@ -131,7 +154,7 @@ func (v *treeView) snapshotLocked() Inspection {
 	for _, n := range in.Path {
 		in.OnPath[n.ID] = true
 	}
-	v.drawn, v.newest, v.count, v.head, v.tip, v.running = true, newest, c.idx.Len(), c.conv.Head, tip, c.running()
+	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, c.idx.Len(), c.conv.Head, tip, c.turnStateLocked()
 	return in
 }
 
@@ -178,8 +201,8 @@ func (v *treeView) redraw(ctx context.Context) (TreeChange, error) {
 // or the tree was empty. v.conv.mu is held.
 func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	c := v.conv
-	head, running := c.conv.Head, c.running()
-	if !resync && c.idx.Len() == v.count && head == v.head && running == v.running {
+	head, turn := c.conv.Head, c.turnStateLocked()
+	if !resync && c.idx.Len() == v.count && head == v.head && turn == v.turn {
 		return ch, false, true
 	}
 	fresh, ok := v.freshLocked(resync)
@@ -198,7 +221,7 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	}
 	in := &ch.In
 	*in = Inspection{Conversation: c.conv, Nodes: map[int64]tree.Node{}, Children: map[int64][]int64{},
-		Count: c.idx.Len(), Running: running, At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
+		Count: c.idx.Len(), Running: turn != turnNone, Waiting: turn == turnWaiting, Retention: retention(), At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
 	onTip := c.path.Contains
 	if v.at != nil {
 		in.Path = c.idx.PathTo(tip)
@@ -235,12 +258,12 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 			}
 		}
 	}
-	ch.Legend = c.idx.Len() != v.count || head != v.head || running != v.running
+	ch.Legend = c.idx.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {
 		v.newest = fresh[len(fresh)-1].ID
 	}
-	v.count, v.head, v.tip, v.running = c.idx.Len(), head, tip, running
+	v.count, v.head, v.tip, v.turn = c.idx.Len(), head, tip, turn
 	return ch, grown, true
 }
 
