@@ -26,7 +26,7 @@ type treeView struct {
 	newest  int64 // the newest node shown
 	count   int
 	head    int64
-	tip     int64 // the end of the marked path: HEAD, or the inspected state
+	tip     int64        // the end of the marked path: HEAD, or the inspected state
 	turn    turnState    // what the running turn does, as the legend says
 	entries []shownEntry // newest first
 }
