@@ -10,9 +10,11 @@ export CHROMIUM_PATH ?= /usr/bin/chromium
 
 .PHONY: run build test unit e2e bench generate check deps e2e-deps clean screenshots
 
-## run: build and serve on 127.0.0.1:8080 with the database under ./data/
+## run: build and serve on ADDR (default 127.0.0.1:8080; make run
+## ADDR=127.0.0.1:9090) with the database under ./data/
+ADDR ?= 127.0.0.1:8080
 run: build
-	./$(BIN) serve --addr 127.0.0.1:8080 --db data/sweatpants.db
+	./$(BIN) serve --addr $(ADDR) --db data/sweatpants.db
 
 ## build: the single binary at bin/sweatpants
 build: deps

@@ -12,6 +12,7 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.GET("/healthz", s.health)
+	e.GET("/readyz", s.ready)
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
 
 	// No group with middleware here: echo gives such a group a catch-all

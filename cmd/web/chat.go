@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,25 +25,33 @@ type chatConfig struct {
 	pace         time.Duration
 }
 
-func parseChat(args []string, stderr io.Writer) (chatConfig, error) {
+// chatSynopsis heads chat's usage.
+const chatSynopsis = `Usage: sweatpants chat [flags]
+
+Talks to the demo agents at the terminal: type a message, answer their
+questions at the prompts. It ends at the end of input or on Ctrl-C at the
+message prompt; Ctrl-C while the agent works stops its turn. The model is
+chosen from the environment, as for serve (docs/configuration.md).`
+
+// chatFlags defines chat's flags on a new flag set, writing into cfg.
+func chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg chatConfig
-	fs.StringVar(&cfg.db, "db", "data/terminal.db", "SQLite database file (its own by default, apart from the server's)")
+	*cfg = chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "the agent to talk to: concierge, showcase or survey (default: concierge)")
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
-	fs.StringVar(&cfg.session, "session", "terminal", "the session the terminal's conversations belong to")
-	fs.DurationVar(&cfg.pace, "demo-pace", 350*time.Millisecond, "how long each progress step of the demo concierge takes")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
-	}
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("chat takes no arguments, only flags (got %q)", fs.Arg(0))
-	}
-	if cfg.session == "" {
-		return cfg, fmt.Errorf("--session must not be empty")
-	}
-	return cfg, nil
+	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
+	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
+		"demo-pace", "how long each progress step of the demo concierge takes")
+	return fs
+}
+
+// parseChat reads chat's flags from args and the environment; --help
+// prints the usage to stdout and returns flag.ErrHelp.
+func parseChat(args []string, getenv func(string) string, stdout io.Writer) (chatConfig, error) {
+	var cfg chatConfig
+	err := parseFlags(chatFlags(&cfg), chatSynopsis, args, getenv, stdout)
+	return cfg, err
 }
 
 // chatCmd runs the demo agents at the terminal: messages and answers are
@@ -50,19 +59,20 @@ func parseChat(args []string, stderr io.Writer) (chatConfig, error) {
 // logged to stderr. It ends when stdin does, or on Ctrl-C at the message
 // prompt; Ctrl-C while the agent works stops its turn.
 func chatCmd(ctx context.Context, args []string, getenv func(string) string, interrupts <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseChat(args, stderr)
+	cfg, err := parseChat(args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	db, err := store.Open(ctx, cfg.db, store.Options{})
+	db, unlock, err := openStore(ctx, cfg.db, store.Options{})
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	defer db.Close()
-	if err := db.SeedFlights(ctx, time.Now()); err != nil {
-		return err
-	}
 	app, err := appConfig(getenv, cfg.pace, db.Flights())
 	if err != nil {
 		return err

@@ -15,18 +15,29 @@ func TestParseChat(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
+		env     map[string]string
 		want    chatConfig
 		wantErr string
 	}{
-		{"defaults", nil, chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}, ""},
-		{"all flags", []string{"--db", "x.db", "--agent", "showcase", "--conversation", "abc", "--session", "me", "--demo-pace", "0"},
+		{"defaults", nil, nil, chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}, ""},
+		{"all flags", []string{"--db", "x.db", "--agent", "showcase", "--conversation", "abc", "--session", "me", "--demo-pace", "0"}, nil,
 			chatConfig{db: "x.db", agent: "showcase", conversation: "abc", session: "me"}, ""},
-		{"an argument", []string{"hello"}, chatConfig{}, "chat takes no arguments"},
-		{"an empty session", []string{"--session", ""}, chatConfig{}, "--session must not be empty"},
+		{"all from the environment", nil, map[string]string{"SWEATPANTS_DB": "y.db", "SWEATPANTS_AGENT": "survey",
+			"SWEATPANTS_CONVERSATION": "c1", "SWEATPANTS_SESSION": "s1", "SWEATPANTS_DEMO_PACE": "1s"},
+			chatConfig{db: "y.db", agent: "survey", conversation: "c1", session: "s1", pace: time.Second}, ""},
+		{"a flag over its variable", []string{"--agent", "showcase"}, map[string]string{"SWEATPANTS_AGENT": "survey"},
+			chatConfig{db: "data/terminal.db", agent: "showcase", session: "terminal", pace: 350 * time.Millisecond}, ""},
+		{"an argument", []string{"hello"}, nil, chatConfig{}, `chat takes no arguments, only flags: "hello" is not a flag`},
+		{"an argument before a flag", []string{"hello", "--db", "x.db"}, nil, chatConfig{}, `"hello" is not a flag`},
+		{"an empty session", []string{"--session", ""}, nil, chatConfig{}, `invalid value "" for flag -session: must not be empty`},
+		{"a negative pace", []string{"--demo-pace", "-1s"}, nil, chatConfig{}, `invalid value "-1s" for flag -demo-pace: want a duration`},
+		{"a pace in the environment that is no duration", nil, map[string]string{"SWEATPANTS_DEMO_PACE": "fast"}, chatConfig{},
+			`invalid value "fast" for SWEATPANTS_DEMO_PACE: want a duration`},
+		{"an unknown flag", []string{"--addr", ":80"}, nil, chatConfig{}, "flag provided but not defined: -addr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseChat(tt.args, io.Discard)
+			got, err := parseChat(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got error %v, want %q", err, tt.wantErr)

@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
@@ -39,85 +37,75 @@ type serveConfig struct {
 	maxConns       int
 }
 
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+// serveSynopsis heads serve's usage.
+const serveSynopsis = `Usage: sweatpants serve [flags]
+
+Serves the chat app over HTTP until SIGINT or SIGTERM, then shuts down
+gracefully. The model is chosen from the environment (OPENAI_API_KEY and
+more: docs/configuration.md); without a key the built-in offline model answers.`
+
+// serveFlags defines serve's flags on a new flag set, writing into cfg.
+func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg serveConfig
-	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SWEATPANTS_ADDR", "127.0.0.1:8080"), "address to listen on (loopback by default)")
-	fs.StringVar(&cfg.db, "db", envOr(getenv, "SWEATPANTS_DB", "data/sweatpants.db"), "SQLite database file")
-	fs.StringVar(&cfg.durability, "durability", envOr(getenv, "SWEATPANTS_DURABILITY", string(store.CrashSafe)),
+	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/sweatpants.db", durability: string(store.CrashSafe),
+		logFormat: "text", maxBody: transport.DefaultMaxBody, pace: 350 * time.Millisecond, compact: 16000,
+		suspend: chat.DefaultSuspendAfter, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
+		maxConns: defaultMaxConns()}
+	positive := func(d time.Duration) bool { return d > 0 }
+	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file; one server at a time may use it")
+	fs.Var(choiceFlag{&cfg.durability, []string{string(store.CrashSafe), string(store.PowerSafe)}}, "durability",
 		"what a recorded answer survives: process-crash (synchronous=NORMAL) or power-loss (synchronous=FULL)")
-	fs.StringVar(&cfg.logFormat, "log", envOr(getenv, "SWEATPANTS_LOG", "text"), "log format: text or json")
-	fs.Int64Var(&cfg.maxBody, "max-body", transport.DefaultMaxBody, "largest request body accepted, in bytes")
-	paceDef, err := time.ParseDuration(envOr(getenv, "SWEATPANTS_DEMO_PACE", "350ms"))
-	if err != nil {
-		return cfg, fmt.Errorf("SWEATPANTS_DEMO_PACE must be a duration such as 350ms: %w", err)
-	}
-	fs.DurationVar(&cfg.pace, "demo-pace", paceDef, "how long each progress step of the demo agents takes")
-	compactDef, err := strconv.Atoi(envOr(getenv, "SWEATPANTS_COMPACT_TOKENS", "16000"))
-	if err != nil {
-		return cfg, fmt.Errorf("SWEATPANTS_COMPACT_TOKENS must be a number: %w", err)
-	}
-	fs.IntVar(&cfg.compact, "compact-tokens", compactDef, "tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
-	suspendDef, err := time.ParseDuration(envOr(getenv, "SWEATPANTS_SUSPEND_AFTER", chat.DefaultSuspendAfter.String()))
-	if err != nil {
-		return cfg, fmt.Errorf("SWEATPANTS_SUSPEND_AFTER must be a duration such as 1m or 30s: %w", err)
-	}
-	fs.DurationVar(&cfg.suspend, "suspend-after", suspendDef,
+	fs.Var(choiceFlag{&cfg.logFormat, []string{"text", "json"}}, "log", "log format: text or json")
+	fs.Var(intFlag[int64]{&cfg.maxBody, 1, "a positive number of bytes"}, "max-body", "largest request body accepted, in bytes")
+	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
+		"demo-pace", "how long each progress step of the demo agents takes")
+	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
+		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
+	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
-	hostsList := fs.String("allowed-hosts", getenv("SWEATPANTS_ALLOWED_HOSTS"),
+	fs.Var(listFlag{&cfg.allowedHosts}, "allowed-hosts",
 		"comma-separated host names the app is served as; IP addresses and localhost are always answered, other names refused")
-	proxyList := fs.String("trusted-proxies", getenv("SWEATPANTS_TRUSTED_PROXIES"),
+	fs.Var(prefixesFlag{&cfg.trustedProxies, new(string)}, "trusted-proxies",
 		"comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-Proto is believed")
-	secureDef, err := envBool(getenv, "SWEATPANTS_SECURE_COOKIES")
-	if err != nil {
-		return cfg, err
-	}
-	fs.BoolVar(&cfg.secureCookies, "secure-cookies", secureDef, "mark the session cookie Secure (the app is reached over HTTPS)")
-	fs.DurationVar(&cfg.readTimeout, "read-timeout", 30*time.Second, "longest time to read a request, body included (streams excepted)")
-	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection stays open")
-	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns(), "open connections beyond which the longest-idle ones are closed")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
-	}
-	for _, h := range strings.Split(*hostsList, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			cfg.allowedHosts = append(cfg.allowedHosts, h)
-		}
-	}
-	if cfg.trustedProxies, err = transport.ParsePrefixes(*proxyList); err != nil {
-		return cfg, fmt.Errorf("--trusted-proxies: %w", err)
-	}
-	if d := store.Durability(cfg.durability); d != store.CrashSafe && d != store.PowerSafe {
-		return cfg, fmt.Errorf("--durability must be %s or %s, not %q", store.CrashSafe, store.PowerSafe, cfg.durability)
-	}
-	return cfg, nil
+	fs.Var(boolFlag{&cfg.secureCookies}, "secure-cookies", "mark the session cookie Secure (the app is reached over HTTPS)")
+	fs.Var(durationFlag{&cfg.readTimeout, positive, "a positive duration such as 30s"}, "read-timeout",
+		"longest time to read a request, body included (streams excepted)")
+	fs.Var(durationFlag{&cfg.idleTimeout, positive, "a positive duration such as 2m"}, "idle-timeout",
+		"how long an idle keep-alive connection stays open")
+	fs.Var(intFlag[int]{&cfg.maxConns, 1, "a positive number of connections"}, "max-conns",
+		"open connections beyond which the longest-idle ones are closed (default: the descriptor limit less 128)")
+	return fs
 }
 
-func envBool(getenv func(string) string, key string) (bool, error) {
-	v := getenv(key)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("%s must be true or false, not %q", key, v)
-	}
-	return b, nil
+// parseServe reads serve's flags from args and the environment; --help
+// prints the usage to stdout and returns flag.ErrHelp.
+func parseServe(args []string, getenv func(string) string, stdout io.Writer) (serveConfig, error) {
+	var cfg serveConfig
+	err := parseFlags(serveFlags(&cfg), serveSynopsis, args, getenv, stdout)
+	return cfg, err
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
+// readyChat is the chat service that says it is ready (transport.Readiness,
+// for /readyz) when its database answers a query.
+type readyChat struct {
+	*chat.Service
+	db *store.DB
+}
+
+func (r readyChat) Ready(ctx context.Context) error {
+	_, err := r.db.Version(ctx)
+	return err
 }
 
 // serve runs the server until ctx is cancelled, then shuts down gracefully:
 // it stops accepting, ends streams, stops running turns and lets their
 // writes finish before closing the database.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseServe(args, getenv, stderr)
+	cfg, err := parseServe(args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -127,14 +115,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := slog.New(handler)
 
-	db, err := store.Open(ctx, cfg.db, store.Options{Durability: store.Durability(cfg.durability)})
+	db, unlock, err := openStore(ctx, cfg.db, store.Options{Durability: store.Durability(cfg.durability)})
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	defer db.Close()
-	if err := db.SeedFlights(ctx, time.Now()); err != nil {
-		return err
-	}
 
 	app, err := appConfig(getenv, cfg.pace, db.Flights())
 	if err != nil {
@@ -150,7 +136,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	reaper := newIdleReaper(cfg.maxConns)
 	srv := &http.Server{
-		Handler: transport.NewServer(transport.Config{Chat: svc, Log: log, MaxBody: cfg.maxBody,
+		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Log: log, MaxBody: cfg.maxBody,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
 			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker}}),

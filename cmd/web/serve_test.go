@@ -1,7 +1,10 @@
 package main
 
 import (
+	"flag"
 	"io"
+	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +24,7 @@ func TestParseServeSuspendAfter(t *testing.T) {
 		{"flag", []string{"--suspend-after", "0"}, nil, 0, ""},
 		{"environment", nil, map[string]string{"SWEATPANTS_SUSPEND_AFTER": "30s"}, 30 * time.Second, ""},
 		{"flag over environment", []string{"--suspend-after", "-1s"}, map[string]string{"SWEATPANTS_SUSPEND_AFTER": "30s"}, -time.Second, ""},
-		{"not a duration", nil, map[string]string{"SWEATPANTS_SUSPEND_AFTER": "soon"}, 0, "SWEATPANTS_SUSPEND_AFTER must be a duration"},
+		{"not a duration", nil, map[string]string{"SWEATPANTS_SUSPEND_AFTER": "soon"}, 0, `invalid value "soon" for SWEATPANTS_SUSPEND_AFTER: want a duration`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +40,83 @@ func TestParseServeSuspendAfter(t *testing.T) {
 			}
 			if cfg.suspend != tt.want {
 				t.Errorf("suspend after %v, want %v", cfg.suspend, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseServeEveryFlagHasItsVariable: each flag of serve, set only by
+// its environment variable, takes the variable's value.
+func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
+	env := map[string]string{
+		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
+		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_DEMO_PACE": "0s",
+		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s",
+		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
+		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
+		"SWEATPANTS_MAX_CONNS": "7",
+	}
+	var flags serveConfig
+	n := 0
+	serveFlags(&flags).VisitAll(func(f *flag.Flag) {
+		n++
+		if _, ok := env[envName(f.Name)]; !ok {
+			t.Errorf("--%s: its variable %s is not in this test", f.Name, envName(f.Name))
+		}
+	})
+	if n != len(env) {
+		t.Errorf("serve has %d flags, the test sets %d variables", n, len(env))
+	}
+	got, err := parseServe(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
+		pace: 0, compact: 0, suspend: 5 * time.Second, allowedHosts: []string{"chat.example", "app.example"},
+		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestParseServeRefusals: a bad value is refused, naming the flag or the
+// variable it came from and the value; so is an argument that is no flag.
+func TestParseServeRefusals(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+	}{
+		{"an unknown log format", []string{"--log", "yaml"}, nil, `invalid value "yaml" for flag -log: want text or json`},
+		{"an unknown log format in the environment", nil, map[string]string{"SWEATPANTS_LOG": "yaml"}, `invalid value "yaml" for SWEATPANTS_LOG: want text or json`},
+		{"an unknown durability", []string{"--durability", "fsync"}, nil, `invalid value "fsync" for flag -durability: want process-crash or power-loss`},
+		{"an unknown durability in the environment", nil, map[string]string{"SWEATPANTS_DURABILITY": "full"}, `invalid value "full" for SWEATPANTS_DURABILITY`},
+		{"a duration without a unit", []string{"--read-timeout", "30"}, nil, `invalid value "30" for flag -read-timeout: want a positive duration`},
+		{"a zero timeout", []string{"--idle-timeout", "0s"}, nil, `invalid value "0s" for flag -idle-timeout`},
+		{"a negative pace", nil, map[string]string{"SWEATPANTS_DEMO_PACE": "-1s"}, `invalid value "-1s" for SWEATPANTS_DEMO_PACE`},
+		{"a body size in words", []string{"--max-body", "64k"}, nil, `invalid value "64k" for flag -max-body: want a positive number of bytes`},
+		{"no body at all", nil, map[string]string{"SWEATPANTS_MAX_BODY": "0"}, `invalid value "0" for SWEATPANTS_MAX_BODY`},
+		{"negative tokens", []string{"--compact-tokens", "-5"}, nil, `invalid value "-5" for flag -compact-tokens`},
+		{"tokens in the environment that are no number", nil, map[string]string{"SWEATPANTS_COMPACT_TOKENS": "lots"}, `invalid value "lots" for SWEATPANTS_COMPACT_TOKENS`},
+		{"no connections", []string{"--max-conns", "0"}, nil, `invalid value "0" for flag -max-conns`},
+		{"a cookie flag that is no boolean", nil, map[string]string{"SWEATPANTS_SECURE_COOKIES": "maybe"}, `invalid value "maybe" for SWEATPANTS_SECURE_COOKIES: want true or false`},
+		{"a proxy that is no address", []string{"--trusted-proxies", "proxy.local"}, nil, `invalid value "proxy.local" for flag -trusted-proxies: trusted proxy "proxy.local" is not an IP address`},
+		{"an empty address", []string{"--addr", ""}, nil, `invalid value "" for flag -addr: must not be empty`},
+		{"an argument before the flags", []string{"extra", "--addr", "127.0.0.1:9090"}, nil, `serve takes no arguments, only flags: "extra" is not a flag`},
+		{"an argument after the flags", []string{"--addr", "127.0.0.1:9090", "extra"}, nil, `"extra" is not a flag`},
+		{"an unknown flag", []string{"--port", "80"}, nil, "flag provided but not defined: -port"},
+		{"a flag without its value", []string{"--db"}, nil, "flag needs an argument: -db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseServe(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("got error %v, want %q", err, tt.wantErr)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("%v is not a usage error (exit 2)", err)
 			}
 		})
 	}
