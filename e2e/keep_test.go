@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/playwright-community/playwright-go"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 )
@@ -65,4 +68,59 @@ func TestStopKeepsTheQuestionWithdrawn(t *testing.T) {
 		p.must(err)
 		p.waitForStream()
 	}
+}
+
+// A double click on Submit sends the answer once: the trip is planned once
+// and no alert says the question was already answered.
+func TestADoubleClickOnSubmitAnswersOnce(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	// Every answer the page posts, counted as it starts and as it ends.
+	p.must(p.AddInitScript(playwright.Script{Content: playwright.String(`
+		window.answers = {started: 0, finished: 0}
+		document.addEventListener('datastar-fetch', (evt) => {
+			const {type, el} = evt.detail || {}
+			if (!el?.closest?.('[data-testid=elicit]')) return
+			if (type === 'started') window.answers.started++
+			if (type === 'finished') window.answers.finished++
+		})`)}))
+	p.send("Plan a trip")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	p.fillTrip("Vienna", "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Dblclick())
+
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Vienna is planned"))
+	_, err := p.WaitForFunction(`() => window.answers.started > 0 && window.answers.started === window.answers.finished`, nil)
+	if err != nil {
+		n, _ := p.Evaluate(`() => window.answers`)
+		t.Fatalf("answers posted and finished: %v: %v", n, err)
+	}
+	n, err := p.Evaluate(`() => window.answers.started`)
+	p.must(err)
+	if fmt.Sprint(n) != "1" {
+		t.Errorf("the double click posted %v answers, want 1", n)
+	}
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(1))
+	p.must(expect.Locator(p.GetByTestId("notice")).Not().ToContainText("already answered"))
+}
+
+// The page sending the answer just recorded again (a resend after a lost
+// response) is told it went through; a different answer is still refused.
+func TestAResendOfTheSameAnswerIsNotAConflict(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	path := p.answerPath(p.pendingForm())
+	same := `{"action":"accept","content":{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":false}}`
+	v, err := p.Evaluate(`async ([path, a, b]) => {
+		const post = body => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body}).then(r => r.status)
+		return [await post(a), await post(a), await post(b)]
+	}`, []string{path, same, `{"action":"accept","content":{"destination":"Lima","travellers":3,"cabin":"business","hotel":true}}`})
+	p.must(err)
+	if got := fmt.Sprint(v); got != "[204 204 409]" {
+		t.Fatalf("statuses of an answer, the same again and another: %s, want [204 204 409]", got)
+	}
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned"))
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(1))
 }
