@@ -124,3 +124,25 @@ func TestAResendOfTheSameAnswerIsNotAConflict(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned"))
 	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(1))
 }
+
+// A form answered in words comes back filled in from the words, and
+// submitting it plans that trip.
+func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
+	a := startApp(t)
+	p := openChat(t, a)
+	p.send("Plan a trip to Porto")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	first, err := p.pendingForm().GetAttribute("data-elicit-id")
+	p.must(err)
+	p.send("make it 3 travellers, business class")
+
+	form := p.pendingForm()
+	p.must(expect.Locator(form).Not().ToHaveAttribute("data-elicit-id", first))
+	p.must(expect.Locator(form).ToContainText("make it 3 travellers"))
+	p.must(expect.Locator(form.GetByTestId("field-destination")).ToHaveValue("Porto"))
+	p.must(expect.Locator(form.GetByTestId("field-travellers")).ToHaveValue("3"))
+	p.must(expect.Locator(form.GetByTestId("field-cabin")).ToHaveValue("business"))
+	p.must(form.GetByTestId("field-hotel-no").Check())
+	p.must(form.GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned: 3 travellers in business class"))
+}

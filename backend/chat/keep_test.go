@@ -114,3 +114,58 @@ func TestAWithdrawnQuestionStaysShownAndClosed(t *testing.T) {
 		t.Errorf("answering the withdrawn question: err = %v, want a conflict", err)
 	}
 }
+
+// A trip form answered in words is asked again filled in from the words,
+// read by the model as typed output.
+func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
+	svc, _ := newService(t, offline.New())
+	conv, _ := svc.Create(t.Context(), "s", "concierge")
+	if err := svc.Send(t.Context(), "s", conv.ID, "Plan a trip to Porto"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	first := pendingElicit(v).Request.ID
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "make it 3 travellers, business class")
+	if err != nil || sent != chat.SentAnswer {
+		t.Fatalf("sent %q, err %v; want the words taken as the answer", sent, err)
+	}
+	v = waitView(t, svc, "s", conv.ID, "the form again", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != first
+	})
+	e := pendingElicit(v)
+	for name, want := range map[string]string{"destination": "Porto", "travellers": "3", "cabin": "business"} {
+		if got := e.Value(name); got != want {
+			t.Errorf("the form asked again has %s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// The answer just recorded, sent again, is accepted and changes nothing;
+// another answer is still a conflict.
+func TestAResendOfTheSameAnswerIsAccepted(t *testing.T) {
+	svc, db := newService(t, offline.New())
+	conv, _ := svc.Create(t.Context(), "s", "survey")
+	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	eid := pendingElicit(v).Request.ID
+	for i := range 2 {
+		if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"answer":"blue"}`)); err != nil {
+			t.Fatalf("answer %d: %v", i+1, err)
+		}
+	}
+	if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"answer":"red"}`)); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("another answer: err = %v, want a conflict", err)
+	}
+	var answers int
+	for _, n := range nodesOf(t, db, conv.ID, tree.ElicitResponse) {
+		if n.Ref == eid {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Errorf("%d answers recorded for the question, want 1", answers)
+	}
+}
