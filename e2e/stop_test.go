@@ -10,7 +10,8 @@ func TestStopWithdrawsThePendingForm(t *testing.T) {
 
 	p.must(p.GetByTestId("stop").Click())
 	p.must(expect.Locator(p.GetByTestId("turn-stopped")).ToHaveText("Stopped."))
-	p.must(expect.Locator(p.GetByTestId("elicit")).ToHaveCount(0))
+	p.must(expect.Locator(p.pendingForm()).ToHaveCount(0))
+	p.must(expect.Locator(p.Locator(`[data-testid=elicit][data-state=interrupted]`)).ToHaveCount(1))
 	p.must(expect.Locator(p.GetByTestId("stop")).ToHaveCount(0))
 
 	// Ready for input again.

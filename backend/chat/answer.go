@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 )
@@ -45,13 +46,13 @@ func (a Answer) normalized() Answer {
 
 // Answer records the answer to elicit eid and resumes the turn waiting on
 // it. Errors: NotFound for an unknown conversation or elicit; Conflict for
-// an elicit already answered or no longer waited on (the first answer
-// stands); Invalid with Fields for content that breaks the schema, in which
+// an elicit already answered otherwise or no longer waited on (the first
+// answer stands; the same answer sent again is accepted, changing nothing); Invalid with Fields for content that breaks the schema, in which
 // case the elicit stays pending and shows what was wrong.
 func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
 		h, err := c.answer(eid, a)
-		if err != nil {
+		if err != nil || h == nil {
 			return err
 		}
 		return h.wait() // unlocked: the turn writes the answer
@@ -63,6 +64,9 @@ func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 	c.lock()
 	defer c.mu.Unlock()
 	if !c.isPending(eid) {
+		if c.recordedAlreadyLocked(eid, a) {
+			return nil, nil
+		}
 		return nil, c.notPendingLocked(eid)
 	}
 	req := c.requestLocked(eid)
@@ -71,6 +75,20 @@ func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 		return nil, c.rejectLocked(req, a.Form, problem)
 	}
 	return c.deliverLocked(req, resp)
+}
+
+// recordedAlreadyLocked reports whether a is the answer recorded for eid:
+// a resend of it (a double click, a page resending after a lost response)
+// is not a conflict, since what the user meant is what stands. c.mu is
+// held.
+func (c *conversation) recordedAlreadyLocked(eid string, a Answer) bool {
+	was, ok := c.responseLocked(eid)
+	if !ok {
+		return false
+	}
+	resp, problem := checkAnswer(c.svc.kinds, c.requestLocked(eid), a)
+	return problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
+		(len(resp.Content) == 0 && len(was.Content) == 0 || durable.SameJSON(resp.Content, was.Content))
 }
 
 // checkAnswer converts an answer as it arrived into a response and checks

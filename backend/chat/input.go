@@ -96,7 +96,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		return SentJoined, s.startLocked(ctx, c, a, text)
 	}
 	t.cancel(errInterrupted)
-	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: "Stopped: you sent a new message."})},
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: "Stopped: you sent a new message.", Partial: c.status.Draft})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel}})
 	if err != nil {
 		return "", err

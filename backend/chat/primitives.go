@@ -163,7 +163,11 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	}, func(rec tree.SampleRecord) error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		t.drafted("")
+		if ctx.Err() == nil {
+			// A call cut off by a stop leaves its draft for the turn's end
+			// to keep (runTurn); no retry follows it.
+			t.drafted("")
+		}
 		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
 			return err
 		}

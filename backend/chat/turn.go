@@ -224,6 +224,12 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 		return // parked or interrupted: HEAD moved on, where this turn is not
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
+	if kind == tree.Stopped {
+		// What streamed of the reply before the stop stays, marked as
+		// stopped (see tree.Message.Partial); the draft is still this
+		// turn's, since c.current is t.
+		m.Partial = c.status.Draft
+	}
 	if kind != "" {
 		var move *tree.Move
 		if kind == tree.Stopped {

@@ -47,6 +47,8 @@ type Item struct {
 	Text  string
 	// Details are a failure's details, behind a toggle.
 	Details string
+	// Partial is, for a stopped turn, the reply streamed before the stop.
+	Partial string
 	// Covers is how many messages a summary stands for.
 	Covers int
 	Elicit *ElicitView
@@ -188,8 +190,9 @@ type liveElicits interface {
 }
 
 // buildItems turns a path into visible items. Elicits with no response are
-// shown while live reports them pending; a question withdrawn (its turn was
-// stopped or failed) is no longer shown.
+// pending while live reports them so; a question withdrawn (its turn was
+// stopped or failed) stays, read-only and marked withdrawn, so the user
+// still sees what was asked.
 func buildItems(path []tree.Node, live liveElicits) []Item {
 	var items []Item
 	byRef := map[string]int{}
@@ -197,7 +200,7 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details})
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {
@@ -224,17 +227,6 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 				items[i].Elicit.Response = &resp
 			}
 		}
-	}
-	if len(path) > 1 {
-		// A lone new node (an append) is shown as it is; in a whole path, drop
-		// the questions that were withdrawn.
-		kept := items[:0]
-		for _, it := range items {
-			if it.Elicit == nil || it.Elicit.State != Interrupted {
-				kept = append(kept, it)
-			}
-		}
-		items = kept
 	}
 	return items
 }

@@ -84,6 +84,13 @@ type Node struct {
 type Message struct {
 	Text    string `json:"text"`
 	Details string `json:"details,omitempty"`
+	// Partial is, on a Stopped node, the reply that had streamed in when
+	// the turn was stopped: kept for the user to read, marked as stopped.
+	// It is not the agent's reply, so it is never given to the model as
+	// one (historyOf reads AssistantMessage nodes alone): a reply cut off
+	// mid-sentence, perhaps because it was going wrong, is no ground for
+	// the next turn to build on.
+	Partial string `json:"partial,omitempty"`
 }
 
 // Conversation is one chat: owned by a browser session, talking to one

@@ -224,3 +224,29 @@ document.addEventListener('submit', (evt) => {
 addEventListener('pageshow', (evt) => {
   if (evt.persisted) for (const f of document.querySelectorAll('form[data-sending]')) delete f.dataset.sending
 })
+
+// One answer in flight per card. A double click on Submit, or Enter
+// pressed again, would post the answer twice; while a card's answer is on
+// its way, its forms send nothing more and its buttons look busy. The mark
+// goes when the request is over, or when the server re-renders the card
+// (a morph drops an attribute the new card does not have). The server
+// takes an identical resend as success all the same.
+document.addEventListener('submit', (evt) => {
+  const card = evt.target.closest?.('[data-testid=elicit]')
+  if (!card) return
+  if (card.dataset.answering) {
+    evt.preventDefault()
+    evt.stopImmediatePropagation() // Datastar's handler on the form does not run
+    return
+  }
+  card.dataset.answering = 'true'
+  card.setAttribute('aria-busy', 'true')
+}, true)
+document.addEventListener('datastar-fetch', (evt) => {
+  const { type, el } = evt.detail || {}
+  if (type !== 'finished' && type !== 'retries-failed') return
+  const card = el?.closest?.('[data-testid=elicit]')
+  if (!card) return
+  delete card.dataset.answering
+  card.removeAttribute('aria-busy')
+})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -48,9 +49,12 @@ var Pace = runtime.NewValue[time.Duration]("demo-pace", 0)
 
 func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 	res, err := runtime.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
-	// A user who answers in words is heard, and asked for the details again.
+	// A user who answers in words is heard, and asked for the details again,
+	// with the form filled in from what they said.
+	var said TripSaid
 	for tries := 0; err == nil && res.Action == elicit.Other && tries < 2; tries++ {
-		res, err = runtime.Ask(ctx, tripForm, fmt.Sprintf("You said “%s”. I need the details in the form to plan:", res.Text), struct{}{})
+		said = said.with(readTripWords(ctx, req.Request, res.Text))
+		res, err = askTrip(ctx, fmt.Sprintf("You said “%s”. I need the details in the form to plan:", res.Text), said)
 	}
 	if err != nil {
 		return TripPlan{}, err
@@ -86,6 +90,92 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 		return TripPlan{}, err
 	}
 	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content}, nil
+}
+
+// TripSaid is what a user's words say of the trip form's fields. Every
+// field is optional, so the model leaves out what the words do not say
+// instead of making it up.
+type TripSaid struct {
+	Destination string `json:"destination,omitempty" desc:"The city the user wants to visit, if they named one" max:"80"`
+	Travellers  int    `json:"travellers,omitempty" desc:"How many people are going, if the user said" max:"9"`
+	Cabin       string `json:"cabin,omitempty" desc:"The cabin class, if the user said" enum:"economy,premium,business"`
+	Hotel       *bool  `json:"hotel,omitempty" desc:"Whether to book a hotel, if the user said"`
+}
+
+// with is w with what later words say on top.
+func (w TripSaid) with(later TripSaid) TripSaid {
+	if later.Destination != "" {
+		w.Destination = later.Destination
+	}
+	if later.Travellers > 0 {
+		w.Travellers = later.Travellers
+	}
+	if later.Cabin != "" {
+		w.Cabin = later.Cabin
+	}
+	if later.Hotel != nil {
+		w.Hotel = later.Hotel
+	}
+	return w
+}
+
+// readTripWords has the model read an answer given in words ("make it 3
+// travellers, business class") as typed output, beside the request that
+// started the planning, which may name the city. The values the user typed
+// into the card before writing are the browser's and never reach the
+// server; what they wrote does, so that is what the form is filled from.
+// A reply that cannot be read leaves the form as it is: asking again is
+// what matters, and the user can fill in the rest.
+func readTripWords(ctx context.Context, request, words string) TripSaid {
+	out, err := runtime.SampleAs[TripSaid](ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.System, Content: "Read what the user said about the trip they want. Leave out whatever they did not say."},
+		{Role: llm.User, Content: fmt.Sprintf("%s\n\n%s", request, words)},
+	}})
+	if err != nil {
+		runtime.Log(ctx, slog.LevelWarn, "the trip details could not be read from the user's words", "err", err)
+		return TripSaid{}
+	}
+	return out.Value
+}
+
+// askTrip asks for the trip form with w's values as its fields' defaults,
+// which the page shows filled in. Values the form would refuse are left
+// out: a default the user must correct is worse than none.
+func askTrip(ctx context.Context, message string, w TripSaid) (elicit.Result[TripDetails], error) {
+	req, err := tripForm.Request(message, struct{}{})
+	if err != nil {
+		return elicit.Result[TripDetails]{}, err
+	}
+	req.Schema = req.Schema.Clone()
+	set := func(name string, v any) {
+		p := req.Schema.Properties[name]
+		if p == nil {
+			return
+		}
+		if b, err := json.Marshal(v); err == nil && len(p.Validate(b)) == 0 {
+			p.Default = v
+		}
+	}
+	if w.Destination != "" {
+		set("destination", w.Destination)
+	}
+	if w.Travellers > 0 {
+		set("travellers", w.Travellers)
+	}
+	if w.Cabin != "" {
+		set("cabin", w.Cabin)
+	}
+	if w.Hotel != nil {
+		set("hotel", *w.Hotel)
+	}
+	resp, err := runtime.Elicit(ctx, req)
+	if err != nil {
+		return elicit.Result[TripDetails]{}, err
+	}
+	if err := tripForm.Verify(req, resp); err != nil {
+		return elicit.Result[TripDetails]{}, err
+	}
+	return tripForm.Decode(resp)
 }
 
 func pause(ctx context.Context, d time.Duration) error {
