@@ -32,6 +32,12 @@ var streamed = []string{
 	"> quote\n>> nested\n\n~~~\ntilde\n~~~\n\n~not struck~ ~~struck~~\n",
 	"text\n- \n- a\n\n* b\n+ c\n\n#5 is a number\n#\n",
 	"para\n\n    indented code\n  - item\n     still item\n\n\tcode after a tab\n",
+	"para\n1. item\n\n1. x\n\n2024 was a year, 10 of them.\n3.5 is a number\n",
+	"see www.example.com and http://x.org or a@b.co now\n\nwww wwwx Www.\n",
+	"### Title ##\n\na b* c and **d** e\n\n_a_b c_ d\n\nit's 'quoted'\n",
+	"> a\nb c\n\n- item one\n  more words\n\n  a second paragraph\n",
+	"text\u00a0\u00a0 and\u00a0\n\nend \u00a0",
+	"Title\n===x\n\nTitle\n=\n\na  b   c\n",
 }
 
 // Every draft of a streaming reply renders as HTML renders it, whichever
@@ -80,6 +86,48 @@ func TestDraftsSettleTheBlocksBeforeTheLast(t *testing.T) {
 	}
 }
 
+// Plain words that follow a paragraph, a heading, a list item's text or a
+// table's cell, and code that follows code in an open block, go into the
+// HTML as they are; the rest is rendered anew only when something else
+// comes.
+func TestDraftsPutPlainWordsInPlace(t *testing.T) {
+	var d Drafts
+	src := ""
+	for _, tok := range []string{"## Ti", "tle", "\n\nHere", " is", " a", " plain", " sentence,", " with", " words.", "\n\n-", " one", " item", " **bold**"} {
+		src += tok
+		if got, want := d.HTML(src), HTML(src); got != want {
+			t.Fatalf("draft %q:\ngot  %q\nwant %q", src, got, want)
+		}
+	}
+	// "## Ti", "\n\nHere", "\n\n-", " one" (the list item begins), " **bold**".
+	if d.parses != 5 {
+		t.Errorf("the rest was parsed %d times for 13 tokens, want 5", d.parses)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		tokens []string
+		parses int
+	}{
+		// A short row's text goes before the empty cells that fill it.
+		{"a table", []string{"| a | b | c |\n|---|---|---|\n| one", " two", " | three", " four", " | five", " six"}, 3},
+		// Code goes into an open block as it is, lines too, until a fence
+		// may come.
+		{"code", []string{"```go\n", "func", " main", "() {", "\n\tx", " := \"<1>\"", "\n}", "\n```", "\n\nafter"}, 3},
+	} {
+		d, src := Drafts{}, ""
+		for _, tok := range tc.tokens {
+			src += tok
+			if got, want := d.HTML(src), HTML(src); got != want {
+				t.Fatalf("%s, draft %q:\ngot  %q\nwant %q", tc.name, src, got, want)
+			}
+		}
+		if d.parses != tc.parses {
+			t.Errorf("%s: the rest was parsed %d times for %d tokens, want %d", tc.name, d.parses, len(tc.tokens), tc.parses)
+		}
+	}
+}
+
 // A draft that is not the one before grown (a new reply) starts afresh.
 func TestDraftsStartAfreshForANewReply(t *testing.T) {
 	var d Drafts
@@ -106,20 +154,23 @@ func TestDraftUsesTheContextsDrafts(t *testing.T) {
 }
 
 // FuzzDrafts: whatever a model writes, and however it is cut into tokens,
-// each draft renders as HTML renders it.
+// each draft renders as HTML renders it. cuts gives the tokens' lengths in
+// turn, from 1 to 8 bytes.
 func FuzzDrafts(f *testing.F) {
 	for _, s := range streamed {
-		f.Add(s, uint8(5))
+		f.Add(s, []byte{5})
+		f.Add(s, []byte{0, 2, 7, 3})
 	}
-	f.Fuzz(func(t *testing.T, src string, step uint8) {
+	f.Fuzz(func(t *testing.T, src string, cuts []byte) {
+		if len(cuts) == 0 {
+			cuts = []byte{0}
+		}
 		var d Drafts
-		for n := 1; n <= len(src); n += 1 + int(step)%16 {
+		for n, i := 0, 0; n < len(src); i++ {
+			n = min(n+1+int(cuts[i%len(cuts)]%8), len(src))
 			if got, want := d.HTML(src[:n]), HTML(src[:n]); got != want {
 				t.Fatalf("draft %q:\ngot  %q\nwant %q", src[:n], got, want)
 			}
-		}
-		if got, want := d.HTML(src), HTML(src); got != want {
-			t.Fatalf("reply %q:\ngot  %q\nwant %q", src, got, want)
 		}
 	})
 }

@@ -30,6 +30,7 @@ type tokenPage struct {
 	got    []atomic.Int64 // per token of all the replies: when an event first showed it, in Unix nanoseconds
 
 	events, bytes atomic.Int64 // events and bytes the stream carried
+	drafts        atomic.Int64 // events that showed a draft, checked
 	done          chan int     // the replies done: exact, with the turn ended
 	failed        chan error   // why reading the stream stopped
 }
@@ -201,6 +202,7 @@ func (p *tokenPage) read(r io.Reader) error {
 					return fmt.Errorf("reply %d, after %d tokens: %w; the page shows:\n%s", reply+1, next, errWrongDraft, data)
 				}
 				show(k + 1)
+				p.drafts.Add(1)
 			}
 			switch {
 			case bytes.Contains(data, rp.final):
