@@ -62,7 +62,7 @@ func NewServer(cfg Config) http.Handler {
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
-	s.echo.Use(newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
+	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
 	// Every page and patch is rendered with the request's context, so the
 	// application's components travel in it.
 	s.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
