@@ -66,7 +66,7 @@ e2e: build e2e-deps
 ## Chromium by the e2e suite's tour test
 screenshots: build e2e-deps
 	mkdir -p docs/tour
-	SWEATPANTS_BIN=$(CURDIR)/$(BIN) SWEATPANTS_SCREENSHOTS=$(CURDIR)/docs/tour $(GO) test -count=1 -run '^TestTourScreenshots$$' ./e2e/
+	SWEATPANTS_BIN=$(CURDIR)/$(BIN) SWEATPANTS_SCREENSHOTS=$(CURDIR)/docs/tour $(GO) test -count=1 -run '^(TestTourScreenshots|TestDarkModeFollowsTheSystemAndTheToggle)$$' ./e2e/
 
 ## bench: the real server on loopback under many simulated browsers, then
 ## the runtime and store benchmarks (resume, history growth, cold start,

@@ -5,6 +5,24 @@
 // and runs what only the browser can do for an elicit: the device's
 // location, the clipboard.
 const root = document.documentElement
+
+// The theme: as the system says (prefers-color-scheme, in app.css), unless
+// the toggle chose light or dark, which this browser remembers.
+const themes = ['system', 'dark', 'light']
+function applyTheme (theme) {
+  if (theme === 'dark' || theme === 'light') root.dataset.theme = theme
+  else delete root.dataset.theme
+  for (const b of document.querySelectorAll('[data-theme-toggle]')) b.textContent = `Theme: ${theme}`
+}
+let theme = localStorage.getItem('theme') || 'system'
+applyTheme(theme)
+document.addEventListener('click', (evt) => {
+  if (!evt.target.closest?.('[data-theme-toggle]')) return
+  theme = themes[(themes.indexOf(theme) + 1) % themes.length]
+  if (theme === 'system') localStorage.removeItem('theme')
+  else localStorage.setItem('theme', theme)
+  applyTheme(theme)
+})
 const unreachable = 'The server could not be reached. Check that it is running, then try again.'
 
 document.addEventListener('datastar-fetch', (evt) => {
