@@ -3,10 +3,12 @@ package transport
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
 // status maps an application error to its HTTP status. This is the one
@@ -31,6 +33,13 @@ func status(err error) int {
 	}
 }
 
+// wantsPage reports whether r is a browser navigating: a GET that accepts
+// HTML, not one of the page's own (Datastar) requests.
+func wantsPage(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("Datastar-Request") == "" &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
 // handleError answers a failed request with its status and a plain-text
 // message, logging internal failures with their detail.
 func (s *Server) handleError(err error, c echo.Context) {
@@ -46,6 +55,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if code >= 500 {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if code == http.StatusNotFound && wantsPage(c.Request()) {
+		// A person who followed a link or typed an address gets a page
+		// that says so, with a way back; scripts and the page's own
+		// requests get the plain message.
+		if render(c, code, templates.NotFoundPage(msg)) == nil {
+			return
+		}
 	}
 	c.String(code, msg)
 }

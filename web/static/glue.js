@@ -16,6 +16,11 @@ function applyTheme (theme) {
 }
 let theme = localStorage.getItem('theme') || 'system'
 applyTheme(theme)
+
+// On a touch screen there is no Shift+Enter to mention.
+if (matchMedia('(pointer: coarse)').matches) {
+  for (const input of document.querySelectorAll('[data-testid=composer-input]')) input.placeholder = 'Message the agent'
+}
 document.addEventListener('click', (evt) => {
   if (!evt.target.closest?.('[data-theme-toggle]')) return
   theme = themes[(themes.indexOf(theme) + 1) % themes.length]
