@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,7 +22,7 @@ type conversation struct {
 	idx      *tree.Index     // every node of every branch
 	path     tree.Path       // root to HEAD
 	current  *turn           // the running turn, if any
-	queue    []queued        // messages waiting for the running turn to end (input.go)
+	queue    []string        // messages waiting for the running turn to end (input.go)
 	sides    map[int64]*turn // side question node → its side turn, while it works
 	status   Status
 	pending  map[string]*waiter     // elicit id → the request waiting on it
@@ -139,9 +140,7 @@ func (c *conversation) statusLocked() Status {
 	st.Running = c.running()
 	st.Waiting = c.running() && len(c.queueLocked()) > 0
 	st.Aside = len(c.sides) > 0
-	for _, q := range c.queue {
-		st.Queued = append(st.Queued, q.text)
-	}
+	st.Queued = slices.Clone(c.queue)
 	if !c.modelSince.IsZero() && st.Draft == "" {
 		st.ModelWait = time.Since(c.modelSince)
 	}

@@ -61,11 +61,6 @@ func (s Sent) Say() string {
 	return ""
 }
 
-// queued is a message waiting for the running turn to end.
-type queued struct {
-	text string
-}
-
 // startLocked records text as a user message at HEAD and starts a turn of
 // a with it. c.mu is held.
 func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) error {
@@ -85,7 +80,7 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) (Sent, error) {
 	t := c.current
 	if a.Input == agents.Queue {
-		c.queue = append(c.queue, queued{text})
+		c.queue = append(c.queue, text)
 		c.broadcastStatusLocked()
 		return SentQueued, nil
 	}
@@ -113,10 +108,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	if len(c.queue) == 0 || c.current != nil {
 		return
 	}
-	texts := make([]string, len(c.queue))
-	for i, q := range c.queue {
-		texts[i] = q.text
-	}
+	texts := c.queue
 	c.queue = nil
 	a, ok := s.agents.Get(c.conv.Agent)
 	if !ok {

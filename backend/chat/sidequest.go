@@ -247,20 +247,19 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 		last = c.idx.NewestUnder(q.ID)
 	}
 	it.Asks = c.sideAsksLocked(q, last)
-	// The thread hangs from the first node up from q that is not a side
-	// branch's.
-	for n := q; ; {
-		p, ok := c.idx.Node(n.Parent)
+	// The thread hangs from the parent of its first question: climb from
+	// side question to side question until the parent is on no side branch.
+	for root := q; ; {
+		p, ok := c.idx.Node(root.Parent)
 		if !ok {
 			break
 		}
-		if p.Kind != tree.SideQuestion {
-			if _, side := c.idx.SideRoot(p); !side {
-				it.Anchor, it.WhileWaiting = p.ID, p.Kind == tree.ElicitRequest
-				break
-			}
+		if up, side := c.idx.SideRoot(p); side {
+			root = up
+			continue
 		}
-		n = p
+		it.Anchor, it.WhileWaiting = p.ID, p.Kind == tree.ElicitRequest
+		break
 	}
 	return it, true
 }

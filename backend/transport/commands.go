@@ -141,11 +141,7 @@ func nodeParam(c echo.Context) (int64, error) {
 // "message": the edited message is sent on a new branch beside the old one.
 // The response closes the page's edit form.
 func (s *Server) editMessage(c echo.Context) error {
-	node, err := nodeParam(c)
-	if err != nil {
-		return err
-	}
-	text, err := formValue(c, "message")
+	node, text, err := nodeMessage(c)
 	if err != nil {
 		return err
 	}
@@ -155,15 +151,22 @@ func (s *Server) editMessage(c echo.Context) error {
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
 }
 
+// nodeMessage reads what a command on a node of the conversation sends:
+// the node from the path and the form field "message".
+func nodeMessage(c echo.Context) (int64, string, error) {
+	node, err := nodeParam(c)
+	if err != nil {
+		return 0, "", err
+	}
+	text, err := formValue(c, "message")
+	return node, text, err
+}
+
 // askAside answers POST /c/:id/nodes/:node/aside with the form field
 // "message": it is asked in the side thread beside that node, which the
 // model answers there while the conversation stays where it is.
 func (s *Server) askAside(c echo.Context) error {
-	node, err := nodeParam(c)
-	if err != nil {
-		return err
-	}
-	text, err := formValue(c, "message")
+	node, text, err := nodeMessage(c)
 	if err != nil {
 		return err
 	}
