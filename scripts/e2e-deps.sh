@@ -25,3 +25,15 @@ if [[ ! -f $driver_dir/package/cli.js ]]; then
   tar -xzf "$driver_dir/$tarball" -C "$driver_dir"
   rm -f "$driver_dir/$tarball"
 fi
+
+# axe-core, the accessibility engine the browser tests inject into pages.
+axe_version=4.14.1
+axe_dir=.cache/axe-core-$axe_version
+if [[ ! -f $axe_dir/package/axe.min.js ]]; then
+  echo "e2e-deps: fetching axe-core@$axe_version from the npm registry" >&2
+  rm -rf "$axe_dir"
+  mkdir -p "$axe_dir"
+  tarball=$(cd "$axe_dir" && npm pack --silent "axe-core@$axe_version")
+  tar -xzf "$axe_dir/$tarball" -C "$axe_dir"
+  rm -f "$axe_dir/$tarball"
+fi
