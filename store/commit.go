@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // maxGroup is the most writes one transaction commits together.
@@ -45,6 +46,9 @@ type writeQueue struct {
 // up: the user may already have been told it was accepted, and shutdown
 // waits for it.
 func (db *DB) tx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if db.committed != nil {
+		defer db.timeCommit(time.Now())
+	}
 	w := &write{ctx: context.WithoutCancel(ctx), fn: fn}
 	q := &db.writes
 	q.mu.Lock()
@@ -133,3 +137,7 @@ func (w *write) run(tx *sql.Tx) (err error) {
 	}()
 	return w.fn(w.ctx, tx)
 }
+
+// timeCommit tells Options.Committed how long the write that began at
+// start took.
+func (db *DB) timeCommit(start time.Time) { db.committed(time.Since(start)) }

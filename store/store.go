@@ -41,6 +41,10 @@ const (
 type Options struct {
 	Durability Durability
 	Now        func() time.Time
+	// Committed, when set, hears how long each write took to commit, as
+	// its caller waited: queued behind other writes, then committed (for
+	// a commit-latency histogram).
+	Committed func(time.Duration)
 
 	quietAfter time.Duration // tests: how long without commits before the log is truncated
 }
@@ -57,6 +61,8 @@ type DB struct {
 	ckpt   *checkpointer
 	now    func() time.Time
 	path   string
+
+	committed func(time.Duration) // see Options.Committed
 }
 
 // Open opens (creating if needed) the database file at path and migrates it.
@@ -107,6 +113,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxIdleTime(0)
 	db := &DB{write: write, read: read, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
+	db.committed = opts.Committed
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -26,6 +26,9 @@ type Config struct {
 	Kinds *elicit.Kinds
 	// Log receives what the service and its turns log; nil logs nothing.
 	Log *slog.Logger
+	// Observer hears of turns, answers and suspensions, for telemetry;
+	// nil hears nothing.
+	Observer Observer
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs
@@ -89,4 +92,12 @@ func (c Config) log() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return c.Log
+}
+
+// observer returns c's observer, or one that hears nothing.
+func (c Config) observer() Observer {
+	if c.Observer == nil {
+		return noObserver{}
+	}
+	return c.Observer
 }

@@ -103,7 +103,7 @@ func (s *Service) decideByModel(ctx context.Context, q asked, text string) (deci
 			model = s.model
 		}
 		start := time.Now()
-		resp, err := model.Complete(ctx, req, nil)
+		resp, err := runtime.Complete(ctx, model, req, nil)
 		rec = &tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 		if err != nil {
 			rec.Error = err.Error()

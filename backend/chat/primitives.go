@@ -38,6 +38,10 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if n, ok := t.record.Response(req.ID); ok {
 		return tree.Decode[elicit.Response](n)
 	}
+	askedAt := time.Now() // for the observer: when the question was asked
+	if replayed {
+		askedAt = asked.At
+	}
 	c.mu.Lock()
 	if !t.liveLocked() {
 		c.mu.Unlock()
@@ -53,11 +57,13 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		// answer that loaded the conversation. Held, it goes on with what
 		// the turn records next.
 		if resp, ok := c.held.take(req.ID); ok {
+			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
 			return resp, nil
 		}
 		c.flushLocked()
 		if resp, ok := t.answeredLocked(req.ID); ok {
+			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
 			return resp, nil
 		}
@@ -89,8 +95,12 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	c.svc.idle(c)
 	select {
 	case resp := <-w.answer:
+		c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 		return resp, nil
 	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errStopped) {
+			c.svc.observe.ElicitWaited(ctx, req, askedAt, TurnStopped)
+		}
 		// The turn is over; when it ends it withdraws what it still waits on.
 		return elicit.Response{}, ctx.Err()
 	}
@@ -152,7 +162,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 				c.mu.Unlock()
 			}
 		}
-		resp, callErr = model.Complete(ctx, req, stream)
+		resp, callErr = runtime.Complete(ctx, model, req, stream)
 		rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 		if callErr != nil {
 			rec.Error = callErr.Error()

@@ -68,6 +68,8 @@ type Service struct {
 	drops uint64                   // how many conversations left live, for acquire
 
 	debug debugFeeds // the open debug pages (debug.go)
+
+	observe Observer // see Config.Observer
 }
 
 // New returns a service configured by cfg. Turns run until they finish or
@@ -76,7 +78,8 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
-		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{}}
+		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
+		observe: cfg.observer()}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -250,6 +253,7 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 		s.mu.Unlock()
 	}
 	c := newConversation(s, meta, nodes)
+	s.observe.Loaded(id)
 	// Others may find c from now on, but wait for c.mu until the resume is
 	// under way, so none of them sees the turn as not running.
 	c.mu.Lock()

@@ -62,6 +62,7 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 	c.current = nil
 	clear(c.pending)
 	t.cancel(errSuspended)
+	s.observe.Suspended(c.conv.ID)
 	s.log.Debug("suspended a waiting turn", "conversation", c.conv.ID, "turn", t.id)
 }
 

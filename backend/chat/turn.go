@@ -217,13 +217,16 @@ func (s *Service) resumeLocked(c *conversation) {
 // from there until the code makes a call the record does not have.
 func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant, text string) {
 	ctx = c.turnContext(ctx, t, a)
+	ctx, ended := c.svc.observe.TurnStarted(ctx, c.conv.ID, a.Name, t.record.Len() > 0)
 	reply, err := a.Turn(ctx, text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.current != t {
+		ended(turnOutcome(ctx, ""))
 		return // parked or interrupted: HEAD moved on, where this turn is not
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
+	defer ended(turnOutcome(ctx, kind))
 	if kind == tree.Stopped {
 		// What streamed of the reply before the stop stays, marked as
 		// stopped (see tree.Message.Partial); the draft is still this

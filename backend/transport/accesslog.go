@@ -20,7 +20,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err) // answered now, so the line has the status sent
 		}
 		route := c.Path()
-		if route == "/healthz" || route == "/readyz" || strings.HasPrefix(route, "/static/") {
+		if route == "/healthz" || route == "/readyz" || route == "/metrics" || strings.HasPrefix(route, "/static/") {
 			return nil
 		}
 		if route == "" {

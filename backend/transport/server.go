@@ -35,6 +35,9 @@ type Config struct {
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents templates.ElicitComponents
+	// Metrics, when set, serves GET /metrics (package telemetry). It is
+	// no session's: what it shows must hold nothing users wrote.
+	Metrics http.Handler
 }
 
 // Server serves the app.
@@ -74,6 +77,9 @@ func NewServer(cfg Config) http.Handler {
 	})
 	s.echo.Use(s.session)
 	s.routes()
+	if cfg.Metrics != nil {
+		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This request came from another site and was refused.", http.StatusForbidden)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,6 +36,8 @@ type serveConfig struct {
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
+
+	otlpEndpoint string
 }
 
 // serveSynopsis heads serve's usage.
@@ -75,6 +78,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"how long an idle keep-alive connection stays open")
 	fs.Var(intFlag[int]{&cfg.maxConns, 1, "a positive number of connections"}, "max-conns",
 		"open connections beyond which the longest-idle ones are closed (default: the descriptor limit less 128)")
+	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
+		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	return fs
 }
 
@@ -115,7 +120,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := slog.New(handler)
 
-	db, unlock, err := openStore(ctx, cfg.db, store.Options{Durability: store.Durability(cfg.durability)})
+	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, getenv)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry() // last: the spans of turns that Close ends are sent
+
+	db, unlock, err := openStore(ctx, cfg.db, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed})
 	if err != nil {
 		return err
 	}
@@ -127,7 +138,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	app.Store, app.Log, app.CompactTokens, app.SuspendAfter = db, log, cfg.compact, &cfg.suspend
+	observe(&app, tel)
 	svc := chat.New(app)
+	tel.CountLive(svc.Loaded)
 	defer svc.Close()
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -139,7 +152,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Log: log, MaxBody: cfg.maxBody,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
-			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker}}),
+			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker},
+			Metrics:          tel.Handler()}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -148,7 +162,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability)
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
+		"traces", cmp.Or(traces, "off"))
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

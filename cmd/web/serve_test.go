@@ -54,7 +54,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
-		"SWEATPANTS_MAX_CONNS": "7",
+		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318",
 	}
 	var flags serveConfig
 	n := 0
@@ -74,7 +74,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		pace: 0, compact: 0, suspend: 5 * time.Second, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7}
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, otlpEndpoint: "http://collector:4318"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -103,6 +103,7 @@ func TestParseServeRefusals(t *testing.T) {
 		{"no connections", []string{"--max-conns", "0"}, nil, `invalid value "0" for flag -max-conns`},
 		{"a cookie flag that is no boolean", nil, map[string]string{"SWEATPANTS_SECURE_COOKIES": "maybe"}, `invalid value "maybe" for SWEATPANTS_SECURE_COOKIES: want true or false`},
 		{"a proxy that is no address", []string{"--trusted-proxies", "proxy.local"}, nil, `invalid value "proxy.local" for flag -trusted-proxies: trusted proxy "proxy.local" is not an IP address`},
+		{"a collector that is no URL", []string{"--otlp-endpoint", "localhost:4318"}, nil, `invalid value "localhost:4318" for flag -otlp-endpoint: want an http or https URL`},
 		{"an empty address", []string{"--addr", ""}, nil, `invalid value "" for flag -addr: must not be empty`},
 		{"an argument before the flags", []string{"extra", "--addr", "127.0.0.1:9090"}, nil, `serve takes no arguments, only flags: "extra" is not a flag`},
 		{"an argument after the flags", []string{"--addr", "127.0.0.1:9090", "extra"}, nil, `"extra" is not a flag`},

@@ -1,0 +1,91 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
+)
+
+// complete observes one model call a provider answers (runtime.CompleteAPI
+// middleware): a span "chat {model}" with the GenAI attributes, its
+// latency and its tokens.
+func (t *Telemetry) complete(next runtime.Handler[runtime.Completion, llm.Response]) runtime.Handler[runtime.Completion, llm.Response] {
+	return func(ctx context.Context, c runtime.Completion) (llm.Response, error) {
+		provider, agent := c.Model.Name(), runtime.AgentName.Get(ctx)
+		var span trace.Span
+		if t.traced {
+			name := opChat
+			if c.Request.Model != "" {
+				name += " " + c.Request.Model
+			}
+			attrs := []attribute.KeyValue{genAIOperation.String(opChat), genAIProvider.String(provider)}
+			if c.Request.Model != "" {
+				attrs = append(attrs, genAIRequestModel.String(c.Request.Model))
+			}
+			if agent != "" {
+				attrs = append(attrs, genAIAgentName.String(agent))
+			}
+			ctx, span = t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+		}
+		start := time.Now()
+		resp, err := next(ctx, c)
+		elapsed := time.Since(start)
+		model := cmp.Or(resp.Model, c.Request.Model, provider)
+		t.modelSeconds.WithLabelValues(provider, model, agent, outcome(err)).Observe(elapsed.Seconds())
+		if err == nil {
+			t.modelTokens.WithLabelValues(provider, model, agent, "input").Add(float64(resp.Usage.PromptTokens))
+			t.modelTokens.WithLabelValues(provider, model, agent, "output").Add(float64(resp.Usage.CompletionTokens))
+		}
+		if span != nil {
+			if err != nil {
+				failed(span, err)
+			} else {
+				span.SetAttributes(genAIResponseModel.String(resp.Model),
+					genAIInputTokens.Int(resp.Usage.PromptTokens), genAIOutputTokens.Int(resp.Usage.CompletionTokens))
+				if resp.FinishReason != "" {
+					span.SetAttributes(genAIFinishReasons.StringSlice([]string{resp.FinishReason}))
+				}
+			}
+			span.End()
+		}
+		return resp, err
+	}
+}
+
+// tool observes one tool call that runs (agents.ToolAPI middleware): a
+// span "execute_tool {tool}" and its latency.
+func (t *Telemetry) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
+		var span trace.Span
+		if t.traced {
+			ctx, span = t.tracer.Start(ctx, opExecuteTool+" "+c.Tool, trace.WithSpanKind(trace.SpanKindInternal),
+				trace.WithAttributes(genAIOperation.String(opExecuteTool), genAIToolName.String(c.Tool), genAIAgentName.String(c.Agent)))
+		}
+		start := time.Now()
+		out, err := next(ctx, c)
+		t.toolSeconds.WithLabelValues(c.Agent, c.Tool, outcome(err)).Observe(time.Since(start).Seconds())
+		if span != nil {
+			if err != nil {
+				failed(span, err)
+			}
+			span.End()
+		}
+		return out, err
+	}
+}
+
+// failed marks span as failed by err, naming its type and not its text.
+func failed(span trace.Span, err error) {
+	typ := errType(err)
+	span.SetAttributes(errorType.String(typ))
+	span.SetStatus(codes.Error, typ)
+}
