@@ -20,16 +20,16 @@ import (
 // latency and its tokens.
 func (t *Telemetry) complete(next runtime.Handler[runtime.Completion, llm.Response]) runtime.Handler[runtime.Completion, llm.Response] {
 	return func(ctx context.Context, c runtime.Completion) (llm.Response, error) {
-		provider, agent := c.Model.Name(), runtime.AgentName.Get(ctx)
+		provider, agent, requested := c.Model.Name(), runtime.AgentName.Get(ctx), requestedModel(c)
 		var span trace.Span
 		if t.traced {
 			name := opChat
-			if c.Request.Model != "" {
-				name += " " + c.Request.Model
+			if requested != "" {
+				name += " " + requested
 			}
 			attrs := []attribute.KeyValue{genAIOperation.String(opChat), genAIProvider.String(provider)}
-			if c.Request.Model != "" {
-				attrs = append(attrs, genAIRequestModel.String(c.Request.Model))
+			if requested != "" {
+				attrs = append(attrs, genAIRequestModel.String(requested))
 			}
 			if agent != "" {
 				attrs = append(attrs, genAIAgentName.String(agent))
@@ -39,7 +39,7 @@ func (t *Telemetry) complete(next runtime.Handler[runtime.Completion, llm.Respon
 		start := time.Now()
 		resp, err := next(ctx, c)
 		elapsed := time.Since(start)
-		model := cmp.Or(resp.Model, c.Request.Model, provider)
+		model := cmp.Or(resp.Model, requested, provider)
 		t.modelSeconds.WithLabelValues(provider, model, agent, outcome(err)).Observe(elapsed.Seconds())
 		if err == nil {
 			t.modelTokens.WithLabelValues(provider, model, agent, "input").Add(float64(resp.Usage.PromptTokens))
@@ -88,4 +88,16 @@ func failed(span trace.Span, err error) {
 	typ := errType(err)
 	span.SetAttributes(errorType.String(typ))
 	span.SetStatus(codes.Error, typ)
+}
+
+// requestedModel is the model c asks for: the request's, else the
+// provider's default when it says (openai and offline do), else "".
+func requestedModel(c runtime.Completion) string {
+	if c.Request.Model != "" {
+		return c.Request.Model
+	}
+	if m, ok := c.Model.(interface{ Model() string }); ok {
+		return m.Model()
+	}
+	return ""
 }

@@ -29,6 +29,9 @@ type Provider struct{}
 // New returns the offline provider.
 func New() *Provider { return &Provider{} }
 
+// Model returns Model, the one model it has.
+func (*Provider) Model() string { return Model }
+
 // Name returns "offline".
 func (*Provider) Name() string { return "offline" }
 

@@ -104,6 +104,10 @@ func New(cfg Config) *Provider {
 // Name returns "openai".
 func (*Provider) Name() string { return "openai" }
 
+// Model names the model a request that names none goes to; "" when the
+// endpoint chooses.
+func (p *Provider) Model() string { return p.model }
+
 // Label names the model and the endpoint, such as "gpt-4o-mini @
 // localhost:11434", so a page says which model answers; the endpoint is
 // its host alone, never its path or credentials.
