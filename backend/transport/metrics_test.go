@@ -30,7 +30,9 @@ func TestMetricsRoute(t *testing.T) {
 			var logs lockedBuffer
 			h := NewServer(Config{Chat: svc, Log: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: tc.handler})
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			req.Host = "127.0.0.1:8080" // as a scraper on the machine sends it
+			h.ServeHTTP(rec, req)
 			if rec.Code != tc.status || (tc.body != "" && rec.Body.String() != tc.body) {
 				t.Errorf("GET /metrics: %d %q, want %d %q", rec.Code, rec.Body.String(), tc.status, tc.body)
 			}
