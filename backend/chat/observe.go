@@ -16,7 +16,8 @@ import (
 // called with the conversation's lock held, so they must be quick and must
 // not call the service.
 type Observer interface {
-	// TurnStarted is called as a turn's code starts to run; resumed says
+	// TurnStarted is called as a turn's code starts to run (a side
+	// question's answer included); resumed says
 	// it replays a record first. The context it returns is the one the
 	// turn runs in; ended is called once with how the turn ended (see
 	// TurnOutcome).

@@ -96,13 +96,16 @@ func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.No
 // runSide runs side turn t and records how it ended on its side branch.
 func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant, text string) {
 	ctx = c.turnContext(ctx, t, a)
+	ctx, ended := c.svc.observe.TurnStarted(ctx, c.conv.ID, a.Name, t.record.Len() > 0)
 	reply, err := a.AnswerSide(ctx, text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sides[t.id] != t {
+		ended(turnOutcome(ctx, ""))
 		return // ended already: a new message stopped it
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
+	defer ended(turnOutcome(ctx, kind))
 	if kind == "" {
 		delete(c.sides, t.id) // shutting down: it resumes from its record
 		return
