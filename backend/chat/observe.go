@@ -17,10 +17,9 @@ import (
 // not call the service.
 type Observer interface {
 	// TurnStarted is called as a turn's code starts to run (a side
-	// question's answer included); resumed says
-	// it replays a record first. The context it returns is the one the
-	// turn runs in; ended is called once with how the turn ended (see
-	// TurnOutcome).
+	// question's answer included); resumed says it replays a record
+	// first. The context it returns is the one the turn runs in; ended is
+	// called once with how the turn ended (TurnReplied and the rest).
 	TurnStarted(ctx context.Context, conversation, agent string, resumed bool) (_ context.Context, ended func(outcome string))
 	// ElicitWaited is called when a turn's question gets its answer, or is
 	// withdrawn by a stop (outcome "stopped"; otherwise the answer's
