@@ -12,9 +12,9 @@ import (
 // Observer hears what the service's turns do, for telemetry (package
 // telemetry implements it; Config.Observer). It hears only of work done in
 // this process: a turn resumed from its record is a new run, and the calls
-// it finds answered in the record are not heard of again. Its methods are
-// called with the conversation's lock held, so they must be quick and must
-// not call the service.
+// it finds answered in the record are not heard of again. Its methods may
+// be called with the conversation's lock held, so they must be quick and
+// must not call the service.
 type Observer interface {
 	// TurnStarted is called as a turn's code starts to run (a side
 	// question's answer included); resumed says it replays a record
