@@ -99,7 +99,7 @@ func New(tp trace.TracerProvider) *Telemetry {
 }
 
 // CountLive registers the gauge of conversations in memory, read from live
-// (the chat service's Loaded) at each scrape.
+// (the chat service's Loaded) at each scrape. Call it once.
 func (t *Telemetry) CountLive(live func() int) {
 	t.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sweatpants_conversations_live",
 		Help: "Conversations in memory: with an open page, a request in flight or a turn that runs."},

@@ -392,3 +392,27 @@ func TestAFailedModelCallSaysItsErrorType(t *testing.T) {
 	}
 	o.waitMetric(t, `sweatpants_model_call_duration_seconds_count{agent="concierge",model="gpt-test",outcome="error",provider="openai"} 1`)
 }
+
+// TestAStoppedQuestionEndsItsWait: a stop withdraws the waiting form; its
+// wait ends then, as stopped, and so does the turn.
+func TestAStoppedQuestionEndsItsWait(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"a trip"}`))
+	o := newObserved(t, filepath.Join(t.TempDir(), "test.db"), fake)
+	const session = "s1"
+	conv, err := o.svc.Create(t.Context(), session, "concierge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
+		t.Fatal(err)
+	}
+	o.waitView(t, session, conv.ID, "the form", func(v chat.View) bool { return pending(v) != nil })
+	if err := o.svc.Stop(t.Context(), session, conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	o.waitView(t, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	spans := o.spans.Ended()
+	wantAttrs(t, one(t, spans, "elicit form"), map[string]string{"sweatpants.elicit.outcome": "stopped"})
+	wantAttrs(t, one(t, spans, "invoke_agent concierge"), map[string]string{"sweatpants.turn.outcome": "stopped"})
+	o.waitMetric(t, `sweatpants_elicit_wait_seconds_count{agent="travel",kind="form",outcome="stopped"} 1`)
+}
