@@ -6,12 +6,14 @@ import (
 )
 
 // Every kind of card passes the accessibility engine — open, after a
-// refused answer, answered and withdrawn — light and dark.
+// refused answer, answered and withdrawn — light and dark, and what there
+// is to press in it is big enough to hit.
 func TestCardsAreAccessible(t *testing.T) {
 	a := startApp(t)
 	eachCardKind(t, func(t *testing.T, k cardKind) {
 		p, q := k.open(t, a)
 		p.checkCards(k.name + " card, open")
+		p.tapTargetsFit(k.name + " card, open")
 		if k.refuse != nil {
 			k.refuse(p, q)
 			p.checkCards(k.name + " card, after an error")
@@ -19,6 +21,7 @@ func TestCardsAreAccessible(t *testing.T) {
 		k.answer(p, q)
 		p.must(expect.Locator(p.lastAnswered()).ToBeVisible())
 		p.checkCards(k.name + " card, answered")
+		p.tapTargetsFit(k.name + " card, answered")
 
 		p, _ = k.withdrawn(t, a)
 		p.checkCards(k.name + " card, withdrawn")

@@ -84,7 +84,7 @@ func (k cardKind) open(t *testing.T, a *app) (*chatPage, playwright.Locator) {
 // start sends the first message of a conversation with the Send button
 // (a plain form post, which needs no script: the first Enter may come
 // before the page's scripts are ready) and waits for the question of kind
-// it leads to.
+// it leads to (any, for "").
 func (p *chatPage) start(text, kind string) playwright.Locator {
 	p.t.Helper()
 	p.must(p.GetByTestId("composer-input").Fill(text))
@@ -92,7 +92,11 @@ func (p *chatPage) start(text, kind string) playwright.Locator {
 	p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
 	p.waitForStream()
 	q := p.active()
-	p.must(expect.Locator(q).ToHaveAttribute("data-kind", kind))
+	if kind == "" {
+		p.must(expect.Locator(q).ToHaveCount(1))
+	} else {
+		p.must(expect.Locator(q).ToHaveAttribute("data-kind", kind))
+	}
 	return q
 }
 
@@ -124,4 +128,25 @@ func (p *chatPage) checkCards(what string) {
 		checkAccessibleWithin(p.t, p.Page, what+" ("+theme+")", "[data-testid=elicit]", "#status")
 	}
 	p.setTheme("light")
+}
+
+// tapTargetsFit fails the test when something to press in a card is
+// smaller than 24 × 24 px (WCAG 2.2's minimum): a radio or a checkbox
+// counts with its label, which takes the press too.
+func (p *chatPage) tapTargetsFit(what string) {
+	p.t.Helper()
+	v, err := p.Evaluate(`() => {
+		const small = []
+		for (const el of document.querySelectorAll('[data-testid=elicit] :is(button, select, textarea, input:not([type=hidden]), a[href], summary)')) {
+			if (el.offsetParent === null) continue
+			const target = ((el.type === 'radio' || el.type === 'checkbox') && el.closest('label')) || el
+			const r = target.getBoundingClientRect()
+			if (r.width < 24 || r.height < 24) small.push((el.dataset.testid || el.name || el.tagName) + ' ' + Math.round(r.width) + '×' + Math.round(r.height))
+		}
+		return small.join(', ')
+	}`)
+	p.must(err)
+	if s, _ := v.(string); s != "" {
+		p.t.Errorf("%s: tap targets smaller than 24 × 24 px: %s", what, s)
+	}
 }
