@@ -56,6 +56,13 @@ type axeViolation struct {
 // or card was checked.
 func checkAccessible(t *testing.T, page playwright.Page, what string) {
 	t.Helper()
+	checkAccessibleWithin(t, page, what)
+}
+
+// checkAccessibleWithin is checkAccessible on the parts of the page the
+// selectors match; with none, the whole page.
+func checkAccessibleWithin(t *testing.T, page playwright.Page, what string, selectors ...string) {
+	t.Helper()
 	src, err := axeScript()
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +70,11 @@ func checkAccessible(t *testing.T, page playwright.Page, what string) {
 	if _, err := page.Evaluate(`src => { if (!window.axe) { (0, eval)(src) } }`, src); err != nil {
 		t.Fatalf("%s: inject axe-core: %v", what, err)
 	}
-	raw, err := page.Evaluate(`async () => {
-		const r = await axe.run(document, {resultTypes: ['violations']});
+	raw, err := page.Evaluate(`async (selectors) => {
+		const within = selectors && selectors.length ? {include: selectors.map(s => [s])} : document;
+		const r = await axe.run(within, {resultTypes: ['violations']});
 		return JSON.stringify(r.violations);
-	}`)
+	}`, selectors)
 	if err != nil {
 		t.Fatalf("%s: run axe-core: %v", what, err)
 	}

@@ -12,6 +12,9 @@ import (
 type ConfirmInput struct {
 	Yes string `json:"yes,omitempty" desc:"The label of the yes answer"`
 	No  string `json:"no,omitempty" desc:"The label of the no answer"`
+	// Destructive, when set, says yes does what cannot be undone (deletes,
+	// pays, sends): the browser then never offers it as the default answer.
+	Destructive bool `json:"destructive,omitempty" desc:"Whether yes does something that cannot be undone, such as deleting"`
 }
 
 // Confirmation is the answer to a yes/no question.

@@ -273,3 +273,125 @@ document.addEventListener('datastar-fetch', (evt) => {
   delete card.dataset.answering
   card.removeAttribute('aria-busy')
 })
+
+// cards: focus and the answer on its way.
+//
+// Focus follows the questions, for the keyboard and screen readers: a
+// question that comes up takes focus (its first field, else its heading),
+// unless the user is writing something elsewhere; a refused answer puts
+// focus on the first field to fix; an answer taken gives focus back to the
+// composer. A card is matched by its elicit id, which its re-renders keep.
+// A page that opens on a question (the first message's, a reload) starts
+// there too.
+const cardSel = '[data-testid=elicit]'
+const activeSel = `${cardSel}[data-state=pending][data-queued=false]`
+const seenCards = new Set()
+let awaitedCard = '' // the card whose answer was last sent from this page
+const cardByID = (id) => [...document.querySelectorAll(cardSel)].find((c) => c.dataset.elicitId === id)
+
+// writing reports whether the user has words in a box outside the cards
+// (the composer, an edit): a question coming up must not take them away.
+// The message just sent is not writing: the question may come before the
+// composer is emptied.
+let composerSent = null
+function writing () {
+  const el = document.activeElement
+  if (!el || el.closest?.(cardSel)) return false
+  if (el.closest('#composer') && el.value === composerSent) return false
+  return (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && el.type === 'text')) && el.value.trim() !== ''
+}
+
+// firstField is where a card's answer starts: its first input of the
+// answer itself (not Decline, Cancel), else the question.
+function firstField (card) {
+  const fields = card.querySelectorAll('form:not(.elicit-dismiss) :is(input:not([type=hidden]), select, textarea)')
+  for (const f of fields) if (f.offsetParent !== null && !f.disabled) return f
+  return card.querySelector('.elicit-message')
+}
+
+function settleFocus () {
+  if (awaitedCard) {
+    const card = cardByID(awaitedCard)
+    if (!card || card.dataset.state !== 'pending') {
+      awaitedCard = ''
+      const active = document.activeElement
+      if (!active || active === document.body || card?.contains(active)) {
+        document.querySelector('#composer textarea')?.focus({ preventScroll: true })
+      }
+    } else {
+      const invalid = card.querySelector('[aria-invalid=true]:not(fieldset)')
+      if (invalid) {
+        awaitedCard = ''
+        invalid.focus({ preventScroll: true })
+      }
+    }
+  }
+  for (const card of document.querySelectorAll(activeSel)) {
+    const id = card.dataset.elicitId
+    if (seenCards.has(id)) continue
+    seenCards.add(id)
+    if (!writing()) firstField(card)?.focus({ preventScroll: true })
+  }
+}
+
+const chatRoot = document.getElementById('chat')?.closest('main')
+if (chatRoot) {
+  let settling = false
+  new MutationObserver(() => {
+    if (settling) return
+    settling = true
+    queueMicrotask(() => { settling = false; settleFocus() })
+  }).observe(chatRoot, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-queued', 'aria-invalid'] })
+  settleFocus()
+}
+
+// The answer on its way. Datastar sends a card's form and, while the
+// server cannot be reached, tries again by itself (for an answer, every 2 s
+// for about a minute: answerRetry in elicit.templ); meanwhile the button pressed says "Sending…" and takes no second
+// press, the card is aria-busy (the one-in-flight guard above), and the
+// composer's Send does the same for a message. The button comes back when
+// the request is over; the card shows the answer when the server's new
+// render arrives over the stream.
+const sendingButtons = new Map() // the request's element → the button pressed
+// Capturing, so it runs before Datastar sends the form; after the guard
+// above, which stops a second answer before it gets here.
+document.addEventListener('submit', (evt) => {
+  const form = evt.target
+  const card = form.closest?.(cardSel)
+  if (card?.dataset.state === 'pending') awaitAnswer(card)
+  if ((card || form.id === 'composer') && evt.submitter) sendingButtons.set(form, evt.submitter)
+}, true)
+document.addEventListener('click', (evt) => {
+  const card = evt.target.closest?.('button[data-device]')?.closest(cardSel)
+  if (card?.dataset.state === 'pending') awaitAnswer(card)
+})
+
+// awaitAnswer notes that card's answer is on its way, for settleFocus.
+function awaitAnswer (card) {
+  awaitedCard = card.dataset.elicitId
+  // The problems shown are the last answer's; the next ones are this one's.
+  for (const el of card.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid')
+}
+document.addEventListener('datastar-fetch', (evt) => {
+  const { type, el } = evt.detail || {}
+  const form = el?.closest?.('form')
+  if (!form || !(form.closest(cardSel) || form.id === 'composer')) return
+  if (type === 'started') {
+    if (form.id === 'composer') composerSent = form.querySelector('textarea')?.value ?? null
+    const button = sendingButtons.get(form) || (form.id === 'composer' ? form.querySelector('button[type=submit]') : null)
+    if (!button) return
+    sendingButtons.set(form, button)
+    button.dataset.sending = button.textContent
+    button.textContent = 'Sending…'
+    button.disabled = true
+    form.setAttribute('aria-busy', 'true')
+  } else if (type === 'finished' || type === 'retries-failed') {
+    const button = sendingButtons.get(form)
+    sendingButtons.delete(form)
+    form.removeAttribute('aria-busy')
+    if (!button || button.dataset.sending === undefined) return
+    button.textContent = button.dataset.sending
+    delete button.dataset.sending
+    button.disabled = false
+  }
+})

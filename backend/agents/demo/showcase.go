@@ -224,7 +224,7 @@ func showCopy(ctx context.Context, _ noInput) (string, error) {
 }
 
 func showConfirm(ctx context.Context, _ noInput) (string, error) {
-	res, err := runtime.Ask(ctx, elicit.Confirm, "Delete all your drafts?", elicit.ConfirmInput{Yes: "Delete them", No: "Keep them"})
+	res, err := runtime.Ask(ctx, elicit.Confirm, "Delete all your drafts?", elicit.ConfirmInput{Yes: "Delete them", No: "Keep them", Destructive: true})
 	if err != nil {
 		return "", err
 	}
