@@ -243,7 +243,7 @@ func conversationSearch(current string) templ.Component {
 			templ_7745c5c3_Var10 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<form role=\"search\" class=\"conv-search\" data-on:submit__prevent=\"\"><label for=\"conv-search\" class=\"visually-hidden\">Search conversations</label> <input id=\"conv-search\" type=\"search\" placeholder=\"Search conversations\" autocomplete=\"off\" data-testid=\"conv-search\" data-on:input__debounce.200ms=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div role=\"search\" class=\"conv-search\"><label for=\"conv-search\" class=\"visually-hidden\">Search conversations</label> <input id=\"conv-search\" type=\"search\" placeholder=\"Search conversations\" autocomplete=\"off\" data-testid=\"conv-search\" data-on:input__debounce.200ms=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -256,7 +256,7 @@ func conversationSearch(current string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\"></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -383,7 +383,7 @@ func conversationTools(c tree.Conversation, sh Shell) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "\"><button type=\"submit\" class=\"danger small\" data-testid=\"delete-for-good\">Delete for good</button></form><button type=\"button\" class=\"quiet small\" data-testid=\"delete-cancel\" data-on:click=\"$_deleting = false\">Keep it</button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "\"><button type=\"submit\" class=\"danger small\" data-testid=\"delete-for-good\">Delete for good</button></form><button type=\"button\" id=\"delete-cancel\" class=\"quiet small\" data-testid=\"delete-cancel\" data-on:click=\"$_deleting = false\">Keep it</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
