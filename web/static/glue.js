@@ -277,8 +277,9 @@ document.addEventListener('datastar-fetch', (evt) => {
 // shell: keyboard. Esc cancels what is in progress, nearest first: an edit
 // of a message, a side question being written, the rename or delete of the
 // conversation, the conversations drawer on a phone; with none of those, it
-// stops the running turn. A field that has a use for Esc of its own (a
-// select, a search box, an IME composing) keeps it.
+// stops the running turn (from the composer or outside any field: not
+// from a field of a question card). A field that has a use for Esc of its
+// own (a select, a search box, an IME composing) keeps it.
 document.addEventListener('keydown', (evt) => {
   if (evt.key !== 'Escape' || evt.defaultPrevented || evt.isComposing) return
   const t = evt.target
@@ -302,6 +303,8 @@ document.addEventListener('keydown', (evt) => {
     toggle.focus()
     return
   }
+  // In a field of a question card, Esc is no reason to give up the turn.
+  if (t.matches?.('input, textarea, select, [contenteditable]') && !t.matches('[data-testid=composer-input]')) return
   const stop = document.querySelector('[data-testid=stop]')
   if (visible(stop)) {
     evt.preventDefault()
