@@ -124,9 +124,16 @@ func TestDeleteAConversation(t *testing.T) {
 	p.must(expect.Locator(confirm).ToBeHidden())
 	p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(2))
 
+	// A second tab on it is told.
+	tab := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err := tab.Goto(gone)
+	tab.must(err)
+	tab.waitForStream()
+
 	p.must(p.GetByTestId("delete").Click())
 	p.must(p.GetByTestId("delete-for-good").Click())
 	p.must(expect.Page(p.Page).ToHaveURL(keep))
+	tab.must(expect.Locator(tab.GetByTestId("notice")).ToHaveText("This conversation was deleted."))
 	p.must(expect.Locator(p.sidebarTitles()).ToHaveText([]string{"What is the weather in Paris?"}))
 
 	res, err := p.Goto(gone)

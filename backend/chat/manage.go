@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -76,8 +77,10 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 		if err := s.store.DeleteConversation(ctx, session, id); err != nil {
 			return err
 		}
-		// Whoever asks for it from now on finds it missing; the pages that
-		// hold it let go when they close.
+		// Its other open pages say so; whoever asks for it from now on
+		// finds it missing, and the pages let go of it when they close.
+		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, time.Now()
+		c.broadcastLocked(Change{Notice: c.notice})
 		s.mu.Lock()
 		if s.live[id] == c {
 			delete(s.live, id)
