@@ -46,6 +46,8 @@ func openAgent(t *testing.T, a *app, agent string, perms ...string) *chatPage {
 	// The new page is the one whose header names the agent; the
 	// conversation starts with the first message.
 	step("wait for the new page", expect.Locator(p.Locator(".chat-header .agent")).ToHaveText("agent: "+agent))
+	// Its scripts too: a key pressed before they run is only a key.
+	step("wait for the new page's scripts", p.WaitForLoadState())
 	return p
 }
 

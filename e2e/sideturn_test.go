@@ -75,7 +75,10 @@ func TestAThreadBesideAReply(t *testing.T) {
 // A message sent while the reply streams stops it, says so, and starts a
 // turn with the new message.
 func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
-	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true}, llmtest.Text("Four."))
+	// The second reply takes a moment, so that the notice of the
+	// interruption is up while it comes (it goes when the reply is in).
+	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
+		llmtest.Reply{Chunks: []string{"Fo", "ur."}, Gap: 2 * time.Second})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
 	// The badge names the model and the endpoint, not just "openai".

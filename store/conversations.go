@@ -56,12 +56,12 @@ func (db *DB) CreateConversation(ctx context.Context, c tree.Conversation) (tree
 	return c, nil
 }
 
-const conversationCols = `id, session_id, agent, title, head, created_at, updated_at`
+const conversationCols = `id, session_id, agent, title, named, head, created_at, updated_at`
 
 func scanConversation(row interface{ Scan(...any) error }) (tree.Conversation, error) {
 	var c tree.Conversation
 	var created, updated int64
-	err := row.Scan(&c.ID, &c.Session, &c.Agent, &c.Title, &c.Head, &created, &updated)
+	err := row.Scan(&c.ID, &c.Session, &c.Agent, &c.Title, &c.Named, &c.Head, &created, &updated)
 	c.Created, c.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 	return c, err
 }
@@ -354,10 +354,11 @@ func (db *DB) Reflog(ctx context.Context, conversation string) ([]tree.RefEntry,
 	return out, rows.Err()
 }
 
-// SetTitle sets a conversation's title.
+// SetTitle sets a conversation's title, unless the user named it
+// (RenameConversation).
 func (db *DB) SetTitle(ctx context.Context, id, title string) error {
 	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ?`, title, id)
+		_, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ? AND named = 0`, title, id)
 		return err
 	})
 }

@@ -21,6 +21,11 @@ type Assistant struct {
 	// Input is what a message sent while a turn works does to it; the zero
 	// value interrupts it (see InputPolicy).
 	Input InputPolicy
+	// Starters are a few first messages the page offers on a conversation
+	// with this assistant not started yet, one click each to send: say what
+	// it is good at, in the words a user would type ("Book a flight to
+	// Lisbon next Friday"). One or two are best; none shows none.
+	Starters []string
 }
 
 // SideLoop answers side questions for an assistant that does not say how:

@@ -126,8 +126,11 @@ func (s *Service) startQueuedLocked(c *conversation) {
 
 // retitleLocked makes the conversation's title the first message of HEAD's
 // branch, which an edit of that message, or a switch to another version of
-// it, changes. c.mu is held.
+// it, changes, until the user names the conversation. c.mu is held.
 func (c *conversation) retitleLocked(ctx context.Context) {
+	if c.conv.Named {
+		return // the user named it (Rename)
+	}
 	if len(c.path) == 0 || c.path[0].Kind != tree.UserMessage {
 		return
 	}

@@ -58,3 +58,28 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 		c.broadcastLocked(Change{Notice: c.notice})
 	}
 }
+
+// saySentLocked shows on the pages what a message sent while a turn worked
+// did, when it did more than start a turn ("Queued — it will be sent when
+// the reply ends"). It is said under the lock that decided it, so it is up
+// before the reply it talks about can arrive, and it goes when that reply
+// does (repliedLocked). c.mu is held.
+func (c *conversation) saySentLocked(sent Sent, err error) {
+	say := sent.Say()
+	if err != nil || say == "" || c.notice.Text == say && c.notice.Info {
+		return
+	}
+	c.notice, c.noticeAt = Notice{Text: say, Info: true}, time.Now()
+	c.broadcastLocked(Change{Notice: c.notice})
+}
+
+// repliedLocked clears, as the turn ends, a notice that told how a request
+// went: what it spoke of is on the page now. A problem stays until the
+// next command. c.mu is held.
+func (c *conversation) repliedLocked() {
+	if c.notice.Text == "" || !c.notice.Info {
+		return
+	}
+	c.notice = Notice{}
+	c.broadcastLocked(Change{Notice: c.notice})
+}

@@ -42,6 +42,7 @@ type Store interface {
 	SetTitle(ctx context.Context, id, title string) error
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
+	ConversationStore // manage.go
 }
 
 // Service runs the conversations of all sessions.

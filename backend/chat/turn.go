@@ -91,6 +91,7 @@ func (s *Service) SendMessage(ctx context.Context, session, id, text string) (Se
 			return nil
 		}
 		sent, err = s.whileWorkingLocked(ctx, c, a, text)
+		c.saySentLocked(sent, err)
 		return err
 	})
 	if err != nil || q == nil {
@@ -104,6 +105,7 @@ func (s *Service) SendMessage(ctx context.Context, session, id, text string) (Se
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
 		sent, err = s.actOnLocked(ctx, c, a, *q, d)
+		c.saySentLocked(sent, err)
 		return err
 	})
 	return sent, err
@@ -251,6 +253,7 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 func (c *conversation) endedLocked() {
 	c.current = nil
 	c.status = Status{}
+	c.repliedLocked()
 	if c.withdrawLocked() {
 		c.resyncLocked() // its questions leave the page
 	} else {

@@ -94,9 +94,9 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if say := sent.Say(); say != "" {
-		// What the message did, when it did more than start a turn.
-		s.chat.Inform(sessionOf(c), c.Param("id"), say)
+	if sent.Say() != "" {
+		// What the message did, when it did more than start a turn, the
+		// service said on the pages, until the reply it speaks of arrives.
 		leaveNotice(c)
 	}
 	sse := newSSE(c)

@@ -54,8 +54,8 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error 
 	if err != nil {
 		return err
 	}
-	n.Agent, n.Model = a.Name, s.chat.ModelName()
-	return render(c, status, templates.NewChatPage(n, convs, s.chat.Assistants()))
+	n.Agent, n.Model, n.Starters = a.Name, s.chat.ModelName(), a.Starters
+	return render(c, status, templates.NewChatPage(n, templates.Shell{Conversations: convs, Agents: s.chat.Assistants()}))
 }
 
 // createConversation answers POST /c, a form with "agent" (the default agent
@@ -98,14 +98,20 @@ func (s *Server) createConversation(c echo.Context) error {
 
 // conversationPage answers GET /c/:id: the conversation as it stands.
 func (s *Server) conversationPage(c echo.Context) error {
+	return s.chatPage(c, http.StatusOK, templates.Shell{})
+}
+
+// chatPage renders conversation :id's page with status, in sh (its
+// conversations and agents filled in here).
+func (s *Server) chatPage(c echo.Context, status int, sh templates.Shell) error {
 	ctx := c.Request().Context()
 	v, err := s.chat.View(ctx, sessionOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	convs, err := s.chat.Conversations(ctx, sessionOf(c))
-	if err != nil {
+	if sh.Conversations, err = s.chat.Conversations(ctx, sessionOf(c)); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.ChatPage(v, convs, s.chat.Assistants()))
+	sh.Agents = s.chat.Assistants()
+	return render(c, status, templates.ChatPage(v, sh))
 }

@@ -44,6 +44,9 @@ func (s *Server) routes() {
 	e.GET("/c/:id/debug/stream", s.debugStream)
 	e.GET("/debug", s.debugPage)
 	e.GET("/debug/stream", s.debugStream)
+	e.GET("/conversations", s.searchConversations)
+	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
+	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)
 }
 
 func staticHandler(fsys http.FileSystem) http.Handler {

@@ -103,6 +103,9 @@ type Conversation struct {
 	Head    int64     `json:"head"`
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
+	// Named is set once the user chose the title; until then the title is
+	// the first message's, and follows it.
+	Named bool `json:"named,omitempty"`
 }
 
 // Action names why HEAD moved, in the reflog.

@@ -395,3 +395,55 @@ document.addEventListener('datastar-fetch', (evt) => {
     button.disabled = false
   }
 })
+
+// shell: keyboard. Esc cancels what is in progress, nearest first: an edit
+// of a message, a side question being written, the rename or delete of the
+// conversation, the conversations drawer on a phone; with none of those, it
+// stops the running turn (from the composer or outside any field: not
+// from a field of a question card). A field that has a use for Esc of its
+// own (a select, a search box, an IME composing) keeps it.
+document.addEventListener('keydown', (evt) => {
+  if (evt.key !== 'Escape' || evt.defaultPrevented || evt.isComposing) return
+  const t = evt.target
+  if (t.closest?.('select, input[type=search], [role=listbox], [role=menu], dialog')) return
+  const visible = (el) => el && el.offsetParent !== null
+  const cancel = [...document.querySelectorAll('[data-testid=edit-cancel], .aside-form [type=button], [data-testid=rename-cancel], [data-testid=delete-cancel]')]
+    .filter(visible)
+  const inside = cancel.find((b) => b.closest('form, [role=group]')?.contains(t))
+  const button = inside || cancel[0]
+  if (button) {
+    evt.preventDefault()
+    button.click()
+    // Focus goes back to what the cancelled form was opened from, or the composer.
+    document.querySelector('[data-testid=composer-input]')?.focus()
+    return
+  }
+  const toggle = document.querySelector('[data-testid=nav-toggle][aria-expanded=true]')
+  if (toggle && visible(toggle)) {
+    evt.preventDefault()
+    toggle.click()
+    toggle.focus()
+    return
+  }
+  // In a field of a question card, Esc is no reason to give up the turn.
+  if (t.matches?.('input, textarea, select, [contenteditable]') && !t.matches('[data-testid=composer-input]')) return
+  const stop = document.querySelector('[data-testid=stop]')
+  if (visible(stop)) {
+    evt.preventDefault()
+    stop.click()
+  }
+})
+
+// A button that opens a form in place ([data-focus]) puts the cursor in it
+// once it shows.
+document.addEventListener('click', (evt) => {
+  const id = evt.target.closest?.('[data-focus]')?.dataset.focus
+  if (!id) return
+  let frames = 10 // it shows once Datastar has applied the click
+  const focus = () => {
+    const el = document.getElementById(id)
+    if (el && el.offsetParent !== null) el.focus()
+    else if (--frames > 0) requestAnimationFrame(focus)
+  }
+  requestAnimationFrame(focus)
+})

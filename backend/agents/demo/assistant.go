@@ -22,5 +22,6 @@ func Assistant(tools ...*agents.Agent) agents.Assistant {
 		Description: "Chats, uses tools, and asks you when it needs to.",
 		Turn:        loop.Turn,
 		Side:        loop.Turn, // on the side, the same loop: its tools, and ask_user
+		Starters:    []string{"What's the weather in Lisbon?", "Plan a trip to Oslo"},
 	}
 }

@@ -220,7 +220,8 @@ func Concierge(pace time.Duration) agents.Assistant {
 		},
 		// Beside a trip being planned, the concierge answers what a
 		// traveller asks: the weather, for one.
-		Side: sideLoop.Turn,
+		Side:     sideLoop.Turn,
+		Starters: []string{"Plan a trip to Kyoto", "Plan a family trip to Rome"},
 	}
 }
 

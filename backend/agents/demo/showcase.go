@@ -153,6 +153,7 @@ func Showcase() agents.Assistant {
 		Name:        "showcase",
 		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once; shows a table and charts.",
 		Turn:        loop.Turn,
+		Starters:    []string{"Show me what you can ask", "Compare fares in a table and a chart"},
 	}
 }
 

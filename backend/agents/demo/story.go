@@ -252,7 +252,8 @@ func Chat(pace time.Duration) agents.Assistant {
 		Turn: func(ctx context.Context, message string) (string, error) {
 			return chatLoop.Turn(Pace.With(ctx, pace), message)
 		},
-		Side: chatSide.Turn,
+		Side:     chatSide.Turn,
+		Starters: []string{"Book a flight to Lisbon next Friday", "What's the weather here?"},
 	}
 }
 

@@ -28,6 +28,7 @@ func Survey() agents.Assistant {
 	return agents.Assistant{
 		Name:        "survey",
 		Description: "Asks a series of short questions, one form at a time.",
+		Starters:    []string{"Start the survey"},
 		Turn: func(ctx context.Context, message string) (string, error) {
 			n, err := strconv.Atoi(message)
 			if err != nil || n < 1 {
