@@ -56,6 +56,42 @@ func (c *conversation) turnStateLocked() turnState {
 type shownEntry struct {
 	id      int64
 	current bool
+	here    bool // the one row marked as HEAD's
+}
+
+// markReflogLocked marks in in the entries of reflog whose state is HEAD's,
+// and the newest of them as the one HEAD's state came from, and names the
+// nodes the entries moved HEAD to. It returns the rows as shown. c.mu is
+// held.
+func (c *conversation) markReflogLocked(in *Inspection, reflog []tree.RefEntry) []shownEntry {
+	current := c.idx.CurrentEntries(c.path, heads(reflog))
+	if in.Current == nil {
+		in.Current = make(map[int64]bool, len(reflog))
+	}
+	if in.Targets == nil {
+		in.Targets = make(map[int64]tree.Node, len(reflog))
+	}
+	shown := make([]shownEntry, len(reflog))
+	here := false
+	for i, e := range reflog {
+		shown[i] = shownEntry{id: e.ID, current: current[i], here: current[i] && !here}
+		here = here || current[i]
+	}
+	return shown
+}
+
+// showEntriesLocked puts entries, as shown, into in: their marks and the
+// nodes they moved HEAD to. c.mu is held.
+func (c *conversation) showEntriesLocked(in *Inspection, entries []tree.RefEntry, shown []shownEntry) {
+	for i, e := range entries {
+		in.Current[e.ID] = shown[i].current
+		if shown[i].here {
+			in.Here = e.ID
+		}
+		if n, ok := c.idx.Node(e.Head); ok {
+			in.Targets[e.Head] = n
+		}
+	}
 }
 
 // newTreeView returns a view of c that has shown nothing yet; at, when not
@@ -108,13 +144,9 @@ func (v *treeView) all(ctx context.Context) (Inspection, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current := c.idx.CurrentEntries(c.path, heads(reflog))
-	in.Reflog, in.Current = reflog, make(map[int64]bool, len(reflog))
-	v.entries = make([]shownEntry, len(reflog))
-	for i, e := range reflog {
-		in.Current[e.ID] = current[i]
-		v.entries[i] = shownEntry{e.ID, current[i]}
-	}
+	in.Reflog = reflog
+	v.entries = c.markReflogLocked(&in, reflog)
+	c.showEntriesLocked(&in, reflog, v.entries)
 	return in, nil
 }
 
@@ -316,24 +348,17 @@ func (v *treeView) reflogLocked(ch *TreeChange, reflog []tree.RefEntry) bool {
 			return false
 		}
 	}
-	current := v.conv.idx.CurrentEntries(v.conv.path, heads(reflog))
-	if ch.In.Current == nil {
-		ch.In.Current = map[int64]bool{}
-	}
+	c := v.conv
+	shown := c.markReflogLocked(&ch.In, reflog)
 	ch.Entries = reflog[:k]
-	for i, e := range reflog[:k] {
-		ch.In.Current[e.ID] = current[i]
-	}
+	c.showEntriesLocked(&ch.In, ch.Entries, shown[:k])
 	for i, e := range v.entries {
-		if current[k+i] != e.current {
+		if now := shown[k+i]; now != e {
 			ch.Flipped = append(ch.Flipped, reflog[k+i])
-			ch.In.Current[e.id] = current[k+i]
+			c.showEntriesLocked(&ch.In, reflog[k+i:k+i+1], shown[k+i:k+i+1])
 		}
 	}
-	v.entries = make([]shownEntry, len(reflog))
-	for i, e := range reflog {
-		v.entries[i] = shownEntry{e.ID, current[i]}
-	}
+	v.entries = shown
 	return true
 }
 
