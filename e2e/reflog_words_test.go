@@ -28,6 +28,13 @@ func TestTheReflogSaysEachMoveOnceAndMarksOneRow(t *testing.T) {
 	_, err := ins.Goto(p.URL() + "/tree")
 	ins.must(err)
 	ins.waitForStream()
+	// The legend names HEAD's node with what it says; a node opened
+	// explains its call id.
+	ins.must(expect.Locator(ins.GetByTestId("tree-legend")).ToContainText(regexp.MustCompile(`HEAD is reply #\d+ “Your trip to Porto is planned`)))
+	answer := ins.Locator(`[data-testid=tree-node][data-kind=response]`).Last()
+	ins.must(answer.Locator("summary").Click())
+	ins.must(expect.Locator(answer.GetByTestId("node-ref-gloss")).ToHaveText("1-3.1 — call 3.1 of the turn that node #1 started (a dot numbers the calls made inside a call: a tool's, a group's)"))
+
 	entries := ins.GetByTestId("reflog-entry")
 	here := ins.Locator(`[data-testid=reflog-entry].current`)
 	ins.must(expect.Locator(entries).ToHaveCount(2))

@@ -31,6 +31,8 @@ type Inspection struct {
 	// Here is the newest of them, the move HEAD's state came from: the one
 	// row marked as HEAD's (0 when none is).
 	Here int64
+	// HeadNode is the node HEAD is at (zero before the first).
+	HeadNode tree.Node
 	// Targets are the nodes the reflog entries shown moved HEAD to, by id.
 	Targets map[int64]tree.Node
 }

@@ -164,6 +164,7 @@ func (v *treeView) snapshotLocked() Inspection {
 		At:           v.at,
 		OnPath:       map[int64]bool{},
 	}
+	in.HeadNode, _ = c.idx.Node(c.conv.Head)
 	var newest int64
 	for k, n := range c.idx.Nodes() {
 		in.Nodes[k] = n
@@ -254,6 +255,7 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	in := &ch.In
 	*in = Inspection{Conversation: c.conv, Nodes: map[int64]tree.Node{}, Children: map[int64][]int64{},
 		Count: c.idx.Len(), Running: turn != turnNone, Waiting: turn == turnWaiting, Retention: retention(), At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
+	in.HeadNode, _ = c.idx.Node(head)
 	onTip := c.path.Contains
 	if v.at != nil {
 		in.Path = c.idx.PathTo(tip)
