@@ -35,6 +35,10 @@ func TestTheReflogSaysEachMoveOnceAndMarksOneRow(t *testing.T) {
 	ins.must(answer.Locator("summary").Click())
 	ins.must(expect.Locator(answer.GetByTestId("node-ref-gloss")).ToHaveText("1-3.1 — call 3.1 of the turn that node #1 started (a dot numbers the calls made inside a call: a tool's, a group's)"))
 
+	// A tool's line says what it was called with and what it gave back.
+	tool := ins.Locator(`[data-testid=tree-node][data-kind=tool] .node-gist`).Last()
+	ins.must(expect.Locator(tool).ToHaveText(regexp.MustCompile(`^plan-trip\(\{"request":"Plan a trip"\}\) → \{"planned":true,.*…$`)))
+
 	entries := ins.GetByTestId("reflog-entry")
 	here := ins.Locator(`[data-testid=reflog-entry].current`)
 	ins.must(expect.Locator(entries).ToHaveCount(2))

@@ -1456,6 +1456,18 @@ func gist(n tree.Node) string {
 		return decisionGist(n)
 	case tree.Figure:
 		return figureGist(n)
+	case tree.ToolCall:
+		return toolGist(n)
+	case tree.Value:
+		v, _ := tree.Decode[tree.ValueRecord](n)
+		return clip(v.Name+" = "+string(v.Value), 80)
+	case tree.Log:
+		l, _ := tree.Decode[tree.LogRecord](n)
+		line := l.Level.String() + " " + l.Message
+		for _, a := range l.Attrs {
+			line += " " + a.Key + "=" + a.Value
+		}
+		return clip(line, 80)
 	}
 	p, _ := tree.Decode[gistFields](n)
 	s := p.Text
@@ -1468,6 +1480,26 @@ func gist(n tree.Node) string {
 		s = string(r[:59]) + "…"
 	}
 	return s
+}
+
+// toolGist says what a tool was called with and what it gave back, or
+// how it failed: "plan-trip({"request":"…"}) → {"planned":true,…}".
+func toolGist(n tree.Node) string {
+	r, _ := tree.Decode[tree.ToolRecord](n)
+	call := r.Tool + "(" + clip(compactJSON(r.Input), 40) + ")"
+	if r.Error != "" {
+		return call + " failed: " + clip(r.Error, 50)
+	}
+	return call + " → " + clip(compactJSON(r.Output), 50)
+}
+
+// compactJSON is raw on one line.
+func compactJSON(raw []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
 }
 
 // answerGist says how a question was answered, with the values: two
