@@ -84,4 +84,19 @@ func TestARetryAndAChangedAnswerSayWhatHappened(t *testing.T) {
 	p.must(expect.Locator(p.userTurn().GetByTestId("branch-words")).ToHaveText("A new version — your earlier version is kept, with what followed it."))
 	p.must(expect.Locator(p.userTurn().GetByRole("navigation", playwright.LocatorGetByRoleOptions{Name: "Version 2 of 2"})).ToBeVisible())
 	checkAccessible(t, p.Page, "the chat with a changed answer and a retry")
+
+	// On a phone the words wrap beside the switcher; nothing is cut off.
+	p.must(p.SetViewportSize(390, 844))
+	note := p.userTurn().GetByTestId("branch-note")
+	p.must(note.ScrollIntoViewIfNeeded())
+	box, err := note.BoundingBox()
+	p.must(err)
+	if box == nil || box.X < 0 || box.X+box.Width > 390 {
+		t.Errorf("on a 390 px screen the branch note is at %+v", box)
+	}
+	wide, err := p.Evaluate(`() => document.documentElement.scrollWidth > 390`)
+	p.must(err)
+	if wide == true {
+		t.Errorf("on a 390 px screen the page is wider than the screen")
+	}
 }
