@@ -59,18 +59,11 @@ type shownEntry struct {
 	here    bool // the one row marked as HEAD's
 }
 
-// markReflogLocked marks in in the entries of reflog whose state is HEAD's,
-// and the newest of them as the one HEAD's state came from, and names the
-// nodes the entries moved HEAD to. It returns the rows as shown. c.mu is
-// held.
-func (c *conversation) markReflogLocked(in *Inspection, reflog []tree.RefEntry) []shownEntry {
+// reflogMarksLocked returns the reflog's rows as they are to be shown:
+// which entries' states are HEAD's, and the newest of them, the move HEAD's
+// state came from, as the one row marked. c.mu is held.
+func (c *conversation) reflogMarksLocked(reflog []tree.RefEntry) []shownEntry {
 	current := c.idx.CurrentEntries(c.path, heads(reflog))
-	if in.Current == nil {
-		in.Current = make(map[int64]bool, len(reflog))
-	}
-	if in.Targets == nil {
-		in.Targets = make(map[int64]tree.Node, len(reflog))
-	}
 	shown := make([]shownEntry, len(reflog))
 	here := false
 	for i, e := range reflog {
@@ -80,9 +73,15 @@ func (c *conversation) markReflogLocked(in *Inspection, reflog []tree.RefEntry) 
 	return shown
 }
 
-// showEntriesLocked puts entries, as shown, into in: their marks and the
-// nodes they moved HEAD to. c.mu is held.
+// showEntriesLocked puts entries, marked as shown, into in: their marks and
+// the nodes they moved HEAD to. c.mu is held.
 func (c *conversation) showEntriesLocked(in *Inspection, entries []tree.RefEntry, shown []shownEntry) {
+	if in.Current == nil {
+		in.Current = make(map[int64]bool, len(entries))
+	}
+	if in.Targets == nil {
+		in.Targets = make(map[int64]tree.Node, len(entries))
+	}
 	for i, e := range entries {
 		in.Current[e.ID] = shown[i].current
 		if shown[i].here {
@@ -145,7 +144,7 @@ func (v *treeView) all(ctx context.Context) (Inspection, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	in.Reflog = reflog
-	v.entries = c.markReflogLocked(&in, reflog)
+	v.entries = c.reflogMarksLocked(reflog)
 	c.showEntriesLocked(&in, reflog, v.entries)
 	return in, nil
 }
@@ -351,7 +350,7 @@ func (v *treeView) reflogLocked(ch *TreeChange, reflog []tree.RefEntry) bool {
 		}
 	}
 	c := v.conv
-	shown := c.markReflogLocked(&ch.In, reflog)
+	shown := c.reflogMarksLocked(reflog)
 	ch.Entries = reflog[:k]
 	c.showEntriesLocked(&ch.In, ch.Entries, shown[:k])
 	for i, e := range v.entries {
