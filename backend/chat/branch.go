@@ -135,7 +135,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 		if err != nil {
 			return err
 		}
-		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: describeNode(n)})
+		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + NodeWords(n)})
 	})
 }
 
@@ -200,16 +200,6 @@ func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit
 	return nil
 }
 
-// describeNode words a branch point for the reflog.
-func describeNode(n tree.Node) string {
-	if n.Kind == tree.UserMessage {
-		m, _ := tree.Decode[tree.Message](n)
-		return title(m.Text)
-	}
-	r, _ := tree.Decode[elicit.Response](n)
-	return "answer: " + AnswerWords(r)
-}
-
 // Recover makes the state of reflog entry `entry` HEAD again — a discarded
 // branch included — with its suspended questions live again. An entry's
 // state is the branch its move started, as far as that branch got. A
@@ -232,6 +222,6 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 		if !ok {
 			return apperr.Errorf(apperr.NotFound, "The state of reflog entry %d is no longer in this conversation (gc removed it).", entry)
 		}
-		return s.moveHeadLocked(ctx, c, to.ID, tree.Move{Action: tree.ActRecover, Detail: fmt.Sprintf("back to %s, the state after entry %d", NodeWords(to), entry)})
+		return s.moveHeadLocked(ctx, c, to.ID, tree.Move{Action: tree.ActRecover, Detail: "back to " + NodeWords(to)})
 	})
 }

@@ -62,13 +62,23 @@ func NodeWords(n tree.Node) string {
 	switch n.Kind {
 	case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply:
 		m, _ := tree.Decode[tree.Message](n)
-		says = "“" + title(m.Text) + "”"
+		says = quote(m.Text)
 	case tree.ElicitRequest:
 		r, _ := tree.Decode[elicit.Request](n)
-		says = "“" + title(r.Message) + "”"
+		says = quote(r.Message)
 	case tree.ElicitResponse:
 		r, _ := tree.Decode[elicit.Response](n)
 		says = AnswerWords(r)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s #%d %s", NodeName(n.Kind), n.ID, says))
+}
+
+// quote is text on one line, cut short enough to leave room in a reflog
+// row, in quotes.
+func quote(text string) string {
+	r := []rune(strings.Join(strings.Fields(text), " "))
+	if len(r) > 48 {
+		r = append(r[:47], '…')
+	}
+	return "“" + string(r) + "”"
 }

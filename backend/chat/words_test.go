@@ -18,7 +18,7 @@ func TestNodeWords(t *testing.T) {
 		want string
 	}{
 		{tree.Node{ID: 3, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: "Plan a\ntrip"})}, "message #3 “Plan a trip”"},
-		{tree.Node{ID: 14, Kind: tree.AssistantMessage, Payload: tree.MustEncode(tree.Message{Text: long})}, "reply #14 “Your trip to Oslo is planned: 2 travellers in economy class…”"},
+		{tree.Node{ID: 14, Kind: tree.AssistantMessage, Payload: tree.MustEncode(tree.Message{Text: long})}, "reply #14 “Your trip to Oslo is planned: 2 travellers in e…”"},
 		{tree.Node{ID: 9, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Accept,
 			Content: json.RawMessage(`{"travellers":2,"destination":"Oslo"}`)})}, "answer #9 accept: destination Oslo, travellers 2"},
 		{tree.Node{ID: 10, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Decline})}, "answer #10 decline"},
