@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
@@ -65,6 +66,7 @@ func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 	defer c.mu.Unlock()
 	if !c.isPending(eid) {
 		if c.recordedAlreadyLocked(eid, a) {
+			c.informLocked(answerKept)
 			return nil, nil
 		}
 		return nil, c.notPendingLocked(eid)
@@ -89,6 +91,19 @@ func (c *conversation) recordedAlreadyLocked(eid string, a Answer) bool {
 	resp, problem := checkAnswer(c.svc.kinds, c.requestLocked(eid), a)
 	return problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
 		(len(resp.Content) == 0 && len(was.Content) == 0 || durable.SameJSON(resp.Content, was.Content))
+}
+
+// answerKept is what a page that sent an answer again is told: a resend
+// after a lost response (the server restarted, the connection broke) finds
+// the answer recorded, which is news, not a problem.
+const answerKept = "Your answer was already recorded."
+
+// informLocked shows text as news on every open page of the conversation,
+// as Inform does. c.mu is held.
+func (c *conversation) informLocked(text string) {
+	n := Notice{Text: text, Info: true}
+	c.notice, c.noticeAt = n, time.Now()
+	c.broadcastLocked(Change{Notice: n})
 }
 
 // checkAnswer converts an answer as it arrived into a response and checks

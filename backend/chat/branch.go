@@ -135,7 +135,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 		if err != nil {
 			return err
 		}
-		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: describeNode(n)})
+		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + NodeWords(n)})
 	})
 }
 
@@ -192,22 +192,12 @@ func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit
 	c.parkLocked()
 	delete(c.rejected, eid)
 	if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
-		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”"}}); err != nil {
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + title(req.Message) + "” to " + AnswerWords(resp)}}); err != nil {
 		return err
 	}
 	c.svc.resumeLocked(c)
 	c.broadcastStatusLocked()
 	return nil
-}
-
-// describeNode words a branch point for the reflog.
-func describeNode(n tree.Node) string {
-	if n.Kind == tree.UserMessage {
-		m, _ := tree.Decode[tree.Message](n)
-		return title(m.Text)
-	}
-	r, _ := tree.Decode[elicit.Response](n)
-	return "answer: " + string(r.Action)
 }
 
 // Recover makes the state of reflog entry `entry` HEAD again — a discarded
@@ -226,7 +216,12 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 		}
 		c.lock()
 		defer c.mu.Unlock()
-		e := reflog[i]
-		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(e.Head), tree.Move{Action: tree.ActRecover, Detail: "the state after " + string(e.Action) + " " + e.Detail})
+		// The entry says where HEAD went, once: not the entry recovered,
+		// whose own detail may be a recovery's, and so on down.
+		to, ok := c.idx.Node(c.idx.NewestUnder(reflog[i].Head))
+		if !ok {
+			return apperr.Errorf(apperr.NotFound, "The state of reflog entry %d is no longer in this conversation (gc removed it).", entry)
+		}
+		return s.moveHeadLocked(ctx, c, to.ID, tree.Move{Action: tree.ActRecover, Detail: "back to " + NodeWords(to)})
 	})
 }

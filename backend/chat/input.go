@@ -92,7 +92,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 	}
 	t.cancel(errInterrupted)
 	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: "Stopped: you sent a new message.", Partial: c.status.Draft})},
-		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel}})
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
 	if err != nil {
 		return "", err
 	}

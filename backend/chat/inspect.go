@@ -28,6 +28,13 @@ type Inspection struct {
 	// Current holds the reflog entries whose state is HEAD's: recovering
 	// one would change nothing.
 	Current map[int64]bool
+	// Here is the newest of them, the move HEAD's state came from: the one
+	// row marked as HEAD's (0 when none is).
+	Here int64
+	// HeadNode is the node HEAD is at (zero before the first).
+	HeadNode tree.Node
+	// Targets are the nodes the reflog entries shown moved HEAD to, by id.
+	Targets map[int64]tree.Node
 }
 
 // Inspect returns the conversation's whole tree and reflog; at, when not

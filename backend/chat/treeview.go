@@ -56,6 +56,41 @@ func (c *conversation) turnStateLocked() turnState {
 type shownEntry struct {
 	id      int64
 	current bool
+	here    bool // the one row marked as HEAD's
+}
+
+// reflogMarksLocked returns the reflog's rows as they are to be shown:
+// which entries' states are HEAD's, and the newest of them, the move HEAD's
+// state came from, as the one row marked. c.mu is held.
+func (c *conversation) reflogMarksLocked(reflog []tree.RefEntry) []shownEntry {
+	current := c.idx.CurrentEntries(c.path, heads(reflog))
+	shown := make([]shownEntry, len(reflog))
+	here := false
+	for i, e := range reflog {
+		shown[i] = shownEntry{id: e.ID, current: current[i], here: current[i] && !here}
+		here = here || current[i]
+	}
+	return shown
+}
+
+// showEntriesLocked puts entries, marked as shown, into in: their marks and
+// the nodes they moved HEAD to. c.mu is held.
+func (c *conversation) showEntriesLocked(in *Inspection, entries []tree.RefEntry, shown []shownEntry) {
+	if in.Current == nil {
+		in.Current = make(map[int64]bool, len(entries))
+	}
+	if in.Targets == nil {
+		in.Targets = make(map[int64]tree.Node, len(entries))
+	}
+	for i, e := range entries {
+		in.Current[e.ID] = shown[i].current
+		if shown[i].here {
+			in.Here = e.ID
+		}
+		if n, ok := c.idx.Node(e.Head); ok {
+			in.Targets[e.Head] = n
+		}
+	}
 }
 
 // newTreeView returns a view of c that has shown nothing yet; at, when not
@@ -108,13 +143,9 @@ func (v *treeView) all(ctx context.Context) (Inspection, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current := c.idx.CurrentEntries(c.path, heads(reflog))
-	in.Reflog, in.Current = reflog, make(map[int64]bool, len(reflog))
-	v.entries = make([]shownEntry, len(reflog))
-	for i, e := range reflog {
-		in.Current[e.ID] = current[i]
-		v.entries[i] = shownEntry{e.ID, current[i]}
-	}
+	in.Reflog = reflog
+	v.entries = c.reflogMarksLocked(reflog)
+	c.showEntriesLocked(&in, reflog, v.entries)
 	return in, nil
 }
 
@@ -132,6 +163,7 @@ func (v *treeView) snapshotLocked() Inspection {
 		At:           v.at,
 		OnPath:       map[int64]bool{},
 	}
+	in.HeadNode, _ = c.idx.Node(c.conv.Head)
 	var newest int64
 	for k, n := range c.idx.Nodes() {
 		in.Nodes[k] = n
@@ -222,6 +254,7 @@ func (v *treeView) growLocked(resync bool) (ch TreeChange, grown, ok bool) {
 	in := &ch.In
 	*in = Inspection{Conversation: c.conv, Nodes: map[int64]tree.Node{}, Children: map[int64][]int64{},
 		Count: c.idx.Len(), Running: turn != turnNone, Waiting: turn == turnWaiting, Retention: retention(), At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
+	in.HeadNode, _ = c.idx.Node(head)
 	onTip := c.path.Contains
 	if v.at != nil {
 		in.Path = c.idx.PathTo(tip)
@@ -316,24 +349,17 @@ func (v *treeView) reflogLocked(ch *TreeChange, reflog []tree.RefEntry) bool {
 			return false
 		}
 	}
-	current := v.conv.idx.CurrentEntries(v.conv.path, heads(reflog))
-	if ch.In.Current == nil {
-		ch.In.Current = map[int64]bool{}
-	}
+	c := v.conv
+	shown := c.reflogMarksLocked(reflog)
 	ch.Entries = reflog[:k]
-	for i, e := range reflog[:k] {
-		ch.In.Current[e.ID] = current[i]
-	}
+	c.showEntriesLocked(&ch.In, ch.Entries, shown[:k])
 	for i, e := range v.entries {
-		if current[k+i] != e.current {
+		if now := shown[k+i]; now != e {
 			ch.Flipped = append(ch.Flipped, reflog[k+i])
-			ch.In.Current[e.id] = current[k+i]
+			c.showEntriesLocked(&ch.In, reflog[k+i:k+i+1], shown[k+i:k+i+1])
 		}
 	}
-	v.entries = make([]shownEntry, len(reflog))
-	for i, e := range reflog {
-		v.entries[i] = shownEntry{e.ID, current[i]}
-	}
+	v.entries = shown
 	return true
 }
 

@@ -238,7 +238,7 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	if kind != "" {
 		var move *tree.Move
 		if kind == tree.Stopped {
-			move = &tree.Move{Action: tree.ActCancel}
+			move = &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn"}
 		}
 		// The turn's own context may be cancelled; recording its end must not be.
 		if _, err := c.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(m)}, tree.AppendOptions{Log: move}); err != nil {

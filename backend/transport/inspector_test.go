@@ -179,6 +179,7 @@ func (b *browser) checkCurrent(t *testing.T, conv string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var here int64 // the newest entry whose state is HEAD's: the one row marked
 	for _, e := range in.Reflog {
 		newest, under := e.Head, []int64{e.Head}
 		for len(under) > 0 {
@@ -189,6 +190,12 @@ func (b *browser) checkCurrent(t *testing.T, conv string) {
 		if got, want := in.Current[e.ID], newest == in.Conversation.Head; got != want {
 			t.Errorf("entry %d (%s to %d) current = %v, want %v: the newest node under it is %d, HEAD %d", e.ID, e.Action, e.Head, got, want, newest, in.Conversation.Head)
 		}
+		if here == 0 && newest == in.Conversation.Head {
+			here = e.ID
+		}
+	}
+	if in.Here != here {
+		t.Errorf("the row marked as HEAD's is entry %d, want %d, the newest whose state is HEAD's", in.Here, here)
 	}
 }
 

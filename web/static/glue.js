@@ -447,3 +447,27 @@ document.addEventListener('click', (evt) => {
   }
   requestAnimationFrame(focus)
 })
+
+// tree: the branch switcher keeps the keyboard's place. Switching versions
+// re-renders the chat, and the switcher that was pressed is drawn anew for
+// the version shown (its message or answer is another node), so the focus
+// would fall to the page. It goes back to the same switcher — the nth on
+// the page — on the button pressed, or on the other one when that end is
+// reached.
+let branchFocus = null
+document.addEventListener('click', (evt) => {
+  const button = evt.target.closest?.('[data-branch-move]')
+  if (!button || evt.detail !== 0) return // only a key press (a click has detail ≥ 1) moves the focus back
+  const switchers = [...document.querySelectorAll('[data-testid=branch-switcher]')]
+  branchFocus = { nth: switchers.indexOf(button.closest('[data-testid=branch-switcher]')), move: button.dataset.branchMove, until: Date.now() + 5000 }
+})
+new MutationObserver(() => {
+  if (!branchFocus) return
+  if (Date.now() > branchFocus.until) { branchFocus = null; return }
+  if (document.activeElement && document.activeElement !== document.body) return
+  const switcher = document.querySelectorAll('[data-testid=branch-switcher]')[branchFocus.nth]
+  if (!switcher) return
+  const other = branchFocus.move === 'prev' ? 'next' : 'prev'
+  const target = [branchFocus.move, other].map((m) => switcher.querySelector(`[data-branch-move=${m}]`)).find((b) => b && !b.disabled)
+  if (target) { target.focus(); branchFocus = null }
+}).observe(document.documentElement, { childList: true, subtree: true })

@@ -1,0 +1,84 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Nodes in words, for the reflog and the inspector: a developer reading
+// either sees what happened, with the value, without opening a payload.
+
+// AnswerWords says how a question was answered, with the values: two
+// branches' answers differ at a glance ("accept: destination Oslo,
+// travellers 2", "in words: “make it 3”", "decline").
+func AnswerWords(r elicit.Response) string {
+	switch {
+	case r.Action == elicit.Other:
+		return "in words: “" + title(r.Text) + "”"
+	case r.Action != elicit.Accept || len(r.Content) == 0:
+		return string(r.Action)
+	}
+	var fields map[string]any
+	if json.Unmarshal(r.Content, &fields) != nil {
+		return "accept: " + title(string(r.Content))
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		b, _ := json.Marshal(fields[k])
+		parts[i] = k + " " + strings.Trim(string(b), `"`)
+	}
+	return "accept: " + strings.Join(parts, ", ")
+}
+
+// NodeName is what a reader of the conversation calls a node of kind k:
+// "message", "reply", "answer"; other kinds by their name.
+func NodeName(k tree.Kind) string {
+	if name, ok := nodeNames[k]; ok {
+		return name
+	}
+	return string(k)
+}
+
+var nodeNames = map[tree.Kind]string{
+	tree.UserMessage: "message", tree.AssistantMessage: "reply", tree.TurnError: "error", tree.Stopped: "stopped turn",
+	tree.ElicitRequest: "question", tree.ElicitResponse: "answer", tree.SideQuestion: "side question", tree.SideReply: "side reply",
+}
+
+// NodeWords names node n as a reader of the conversation knows it, with
+// its number and what it says: "reply #14 “Your trip to Oslo is planned…”",
+// "answer #9 accept: destination Oslo".
+func NodeWords(n tree.Node) string {
+	var says string
+	switch n.Kind {
+	case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply:
+		m, _ := tree.Decode[tree.Message](n)
+		says = quote(m.Text)
+	case tree.ElicitRequest:
+		r, _ := tree.Decode[elicit.Request](n)
+		says = quote(r.Message)
+	case tree.ElicitResponse:
+		r, _ := tree.Decode[elicit.Response](n)
+		says = AnswerWords(r)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s #%d %s", NodeName(n.Kind), n.ID, says))
+}
+
+// quote is text on one line, cut short enough to leave room in a reflog
+// row, in quotes.
+func quote(text string) string {
+	r := []rune(strings.Join(strings.Fields(text), " "))
+	if len(r) > 48 {
+		r = append(r[:47], '…')
+	}
+	return "“" + string(r) + "”"
+}
