@@ -33,6 +33,7 @@ func Example_writingAnAgent() {
 	greeter := agents.Assistant{
 		Name:        "greeter",
 		Description: "Greets you by name.",
+		Starters:    []string{"Hello!"}, // offered on a new conversation
 		Turn: func(ctx context.Context, message string) (string, error) {
 			who, err := runtime.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
 			if err != nil {
