@@ -53,10 +53,7 @@ func TestEditAnEarlierMessageBranchesAndKeepsBothBranches(t *testing.T) {
 func TestChangeAnEarlierAnswerContinuesOnANewBranch(t *testing.T) {
 	a := startApp(t)
 	p := openChat(t, a)
-	p.send("Plan a trip")
-	p.fillTrip("Lisbon", "2", "economy", false)
-	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
-	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Lisbon is planned"))
+	p.planTrip("Lisbon")
 
 	card := p.Locator(`[data-testid=elicit][data-state=answered]`)
 	p.must(card.GetByTestId("change-answer").Click())

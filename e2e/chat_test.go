@@ -79,6 +79,27 @@ func (p *chatPage) fillTrip(dest, travellers, cabin string, hotel bool) {
 	}
 }
 
+// planTrip asks the concierge for a trip to dest (2 travellers, economy,
+// no hotel) and waits for the plan.
+func (p *chatPage) planTrip(dest string) {
+	p.t.Helper()
+	p.send("Plan a trip")
+	p.fillTrip(dest, "2", "economy", false)
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to " + dest + " is planned"))
+}
+
+// changeDestination changes the answered trip form's destination to dest
+// and waits for the new plan.
+func (p *chatPage) changeDestination(dest string) {
+	p.t.Helper()
+	card := p.Locator(`[data-testid=elicit][data-state=answered]`)
+	p.must(card.GetByTestId("change-answer").Click())
+	p.must(card.GetByTestId("change-form").GetByTestId("field-destination").Fill(dest))
+	p.must(card.GetByTestId("change-form").GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to " + dest + " is planned"))
+}
+
 func (p *chatPage) lastAssistant() playwright.Locator {
 	return p.GetByTestId("assistant-message").Last()
 }

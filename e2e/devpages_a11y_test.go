@@ -12,15 +12,8 @@ import (
 func TestTheDevelopersPagesAreAccessibleLightAndDark(t *testing.T) {
 	a := startApp(t)
 	p := openChat(t, a)
-	p.send("Plan a trip")
-	p.fillTrip("Lisbon", "2", "economy", false)
-	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
-	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Lisbon is planned"))
-	card := p.Locator(`[data-testid=elicit][data-state=answered]`)
-	p.must(card.GetByTestId("change-answer").Click())
-	p.must(card.GetByTestId("change-form").GetByTestId("field-destination").Fill("Porto"))
-	p.must(card.GetByTestId("change-form").GetByTestId("elicit-submit").Click())
-	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned"))
+	p.planTrip("Lisbon")
+	p.changeDestination("Porto")
 	p.send("And a second one")
 	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
 

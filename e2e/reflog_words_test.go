@@ -14,15 +14,9 @@ import (
 func TestTheReflogSaysEachMoveOnceAndMarksOneRow(t *testing.T) {
 	a := startApp(t)
 	p := openChat(t, a)
-	p.send("Plan a trip")
-	p.fillTrip("Lisbon", "2", "economy", false)
-	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
-	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Lisbon is planned"))
+	p.planTrip("Lisbon")
+	p.changeDestination("Porto")
 	card := p.Locator(`[data-testid=elicit][data-state=answered]`)
-	p.must(card.GetByTestId("change-answer").Click())
-	p.must(card.GetByTestId("change-form").GetByTestId("field-destination").Fill("Porto"))
-	p.must(card.GetByTestId("change-form").GetByTestId("elicit-submit").Click())
-	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned"))
 
 	ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
 	_, err := ins.Goto(p.URL() + "/tree")
