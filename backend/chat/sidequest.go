@@ -261,8 +261,8 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
 		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
-		// Nothing hangs under a question that has not ended but its own
-		// turn's nodes, the one being recorded now included.
+		// Its turn works: its questions are those of the version it
+		// works on, the newest (tree.Index.SideTip).
 		it.Draft, it.Working = t.side.draft, true
 		last = c.idx.SideTip(q.ID)
 	}
