@@ -159,12 +159,17 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 
 // ChangeAnswer answers again the already answered question eid on HEAD's
 // branch: the new answer is a sibling of the old one, and the turn that
-// asked resumes from it on the new branch. The old branch is kept.
+// asked resumes from it on the new branch. The old branch is kept. A side
+// question's turn is run again from the new answer instead, with HEAD left
+// where it is (sidechange.go).
 func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
 		if _, ok := c.responseNodeLocked(eid); !ok {
 			if c.isPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
+			}
+			if found, err := s.changeAsideLocked(ctx, c, eid, a); found {
+				return err // a side turn's question, answered on its side branch
 			}
 			return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"hash"
 	"hash/fnv"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -93,8 +94,12 @@ type RunStarted struct {
 // Offset 0 after others starts the reply over, when the text streamed so
 // far is not how the reply begins (a model call that went on to call
 // tools, a reply the agent wrote itself).
+//
+// A side question's reply streams too, beside the flow's: its deltas carry
+// Aside, and Run is the side question's node.
 type TokenDelta struct {
 	Run    int64  `json:"run"`
+	Aside  bool   `json:"aside,omitempty"`
 	Offset int    `json:"offset"`
 	Text   string `json:"text"`
 }
@@ -142,11 +147,14 @@ type ProgressEvent struct {
 
 // RunCompleted is the data of run.completed: how the run ended (RunReplied,
 // RunStopped or RunFailed), its reply or what the user was told, and the
-// tokens its model calls used.
+// tokens its model calls used. A stopped run's Partial is what had
+// streamed of its reply when it stopped (kept for the user, never given to
+// the model).
 type RunCompleted struct {
 	Recorded
 	Status  string `json:"status"`
 	Text    string `json:"text"`
+	Partial string `json:"partial,omitempty"`
 	Details string `json:"details,omitempty"`
 	Usage   Usage  `json:"usage"`
 }
@@ -187,8 +195,13 @@ func (s *Service) Events(ctx context.Context, session, id, lastID string) (*Even
 		s.release(c)
 		return nil, err
 	}
-	f := &eventFeed{pos: from, runs: map[int64]runInfo{}, pending: after(c.idx, from)}
+	f := &eventFeed{pos: from, runs: map[int64]runInfo{}, pending: after(c.idx, from), sides: map[int64]*heldDraft{}}
 	f.held.resumed(from)
+	for _, sp := range from.sides {
+		d := &heldDraft{}
+		d.resumed(position{held: sp.held, sum: sp.sum})
+		f.sides[sp.run] = d
+	}
 	sub := &Subscription{conv: c, ready: make(chan struct{}, 1), events: f}
 	c.subs[sub] = struct{}{}
 	c.mu.Unlock()
@@ -250,6 +263,14 @@ func (es *EventStream) take() (evs []Event, more bool) {
 			evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: t.id, Offset: off, Text: text}})
 		}
 	}
+	// So do the side questions' replies, in the order they were asked.
+	for _, id := range slices.Sorted(maps.Keys(c.sides)) {
+		if draft := c.sides[id].side.draft; draft != "" {
+			if off, text, ok := f.side(id).take(id, draft); ok {
+				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: id, Aside: true, Offset: off, Text: text}})
+			}
+		}
+	}
 	return evs, false
 }
 
@@ -292,10 +313,11 @@ func after(x *tree.Index, p position) []tree.Node {
 // eventFeed turns a conversation's nodes into events for one client; it is
 // guarded by the conversation's mu.
 type eventFeed struct {
-	pos     position    // where the client is
-	held    heldDraft   // what the client holds of the streaming reply
-	pending []tree.Node // recorded and not yet turned into events, in id order
-	rescan  bool        // pending was dropped: read the record after pos again
+	pos     position             // where the client is
+	held    heldDraft            // what the client holds of the streaming reply
+	sides   map[int64]*heldDraft // and of each side question's, by its node
+	pending []tree.Node          // recorded and not yet turned into events, in id order
+	rescan  bool                 // pending was dropped: read the record after pos again
 	runs    map[int64]runInfo
 }
 
@@ -309,7 +331,22 @@ type runInfo struct {
 func (f *eventFeed) id() string {
 	p := f.pos
 	p.held, p.sum = f.held.n, f.held.sum
+	for _, run := range slices.Sorted(maps.Keys(f.sides)) {
+		if d := f.sides[run]; d.n > 0 {
+			p.sides = append(p.sides, sideHeld{run: run, held: d.n, sum: d.sum})
+		}
+	}
 	return p.String()
+}
+
+// side returns what the client holds of side question run's reply.
+func (f *eventFeed) side(run int64) *heldDraft {
+	d := f.sides[run]
+	if d == nil {
+		d = &heldDraft{known: true}
+		f.sides[run] = d
+	}
+	return d
 }
 
 // eventsOf appends n's events to evs and moves the position past them.
@@ -326,6 +363,8 @@ func (f *eventFeed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		m, _ := tree.Decode[tree.Message](n)
 		if !ri.aside {
 			f.held.reset() // a run's reply starts empty
+		} else {
+			delete(f.sides, ri.run)
 		}
 		data = append(data, Event{Type: EventRunStarted, Data: RunStarted{Recorded: rec, Text: m.Text}})
 	case tree.ToolCall:
@@ -337,6 +376,11 @@ func (f *eventFeed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		r, _ := tree.Decode[elicit.Request](n)
 		data = append(data, Event{Type: EventElicitAsked, Data: ElicitAsked{Recorded: rec, Elicit: n.Ref, Request: r}})
 	case tree.ElicitResponse:
+		if ri.aside {
+			// A side turn's reply goes on afresh after an answer, the answer
+			// of a new version of its turn included (sidechange.go).
+			delete(f.sides, ri.run)
+		}
 		r, _ := tree.Decode[elicit.Response](n)
 		data = append(data, Event{Type: EventElicitAnswered, Data: ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}})
 	case tree.Notify:
@@ -344,23 +388,29 @@ func (f *eventFeed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
 	case tree.AssistantMessage, tree.SideReply, tree.Stopped, tree.TurnError:
 		m, _ := tree.Decode[tree.Message](n)
-		done := RunCompleted{Recorded: rec, Status: RunReplied, Text: m.Text, Details: m.Details, Usage: usageOf(x, n, ri.run)}
+		done := RunCompleted{Recorded: rec, Status: RunReplied, Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run)}
 		switch n.Kind {
 		case tree.Stopped:
 			done.Status = RunStopped
 		case tree.TurnError:
 			done.Status = RunFailed
 		}
-		if !ri.aside {
-			if done.Status == RunReplied {
-				// The client holds the reply exactly before it is told the
-				// run is done: the rest of what streamed, or the whole reply
-				// when what streamed is not how it begins. The delta's
-				// position is the one before this node, with the reply held.
-				if off, text, ok := f.held.take(ri.run, m.Text); ok {
-					evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: ri.run, Offset: off, Text: text}})
-				}
+		held := &f.held
+		if ri.aside {
+			held = f.side(ri.run)
+		}
+		if done.Status == RunReplied {
+			// The client holds the reply exactly before it is told the
+			// run is done: the rest of what streamed, or the whole reply
+			// when what streamed is not how it begins. The delta's
+			// position is the one before this node, with the reply held.
+			if off, text, ok := held.take(ri.run, m.Text); ok {
+				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: ri.run, Aside: ri.aside, Offset: off, Text: text}})
 			}
+		}
+		if ri.aside {
+			delete(f.sides, ri.run)
+		} else {
 			f.held.reset()
 		}
 		data = append(data, Event{Type: EventRunCompleted, Data: done})
@@ -512,14 +562,25 @@ func draftSum(run int64, text string) uint64 { return newDraftHash(run, text).Su
 // the nodes up to node sent (of node itself, only the first part when part
 // is set), and held bytes of the streaming reply, whose hash is sum.
 type position struct {
-	node int64
-	part int
+	node  int64
+	part  int
+	held  int
+	sum   uint64
+	sides []sideHeld // the side questions' replies held, by run
+}
+
+// sideHeld is what a client holds of side question run's streaming reply:
+// held bytes, whose hash is sum.
+type sideHeld struct {
+	run  int64
 	held int
 	sum  uint64
 }
 
 // String writes p as an event id: "42", "42:1" (the first of node 42's two
-// events), "42.120.3k9x0b2lq1t" (and 120 bytes of the reply).
+// events), "42.120.3k9x0b2lq1t" (and 120 bytes of the reply),
+// "42~40.30.1y2p0ij32e8e7" (and 30 bytes of side question 40's reply; one
+// such part for each side reply held).
 func (p position) String() string {
 	b := strconv.AppendInt(nil, p.node, 10)
 	if p.part > 0 {
@@ -532,10 +593,25 @@ func (p position) String() string {
 		b = append(b, '.')
 		b = strconv.AppendUint(b, p.sum, 36)
 	}
+	for _, sp := range p.sides {
+		b = append(b, '~')
+		b = strconv.AppendInt(b, sp.run, 10)
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(sp.held), 10)
+		b = append(b, '.')
+		b = strconv.AppendUint(b, sp.sum, 36)
+	}
 	return string(b)
 }
 
-var positionSyntax = regexp.MustCompile(`^([0-9]{1,18})(?::([0-9]{1,9}))?(?:\.([0-9]{1,12})\.([0-9a-z]{1,13}))?$`)
+var (
+	positionSyntax = regexp.MustCompile(`^([0-9]{1,18})(?::([0-9]{1,9}))?(?:\.([0-9]{1,12})\.([0-9a-z]{1,13}))?((?:~[0-9]{1,18}\.[0-9]{1,12}\.[0-9a-z]{1,13})*)$`)
+	sideSyntax     = regexp.MustCompile(`~([0-9]{1,18})\.([0-9]{1,12})\.([0-9a-z]{1,13})`)
+)
+
+// maxSidesHeld bounds the side replies an id may say a client holds: far
+// more side questions than a user has answered at once.
+const maxSidesHeld = 64
 
 // parsePosition reads an event id as String writes it; "" is the start.
 func parsePosition(id string) (position, error) {
@@ -567,7 +643,27 @@ func parsePosition(id string) (position, error) {
 			return position{}, bad
 		}
 	}
-	if p.node == 0 && (p.part > 0 || p.held > 0) {
+	sides := sideSyntax.FindAllStringSubmatch(m[5], -1)
+	if len(sides) > maxSidesHeld {
+		return position{}, bad
+	}
+	for _, sm := range sides {
+		var sp sideHeld
+		if sp.run, err = strconv.ParseInt(sm[1], 10, 64); err != nil || sp.run == 0 {
+			return position{}, bad
+		}
+		if sp.held, err = strconv.Atoi(sm[2]); err != nil || sp.held == 0 {
+			return position{}, bad
+		}
+		if sp.sum, err = strconv.ParseUint(sm[3], 36, 64); err != nil {
+			return position{}, bad
+		}
+		if len(p.sides) > 0 && sp.run <= p.sides[len(p.sides)-1].run {
+			return position{}, bad // in order, once each, as String writes them
+		}
+		p.sides = append(p.sides, sp)
+	}
+	if p.node == 0 && (p.part > 0 || p.held > 0 || len(p.sides) > 0) {
 		return position{}, bad
 	}
 	return p, nil
@@ -582,6 +678,13 @@ func (p position) check(x *tree.Index, id string) error {
 	}
 	if p.part > 0 {
 		if n, ok := x.Node(p.node); !ok || n.Kind != tree.ToolCall || p.part != 1 {
+			return apperr.Errorf(apperr.Invalid,
+				"Last-Event-ID %q names an event this conversation's stream never sent.", clip(id))
+		}
+	}
+	for _, sp := range p.sides {
+		// A side reply held is of a side question the stream went past.
+		if n, ok := x.Node(sp.run); !ok || n.Kind != tree.SideQuestion || sp.run > p.node {
 			return apperr.Errorf(apperr.Invalid,
 				"Last-Event-ID %q names an event this conversation's stream never sent.", clip(id))
 		}

@@ -626,7 +626,7 @@ func TestADraftThatIsNotTheReplyIsReplaced(t *testing.T) {
 }
 
 // A side question asked while the agent waits is a run of its own, marked
-// aside.
+// aside; its reply streams as deltas marked aside too.
 func TestASideQuestionIsARunAside(t *testing.T) {
 	svc, model := newEventsService(t)
 	conv := startConv(t, svc, "me", "forecaster")
@@ -636,10 +636,13 @@ func TestASideQuestionIsARunAside(t *testing.T) {
 	model.answer(llm.Usage{PromptTokens: 5, CompletionTokens: 3}, "It is noon.")
 	send(t, svc, "me", conv, "what time is it?")
 	evs := f.until("the side reply", is(chat.EventRunCompleted))
-	if got := types(evs); !reflect.DeepEqual(got, []string{chat.EventRunStarted, chat.EventRunCompleted}) {
+	if got := types(evs); !reflect.DeepEqual(got, []string{chat.EventRunStarted, chat.EventTokenDelta, chat.EventRunCompleted}) {
 		t.Fatalf("side question events:%s", describe(evs))
 	}
-	q, a := evs[0].Data.(chat.RunStarted), evs[1].Data.(chat.RunCompleted)
+	q, d, a := evs[0].Data.(chat.RunStarted), evs[1].Data.(chat.TokenDelta), evs[2].Data.(chat.RunCompleted)
+	if d != (chat.TokenDelta{Run: q.Run, Aside: true, Text: "It is noon."}) {
+		t.Errorf("token.delta = %+v, want the side reply, aside", d)
+	}
 	if !q.Aside || q.Text != "what time is it?" || q.Run == main || q.Run != q.Node {
 		t.Errorf("run.started = %+v, want the side question, aside, a run of its own", q)
 	}

@@ -70,12 +70,12 @@ func (c *conversation) threadTipLocked(ctx context.Context, anchor int64) (int64
 	}
 	t := c.sides[last.ID]
 	if t == nil {
-		tip := c.idx.NewestUnder(last.ID)
+		tip := c.idx.SideTip(last.ID)
 		t = &turn{conv: c, id: last.ID, side: &side{tip: tip}, cancel: func(error) {}}
 		c.sides[last.ID] = t
 	}
 	t.cancel(errStopped)
-	end, err := t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped."})
+	end, err := t.stopSideLocked(ctx)
 	return end.ID, err
 }
 
@@ -113,9 +113,19 @@ func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant,
 	if kind == tree.AssistantMessage {
 		kind = tree.SideReply
 	}
+	if kind == tree.Stopped {
+		m.Partial = t.side.draft // still its own: c.sides[t.id] is t
+	}
 	if _, err := t.endSideLocked(context.WithoutCancel(ctx), kind, m); err != nil {
 		c.svc.log.Error("record the end of a side question", "conversation", c.conv.ID, "err", err)
 	}
+}
+
+// stopSideLocked records side turn t as stopped, keeping what streamed of
+// its reply, as a stopped turn of the flow does (tree.Message.Partial).
+// c.mu is held.
+func (t *turn) stopSideLocked(ctx context.Context) (tree.Node, error) {
+	return t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped.", Partial: t.side.draft})
 }
 
 // endSideLocked records the end of side turn t, which stops being live,
@@ -153,18 +163,25 @@ func (s *Service) resumeSidesLocked(c *conversation) {
 			if !ok {
 				return
 			}
-			branch := c.idx.PathTo(c.idx.NewestUnder(q.ID))
-			after := branch[len(c.idx.PathTo(q.ID)):]
-			m, _ := tree.Decode[tree.Message](q)
-			record := durable.NewJournal(after)
-			t := s.startSideLocked(c, a, q, m.Text, branch.Head(), record)
-			for ref, n := range record.Unanswered() {
-				if req, err := tree.Decode[elicit.Request](n); err == nil {
-					w := newWaiter(n.ID, req)
-					w.side = t
-					c.pending[ref] = w
-				}
-			}
+			s.rerunSideLocked(c, a, q, c.idx.SideTip(q.ID))
+		}
+	}
+}
+
+// rerunSideLocked runs side question q's turn again from its record up to
+// tip, where its branch goes on: after a restart, or from a changed
+// answer. Its questions still unanswered there wait again. c.mu is held.
+func (s *Service) rerunSideLocked(c *conversation, a agents.Assistant, q tree.Node, tip int64) {
+	branch := c.idx.PathTo(tip)
+	after := branch[len(c.idx.PathTo(q.ID)):]
+	m, _ := tree.Decode[tree.Message](q)
+	record := durable.NewJournal(after)
+	t := s.startSideLocked(c, a, q, m.Text, tip, record)
+	for ref, n := range record.Unanswered() {
+		if req, err := tree.Decode[elicit.Request](n); err == nil {
+			w := newWaiter(n.ID, req)
+			w.side = t
+			c.pending[ref] = w
 		}
 	}
 }
@@ -175,7 +192,7 @@ func (c *conversation) stopSidesLocked(ctx context.Context) (bool, error) {
 	stopped := false
 	for _, t := range c.sides {
 		t.cancel(errStopped)
-		if _, err := t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped."}); err != nil {
+		if _, err := t.stopSideLocked(ctx); err != nil {
 			return stopped, err
 		}
 		stopped = true
@@ -241,13 +258,13 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	last := q.ID // the last node of q's own turn
 	if end, ok := c.idx.SideEnd(q.ID); ok {
 		em, _ := tree.Decode[tree.Message](end)
-		it.Reply, it.Replied, it.Details, it.Ended = em.Text, true, em.Details, end.Kind
+		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
 		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
-		// Nothing hangs under a question that has not ended but its own
-		// turn's nodes, the one being recorded now included.
+		// Its turn works: its questions are those of the version it
+		// works on, the newest (tree.Index.SideTip).
 		it.Draft, it.Working = t.side.draft, true
-		last = c.idx.NewestUnder(q.ID)
+		last = c.idx.SideTip(q.ID)
 	}
 	it.Asks = c.sideAsksLocked(q, last)
 	// The thread hangs from the parent of its first question: climb from

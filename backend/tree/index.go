@@ -216,22 +216,42 @@ func (x *Index) SideRoot(n Node) (Node, bool) {
 	return n, true
 }
 
-// SideEnd returns the node that ended side question q's turn: the first
-// node under q, breadth first and oldest first, that ends a turn (a
-// SideReply, or a Stopped or TurnError on the side branch). It reports
-// false while q's turn has not ended. A follow-up side question hangs from
-// the end of the one before, so the end met first is q's own.
+// SideEnd returns the node that ended side question q's turn, in its
+// current version (see SideTip): a SideReply, or a Stopped or TurnError on
+// the side branch. It reports false while that version has not ended. A
+// follow-up side question hangs from the end of the one before, and is
+// not q's turn.
 func (x *Index) SideEnd(q int64) (Node, bool) {
-	queue := slices.Clone(x.children[q])
-	for len(queue) > 0 {
-		c := x.nodes[queue[0]]
-		queue = append(queue[1:], x.children[c.ID]...)
-		switch c.Kind {
-		case SideReply, Stopped, TurnError:
-			return c, true
-		}
+	tip := x.SideTip(q)
+	if tip == q {
+		return Node{}, false
+	}
+	switch n := x.nodes[tip]; n.Kind {
+	case SideReply, Stopped, TurnError:
+		return n, true
 	}
 	return Node{}, false
+}
+
+// SideTip returns where side question q's turn got to: the newest node of
+// its own turn, q itself when it has none. A turn has a version for each
+// change of an answer it was given (the new answer forks its branch, and
+// the turn goes on from it), and the newest version is the current one:
+// its nodes are newer than those of the versions before. The follow-ups
+// hanging from the turn's end are turns of their own and are not walked.
+func (x *Index) SideTip(q int64) int64 {
+	tip := q
+	stack := slices.Clone(x.children[q])
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x.nodes[id].Kind == SideQuestion {
+			continue
+		}
+		tip = max(tip, id)
+		stack = append(stack, x.children[id]...)
+	}
+	return tip
 }
 
 // SideThread returns the side questions of the thread asked from node id,

@@ -382,7 +382,7 @@ func TestSideEnd(t *testing.T) {
 		{name: "under the model call", q: 3, want: 5},
 		{name: "not answered", q: 6, want: 0},
 		{name: "a nested side question, not answered", q: 9, want: 0},
-		{name: "breadth first: the shallower reply, though newer", q: 10, want: 13},
+		{name: "the newest end of its own turn", q: 10, want: 13},
 		{name: "unknown", q: 99, want: 0},
 		{name: "after its reply was dropped", q: 10, want: 12, before: func(x *Index) { x.Drop([]int64{13}) }},
 		{name: "answered after being asked", q: 6, want: 16, before: func(x *Index) {
@@ -395,6 +395,8 @@ func TestSideEnd(t *testing.T) {
 			x.Add(nd(18, 17, SideReply, ""))
 		}},
 		{name: "failed", q: 6, want: 16, before: func(x *Index) { x.Add(nd(16, 6, TurnError, "")) }},
+		{name: "an answer changed: the new version, still running", q: 6, want: 0, before: changedSide(false)},
+		{name: "an answer changed: the new version's end, not the old one's or a follow-up's", q: 6, want: 22, before: changedSide(true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,6 +409,24 @@ func TestSideEnd(t *testing.T) {
 				t.Errorf("SideEnd(%d) = %d, want %d", tt.q, got, tt.want)
 			}
 		})
+	}
+}
+
+// changedSide gives side question 6 a question, answered (15, 16), a
+// reply (17) with a follow-up (18, 19), then the answer changed (20): a
+// second version of 6's turn, which has ended when ended is set.
+func changedSide(ended bool) func(*Index) {
+	return func(x *Index) {
+		x.Add(nd(15, 6, ElicitRequest, "6-1"))
+		x.Add(nd(16, 15, ElicitResponse, "6-1"))
+		x.Add(nd(17, 16, SideReply, ""))
+		x.Add(nd(18, 17, SideQuestion, ""))
+		x.Add(nd(19, 18, SideReply, ""))
+		x.Add(nd(20, 15, ElicitResponse, "6-1"))
+		if ended {
+			x.Add(nd(21, 20, Sample, "6-2"))
+			x.Add(nd(22, 21, SideReply, ""))
+		}
 	}
 }
 
