@@ -198,19 +198,22 @@ func TestTimeout(t *testing.T) {
 		name      string
 		reply     llmtest.Reply
 		stream    bool
+		timeout   time.Duration
 		wantShown string
 	}{
-		{"no answer", llmtest.Reply{Chunks: []string{"late"}, Delay: time.Hour}, false, ""},
-		{"no answer streamed", llmtest.Reply{Chunks: []string{"late"}, Delay: time.Hour}, true, ""},
-		{"stream stalls", llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true}, true, "Day 1: "},
+		{"no answer", llmtest.Reply{Chunks: []string{"late"}, Delay: time.Hour}, false, 50 * time.Millisecond, ""},
+		{"no answer streamed", llmtest.Reply{Chunks: []string{"late"}, Delay: time.Hour}, true, 50 * time.Millisecond, ""},
+		// The first chunk must arrive before the timeout, on a loaded
+		// machine too: this case waits longer.
+		{"stream stalls", llmtest.Reply{Chunks: []string{"Day 1: "}, Hold: true}, true, 2 * time.Second, "Day 1: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tt.reply) // a second request would find no reply
-			p, w := configured(srv, openai.Config{Timeout: 50 * time.Millisecond})
+			p, w := configured(srv, openai.Config{Timeout: tt.timeout})
 			_, shown, err := ask(t, p, tt.stream)
 			e := llmError(t, err)
-			if !e.Retryable || e.Status != 0 || e.Message != "the model endpoint timed out: no complete answer within 50ms" {
+			if want := "the model endpoint timed out: no complete answer within " + tt.timeout.String(); !e.Retryable || e.Status != 0 || e.Message != want {
 				t.Errorf("got %+v, want a retryable timeout", *e)
 			}
 			if shown != tt.wantShown {
