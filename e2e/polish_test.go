@@ -120,3 +120,33 @@ func TestAMessageSentOfflineLandsSoonAfterTheConnectionIsBack(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("send")).ToHaveText("Send"))
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"pick a colour", "confirm"}))
 }
+
+// On a conversation's page too, a message typed and sent with Enter before
+// the page's scripts have loaded is sent, once, when they have: it is
+// neither turned into a new line nor wiped.
+func TestEnterSendsBeforeTheConversationsScriptsLoad(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "assistant")
+	p.send("What's the weather in Paris?")
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Paris"))
+
+	// Datastar arrives only when the test lets it.
+	arrive := make(chan struct{})
+	p.must(p.Route(regexp.MustCompile(`/static/datastar\.js$`), func(r playwright.Route) {
+		select {
+		case <-arrive:
+		case <-time.After(20 * time.Second):
+		}
+		_ = r.Continue()
+	}))
+	_, err := p.Reload(playwright.PageReloadOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	p.must(err)
+	input := p.GetByTestId("composer-input")
+	p.must(input.Fill("And in Lisbon?"))
+	p.must(input.Press("Enter"))
+	p.must(input.Press("Enter")) // impatient: still one message
+	close(arrive)
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"What's the weather in Paris?", "And in Lisbon?"}))
+	p.must(expect.Locator(input).ToHaveValue(""))
+}

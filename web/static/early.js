@@ -30,14 +30,26 @@
   })
 })()
 
-// Enter sends a plain form's message ([data-enter-sends] on its textarea:
-// the new chat page's first message), Shift+Enter starts a new line. Here
-// rather than in a Datastar attribute, so an Enter pressed as soon as the
-// textarea takes input sends, not only once Datastar has loaded.
-document.addEventListener('keydown', (evt) => {
-  const input = evt.target
-  if (evt.key !== 'Enter' || evt.shiftKey || evt.isComposing || evt.defaultPrevented) return
-  if (!input.matches?.('textarea[data-enter-sends]') || !input.form) return
-  evt.preventDefault()
-  input.form.requestSubmit()
-})
+// Enter sends the composer's message ([data-enter-sends] on its textarea),
+// Shift+Enter starts a new line. Here rather than in a Datastar attribute,
+// so that an Enter pressed as soon as the textarea takes input sends: at
+// once for a plain form (the new chat page's, which posts itself), and for
+// a form Datastar sends, as soon as Datastar is ready — never a new line
+// the user did not want. Enters pressed before then send once.
+;(function () {
+  let datastarReady = false
+  let waiting = null // the form to send when Datastar is ready
+  document.addEventListener('datastar-ready', () => {
+    datastarReady = true
+    waiting?.requestSubmit()
+    waiting = null
+  }, { once: true })
+  document.addEventListener('keydown', (evt) => {
+    const input = evt.target
+    if (evt.key !== 'Enter' || evt.shiftKey || evt.isComposing || evt.defaultPrevented) return
+    if (!input.matches?.('textarea[data-enter-sends]') || !input.form) return
+    evt.preventDefault()
+    if (input.form.hasAttribute('action') || datastarReady) input.form.requestSubmit()
+    else waiting = input.form
+  })
+})()
