@@ -82,9 +82,8 @@ func (k cardKind) open(t *testing.T, a *app) (*chatPage, playwright.Locator) {
 }
 
 // start sends the first message of a conversation with the Send button
-// (a plain form post, which needs no script: the first Enter may come
-// before the page's scripts are ready) and waits for the question of kind
-// it leads to (any, for "").
+// (a plain form post) and waits for the question of kind it leads to (any,
+// for "").
 func (p *chatPage) start(text, kind string) playwright.Locator {
 	p.t.Helper()
 	p.must(p.GetByTestId("composer-input").Fill(text))

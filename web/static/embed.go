@@ -7,5 +7,5 @@ import "embed"
 
 // Files are the assets served under /static/.
 //
-//go:embed app.css glue.js datastar.js
+//go:embed app.css early.js glue.js datastar.js
 var Files embed.FS

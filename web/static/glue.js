@@ -6,28 +6,12 @@
 // location, the clipboard.
 const root = document.documentElement
 
-// The theme: as the system says (prefers-color-scheme, in app.css), unless
-// the toggle chose light or dark, which this browser remembers.
-const themes = ['system', 'dark', 'light']
-function applyTheme (theme) {
-  if (theme === 'dark' || theme === 'light') root.dataset.theme = theme
-  else delete root.dataset.theme
-  for (const b of document.querySelectorAll('[data-theme-toggle]')) b.textContent = `Theme: ${theme}`
-}
-let theme = localStorage.getItem('theme') || 'system'
-applyTheme(theme)
+// The theme is early.js's: it must apply before the first paint.
 
 // On a touch screen there is no Shift+Enter to mention.
 if (matchMedia('(pointer: coarse)').matches) {
   for (const input of document.querySelectorAll('[data-testid=composer-input]')) input.placeholder = 'Message the agent'
 }
-document.addEventListener('click', (evt) => {
-  if (!evt.target.closest?.('[data-theme-toggle]')) return
-  theme = themes[(themes.indexOf(theme) + 1) % themes.length]
-  if (theme === 'system') localStorage.removeItem('theme')
-  else localStorage.setItem('theme', theme)
-  applyTheme(theme)
-})
 const unreachable = 'The server could not be reached. Check that it is running, then try again.'
 
 document.addEventListener('datastar-fetch', (evt) => {
@@ -346,8 +330,8 @@ if (chatRoot) {
 }
 
 // The answer on its way. Datastar sends a card's form and, while the
-// server cannot be reached, tries again by itself (for an answer, every 2 s
-// for about a minute: answerRetry in elicit.templ); meanwhile the button pressed says "Sending…" and takes no second
+// server cannot be reached, tries again by itself (for an answer or a message, every 2 s
+// for about a minute: sendRetry in elicit.templ); meanwhile the button pressed says "Sending…" and takes no second
 // press, the card is aria-busy (the one-in-flight guard above), and the
 // composer's Send does the same for a message. The button comes back when
 // the request is over; the card shows the answer when the server's new
