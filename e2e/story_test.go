@@ -56,7 +56,10 @@ var reference = regexp.MustCompile(`SP-[0-9A-Z]{6}`)
 // 1. A flight to Tokyo next Friday: read from the words, searched with
 // progress, picked with a seat, confirmed, booked with a reference.
 func TestStoryBooksAFlight(t *testing.T) {
-	a := startApp(t)
+	// The search's progress shows for one step of the demo's pace; a
+	// longer one leaves the new page's stream, which connects after the
+	// first message is sent, time to see it on a loaded machine.
+	a := startApp(t, "SWEATPANTS_DEMO_PACE=2s")
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
 	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText("Searching flights…"))
@@ -201,7 +204,13 @@ func TestTourScreenshots(t *testing.T) {
 	shot := func(p *chatPage, name string) {
 		t.Helper()
 		path := filepath.Join(dir, name)
-		_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)})
+		// The window is made as tall as the page, so that the sticky
+		// header, sidebar and composer are drawn where a reader expects
+		// them (a full-page capture draws them where the window was).
+		height, err := p.Evaluate(`document.documentElement.scrollHeight`)
+		p.must(err)
+		p.must(p.SetViewportSize(1100, height.(int)))
+		_, err = p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path)})
 		p.must(err)
 		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 			t.Errorf("no screenshot at %s: %v", path, err)
