@@ -318,22 +318,22 @@ function settleFocus () {
   }
 }
 
-const chatRoot = document.getElementById('chat')?.closest('main')
-if (chatRoot) {
+if (main) { // the chat's <main>, watched above too
   let settling = false
   new MutationObserver(() => {
     if (settling) return
     settling = true
     queueMicrotask(() => { settling = false; settleFocus() })
-  }).observe(chatRoot, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-queued', 'aria-invalid'] })
+  }).observe(main, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-queued', 'aria-invalid'] })
   settleFocus()
 }
 
 // The answer on its way. Datastar sends a card's form and, while the
-// server cannot be reached, tries again by itself (for an answer or a message, every 2 s
-// for about a minute: sendRetry in elicit.templ); meanwhile the button pressed says "Sending…" and takes no second
-// press, the card is aria-busy (the one-in-flight guard above), and the
-// composer's Send does the same for a message. The button comes back when
+// server cannot be reached, tries again by itself (for an answer or a
+// message, every 2 s for about a minute: sendRetry in elicit.templ);
+// meanwhile the button pressed says "Sending…" and takes no second press,
+// the card is aria-busy (the one-in-flight guard above), and the composer's
+// Send does the same for a message. The button comes back when
 // the request is over; the card shows the answer when the server's new
 // render arrives over the stream.
 const sendingButtons = new Map() // the request's element → the button pressed
