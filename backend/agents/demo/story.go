@@ -87,6 +87,7 @@ type TripWords struct {
 // TripAsk is what a trip in words asks for, read by the model.
 type TripAsk struct {
 	Destination string `json:"destination" desc:"The city to fly to"`
+	Origin      string `json:"origin,omitempty" desc:"The city to fly from, if the user said"`
 	Date        string `json:"date,omitempty" desc:"The day to fly, as YYYY-MM-DD" format:"date"`
 }
 
@@ -116,7 +117,7 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 		if err := pause(ctx, Pace.Get(ctx)); err != nil {
 			return "", err
 		}
-		found, err := SearchFlights.Call(ctx, FlightSearch{To: trip.Destination, Date: trip.Date})
+		found, err := SearchFlights.Call(ctx, FlightSearch{To: trip.Destination, From: trip.Origin, Date: trip.Date})
 		if err != nil {
 			return "", err
 		}
@@ -125,7 +126,11 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			when = " on " + d.Format("Monday 2 January")
 		}
 		if len(found) == 0 {
-			return fmt.Sprintf("I found no flights to %s%s with seats left.", trip.Destination, when), nil
+			from := ""
+			if trip.Origin != "" {
+				from = " from " + trip.Origin
+			}
+			return fmt.Sprintf("I found no flights%s to %s%s with seats left.", from, trip.Destination, when), nil
 		}
 		// The key is drawn once and recorded, so a booking retried after a
 		// restart books the same seat once.

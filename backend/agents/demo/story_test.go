@@ -104,11 +104,39 @@ func TestTheStoryRunsAgainstAFlightAgentDouble(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(searched) != 1 || searched[0].To != "Tokyo" || searched[0].Date == "" {
-		t.Errorf("the double was searched %+v, want Tokyo on a day", searched)
+	if len(searched) != 1 || searched[0].To != "Tokyo" || searched[0].From != "" || searched[0].Date == "" {
+		t.Errorf("the double was searched %+v, want Tokyo on a day, from anywhere", searched)
 	}
 	if len(booked) != 1 || booked[0].Flight != "TEST1" || booked[0].Seat != seat || booked[0].Key == "" {
 		t.Errorf("the double booked %+v", booked)
+	}
+}
+
+// A trip from a city said in the words searches from there only.
+func TestTheStorySearchesFromTheCitySaid(t *testing.T) {
+	searched := make(chan demo.FlightSearch, 1)
+	double := demo.FlightAgent.Instantiate(
+		agents.Implement(demo.SearchFlights, func(_ context.Context, q demo.FlightSearch) ([]flights.Flight, error) {
+			searched <- q
+			return nil, nil
+		}),
+	)
+	svc := storyService(t, func(ctx context.Context) context.Context { return agents.Use(ctx, double) })
+	conv, _ := svc.Create(t.Context(), "s", "chat")
+	if err := svc.Send(t.Context(), "s", conv.ID, "Book me a flight from London to Tokyo next Friday"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case q := <-searched:
+		if q.From != "London" || q.To != "Tokyo" {
+			t.Errorf("searched %+v, want from London to Tokyo", q)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no search")
+	}
+	v := waitFor(t, svc, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	if got := v.Items[len(v.Items)-1].Text; !strings.Contains(got, "no flights from London to Tokyo") {
+		t.Errorf("the reply = %q, want it to say none were found from London", got)
 	}
 }
 

@@ -55,7 +55,7 @@ func outputReply(msgs []llm.Message, schema []byte) string {
 		}
 	}
 	f := newFiller(msgs, system, last)
-	f.read = read(strings.Join(said, "\n"), last, referenceDay(system))
+	f.read, f.sparse = read(strings.Join(said, "\n"), last, referenceDay(system)), true
 	if m, ok := s.(map[string]any); ok {
 		return encodeJSON(f.fromSchema("", m))
 	}
