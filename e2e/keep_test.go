@@ -147,9 +147,11 @@ func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
 	p.must(expect.Locator(form.GetByTestId("field-destination")).ToHaveValue("Porto"))
 	p.must(expect.Locator(form.GetByTestId("field-travellers")).ToHaveValue("3"))
 	p.must(expect.Locator(form.GetByTestId("field-cabin")).ToHaveValue("business"))
-	// The words said nothing of a hotel, which the model reads as none: a
-	// switch, off.
-	p.must(expect.Locator(form.GetByTestId("field-hotel")).Not().ToBeChecked())
+	// The words said nothing of a hotel, so the form does not answer it
+	// for the user: yes and no wait to be picked.
+	p.must(expect.Locator(form.GetByTestId("field-hotel-yes")).Not().ToBeChecked())
+	p.must(expect.Locator(form.GetByTestId("field-hotel-no")).Not().ToBeChecked())
+	p.must(form.GetByTestId("field-hotel-no").Check())
 	p.must(form.GetByTestId("elicit-submit").Click())
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Porto is planned: 3 travellers in business class"))
 }
