@@ -199,7 +199,14 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // browser session with its own cookies.
 func newPage(t *testing.T) playwright.Page {
 	t.Helper()
-	bctx, err := browser.NewContext()
+	return newPageWith(t, playwright.BrowserNewContextOptions{})
+}
+
+// newPageWith is newPage in a browser context made with opts: a colour
+// scheme, a phone's screen.
+func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwright.Page {
+	t.Helper()
+	bctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

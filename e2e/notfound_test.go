@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"testing"
-
-	"github.com/playwright-community/playwright-go"
 )
 
 // An address that leads nowhere — a conversation that is not there or not
@@ -36,18 +34,8 @@ func TestANotFoundPageWithAWayBack(t *testing.T) {
 // On a touch screen the composer does not mention Shift+Enter.
 func TestTheComposerOnATouchScreen(t *testing.T) {
 	a := startApp(t)
-	bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{HasTouch: playwright.Bool(true), IsMobile: playwright.Bool(true),
-		Viewport: &playwright.Size{Width: 390, Height: 844}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bctx.Close() })
-	page, err := bctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &chatPage{t: t, Page: page}
-	_, err = p.Goto(a.URL + "/")
+	p := phonePage(t)
+	_, err := p.Goto(a.URL + "/")
 	p.must(err)
 	p.must(expect.Locator(p.GetByTestId("composer-input")).ToHaveAttribute("placeholder", "Message the agent"))
 }

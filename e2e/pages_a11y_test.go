@@ -70,18 +70,8 @@ func TestTheSidebarAndHeaderStayPutWhileTheMessagesScroll(t *testing.T) {
 // phonePage is a page on a 390 × 844 touch screen.
 func phonePage(t *testing.T) *chatPage {
 	t.Helper()
-	bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{HasTouch: playwright.Bool(true), IsMobile: playwright.Bool(true),
-		Viewport: &playwright.Size{Width: 390, Height: 844}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bctx.Close() })
-	page, err := bctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page.SetDefaultTimeout(10000)
-	return &chatPage{t: t, Page: page}
+	return &chatPage{t: t, Page: newPageWith(t, playwright.BrowserNewContextOptions{HasTouch: playwright.Bool(true),
+		IsMobile: playwright.Bool(true), Viewport: &playwright.Size{Width: 390, Height: 844}})}
 }
 
 // On a phone the top bar stays small, the conversations wait behind a
@@ -239,15 +229,7 @@ func TestMessageToolsAreReadableAndBigEnough(t *testing.T) {
 	a := startApp(t)
 	for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
 		t.Run(fmt.Sprint(*scheme), func(t *testing.T) {
-			bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{ColorScheme: scheme})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { bctx.Close() })
-			page, err := bctx.NewPage()
-			if err != nil {
-				t.Fatal(err)
-			}
+			page := newPageWith(t, playwright.BrowserNewContextOptions{ColorScheme: scheme})
 			p := &chatPage{t: t, Page: page}
 			p.startWith(a, "assistant", "What is the weather in Lisbon?")
 			for _, id := range []string{"edit-message", "retry", "ask-aside", "rename", "delete"} {

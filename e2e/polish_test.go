@@ -13,15 +13,7 @@ import (
 // system's theme first, then flips.
 func TestAThemeChosenIsThereAtFirstPaint(t *testing.T) {
 	a := startApp(t)
-	bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeLight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bctx.Close() })
-	page, err := bctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := newPageWith(t, playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeLight})
 	p := &chatPage{t: t, Page: page}
 	// The theme as the body starts to be parsed, which is before it can be
 	// drawn, and before any module script of the page runs.
@@ -38,7 +30,7 @@ func TestAThemeChosenIsThereAtFirstPaint(t *testing.T) {
 		s, _ := v.(string)
 		return s
 	}
-	_, err = p.Goto(a.URL + "/new?agent=assistant")
+	_, err := p.Goto(a.URL + "/new?agent=assistant")
 	p.must(err)
 	if got := atFirstPaint(); got != "system" {
 		t.Fatalf("with no theme chosen, the page first showed %q", got)

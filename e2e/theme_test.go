@@ -12,17 +12,9 @@ import (
 // this browser, across reloads.
 func TestDarkModeFollowsTheSystemAndTheToggle(t *testing.T) {
 	a := startApp(t)
-	bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeDark})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bctx.Close() })
-	page, err := bctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := newPageWith(t, playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeDark})
 	p := &chatPage{t: t, Page: page}
-	_, err = p.Goto(a.URL + "/new?agent=concierge")
+	_, err := p.Goto(a.URL + "/new?agent=concierge")
 	p.must(err)
 	rootBackground := func() string {
 		v, err := p.Evaluate(`() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()`)

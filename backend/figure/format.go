@@ -29,6 +29,12 @@ func FormatValue(v float64) string {
 	}
 	digits := int(math.Floor(math.Log10(math.Abs(v)))) + 1 // before the point
 	decimals := min(max(6-digits, 0), 12)
+	return fixed(v, decimals)
+}
+
+// fixed writes v with at most decimals digits after the point, without
+// trailing zeros, and 0 for a value that rounds to minus zero.
+func fixed(v float64, decimals int) string {
 	s := strconv.FormatFloat(v, 'f', decimals, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")

@@ -3,7 +3,6 @@ package figure
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // The geometry of a chart: where its axes, ticks, labels, bars and points
@@ -122,14 +121,7 @@ func TickLabel(v, step float64) string {
 		digits := int(math.Ceil(math.Log10(math.Abs(v)/step))) + 2
 		return strconv.FormatFloat(v, 'g', max(digits, 2), 64)
 	}
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
+	return fixed(v, decimals)
 }
 
 // Plot is a chart laid out for drawing.
