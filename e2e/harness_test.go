@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,6 +77,8 @@ type app struct {
 	db   string
 	addr string // host:port, stable across restarts
 	URL  string
+	// nofile, when set, is the descriptor limit the binary runs under.
+	nofile int
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -87,7 +90,14 @@ type app struct {
 // and waits until it serves.
 func startApp(t *testing.T, env ...string) *app {
 	t.Helper()
-	a := &app{t: t, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: "127.0.0.1:0"}
+	return startAppUnder(t, 0, env...)
+}
+
+// startAppUnder starts the binary as startApp does, limited to nofile file
+// descriptors when nofile is not 0.
+func startAppUnder(t *testing.T, nofile int, env ...string) *app {
+	t.Helper()
+	a := &app{t: t, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: "127.0.0.1:0", nofile: nofile}
 	a.start(env...)
 	t.Cleanup(func() {
 		a.stop(syscall.SIGTERM)
@@ -101,6 +111,11 @@ func startApp(t *testing.T, env ...string) *app {
 func (a *app) start(env ...string) {
 	a.t.Helper()
 	cmd := exec.Command(binPath, "serve", "--addr", a.addr, "--db", a.db)
+	if a.nofile > 0 {
+		// The shell sets the limit (soft and hard, so the Go runtime
+		// cannot raise it) and then becomes the binary, signals and all.
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(a.nofile)}, cmd.Args...)...)
+	}
 	cmd.Env = append(append(os.Environ(), "SWEATPANTS_PROVIDER=offline"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

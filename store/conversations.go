@@ -13,34 +13,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// EnsureSession records a browser session id if it is new.
-func (db *DB) EnsureSession(ctx context.Context, id string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
-			id, db.now().UnixMilli())
-		return err
-	})
-}
-
-// RotateSession records the new session id next and moves to it every
-// conversation of prev, if prev is a recorded session; prev is forgotten.
-// An empty or unknown prev leaves next owning nothing.
-func (db *DB) RotateSession(ctx context.Context, prev, next string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?)`, next, db.now().UnixMilli()); err != nil {
-			return fmt.Errorf("record session: %w", err)
-		}
-		if prev == "" || prev == next {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
-			return fmt.Errorf("move conversations to the new session: %w", err)
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, prev)
-		return err
-	})
-}
-
 // CreateConversation records a new conversation.
 func (db *DB) CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error) {
 	now := db.now()

@@ -101,7 +101,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	// Readers stay open once opened: a reader opened under load needs file
+	// descriptors just when a busy server may have none to spare ("unable
+	// to open database file"), and reopening costs a schema read each time.
 	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
 	// The checkpointer waits for no lock (no busy_timeout): a checkpoint
 	// that would have to is tried again later instead.
 	ckpt, err := sql.Open("sqlite", dsn(path, common...))

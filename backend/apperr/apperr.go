@@ -17,7 +17,10 @@ const (
 	Conflict Code = "conflict"  // the state moved on (already answered, turn running)
 	TooLarge Code = "too_large" // the request body is over the limit
 	TooMany  Code = "too_many"  // over a rate or a count the server bounds
-	Internal Code = "internal"  // a failure the user cannot fix
+	// Unavailable: the server is at a limit of its own for now (all the
+	// streams it can hold, no descriptor left); trying later may work.
+	Unavailable Code = "unavailable"
+	Internal    Code = "internal" // a failure the user cannot fix
 )
 
 // Error is an error with a code and a user-facing message. Fields, when

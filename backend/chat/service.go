@@ -29,7 +29,8 @@ import (
 // several from HEAD, each under the one before, in one commit.
 type Store interface {
 	EnsureSession(ctx context.Context, id string) error
-	RotateSession(ctx context.Context, prev, next string) error
+	RotateSession(ctx context.Context, prev, next, client string, within time.Duration) (string, error)
+	Session(ctx context.Context, id, client string, within time.Duration) (string, error)
 	CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error)
 	Conversation(ctx context.Context, session, id string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
@@ -111,15 +112,28 @@ func newID(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// RotateSession issues a new session id and records it; the conversations
-// of prev, when prev is a session this service issued, move to the new id
-// and prev owns nothing from then on. A browser's id is rotated each time it
-// starts a conversation, so an id someone else planted in the browser
-// (session fixation) never owns what the browser's user starts. prev may be
-// anything a client sent: it is only looked up, never recorded.
-func (s *Service) RotateSession(ctx context.Context, prev string) (string, error) {
-	next := NewSessionID()
-	if err := s.store.RotateSession(ctx, prev, next); err != nil {
+// SessionHandoff is how long a rotated session id still leads to the
+// session that took its conversations over, for requests of the same client
+// address only. A browser learns its new id from the response that started
+// a conversation; a request it sent before that (a double-click on Send, a
+// chat started in a second tab) still carries the previous id, and must land
+// where the conversations went. Someone else who planted the previous id
+// gets nothing from it, and after the window neither does anyone.
+const SessionHandoff = 10 * time.Second
+
+// RotateSession gives the browser that sent prev (from the address client)
+// a session of its own and returns its id. When prev is a session this
+// service issued, its conversations move to the new id and prev owns nothing
+// from then on. A browser's id is rotated each time it starts a
+// conversation, so an id someone else planted in the browser (session
+// fixation) never owns what the browser's user starts. When prev was itself
+// rotated a moment ago for the same client, the request was sent before the
+// browser heard of that, and it gets the session prev leads to: one
+// successor, whatever the order the answers arrive in. prev may be anything
+// a client sent: it is only looked up, never recorded.
+func (s *Service) RotateSession(ctx context.Context, prev, client string) (string, error) {
+	next, err := s.store.RotateSession(ctx, prev, NewSessionID(), client, SessionHandoff)
+	if err != nil {
 		return "", err
 	}
 	if prev == "" {
@@ -134,6 +148,15 @@ func (s *Service) RotateSession(ctx context.Context, prev string) (string, error
 	}
 	s.debugRotated(prev, next)
 	return next, nil
+}
+
+// Session returns the session a browser's cookie id stands for, asked from
+// the address client: id itself when this service issued it and it is
+// current; the session it was rotated to when that was within
+// SessionHandoff and for the same client; "" otherwise (a made-up id, or
+// one that moved on), which owns nothing.
+func (s *Service) Session(ctx context.Context, id, client string) (string, error) {
+	return s.store.Session(ctx, id, client, SessionHandoff)
 }
 
 // Assistant returns the assistant named name, the default one when name is

@@ -23,9 +23,14 @@ type Chat interface {
 	// ModelName names the model provider, for display.
 	ModelName() string
 
-	// RotateSession issues and records a new session id, which takes over
-	// the conversations of prev if the service issued prev.
-	RotateSession(ctx context.Context, prev string) (string, error)
+	// RotateSession gives the browser that sent the session id prev, from
+	// the address client, a session of its own, which takes over the
+	// conversations of prev if the service issued prev (see
+	// chat.Service.RotateSession).
+	RotateSession(ctx context.Context, prev, client string) (string, error)
+	// Session returns the session the id a browser sent stands for now,
+	// asked from the address client; "" for none.
+	Session(ctx context.Context, id, client string) (string, error)
 	// Conversations lists a session's conversations, newest first.
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	// Create starts a conversation with the named agent (the default agent

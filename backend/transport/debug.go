@@ -69,12 +69,7 @@ func (s *Server) debugStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if sessionOf(c) == "" {
-		// Nothing to follow (the page opens no stream then), and no
-		// session's stream count to hold it in.
-		return apperr.Errorf(apperr.NotFound, "This browser has no conversations yet.")
-	}
-	release, err := s.streams.acquire(sessionOf(c))
+	release, err := s.acquireStream(c)
 	if err != nil {
 		return err
 	}

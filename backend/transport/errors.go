@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,9 +29,23 @@ func status(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case apperr.TooMany:
 		return http.StatusTooManyRequests
+	case apperr.Unavailable:
+		return http.StatusServiceUnavailable
 	default:
+		if exhausted(err) {
+			return http.StatusServiceUnavailable
+		}
 		return http.StatusInternalServerError
 	}
+}
+
+// retryAfter is the seconds a client refused for a limit is asked to wait.
+const retryAfter = "10"
+
+// exhausted reports whether err is the process running out of descriptors:
+// a passing overload, answered 503 like a limit, not 500 like a fault.
+func exhausted(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // wantsPage reports whether r is a browser navigating: a GET that accepts
@@ -53,7 +68,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 			msg = m
 		}
 	}
-	if code >= 500 {
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		// A limit, not a fault: say when trying again may work.
+		c.Response().Header().Set("Retry-After", retryAfter)
+		if code == http.StatusServiceUnavailable && apperr.CodeOf(err) == apperr.Internal {
+			msg = "The server is out of room for a moment; please try again shortly."
+		}
+	}
+	if code >= 500 && apperr.CodeOf(err) != apperr.Unavailable { // a limit reached is in the access log
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if code == http.StatusNotFound && wantsPage(c.Request()) {

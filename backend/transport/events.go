@@ -16,7 +16,7 @@ import (
 func (s *Server) events(c echo.Context) error {
 	r := c.Request()
 	ctx := r.Context()
-	release, err := s.streams.acquire(sessionOf(c))
+	release, err := s.acquireStream(c)
 	if err != nil {
 		return err
 	}

@@ -115,11 +115,12 @@ func ParsePrefixes(list string) ([]netip.Prefix, error) {
 
 func (ps proxies) trusts(remoteAddr string) bool {
 	ap, err := netip.ParseAddrPort(remoteAddr)
-	if err != nil {
-		return false
-	}
+	return err == nil && ps.trustsAddr(ap.Addr().Unmap())
+}
+
+func (ps proxies) trustsAddr(a netip.Addr) bool {
 	for _, p := range ps {
-		if p.Contains(ap.Addr().Unmap()) {
+		if p.Contains(a) {
 			return true
 		}
 	}

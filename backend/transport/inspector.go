@@ -54,7 +54,7 @@ func (s *Server) inspectorStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	release, err := s.streams.acquire(sessionOf(c))
+	release, err := s.acquireStream(c)
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,16 @@ package transport
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +44,14 @@ func (a *testApp) withCookie(t *testing.T, value string) *browser {
 	b := a.browser(t)
 	u, _ := url.Parse(a.srv.URL)
 	b.c.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: value, Path: "/"}})
+	return b
+}
+
+// elsewhere moves the browser to another client address (a loopback
+// address of its own), as a browser on another network is.
+func (b *browser) elsewhere(ip string) *browser {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	b.c.Transport = &http.Transport{DialContext: d.DialContext}
 	return b
 }
 
@@ -143,7 +154,7 @@ func TestAPlantedSessionIdNeverOwnsWhatTheBrowserStarts(t *testing.T) {
 	if n := a.count(t, `SELECT count(*) FROM sessions WHERE id = ?`, planted); n != 0 {
 		t.Errorf("the planted id was recorded as a session")
 	}
-	attacker := a.withCookie(t, planted)
+	attacker := a.withCookie(t, planted).elsewhere("127.0.0.2")
 	if code, _ := attacker.do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusNotFound {
 		t.Errorf("the planted id reads the victim's conversation: %d, want 404", code)
 	}
@@ -155,7 +166,7 @@ func TestAPlantedSessionIdNeverOwnsWhatTheBrowserStarts(t *testing.T) {
 	known := issued.cookie()
 	victim2 := a.withCookie(t, known)
 	conv2 := victim2.start("concierge", "another private trip")
-	if code, _ := a.withCookie(t, known).do(http.MethodGet, "/c/"+conv2, "", ""); code != http.StatusNotFound {
+	if code, _ := a.withCookie(t, known).elsewhere("127.0.0.2").do(http.MethodGet, "/c/"+conv2, "", ""); code != http.StatusNotFound {
 		t.Errorf("an issued id planted in a browser reads what it started: %d, want 404", code)
 	}
 }
@@ -170,15 +181,62 @@ func TestRotationKeepsTheBrowsersConversations(t *testing.T) {
 		t.Fatalf("GET first = %d", code)
 	}
 	second := b.start("concierge", "second")
-	if b.cookie() == before {
+	after := b.cookie()
+	if after == before {
 		t.Fatal("starting a conversation did not rotate the session")
 	}
 	for _, conv := range []string{first, second} {
 		if code, _ := b.do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusOK {
 			t.Errorf("GET %s after rotation = %d, want 200", conv, code)
 		}
-		if code, _ := a.withCookie(t, before).do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusNotFound {
-			t.Errorf("the old id still reads %s: %d, want 404", conv, code)
+		// Someone else holding the old id reads nothing.
+		if code, _ := a.withCookie(t, before).elsewhere("127.0.0.2").do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusNotFound {
+			t.Errorf("the old id, from another address, still reads %s: %d, want 404", conv, code)
+		}
+		// A tab of the same browser whose request left with the old id
+		// a moment ago still reads it, and is moved along to the new id.
+		tab := a.withCookie(t, before)
+		if code, _ := tab.do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusOK {
+			t.Errorf("the old id, from the browser's address just after the rotation, reads %s: %d, want 200", conv, code)
+		}
+		if got := tab.cookie(); got != after {
+			t.Errorf("the tab with the old id was given %q, want the new id %q", got, after)
+		}
+	}
+}
+
+// TestTwoChatsStartedAtOnceKeepEveryConversation: a double-click on Send, or
+// two tabs starting chats at once, sends two POST /c with the same cookie.
+// Whichever answer the browser keeps, every earlier conversation and both
+// new ones stay the browser's.
+func TestTwoChatsStartedAtOnceKeepEveryConversation(t *testing.T) {
+	a := newTestApp(t)
+	b := a.browser(t)
+	earlier := []string{b.start("concierge", "first"), b.start("concierge", "second")}
+	old := b.cookie()
+	const tabs = 4
+	ids, cookies := make([]string, tabs), make([]string, tabs)
+	var wg sync.WaitGroup
+	for i := range tabs {
+		tab := a.withCookie(t, old)
+		wg.Go(func() {
+			code, _, loc := tab.post("/c", url.Values{"agent": {"concierge"}, "message": {fmt.Sprintf("tab %d", i)}})
+			ids[i], cookies[i] = strings.TrimPrefix(loc, "/c/"), tab.cookie()
+			if code != http.StatusSeeOther {
+				t.Errorf("POST /c from tab %d = %d", i, code)
+			}
+		})
+	}
+	wg.Wait()
+	for _, ck := range cookies {
+		if ck != cookies[0] {
+			t.Fatalf("the tabs were given different sessions %v; whichever the browser keeps strands the others", cookies)
+		}
+	}
+	kept := a.withCookie(t, cookies[0])
+	for _, conv := range append(earlier, ids...) {
+		if code, _ := kept.do(http.MethodGet, "/c/"+conv, "", ""); code != http.StatusOK {
+			t.Errorf("GET %s with the session the browser kept = %d, want 200", conv, code)
 		}
 	}
 }

@@ -4,6 +4,7 @@
 package transport
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -24,14 +25,18 @@ type Config struct {
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto: https
-	// marks the session cookie Secure; the header is ignored from others.
+	// marks the session cookie Secure and whose X-Forwarded-For names the
+	// client; the headers are ignored from others.
 	TrustedProxies []netip.Prefix
 	// AllowedHosts are the host names the app is served as, beyond IP
 	// addresses and localhost; requests for any other Host are refused.
 	AllowedHosts []string
 	// MaxStreams bounds the streams one session holds open at once;
-	// DefaultMaxStreams when 0.
-	MaxStreams int
+	// DefaultMaxStreams when 0. MaxStreamsPerClient bounds those of one
+	// client address (DefaultMaxStreamsPerClient when 0), MaxStreamsTotal
+	// those of the whole server (DefaultMaxStreamsTotal when 0): keep it
+	// well under the descriptor limit, so that new visitors still get in.
+	MaxStreams, MaxStreamsPerClient, MaxStreamsTotal int
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents templates.ElicitComponents
@@ -58,11 +63,11 @@ func NewServer(cfg Config) http.Handler {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	if cfg.MaxStreams == 0 {
-		cfg.MaxStreams = DefaultMaxStreams
-	}
+	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
+	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
+	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
 	s := &Server{chat: cfg.Chat, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
-		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams), echo: echo.New()}
+		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)

@@ -7,19 +7,37 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-const sessionCookie = "sp_session"
+const (
+	sessionCookie = "sp_session"
+	cookieSent    = "sp_session_sent" // the id the cookie carried, before resolving
+)
 
 var validSession = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// session reads the browser's session from its HttpOnly cookie; a request
-// with no well-formed cookie has no session and owns nothing. Nothing here
-// writes: a session is issued only when a conversation starts (startSession),
-// so a visit that starts nothing (any cross-site <img>) costs no row and no
-// cookie.
+// session reads the browser's session from its HttpOnly cookie and asks the
+// service which session that id stands for now: a made-up id, or one that
+// moved on, stands for none, and a request with no session owns nothing.
+// An id rotated a moment ago stands for its successor (see
+// chat.SessionHandoff); the answer then carries the successor's cookie, so
+// the tab that sent the old one is moved along. Nothing here records: a
+// session is issued only when a conversation starts (startSession), so a
+// visit that starts nothing (any cross-site <img>) costs no row.
 func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if ck, err := c.Cookie(sessionCookie); err == nil && validSession.MatchString(ck.Value) {
-			c.Set(sessionCookie, ck.Value)
+		ck, err := c.Cookie(sessionCookie)
+		if err != nil || !validSession.MatchString(ck.Value) {
+			return next(c)
+		}
+		c.Set(cookieSent, ck.Value)
+		id, err := s.chat.Session(c.Request().Context(), ck.Value, s.clientAddr(c.Request()))
+		if err != nil {
+			return err
+		}
+		if id != "" && id != ck.Value {
+			s.setSessionCookie(c, id)
+		}
+		if id != "" {
+			c.Set(sessionCookie, id)
 		}
 		return next(c)
 	}
@@ -30,21 +48,29 @@ func sessionOf(c echo.Context) string {
 	return id
 }
 
-// startSession gives the browser a new session id, issued and recorded by
-// the service, that takes over the conversations of its current one (if the
-// server issued that one). Rotating on every new conversation means an id
-// planted in the browser by someone else never owns what its user starts.
+// startSession gives the browser a session id of its own, issued and
+// recorded by the service, that takes over the conversations of the one its
+// cookie carried (if the server issued that one). Rotating on every new
+// conversation means an id planted in the browser by someone else never owns
+// what its user starts. The id the cookie carried is handed over as sent,
+// not as resolved: two chats started at once with the same cookie must end
+// on the same successor.
 func (s *Server) startSession(c echo.Context) (string, error) {
-	id, err := s.chat.RotateSession(c.Request().Context(), sessionOf(c))
+	sent, _ := c.Get(cookieSent).(string)
+	id, err := s.chat.RotateSession(c.Request().Context(), sent, s.clientAddr(c.Request()))
 	if err != nil {
 		return "", err
 	}
+	s.setSessionCookie(c, id)
+	c.Set(sessionCookie, id)
+	return id, nil
+}
+
+func (s *Server) setSessionCookie(c echo.Context, id string) {
 	c.SetCookie(&http.Cookie{
 		Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: s.overHTTPS(c), MaxAge: 400 * 24 * 3600,
 	})
-	c.Set(sessionCookie, id)
-	return id, nil
 }
 
 // overHTTPS reports whether the browser reached the app over HTTPS: the

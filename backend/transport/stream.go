@@ -23,7 +23,7 @@ func (s *Server) stream(c echo.Context) error {
 	r := c.Request()
 	ctx := r.Context()
 	conv := c.Param("id")
-	release, err := s.streams.acquire(sessionOf(c))
+	release, err := s.acquireStream(c)
 	if err != nil {
 		return err
 	}

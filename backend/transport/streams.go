@@ -3,41 +3,90 @@ package transport
 import (
 	"sync"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 )
 
-// DefaultMaxStreams is how many streams (open pages of conversations and
-// of their trees) one session may hold at once.
-const DefaultMaxStreams = 32
+// Stream limits. Every open stream holds a connection, so a file
+// descriptor, and costs the server work on each change of what it follows:
+// without bounds, one client opening many would slow everyone else down,
+// and enough of them would use up the descriptors and lock everyone out.
+const (
+	// DefaultMaxStreams is how many streams (open pages of conversations,
+	// of their trees and of the calls page) one session may hold at once.
+	DefaultMaxStreams = 32
+	// DefaultMaxStreamsPerClient is how many one client address may hold,
+	// whatever the sessions it holds them with: every visitor can start a
+	// conversation and so have a session. A household or an office behind
+	// one address shares it.
+	DefaultMaxStreamsPerClient = 256
+	// DefaultMaxStreamsTotal is how many the server holds in all when its
+	// configuration does not say; cmd/web derives it from the descriptor
+	// limit, leaving room for new visitors' pages and the database.
+	DefaultMaxStreamsTotal = 4096
+)
 
-// streamLimit bounds the streams each session holds open. Every open stream
-// costs the server work on each change of its conversation; without a
-// bound, one client opening many would slow everyone else down.
+// streamLimit bounds the streams held open per session, per client address
+// and in all.
 type streamLimit struct {
-	max  int
-	mu   sync.Mutex
-	open map[string]int // session → streams open
+	perSession, perClient, total int
+
+	mu        sync.Mutex
+	bySession map[string]int
+	byClient  map[string]int
+	open      int
 }
 
-func newStreamLimit(max int) *streamLimit {
-	return &streamLimit{max: max, open: map[string]int{}}
+func newStreamLimit(perSession, perClient, total int) *streamLimit {
+	return &streamLimit{perSession: perSession, perClient: perClient, total: total,
+		bySession: map[string]int{}, byClient: map[string]int{}}
 }
 
-// acquire counts one more stream of session, or refuses it with TooMany;
-// the caller calls release when the stream ends.
-func (l *streamLimit) acquire(session string) (release func(), err error) {
+// acquire counts one more stream of session from client, or refuses it: one
+// over its session's or its client's share is TooMany; one over the
+// server's total is Unavailable, to be tried again later. The caller calls
+// release when the stream ends.
+func (l *streamLimit) acquire(session, client string) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open[session] >= l.max {
+	switch {
+	case l.bySession[session] >= l.perSession:
 		return nil, apperr.Errorf(apperr.TooMany,
-			"This browser has %d pages of this app streaming already; close some tabs and reload.", l.max)
+			"This browser has %d pages of this app streaming already; close some tabs and reload.", l.perSession)
+	case l.byClient[client] >= l.perClient:
+		return nil, apperr.Errorf(apperr.TooMany,
+			"Your network has %d pages of this app streaming already; close some tabs and reload.", l.perClient)
+	case l.open >= l.total:
+		return nil, apperr.Errorf(apperr.Unavailable,
+			"The server is following as many pages as it can; please reload in a little while.")
 	}
-	l.open[session]++
+	l.bySession[session]++
+	l.byClient[client]++
+	l.open++
 	return func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.open[session]--; l.open[session] == 0 {
-			delete(l.open, session)
+		l.open--
+		if l.bySession[session]--; l.bySession[session] == 0 {
+			delete(l.bySession, session)
+		}
+		if l.byClient[client]--; l.byClient[client] == 0 {
+			delete(l.byClient, client)
 		}
 	}, nil
+}
+
+// acquireStream counts the stream the request c opens (see acquire). A
+// request with no session the server issued (none, a made-up one, one that
+// moved on) owns nothing to follow, and holds no stream: its conversation is
+// reported missing, exactly as another session's is.
+func (s *Server) acquireStream(c echo.Context) (release func(), err error) {
+	if sessionOf(c) == "" {
+		if id := c.Param("id"); id != "" {
+			return nil, apperr.Errorf(apperr.NotFound, "There is no conversation %q.", id)
+		}
+		return nil, apperr.Errorf(apperr.NotFound, "This browser has no conversations yet.")
+	}
+	return s.streams.acquire(sessionOf(c), s.clientAddr(c.Request()))
 }

@@ -36,6 +36,8 @@ type serveConfig struct {
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
+	maxStreams     int // 0: half of maxConns
+	clientStreams  int // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
 
 	otlpEndpoint string
 }
@@ -78,6 +80,11 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"how long an idle keep-alive connection stays open")
 	fs.Var(intFlag[int]{&cfg.maxConns, 1, "a positive number of connections"}, "max-conns",
 		"open connections beyond which the longest-idle ones are closed (default: the descriptor limit less 128)")
+	fs.Var(intFlag[int]{&cfg.maxStreams, 1, "a positive number of streams"}, "max-streams",
+		"open pages the server follows at once, beyond which new ones are refused with 503 (default: half of --max-conns)")
+	fs.Var(intFlag[int]{&cfg.clientStreams, 1, "a positive number of streams"}, "max-streams-per-client",
+		fmt.Sprintf("open pages one client address may have followed at once (default: %d, at most half of --max-streams)",
+			transport.DefaultMaxStreamsPerClient))
 	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	return fs
@@ -89,6 +96,17 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (se
 	var cfg serveConfig
 	err := parseFlags(serveFlags(&cfg), serveSynopsis, args, getenv, stdout)
 	return cfg, err
+}
+
+// streamLimits returns how many streams the server follows in all and per
+// client address. Each holds a connection: half of the connections go to
+// streams, the other half stay for page loads, commands and new visitors.
+// One client gets at most half of the streams, so that a single address
+// cannot crowd everyone else out.
+func (cfg serveConfig) streamLimits() (total, perClient int) {
+	total = cmp.Or(cfg.maxStreams, max(1, cfg.maxConns/2))
+	perClient = cmp.Or(cfg.clientStreams, min(transport.DefaultMaxStreamsPerClient, max(1, total/2)))
+	return total, perClient
 }
 
 // readyChat is the chat service that says it is ready (transport.Readiness,
@@ -148,8 +166,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen: %w", err)
 	}
 	reaper := newIdleReaper(cfg.maxConns)
+	maxStreams, clientStreams := cfg.streamLimits()
 	srv := &http.Server{
 		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Log: log, MaxBody: cfg.maxBody,
+			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
 			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker},

@@ -54,7 +54,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
-		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318",
+		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
+		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318",
 	}
 	var flags serveConfig
 	n := 0
@@ -74,7 +75,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		pace: 0, compact: 0, suspend: 5 * time.Second, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, otlpEndpoint: "http://collector:4318"}
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}

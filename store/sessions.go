@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// EnsureSession records a browser session id if it is new.
+func (db *DB) EnsureSession(ctx context.Context, id string) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+			id, db.now().UnixMilli())
+		return err
+	})
+}
+
+// Session returns the session that holds id's conversations now: id itself
+// when it is a recorded session that was not rotated; its successor when it
+// was rotated less than within ago for the same client (following a chain
+// of such rotations); "" when id was never recorded, or rotated longer ago
+// or for another client.
+func (db *DB) Session(ctx context.Context, id, client string, within time.Duration) (string, error) {
+	return db.liveSession(ctx, db.read, id, client, within)
+}
+
+// maxHandoffs bounds the chain of rotations Session follows; a browser
+// rotates once per conversation it starts, so a handoff window holds few.
+const maxHandoffs = 8
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, within time.Duration) (string, error) {
+	since := db.now().Add(-within).UnixMilli()
+	for range maxHandoffs {
+		if id == "" {
+			return "", nil
+		}
+		var successor, rotatedFor sql.NullString
+		var at sql.NullInt64
+		err := q.QueryRowContext(ctx, `SELECT successor, rotated_at, rotated_for FROM sessions WHERE id = ?`, id).
+			Scan(&successor, &at, &rotatedFor)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("read session: %w", err)
+		}
+		if !successor.Valid {
+			return id, nil
+		}
+		if at.Int64 < since || rotatedFor.String != client {
+			return "", nil
+		}
+		id = successor.String
+	}
+	return "", nil
+}
+
+// RotateSession moves the conversations of the browser that sent prev to a
+// session of its own and returns that session's id:
+//   - prev is a recorded session that was not rotated: next is recorded and
+//     takes prev's conversations over; prev leads to next (see Session) for
+//     within, for client only, and to nothing after that.
+//   - prev was rotated less than within ago for client: the request was sent
+//     before the browser heard of the rotation (a double-click, a second
+//     tab), so it gets the session prev leads to, and next is not recorded.
+//     Rotating again would hand the browser two ids at once, and whichever
+//     cookie it kept last would strand the other's conversations.
+//   - otherwise (empty, never issued, rotated for someone else or long ago):
+//     next is recorded and owns nothing.
+//
+// Rotations older than within are forgotten here.
+func (db *DB) RotateSession(ctx context.Context, prev, next, client string, within time.Duration) (string, error) {
+	got := next
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		now := db.now()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE successor IS NOT NULL AND rotated_at < ?`,
+			now.Add(-within).UnixMilli()); err != nil {
+			return fmt.Errorf("forget old rotations: %w", err)
+		}
+		live, err := db.liveSession(ctx, tx, prev, client, within)
+		if err != nil {
+			return err
+		}
+		if live != "" && live != prev {
+			got = live
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?)`, next, now.UnixMilli()); err != nil {
+			return fmt.Errorf("record session: %w", err)
+		}
+		if live == "" {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
+			return fmt.Errorf("move conversations to the new session: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET successor = ?, rotated_at = ?, rotated_for = ? WHERE id = ?`,
+			next, now.UnixMilli(), client, prev)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return got, nil
+}
