@@ -69,16 +69,16 @@ func (s *Server) startSession(c echo.Context) (string, error) {
 func (s *Server) setSessionCookie(c echo.Context, id string) {
 	c.SetCookie(&http.Cookie{
 		Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.overHTTPS(c), MaxAge: 400 * 24 * 3600,
+		SameSite: http.SameSiteLaxMode, Secure: s.overHTTPS(c.Request()), MaxAge: 400 * 24 * 3600,
 	})
 }
 
 // overHTTPS reports whether the browser reached the app over HTTPS: the
 // server is configured to say so, the connection is TLS, or a trusted proxy
 // says so in X-Forwarded-Proto. The header is ignored from anyone else, who
-// could otherwise choose the cookie's flags.
-func (s *Server) overHTTPS(c echo.Context) bool {
-	r := c.Request()
+// could otherwise choose the cookie's flags and the origin a write must come
+// from (refuseCrossOrigin).
+func (s *Server) overHTTPS(r *http.Request) bool {
 	if s.secure || r.TLS != nil {
 		return true
 	}
