@@ -16,7 +16,7 @@ import (
 func TestTheShowcaseShowsATableAndCharts(t *testing.T) {
 	a := startApp(t)
 	p := openShowcase(t, a)
-	q := p.ask("hello", "choice")
+	q := p.ask("surprise me", "choice")
 	p.must(q.GetByTestId("choice-Compare fares (a table and a chart)").Check())
 	p.must(q.GetByTestId("elicit-submit").Click())
 	p.replied("The cheapest is Porto at 39 €; Berlin costs the most, 189 €.")

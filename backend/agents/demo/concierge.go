@@ -192,9 +192,10 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Concierge is the default assistant with the offline model: the model
-// reads each message as a trip to plan and calls plan-trip, whose steps
-// take pace each; the plan it returns is the reply.
+// Concierge plans trips: the model reads each message as a trip to plan
+// and calls plan-trip, whose steps take pace each; the plan it returns is
+// the reply. The offline model answers small talk ("Are we there yet?") in
+// words instead.
 func Concierge(pace time.Duration) agents.Assistant {
 	loop := agents.Loop{
 		System: "You are a travel concierge. Every message is a trip to plan: call plan-trip with what the user asked for.",

@@ -32,7 +32,7 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		{"book a flight", "flight", "", ""},
 		{"profile", elicit.FormKind, "Tell me about yourself:", ""},
 		{"together", elicit.FormKind, "How much luggage are you bringing?", ""},
-		{"hello there", "choice", "What would you like to try?", ""},
+		{"surprise me", "choice", "What would you like to try?", ""},
 	}
 	model := offline.New()
 	for _, tc := range tests {

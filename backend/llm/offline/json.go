@@ -32,7 +32,7 @@ func jsonReply(msgs []llm.Message, system, last string) string {
 			f.numbers = append(f.numbers, n)
 		}
 	}
-	var v any = map[string]any{"reply": chatReply(system, prose)}
+	var v any = map[string]any{"reply": chatReply(system, prose, nil, 0)}
 	if ok {
 		v = f.fill("", shape)
 	}
@@ -326,7 +326,7 @@ func (f *filler) text(key string) string {
 	}
 	for _, p := range []string{"answer", "reply", "response", "message", "text", "content", "description", "plan", "explanation", "reason", "detail", "body", "note", "comment"} {
 		if strings.Contains(k, p) {
-			return chatReply(f.system, f.prose)
+			return chatReply(f.system, f.prose, nil, 0)
 		}
 	}
 	if len(f.words) == 0 {

@@ -20,7 +20,10 @@ const Model = "offline-echo-1"
 // tools, it calls the one whose name and description best match the latest
 // user message, with arguments read from that message; given the results, it
 // reports them in text; asked for an output schema, it writes JSON valid for
-// it. The same request always gets the same response: relative dates such as
+// it. Small talk — "hi", "thanks", "how are you", "are we there yet", "tell
+// me a joke", "what can you do" — it answers as small talk, in words, even
+// when a tool is required: only a tool the choice names is called for it.
+// The same request always gets the same response: relative dates such as
 // "tomorrow" are read against a system message's "Today is YYYY-MM-DD", and
 // left out without one, never against the clock. Usage counts words as
 // tokens; it gives no logprobs.
@@ -99,7 +102,7 @@ func reply(req llm.Request) string {
 		system, _ := instructions(req.Messages)
 		return reportResults(system, results)
 	}
-	return compose(req.Messages)
+	return compose(req.Messages, req.Tools)
 }
 
 // splitWords cuts s into words, each carrying the white space before it, so

@@ -36,8 +36,8 @@ func TestOfflineReplies(t *testing.T) {
 			"Thanks! You mentioned flight, Tokyo, next and Friday. I'm the offline demo model, so my replies only reflect what you write."},
 		{"question", []llm.Message{user("What is the weather in Paris tomorrow?")},
 			"Good question about weather, Paris and tomorrow. I'm the offline demo model, so I can't look things up, but I've noted it."},
-		{"no key words", []llm.Message{user("ok")},
-			`You said "ok". I'm the offline demo model, so my replies only reflect what you write.`},
+		{"no key words", []llm.Message{user("Is it?")},
+			`You said "Is it?". I'm the offline demo model, so my replies only reflect what you write.`},
 		{"role from system prompt", []llm.Message{system("You are a travel concierge. Draft a short trip plan."), user("Plan a trip to Lisbon.")},
 			"Thanks! You mentioned trip and Lisbon. I'm an offline travel concierge, so my replies only reflect what you write."},
 		{"a summary of earlier turns is context, not an instruction", []llm.Message{

@@ -8,9 +8,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
-// compose writes the offline provider's reply to msgs. The instructions it
-// follows come from the system prompt and the last user message.
-func compose(msgs []llm.Message) string {
+// compose writes the offline provider's reply to msgs, offered tools. The
+// instructions it follows come from the system prompt and the last user
+// message.
+func compose(msgs []llm.Message, tools []llm.ToolSpec) string {
 	system, last := instructions(msgs)
 	asked := strings.ToLower(system + "\n" + last)
 	switch {
@@ -19,7 +20,7 @@ func compose(msgs []llm.Message) string {
 	case strings.Contains(asked, "summar"):
 		return summarize(msgs)
 	default:
-		return chatReply(system, last)
+		return chatReply(system, last, tools, jokesTold(msgs, roleOf(system)))
 	}
 }
 
@@ -44,17 +45,23 @@ func instructions(msgs []llm.Message) (system, last string) {
 	return system, last
 }
 
-// chatReply is the everyday answer: it restates the key words of text,
-// speaking in the role the system prompt gives, if any.
-func chatReply(system, text string) string {
+// chatReply is the everyday answer, speaking in the role the system prompt
+// gives, if any: small talk in kind, anything else by restating the key
+// words of text. Asked what it can do, it names tools, the ones offered;
+// asked for a joke, it tells the one after the jokes told before.
+func chatReply(system, text string, tools []llm.ToolSpec, told int) string {
 	who := "the offline demo model"
-	if role := roleOf(system); role != "" {
+	role := roleOf(system)
+	if role != "" {
 		who = "an offline " + role
 	}
 	kw := keywords(text, 4)
+	kind := smallTalk(text, role)
 	switch {
 	case strings.TrimSpace(text) == "":
 		return fmt.Sprintf("Hello! I'm %s. Send me a message and I'll reflect it back.", who)
+	case kind != notTalk:
+		return talkReply(kind, who, tools, told)
 	case len(kw) == 0 && isGreeting(text):
 		return fmt.Sprintf("Hello! I'm %s. What would you like to talk about?", who)
 	case len(kw) == 0:

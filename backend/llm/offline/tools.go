@@ -12,9 +12,10 @@ import (
 
 // callTools returns the tool calls that answer req, or none when it should
 // be answered in text: when no tool is offered, the choice is "none", the
-// latest user message has already been answered by tool results, or (under
-// "auto") no tool matches its words. A tool choice naming a tool that is not
-// offered is an *llm.Error.
+// latest user message has already been answered by tool results, it is
+// small talk (unless the choice names a tool), or (under "auto") no tool
+// matches its words. A tool choice naming a tool that is not offered is an
+// *llm.Error.
 func callTools(req llm.Request) ([]llm.ToolCall, error) {
 	if len(req.Tools) == 0 || req.ToolChoice == llm.ToolNone {
 		return nil, nil
@@ -24,9 +25,17 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 		return nil, nil
 	}
 	text := req.Messages[turn].Content
+	system, _ := instructions(req.Messages)
 	var tool llm.ToolSpec
 	switch req.ToolChoice {
 	case "", llm.ToolAuto, llm.ToolRequired:
+		// Small talk ("Are we there yet?") asks nothing of a tool, so it is
+		// answered in words, even when a tool is required: that is how an
+		// agent has the model act at once on a request, and small talk is
+		// none. Only a tool named by the choice is called regardless.
+		if smallTalk(text, roleOf(system)) != notTalk {
+			return nil, nil
+		}
 		i, score := pickTool(req.Tools, text)
 		// "And in Osaka?" asks again what the message before asked, of
 		// something else: the tool that answered it answers this too; and
@@ -54,7 +63,6 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 			return nil, &llm.Error{Provider: "offline", Message: fmt.Sprintf("the tool choice %q names no offered tool", req.ToolChoice)}
 		}
 	}
-	system, _ := instructions(req.Messages)
 	made := 0
 	for _, m := range req.Messages {
 		made += len(m.ToolCalls)

@@ -210,7 +210,7 @@ func TestToolChoice(t *testing.T) {
 		{"default is auto", "", []llm.Message{user("tell me a joke")}, "text"},
 		{"none", llm.ToolNone, joke, "text"},
 		{"required calls the best tool", llm.ToolRequired, []llm.Message{user("search for flights")}, `search_flights {"destination":"unknown","origin":"unknown","travellers":1}`},
-		{"required calls the first tool when none matches", llm.ToolRequired, []llm.Message{user("tell me a joke")}, `get_weather {"city":"unknown"}`},
+		{"required calls the first tool when none matches", llm.ToolRequired, []llm.Message{user("tell me about the stars")}, `get_weather {"city":"unknown"}`},
 		{"named", "get_location", joke, "get_location {}"},
 	}
 	for _, tt := range tests {
