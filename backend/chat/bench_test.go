@@ -128,7 +128,7 @@ func (e *benchEnv) fileMB() (db, wal float64) {
 // it and a question pending.
 type benchConv struct {
 	session, id string
-	sub         *chat.Subscription
+	sub         *chat.Follower
 	pending     string // the id of the elicit waiting for an answer
 }
 
@@ -174,11 +174,12 @@ func (c *benchConv) answer(ctx context.Context, svc *chat.Service, content []byt
 // appended as pending (or, after a resync, shows as pending), and returns
 // its id. The change is broadcast only after the question's node is
 // committed, so a pending question is a durable one.
-func awaitPending(ctx context.Context, sub *chat.Subscription, not string) (string, error) {
+func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, benchWait)
 	defer cancel()
 	for {
-		changes, resync, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
+		changes, resync := u.Changes, u.Resync
 		if err != nil {
 			return "", fmt.Errorf("waiting for the next question: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // The conversation is a tree. Editing an earlier message adds a sibling of
@@ -115,7 +116,7 @@ func (s *Service) resend(ctx context.Context, session, id string, action tree.Ac
 		}
 		c.parkLocked()
 		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
-			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: title(text)}})
+			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: words.Title(text)}})
 		if err != nil {
 			return err
 		}
@@ -135,7 +136,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 		if err != nil {
 			return err
 		}
-		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + NodeWords(n)})
+		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + words.Node(n)})
 	})
 }
 
@@ -197,7 +198,7 @@ func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit
 	c.parkLocked()
 	delete(c.rejected, eid)
 	if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
-		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + title(req.Message) + "” to " + AnswerWords(resp)}}); err != nil {
+		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + words.Title(req.Message) + "” to " + words.Answer(resp)}}); err != nil {
 		return err
 	}
 	c.svc.resumeLocked(c)
@@ -227,6 +228,6 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 		if !ok {
 			return apperr.Errorf(apperr.NotFound, "The state of reflog entry %d is no longer in this conversation (gc removed it).", entry)
 		}
-		return s.moveHeadLocked(ctx, c, to.ID, tree.Move{Action: tree.ActRecover, Detail: "back to " + NodeWords(to)})
+		return s.moveHeadLocked(ctx, c, to.ID, tree.Move{Action: tree.ActRecover, Detail: "back to " + words.Node(to)})
 	})
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
-// Config is what New builds a service from. Store, Agents and Model are
-// required; every other field's zero value is a working default.
+// Config is what New builds a service from. Store, Assistants and Model
+// are required; every other field's zero value is a working default.
 type Config struct {
 	// Store records the conversations.
 	Store Store
@@ -59,6 +59,12 @@ type Config struct {
 	// own: nil means DefaultSuspendAfter.
 	SuspendAfter *time.Duration
 
+	// GCRetention is how long GC keeps unreachable nodes and reflog
+	// entries: zero or negative removes whatever is unreachable now. It is
+	// a pointer because zero is a setting of its own: nil means
+	// DefaultGCRetention.
+	GCRetention *time.Duration
+
 	// AnswerHold is how long an answer waits for the turn's next record
 	// before it is written alone; zero means DefaultAnswerHold. New panics
 	// if it is negative.
@@ -72,6 +78,19 @@ func (c Config) suspendAfter() time.Duration {
 		return DefaultSuspendAfter
 	}
 	return *c.SuspendAfter
+}
+
+// DefaultGCRetention is how long GC keeps what nothing reaches when
+// Config does not say.
+const DefaultGCRetention = 30 * 24 * time.Hour
+
+// gcRetention returns how long GC keeps what nothing reaches, the default
+// when c does not say.
+func (c Config) gcRetention() time.Duration {
+	if c.GCRetention == nil {
+		return DefaultGCRetention
+	}
+	return *c.GCRetention
 }
 
 // answerHold returns how long an answer waits for the turn's next record,

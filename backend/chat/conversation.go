@@ -17,22 +17,22 @@ type conversation struct {
 	refs  int    // guarded by svc.mu
 	owner string // the session that owns it; guarded by svc.mu, as a rotation changes it
 
-	mu       sync.Mutex
-	conv     tree.Conversation
-	idx      *tree.Index     // every node of every branch
-	path     tree.Path       // root to HEAD
-	current  *turn           // the running turn, if any
-	queue    []string        // messages waiting for the running turn to end (input.go)
-	sides    map[int64]*turn // side question node → its side turn, while it works
-	status   Status
-	pending  map[string]*waiter     // elicit id → the request waiting on it
-	rejected map[string]*ElicitView // the last rejected submission per elicit
-	subs     map[*Subscription]struct{}
-	seq      int64
-	notice   Notice      // shown on the conversation's pages until the next command
-	noticeAt time.Time   // when notice was set
-	active   time.Time   // when the last node was recorded
-	held     *heldAnswer // an answer handed to the turn and not yet written (held.go)
+	mu        sync.Mutex
+	conv      tree.Conversation
+	idx       *tree.Index     // every node of every branch
+	path      tree.Path       // root to HEAD
+	current   *turn           // the running turn, if any
+	queue     []string        // messages waiting for the running turn to end (input.go)
+	sides     map[int64]*turn // side question node → its side turn, while it works
+	status    Status
+	pending   map[string]*waiter     // elicit id → the request waiting on it
+	rejected  map[string]*ElicitView // the last rejected submission per elicit
+	followers map[*Follower]struct{} // feed.go
+	seq       int64
+	notice    Notice      // shown on the conversation's pages until the next command
+	noticeAt  time.Time   // when notice was set
+	active    time.Time   // when the last node was recorded
+	held      *heldAnswer // an answer handed to the turn and not yet written (held.go)
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time
@@ -49,11 +49,11 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 	meta.Session = "" // owner is the one record of it in memory, as a rotation changes it
 	c := &conversation{
 		svc: s, conv: meta, owner: owner,
-		idx:      tree.NewIndex(nodes),
-		pending:  map[string]*waiter{},
-		sides:    map[int64]*turn{},
-		rejected: map[string]*ElicitView{},
-		subs:     map[*Subscription]struct{}{},
+		idx:       tree.NewIndex(nodes),
+		pending:   map[string]*waiter{},
+		sides:     map[int64]*turn{},
+		rejected:  map[string]*ElicitView{},
+		followers: map[*Follower]struct{}{},
 	}
 	c.path = c.idx.PathTo(meta.Head)
 	return c
@@ -109,7 +109,7 @@ func (c *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.A
 func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = time.Now()
 	c.idx.Add(n)
-	c.feedEventsLocked(n)
+	c.recordedFeedLocked(n)
 	c.svc.debugRecorded(c)
 	if w := c.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
 		w.node = n.ID // its place in the queue, before anyone is told

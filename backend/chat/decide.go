@@ -209,7 +209,7 @@ func changesMind(text string) bool {
 func answersInWords(req elicit.Request, text string) bool {
 	vocab := map[string]bool{}
 	add := func(s string) {
-		for _, w := range words(s) {
+		for _, w := range keyWords(s) {
 			vocab[w] = true
 		}
 	}
@@ -227,7 +227,7 @@ func answersInWords(req elicit.Request, text string) bool {
 			}
 		}
 	}
-	for _, w := range words(text) {
+	for _, w := range keyWords(text) {
 		if vocab[w] {
 			return true
 		}
@@ -235,9 +235,9 @@ func answersInWords(req elicit.Request, text string) bool {
 	return false
 }
 
-// words splits s into lower-case words of three letters or more, leaving
+// keyWords splits s into lower-case words of three letters or more, leaving
 // out the commonest English ones.
-func words(s string) []string {
+func keyWords(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if len([]rune(w)) >= 3 && !stopWords[w] {

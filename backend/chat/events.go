@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"hash"
@@ -168,7 +167,7 @@ type Usage struct {
 
 // EventStream follows a conversation's events for one client.
 type EventStream struct {
-	sub  *Subscription
+	f    *Follower
 	feed *eventFeed
 }
 
@@ -182,34 +181,37 @@ func (s *Service) Events(ctx context.Context, session, id, lastID string) (*Even
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.acquire(ctx, session, id)
+	// The follower is handed the record after the position and then every
+	// node recorded, with no gap and no overlap. A position part-way
+	// through a node's events starts at that node.
+	after := from.node
+	if from.part > 0 {
+		after--
+	}
+	f, err := s.Follow(ctx, session, id, Want{Nodes: true, After: after})
 	if err != nil {
 		return nil, err
 	}
-	// Under c.mu nothing is recorded, so the backlog read from the record
-	// and the nodes handed to the feed from now on meet with no gap and no
-	// overlap: nothing to tell apart by id afterwards.
-	c.mu.Lock() // not lock(): a held answer shows once it is written
-	if err := from.check(c.idx, lastID); err != nil {
-		c.mu.Unlock()
-		s.release(c)
-		return nil, err
-	}
-	f := &eventFeed{pos: from, runs: map[int64]runInfo{}, pending: after(c.idx, from), sides: map[int64]*heldDraft{}}
-	f.held.resumed(from)
+	feed := &eventFeed{pos: from, runs: map[int64]runInfo{}, sides: map[int64]*heldDraft{}}
+	feed.held.resumed(from)
 	for _, sp := range from.sides {
 		d := &heldDraft{}
 		d.resumed(position{held: sp.held, sum: sp.sum})
-		f.sides[sp.run] = d
+		feed.sides[sp.run] = d
 	}
-	sub := &Subscription{conv: c, ready: make(chan struct{}, 1), events: f}
-	c.subs[sub] = struct{}{}
-	c.mu.Unlock()
-	return &EventStream{sub: sub, feed: f}, nil
+	f.Look(func(l Live) {
+		feed.pending = l.Nodes
+		err = from.check(l.Index, lastID)
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &EventStream{f: f, feed: feed}, nil
 }
 
 // Close ends the stream.
-func (es *EventStream) Close() { es.sub.Close() }
+func (es *EventStream) Close() { es.f.Close() }
 
 // Next waits for events and returns them in order.
 func (es *EventStream) Next(ctx context.Context) ([]Event, error) {
@@ -221,10 +223,8 @@ func (es *EventStream) Next(ctx context.Context) ([]Event, error) {
 		if more {
 			continue
 		}
-		select {
-		case <-es.sub.ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if _, err := es.f.Next(ctx); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -234,84 +234,54 @@ func (es *EventStream) Next(ctx context.Context) ([]Event, error) {
 // does not keep the turn waiting.
 const maxBatch = 256
 
-// maxPending bounds the nodes a feed keeps for a client that does not
-// read; past it, the feed forgets them and reads the record again when the
-// client catches up.
-const maxPending = 4096
-
 // take returns the events there are now, and whether more are waiting.
 func (es *EventStream) take() (evs []Event, more bool) {
-	c, f := es.sub.conv, es.feed
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	es.sub.resync = false // a page's re-render; the feed reads what it needs itself
-	if f.rescan {
-		f.rescan, f.pending = false, after(c.idx, f.pos)
-	}
-	n := min(len(f.pending), maxBatch)
-	for _, node := range f.pending[:n] {
-		evs = f.eventsOf(c.idx, node, evs)
-	}
-	f.pending = f.pending[n:]
-	if len(f.pending) > 0 {
-		return evs, true
-	}
-	f.pending = nil
-	// The reply streaming now follows every node recorded.
-	if t := c.current; t != nil && c.status.Draft != "" {
-		if off, text, ok := f.held.take(t.id, c.status.Draft); ok {
-			evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: t.id, Offset: off, Text: text}})
-		}
-	}
-	// So do the side questions' replies, in the order they were asked.
-	for _, id := range slices.Sorted(maps.Keys(c.sides)) {
-		if draft := c.sides[id].side.draft; draft != "" {
-			if off, text, ok := f.side(id).take(id, draft); ok {
-				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: id, Aside: true, Offset: off, Text: text}})
-			}
-		}
-	}
-	return evs, false
-}
-
-// feedEventsLocked hands n, just recorded, to the conversation's event
-// streams; c.mu is held.
-func (c *conversation) feedEventsLocked(n tree.Node) {
-	for sub := range c.subs {
-		f := sub.events
-		if f == nil {
-			continue
+	f := es.feed
+	es.f.Look(func(l Live) {
+		f.pending = append(f.pending, l.Nodes...)
+		if l.Rescan {
+			f.pending, f.rescan = nil, true
 		}
 		if f.rescan {
-			// reads the record when the client catches up
-		} else if len(f.pending) >= maxPending {
-			f.pending, f.rescan = nil, true
-		} else {
-			f.pending = append(f.pending, n)
+			f.rescan, f.pending = false, after(l.Index, f.pos)
 		}
-		select {
-		case sub.ready <- struct{}{}:
-		default:
+		n := min(len(f.pending), maxBatch)
+		for _, node := range f.pending[:n] {
+			evs = f.eventsOf(l.Index, node, evs)
 		}
-	}
+		f.pending = f.pending[n:]
+		if len(f.pending) > 0 {
+			more = true
+			return
+		}
+		f.pending = nil
+		// The reply streaming now follows every node recorded, and so do
+		// the side questions' replies, in the order they were asked.
+		if d := l.Reply; d.Text != "" {
+			if off, text, ok := f.held.take(d.Run, d.Text); ok {
+				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: d.Run, Offset: off, Text: text}})
+			}
+		}
+		for _, d := range l.Asides {
+			if off, text, ok := f.side(d.Run).take(d.Run, d.Text); ok {
+				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: d.Run, Aside: true, Offset: off, Text: text}})
+			}
+		}
+	})
+	return evs, more
 }
 
 // after returns the nodes of x from position p on, in id order: those
 // after p's node, and p's node itself when only part of its events were
 // sent.
 func after(x *tree.Index, p position) []tree.Node {
-	var out []tree.Node
-	for id, n := range x.Nodes() {
-		if id > p.node || id == p.node && p.part > 0 {
-			out = append(out, n)
-		}
+	if p.part > 0 {
+		return nodesAfter(x, p.node-1)
 	}
-	slices.SortFunc(out, func(a, b tree.Node) int { return cmp.Compare(a.ID, b.ID) })
-	return out
+	return nodesAfter(x, p.node)
 }
 
-// eventFeed turns a conversation's nodes into events for one client; it is
-// guarded by the conversation's mu.
+// eventFeed turns a conversation's nodes into events for one client.
 type eventFeed struct {
 	pos     position             // where the client is
 	held    heldDraft            // what the client holds of the streaming reply

@@ -8,14 +8,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// GCRetention is how long unreachable nodes and reflog entries are kept
-// before GC may remove them. Middleware (or an app) sets it for a scope; a
-// retention of zero or less removes whatever is unreachable now.
-var GCRetention = runtime.NewValue("gc-retention", 30*24*time.Hour)
-
-// retention is the retention a collection from a page uses, which runs in
-// the request's context: the default, unless the program changed it there.
-func retention() time.Duration { return GCRetention.Get(context.Background()) }
+// GCRetention overrides Config.GCRetention for the collections run in a
+// scope: a program (or a test) that wants one collection to keep less or
+// more sets it on that collection's context.
+var GCRetention = runtime.NewValue("gc-retention", DefaultGCRetention)
 
 // Collected says what GC removed.
 type Collected struct {
@@ -23,7 +19,7 @@ type Collected struct {
 }
 
 // GC removes what can no longer be reached: reflog entries older than the
-// retention expire, and then nodes older than the retention that are
+// retention (Config.GCRetention) expire, and then nodes older than the retention that are
 // neither on HEAD's branch (with its side questions) nor on the branch of a
 // remaining reflog entry are deleted. A running turn's branch is HEAD's, so
 // it is never touched.
@@ -34,8 +30,12 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 		if err != nil {
 			return err
 		}
-		cutoff := time.Now().Add(-GCRetention.Get(ctx))
-		if GCRetention.Get(ctx) <= 0 {
+		retain := s.retention
+		if r, ok := GCRetention.Lookup(ctx); ok {
+			retain = r
+		}
+		cutoff := time.Now().Add(-retain)
+		if retain <= 0 {
 			cutoff = time.Now().Add(time.Hour)
 		}
 		c.lock()

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // Input while the agent works. A message sent while a turn works does what
@@ -65,7 +66,7 @@ func (s Sent) Say() string {
 // a with it. c.mu is held.
 func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) error {
 	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
-		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: title(text)}})
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: words.Title(text)}})
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func (c *conversation) retitleLocked(ctx context.Context) {
 		return
 	}
 	m, _ := tree.Decode[tree.Message](c.path[0])
-	if t := title(m.Text); t != c.conv.Title {
+	if t := words.Title(m.Text); t != c.conv.Title {
 		c.conv.Title = t
 		if err := c.svc.store.SetTitle(ctx, c.conv.ID, t); err != nil {
 			c.svc.log.Warn("set title", "conversation", c.conv.ID, "err", err)

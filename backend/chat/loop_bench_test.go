@@ -173,7 +173,8 @@ func awaitEnd(ctx context.Context, svc *chat.Service, conv benchConv) error {
 	wctx, cancel := context.WithTimeout(ctx, benchWait)
 	defer cancel()
 	for v.Status.Running {
-		changes, resync, err := sub.Next(wctx)
+		u, err := sub.Next(wctx)
+		changes, resync := u.Changes, u.Resync
 		if err != nil {
 			return err
 		}

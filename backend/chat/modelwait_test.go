@@ -32,7 +32,7 @@ func (m slowModel) Complete(ctx context.Context, _ llm.Request, _ func(string)) 
 
 // watchNew starts a conversation with agent and follows it as a page would,
 // until the test ends.
-func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation, *chat.Subscription) {
+func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation, *chat.Follower) {
 	t.Helper()
 	conv, err := svc.Create(t.Context(), "me", agent)
 	if err != nil {
@@ -60,7 +60,8 @@ func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for waited := false; !waited; {
-		changes, resync, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
+		changes, resync := u.Changes, u.Resync
 		if err != nil {
 			t.Fatalf("no status saying the turn waits on the model: %v", err)
 		}
@@ -155,7 +156,8 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 	defer cancel()
 	var drafts []string
 	for done := false; !done; {
-		changes, _, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
+		changes := u.Changes
 		if err != nil {
 			t.Fatalf("the turn did not end: %v", err)
 		}

@@ -53,7 +53,8 @@ func TestAFloodOfProgressReportsIsRefusedPastTheBurst(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for done := false; !done; {
-		changes, resync, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
+		changes, resync := u.Changes, u.Resync
 		if err != nil {
 			t.Fatalf("no notice after the flood: %v (stages so far %v)", err, stages)
 		}

@@ -115,7 +115,8 @@ func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for {
-		changes, resync, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
+		changes, resync := u.Changes, u.Resync
 		if err != nil {
 			t.Fatalf("waiting for both questions to show 2 queued: %v; shown %+v", err, shown)
 		}

@@ -61,6 +61,7 @@ type Service struct {
 	compactTokens int                                   // see Config.CompactTokens
 	scope         func(context.Context) context.Context // see Config.Scope
 	suspendAfter  time.Duration                         // see Config.SuspendAfter
+	retention     time.Duration                         // see Config.GCRetention
 	answerHold    time.Duration                         // see Config.AnswerHold
 	decideByRule  bool                                  // see Config.DecideByRule
 	batchWindow   time.Duration                         // see Config.BatchWindow
@@ -80,6 +81,7 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
+		retention:    cfg.gcRetention(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
 		observe: cfg.observer()}
 }

@@ -249,7 +249,8 @@ func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	changes, resync, err := sub.Next(ctx)
+	u, err := sub.Next(ctx)
+	changes, resync := u.Changes, u.Resync
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -704,11 +705,12 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 		t.Errorf("%d answers recorded, want 1", answers)
 	}
 	// Both tabs hear of the answer.
-	for name, tab := range map[string]*chat.Subscription{"A": tabA, "B": tabB} {
+	for name, tab := range map[string]*chat.Follower{"A": tabA, "B": tabB} {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		heard := false
 		for !heard {
-			changes, resync, err := tab.Next(ctx)
+			u, err := tab.Next(ctx)
+			changes, resync := u.Changes, u.Resync
 			if err != nil {
 				t.Fatalf("tab %s never heard of the answer: %v", name, err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // Side quests. While the agent waits on a question, the user may ask
@@ -45,7 +46,7 @@ func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, a agents
 		return err
 	}
 	q, err := c.appendLocked(ctx, tree.Node{Parent: parent, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
-		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: title(text)}})
+		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: words.Title(text)}})
 	if err != nil {
 		return err
 	}

@@ -48,15 +48,6 @@ func checkMessage(text string) (string, error) {
 	return text, nil
 }
 
-func title(text string) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= 60 {
-		return text
-	}
-	r := []rune(text)
-	return string(r[:59]) + "…"
-}
-
 // Send records a user message and starts a turn of the conversation's
 // agent; see SendMessage for a message sent while a turn runs. Invalid for
 // an empty or overlong message, and then nothing is recorded.

@@ -41,7 +41,10 @@ type Chat interface {
 	View(ctx context.Context, session, id string) (chat.View, error)
 	// Subscribe follows the conversation for one open page, from the view
 	// it returns. Errors: NotFound.
-	Subscribe(ctx context.Context, session, id string) (*chat.Subscription, chat.View, error)
+	Subscribe(ctx context.Context, session, id string) (*chat.Follower, chat.View, error)
+	// Follow follows the conversation for a reader that is not the page
+	// (the inspector, the event stream). Errors: NotFound.
+	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
 	// Events follows the conversation's events for a client that is not
 	// the page, after the event lastID ("" for all of them). Errors:
 	// NotFound; Invalid for a lastID the stream did not send.
@@ -79,12 +82,6 @@ type Chat interface {
 	// Invalid with Fields for content that breaks the schema.
 	ChangeAnswer(ctx context.Context, session, id, eid string, a chat.Answer) error
 
-	// Inspect returns the conversation's tree and reflog, as of reflog
-	// entry at when not zero. Errors: NotFound, also for an unknown entry.
-	Inspect(ctx context.Context, session, id string, at int64) (chat.Inspection, error)
-	// WatchTree follows the conversation's tree for one open inspector, as
-	// of at as for Inspect. Errors: NotFound, also for an unknown entry.
-	WatchTree(ctx context.Context, session, id string, at int64) (*chat.TreeWatch, error)
 	// Recover makes the state of reflog entry entry HEAD again. Errors:
 	// NotFound, also for an unknown entry.
 	Recover(ctx context.Context, session, id string, entry int64) error

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/sweatpants-go/sweatpants/backend/inspector"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -140,7 +141,7 @@ func TestThePatchedDebugPageIsTheOneAFreshLoadDraws(t *testing.T) {
 			b.command(t, "/c/"+second+"/messages", "application/json", `{"message":"Plan a trip to Bern"}`)
 		}},
 		{"an edit in the first", func(t *testing.T) {
-			in, err := a.svc.Inspect(t.Context(), b.sessionID(), first, 0)
+			in, err := inspector.Inspect(t.Context(), a.svc, b.sessionID(), first, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

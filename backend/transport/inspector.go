@@ -14,6 +14,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/inspector"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) inspectorPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := s.chat.Inspect(c.Request().Context(), sessionOf(c), c.Param("id"), at)
+	in, err := inspector.Inspect(c.Request().Context(), s.chat, sessionOf(c), c.Param("id"), at)
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func (s *Server) inspectorPage(c echo.Context) error {
 // inspectorStream answers GET /c/:id/tree/stream: the inspector drawn
 // whole, then what changes as the conversation does — the new nodes where
 // they go, the marks that moved, new and changed reflog rows — and drawn
-// whole again only when a change is not a patch (see chat.TreeChange).
+// whole again only when a change is not a patch (see inspector.TreeChange).
 func (s *Server) inspectorStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	at, err := entryParam(c.QueryParam("at"))
@@ -59,7 +60,7 @@ func (s *Server) inspectorStream(c echo.Context) error {
 		return err
 	}
 	defer release()
-	w, err := s.chat.WatchTree(ctx, sessionOf(c), c.Param("id"), at)
+	w, err := inspector.Open(ctx, s.chat, sessionOf(c), c.Param("id"), at)
 	if err != nil {
 		return err
 	}
@@ -92,15 +93,15 @@ const inspectorEvery = 200 * time.Millisecond
 // nextTreeChange waits for the tree to change after it was drawn at drawn,
 // passing notices on meanwhile. While a turn moves fast, the tree is
 // patched at most every inspectorEvery, with every change up to then.
-func nextTreeChange(ctx context.Context, w *chat.TreeWatch, drawn time.Time, notice func(chat.Notice) error) (chat.TreeChange, error) {
+func nextTreeChange(ctx context.Context, w *inspector.Watch, drawn time.Time, notice func(chat.Notice) error) (inspector.TreeChange, error) {
 	for {
 		if err := w.Wait(ctx, notice); err != nil {
-			return chat.TreeChange{}, err
+			return inspector.TreeChange{}, err
 		}
 		select {
 		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
 		case <-ctx.Done():
-			return chat.TreeChange{}, ctx.Err()
+			return inspector.TreeChange{}, ctx.Err()
 		}
 		ch, err := w.Changes(ctx)
 		if err != nil || !ch.Empty() {
@@ -117,7 +118,7 @@ type treePatch struct {
 
 // treePatches are the patches that show ch, in order: the new nodes first,
 // so that the marks and rows after them find the page as it now is.
-func treePatches(ch chat.TreeChange) []treePatch {
+func treePatches(ch inspector.TreeChange) []treePatch {
 	if ch.Full != nil {
 		return []treePatch{{comp: templates.Inspector(*ch.Full)}}
 	}
@@ -128,14 +129,14 @@ func treePatches(ch chat.TreeChange) []treePatch {
 	in := ch.In
 	for _, g := range ch.Growths {
 		switch g.Kind {
-		case chat.Extend:
+		case inspector.Extend:
 			add(templates.TreeChain(in, g.From), datastar.WithSelectorID(templates.NodeElementID(g.Node)), datastar.WithModeAfter())
-		case chat.Fork:
+		case inspector.Fork:
 			if len(g.Moved) > 0 {
 				add(templ.NopComponent, datastar.WithSelector(movedSelector(g)), datastar.WithModeRemove())
 			}
 			add(templates.TreeBranches(in, g.Node), datastar.WithSelectorID(templates.BranchElementID(g.Block)), datastar.WithModeAppend())
-		case chat.AddBranch:
+		case inspector.AddBranch:
 			add(templates.TreeBranch(in, g.From), datastar.WithSelectorID(templates.ForkElementID(g.Node)), datastar.WithModeAppend())
 		}
 	}
@@ -161,7 +162,7 @@ func treePatches(ch chat.TreeChange) []treePatch {
 }
 
 // movedSelector selects the nodes and the fork a Fork growth moves.
-func movedSelector(g chat.Growth) string {
+func movedSelector(g inspector.Growth) string {
 	ids := make([]string, 0, len(g.Moved)+1)
 	for _, id := range g.Moved {
 		ids = append(ids, "#"+templates.NodeElementID(id))

@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/inspector"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -175,7 +176,7 @@ func (b *browser) sameAsFresh(t *testing.T, conv string, viewers ...*inspectorSt
 // is, the newest node under the entry's head being HEAD.
 func (b *browser) checkCurrent(t *testing.T, conv string) {
 	t.Helper()
-	in, err := b.app.svc.Inspect(t.Context(), b.sessionID(), conv, 0)
+	in, err := inspector.Inspect(t.Context(), b.app.svc, b.sessionID(), conv, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,17 +43,17 @@ func (s *Server) stream(c echo.Context) error {
 		return nil
 	}
 	for {
-		changes, resync, err := sub.Next(ctx)
+		u, err := sub.Next(ctx)
 		if err != nil {
 			return nil // the client went away or the server is shutting down
 		}
-		if resync != nil {
-			if err := s.patchFull(sse, *resync); err != nil {
+		if u.Resync != nil {
+			if err := s.patchFull(sse, *u.Resync); err != nil {
 				return nil
 			}
 			continue
 		}
-		for _, ch := range changes {
+		for _, ch := range u.Changes {
 			if err := s.patchChange(sse, conv, ch); err != nil {
 				return nil
 			}

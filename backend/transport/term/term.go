@@ -35,7 +35,7 @@ import (
 // errors as the service documents them.
 type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
-	Subscribe(ctx context.Context, session, id string) (*chat.Subscription, chat.View, error)
+	Subscribe(ctx context.Context, session, id string) (*chat.Follower, chat.View, error)
 	Send(ctx context.Context, session, id, text string) error
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
@@ -146,17 +146,17 @@ func readLines(ctx context.Context, in io.Reader) <-chan string {
 	return lines
 }
 
-// follow delivers the subscription's changes until ctx ends.
-func follow(ctx context.Context, sub *chat.Subscription) <-chan update {
+// follow delivers the follower's changes until ctx ends.
+func follow(ctx context.Context, sub *chat.Follower) <-chan update {
 	out := make(chan update)
 	go func() {
 		for {
-			changes, resync, err := sub.Next(ctx)
+			u, err := sub.Next(ctx)
 			if err != nil {
 				return
 			}
 			select {
-			case out <- update{changes, resync}:
+			case out <- update{u.Changes, u.Resync}:
 			case <-ctx.Done():
 				return
 			}

@@ -1,31 +1,33 @@
-package chat
+// Package words says the nodes of a conversation, and the answers given to
+// its questions, in words a reader knows, for the reflog and the tree
+// inspector: a developer reading either sees what happened, with the value,
+// without opening a payload.
+package words
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Nodes in words, for the reflog and the inspector: a developer reading
-// either sees what happened, with the value, without opening a payload.
-
-// AnswerWords says how a question was answered, with the values: two
+// Answer says how a question was answered, with the values: two
 // branches' answers differ at a glance ("accept: destination Oslo,
 // travellers 2", "in words: “make it 3”", "decline").
-func AnswerWords(r elicit.Response) string {
+func Answer(r elicit.Response) string {
 	switch {
 	case r.Action == elicit.Other:
-		return "in words: “" + title(r.Text) + "”"
+		return "in words: “" + Title(r.Text) + "”"
 	case r.Action != elicit.Accept || len(r.Content) == 0:
 		return string(r.Action)
 	}
 	var fields map[string]any
 	if json.Unmarshal(r.Content, &fields) != nil {
-		return "accept: " + title(string(r.Content))
+		return "accept: " + Title(string(r.Content))
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -40,9 +42,9 @@ func AnswerWords(r elicit.Response) string {
 	return "accept: " + strings.Join(parts, ", ")
 }
 
-// NodeName is what a reader of the conversation calls a node of kind k:
+// Name is what a reader of the conversation calls a node of kind k:
 // "message", "reply", "answer"; other kinds by their name.
-func NodeName(k tree.Kind) string {
+func Name(k tree.Kind) string {
 	if name, ok := nodeNames[k]; ok {
 		return name
 	}
@@ -54,10 +56,10 @@ var nodeNames = map[tree.Kind]string{
 	tree.ElicitRequest: "question", tree.ElicitResponse: "answer", tree.SideQuestion: "side question", tree.SideReply: "side reply",
 }
 
-// NodeWords names node n as a reader of the conversation knows it, with
+// Node names node n as a reader of the conversation knows it, with
 // its number and what it says: "reply #14 “Your trip to Oslo is planned…”",
 // "answer #9 accept: destination Oslo".
-func NodeWords(n tree.Node) string {
+func Node(n tree.Node) string {
 	var says string
 	switch n.Kind {
 	case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply:
@@ -68,9 +70,9 @@ func NodeWords(n tree.Node) string {
 		says = quote(r.Message)
 	case tree.ElicitResponse:
 		r, _ := tree.Decode[elicit.Response](n)
-		says = AnswerWords(r)
+		says = Answer(r)
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s #%d %s", NodeName(n.Kind), n.ID, says))
+	return strings.TrimSpace(fmt.Sprintf("%s #%d %s", Name(n.Kind), n.ID, says))
 }
 
 // quote is text on one line, cut short enough to leave room in a reflog
@@ -81,4 +83,14 @@ func quote(text string) string {
 		r = append(r[:47], '…')
 	}
 	return "“" + string(r) + "”"
+}
+
+// Title is text on one line, cut short enough for a title (60 runes).
+func Title(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= 60 {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:59]) + "…"
 }

@@ -1,12 +1,12 @@
-package chat_test
+package words_test
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // A node in words names it as a reader knows it, with its number and what
@@ -26,7 +26,7 @@ func TestNodeWords(t *testing.T) {
 		{tree.Node{ID: 5, Kind: tree.Notify, Payload: tree.MustEncode(map[string]string{"message": "x"})}, "notify #5"},
 	}
 	for _, c := range cases {
-		if got := chat.NodeWords(c.n); got != c.want {
+		if got := words.Node(c.n); got != c.want {
 			t.Errorf("NodeWords(%s #%d) = %q, want %q", c.n.Kind, c.n.ID, got, c.want)
 		}
 	}

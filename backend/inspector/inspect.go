@@ -1,11 +1,23 @@
-package chat
+// Package inspector is the tree inspector's read model: a conversation's
+// whole tree, its HEAD and its reflog laid open for developers, and, for an
+// open inspector, what changed since it was drawn — a few nodes and marks,
+// not the whole tree again. It follows the conversation through the chat
+// service's feed (chat.Follower) and reads nothing else of it.
+package inspector
 
 import (
 	"context"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
+
+// Following is what the inspector needs of the chat service.
+type Following interface {
+	// Follow follows a conversation the session owns. Errors: NotFound.
+	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
+}
 
 // Inspection is a conversation laid open for developers: every node of
 // every branch, HEAD, and the reflog of HEAD's moves. In a TreeChange it
@@ -40,68 +52,71 @@ type Inspection struct {
 // Inspect returns the conversation's whole tree and reflog; at, when not
 // zero, names a reflog entry whose state (as Recover would restore it) is
 // shown instead of HEAD's.
-func (s *Service) Inspect(ctx context.Context, session, id string, at int64) (Inspection, error) {
-	var in Inspection
-	err := s.holding(ctx, session, id, func(c *conversation) error {
-		v, err := newTreeView(ctx, c, at)
-		if err != nil {
-			return err
-		}
-		in, err = v.all(ctx) // locks between reads of the reflog
-		return err
-	})
-	return in, err
+// Errors: NotFound for an unknown conversation or reflog entry.
+func Inspect(ctx context.Context, svc Following, session, id string, at int64) (Inspection, error) {
+	f, err := svc.Follow(ctx, session, id, chat.Want{})
+	if err != nil {
+		return Inspection{}, err
+	}
+	defer f.Close()
+	v, err := newView(ctx, f, at)
+	if err != nil {
+		return Inspection{}, err
+	}
+	return v.all(ctx)
 }
 
-// TreeWatch follows a conversation's tree for one open inspector. It
-// remembers what the inspector shows, so that it can tell what changed
-// since — a few nodes and marks, not the whole tree again.
-type TreeWatch struct {
-	sub    *Subscription
-	view   treeView
-	resync bool // the subscription was told to start over
+// Watch follows a conversation's tree for one open inspector. It remembers
+// what the inspector shows, so that it can tell what changed since — a few
+// nodes and marks, not the whole tree again.
+type Watch struct {
+	f      *chat.Follower
+	view   view
+	resync bool // the follower was told to start over
 }
 
-// WatchTree starts following a conversation the session owns for an
-// inspector; at is as for Inspect. Its first Changes are the whole
-// inspection. Close it when the inspector goes away. Errors: NotFound for
-// an unknown conversation or reflog entry.
-func (s *Service) WatchTree(ctx context.Context, session, id string, at int64) (*TreeWatch, error) {
-	sub, _, err := s.subscribe(ctx, session, id, true)
+// Open starts following a conversation the session owns for an inspector;
+// at is as for Inspect. Its first Changes are the whole inspection. Close
+// it when the inspector goes away. Errors: NotFound for an unknown
+// conversation or reflog entry.
+func Open(ctx context.Context, svc Following, session, id string, at int64) (*Watch, error) {
+	// Only the notices are queued: the inspector looks at the tree itself
+	// when woken, so queueing the page's changes for it would only make it
+	// fall behind and have a whole page view built for nothing.
+	f, err := svc.Follow(ctx, session, id, chat.Want{Notices: true})
 	if err != nil {
 		return nil, err
 	}
-	v, err := newTreeView(ctx, sub.conv, at)
+	v, err := newView(ctx, f, at)
 	if err != nil {
-		sub.Close()
+		f.Close()
 		return nil, err
 	}
-	return &TreeWatch{sub: sub, view: v}, nil
+	return &Watch{f: f, view: v}, nil
 }
 
 // Close stops following the tree.
-func (w *TreeWatch) Close() { w.sub.Close() }
+func (w *Watch) Close() { w.f.Close() }
 
 // Wait waits until the tree may differ from what the inspector shows,
 // handing the notices that arrive meanwhile to notice. Changes that leave
 // the tree as it is (a progress report, a model's reply streaming in) are
 // passed over at the cost of a look at three numbers. It returns the error
 // of notice, or the context's.
-func (w *TreeWatch) Wait(ctx context.Context, notice func(Notice) error) error {
+func (w *Watch) Wait(ctx context.Context, notice func(chat.Notice) error) error {
 	for {
-		changes, resync, err := w.sub.Next(ctx)
+		u, err := w.f.Next(ctx)
 		if err != nil {
 			return err
 		}
-		if resync != nil { // the notices queued before it are in its view
+		changes := u.Changes
+		if u.Resync != nil { // the notices queued before it are in its view
 			w.resync = true
-			changes = []Change{{Notice: resync.Notice}}
+			changes = []chat.Change{{Notice: u.Resync.Notice}}
 		}
 		for _, c := range changes {
-			if c.Item == nil && c.Status == nil && c.Title == nil {
-				if err := notice(c.Notice); err != nil {
-					return err
-				}
+			if err := notice(c.Notice); err != nil {
+				return err
 			}
 		}
 		if w.resync || w.view.moved() {
@@ -114,7 +129,7 @@ func (w *TreeWatch) Wait(ctx context.Context, notice func(Notice) error) error {
 // shown it, and takes it as shown: the first time, everything. An empty
 // TreeChange means nothing did. Errors: NotFound when the inspected reflog
 // entry was collected.
-func (w *TreeWatch) Changes(ctx context.Context) (TreeChange, error) {
+func (w *Watch) Changes(ctx context.Context) (TreeChange, error) {
 	resync := w.resync
 	w.resync = false
 	return w.view.changes(ctx, resync)

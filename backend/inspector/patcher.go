@@ -1,4 +1,4 @@
-package chat
+package inspector
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 // patcher works out where new nodes go in the drawn tree, collecting in in
 // what the growths draw. Nodes up to newest are drawn already.
 type patcher struct {
-	conv    *conversation
+	idx     *tree.Index
 	newest  int64
 	in      *Inspection
 	onTip   func(int64) bool
@@ -39,7 +39,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 		if p.drawn[parent] {
 			continue
 		}
-		kids := p.conv.idx.Children(parent)
+		kids := p.idx.Children(parent)
 		old, added := kids[:p.oldKids(parent)], kids[p.oldKids(parent):]
 		switch {
 		case parent == 0 && len(old) == 0:
@@ -50,7 +50,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 			}
 		case len(old) == 0 && len(added) == 1:
 			p.add(Growth{Kind: Extend, Node: parent, From: added[0]}, added[0])
-			if end := p.chainEnd(added[0]); len(p.conv.idx.Children(end)) >= 2 {
+			if end := p.chainEnd(added[0]); len(p.idx.Children(end)) >= 2 {
 				p.growths = append(p.growths, Growth{Kind: Fork, Node: end, Block: p.block(parent)})
 			}
 		case len(old) == 0:
@@ -65,7 +65,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 					}
 					break
 				}
-				id = p.conv.idx.Children(id)[0]
+				id = p.idx.Children(id)[0]
 			}
 			p.add(g, kids...)
 		}
@@ -78,7 +78,7 @@ func (p *patcher) place(fresh []tree.Node) bool {
 func (p *patcher) add(g Growth, roots ...int64) {
 	p.growths = append(p.growths, g)
 	if g.Kind == Fork {
-		p.in.Children[g.Node] = slices.Clone(p.conv.idx.Children(g.Node))
+		p.in.Children[g.Node] = slices.Clone(p.idx.Children(g.Node))
 	}
 	for _, r := range roots {
 		p.draw(r)
@@ -88,21 +88,21 @@ func (p *patcher) add(g Growth, roots ...int64) {
 // draw puts the subtree from id in the inspection, with the nodes the
 // summaries among it stand for.
 func (p *patcher) draw(id int64) {
-	c, in := p.conv, p.in
+	in := p.in
 	stack := []int64{id}
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		n, _ := c.idx.Node(id)
+		n, _ := p.idx.Node(id)
 		p.drawn[id] = true
 		in.Nodes[id] = n
 		in.OnPath[id] = p.onTip(id)
-		in.Children[id] = slices.Clone(c.idx.Children(id))
-		stack = append(stack, c.idx.Children(id)...)
+		in.Children[id] = slices.Clone(p.idx.Children(id))
+		stack = append(stack, p.idx.Children(id)...)
 		if n.Kind == tree.Summary {
 			s, _ := tree.Decode[tree.SummaryRecord](n)
 			for _, covered := range s.Covers {
-				if cn, ok := c.idx.Node(covered); ok {
+				if cn, ok := p.idx.Node(covered); ok {
 					in.Nodes[covered] = cn
 				}
 			}
@@ -112,14 +112,14 @@ func (p *patcher) draw(id int64) {
 
 // oldKids returns how many children node id had when it was last shown.
 func (p *patcher) oldKids(id int64) int {
-	n, _ := slices.BinarySearch(p.conv.idx.Children(id), p.newest+1)
+	n, _ := slices.BinarySearch(p.idx.Children(id), p.newest+1)
 	return n
 }
 
 // chainEnd returns the last node of the chain from id, as the tree is now.
 func (p *patcher) chainEnd(id int64) int64 {
-	for len(p.conv.idx.Children(id)) == 1 {
-		id = p.conv.idx.Children(id)[0]
+	for len(p.idx.Children(id)) == 1 {
+		id = p.idx.Children(id)[0]
 	}
 	return id
 }
@@ -128,7 +128,7 @@ func (p *patcher) chainEnd(id int64) int64 {
 // branch it is in starts there.
 func (p *patcher) block(id int64) int64 {
 	for {
-		n, _ := p.conv.idx.Node(id)
+		n, _ := p.idx.Node(id)
 		parent := n.Parent
 		if parent == 0 || p.oldKids(parent) != 1 {
 			return id
