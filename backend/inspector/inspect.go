@@ -98,16 +98,15 @@ func Open(ctx context.Context, svc Following, session, id string, at int64) (*Wa
 // Close stops following the tree.
 func (w *Watch) Close() { w.f.Close() }
 
-// Wait waits until the tree may differ from what the inspector shows,
-// handing the notices that arrive meanwhile to notice. Changes that leave
-// the tree as it is (a progress report, a model's reply streaming in) are
-// passed over at the cost of a look at three numbers. It returns the error
-// of notice, or the context's.
-func (w *Watch) Wait(ctx context.Context, notice func(chat.Notice) error) error {
+// Wait waits until the tree may differ from what the inspector shows
+// (moved), or notices arrive, which it returns as they come. Changes that
+// leave the tree as it is (a progress report, a model's reply streaming in)
+// are passed over at the cost of a look at three numbers.
+func (w *Watch) Wait(ctx context.Context) (notices []chat.Notice, moved bool, err error) {
 	for {
 		u, err := w.f.Next(ctx)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		changes := u.Changes
 		if u.Resync != nil { // the notices queued before it are in its view
@@ -115,12 +114,11 @@ func (w *Watch) Wait(ctx context.Context, notice func(chat.Notice) error) error 
 			changes = []chat.Change{{Notice: u.Resync.Notice}}
 		}
 		for _, c := range changes {
-			if err := notice(c.Notice); err != nil {
-				return err
-			}
+			notices = append(notices, c.Notice)
 		}
-		if w.resync || w.view.moved() {
-			return nil
+		moved = w.resync || w.view.moved()
+		if moved || len(notices) > 0 {
+			return notices, moved, nil
 		}
 	}
 }

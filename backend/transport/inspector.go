@@ -13,7 +13,6 @@ import (
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/inspector"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
@@ -50,64 +49,82 @@ func (s *Server) inspectorPage(c echo.Context) error {
 // they go, the marks that moved, new and changed reflog rows — and drawn
 // whole again only when a change is not a patch (see inspector.TreeChange).
 func (s *Server) inspectorStream(c echo.Context) error {
-	ctx := c.Request().Context()
 	at, err := entryParam(c.QueryParam("at"))
 	if err != nil {
 		return err
 	}
-	release, err := s.acquireStream(c)
-	if err != nil {
-		return err
-	}
-	defer release()
-	w, err := inspector.Open(ctx, s.chat, sessionOf(c), c.Param("id"), at)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	ch, err := w.Changes(ctx)
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set("X-Accel-Buffering", "no")
-	sse := newSSE(c)
-	notice := func(n chat.Notice) error { return patch(sse, templates.Notice(n)) }
-	for {
-		for _, p := range treePatches(ch) {
-			if err := patch(sse, p.comp, p.opts...); err != nil {
-				return nil
-			}
+	return s.serveStream(c, "inspector", func(ctx context.Context) (source, error) {
+		w, err := inspector.Open(ctx, s.chat, sessionOf(c), c.Param("id"), at)
+		if err != nil {
+			return nil, err
 		}
-		if ch, err = nextTreeChange(ctx, w, time.Now(), notice); err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("inspect", "conversation", c.Param("id"), "err", err)
-			}
-			return nil
-		}
-	}
+		return &treeSource{w: w}, nil
+	})
 }
 
 // inspectorEvery is the shortest time between two patches of the tree.
 const inspectorEvery = 200 * time.Millisecond
 
-// nextTreeChange waits for the tree to change after it was drawn at drawn,
-// passing notices on meanwhile. While a turn moves fast, the tree is
-// patched at most every inspectorEvery, with every change up to then.
-func nextTreeChange(ctx context.Context, w *inspector.Watch, drawn time.Time, notice func(chat.Notice) error) (inspector.TreeChange, error) {
+// treeSource draws the tree inspector: whole first, then what changed.
+// While a turn moves fast, the tree is patched at most every
+// inspectorEvery, with every change up to then; notices pass at once.
+type treeSource struct {
+	w     *inspector.Watch
+	drawn time.Time // when the tree was last patched; zero before the first
+	moved bool      // the tree may have changed since
+}
+
+func (t *treeSource) Close() { t.w.Close() }
+
+func (t *treeSource) Next(ctx context.Context) ([]event, error) {
+	if t.drawn.IsZero() {
+		ch, err := t.w.Changes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t.drawn = time.Now()
+		return treeEvents(ch), nil
+	}
 	for {
-		if err := w.Wait(ctx, notice); err != nil {
-			return inspector.TreeChange{}, err
+		if !t.moved {
+			notices, moved, err := t.w.Wait(ctx)
+			if err != nil {
+				return nil, err
+			}
+			t.moved = moved
+			if len(notices) > 0 {
+				evs := make([]event, len(notices))
+				for i, n := range notices {
+					evs[i] = patchIn(templates.Notice(n))
+				}
+				return evs, nil
+			}
 		}
 		select {
-		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
+		case <-time.After(time.Until(t.drawn.Add(inspectorEvery))):
 		case <-ctx.Done():
-			return inspector.TreeChange{}, ctx.Err()
+			return nil, ctx.Err()
 		}
-		ch, err := w.Changes(ctx)
-		if err != nil || !ch.Empty() {
-			return ch, err
+		ch, err := t.w.Changes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t.moved = false
+		if !ch.Empty() {
+			t.drawn = time.Now()
+			return treeEvents(ch), nil
 		}
 	}
+}
+
+// treeEvents are the patches that show ch.
+func treeEvents(ch inspector.TreeChange) []event {
+	ps := treePatches(ch)
+	evs := make([]event, len(ps))
+	for i, p := range ps {
+		evs[i] = patchIn(p.comp, p.opts...)
+	}
+	return evs
 }
 
 // treePatch is one patch of the inspector.

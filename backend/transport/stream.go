@@ -2,9 +2,8 @@ package transport
 
 import (
 	"bytes"
-	"net/http"
+	"context"
 	"strconv"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -20,56 +19,52 @@ import (
 // with the whole conversation re-rendered (so a reconnect, even to a
 // restarted server, shows the current state) and then carries each change.
 func (s *Server) stream(c echo.Context) error {
-	r := c.Request()
-	ctx := r.Context()
 	conv := c.Param("id")
-	release, err := s.acquireStream(c)
-	if err != nil {
-		return err
-	}
-	defer release()
-	sub, view, err := s.chat.Subscribe(ctx, sessionOf(c), conv)
-	if err != nil {
-		return err // no SSE headers are out yet, so the status still counts
-	}
-	defer sub.Close()
-	// The stream shows a reply growing, draft after draft: they are rendered
-	// through one markdown.Drafts, which renders anew only what changed.
-	c.SetRequest(r.WithContext(markdown.WithDrafts(ctx)))
-	w := c.Response()
-	w.Header().Set("X-Accel-Buffering", "no")
-	sse := newSSE(c)
-	if err := s.patchFull(sse, view); err != nil {
-		return nil
-	}
-	for {
-		u, err := sub.Next(ctx)
+	return s.serveStream(c, "page", func(ctx context.Context) (source, error) {
+		sub, view, err := s.chat.Subscribe(ctx, sessionOf(c), conv)
 		if err != nil {
-			return nil // the client went away or the server is shutting down
+			return nil, err
 		}
-		if u.Resync != nil {
-			if err := s.patchFull(sse, *u.Resync); err != nil {
-				return nil
-			}
-			continue
-		}
-		for _, ch := range u.Changes {
-			if err := s.patchChange(sse, conv, ch); err != nil {
-				return nil
-			}
-		}
-	}
+		// The stream shows a reply growing, draft after draft: they are
+		// rendered through one markdown.Drafts, which renders anew only
+		// what changed.
+		c.SetRequest(c.Request().WithContext(markdown.WithDrafts(ctx)))
+		return &pageSource{s: s, conv: conv, sub: sub, first: &view}, nil
+	})
 }
 
-// newSSE starts an SSE response. Datastar writes the status line through the
-// underlying writer, so echo is told the response is committed; otherwise
-// its first Write would send a second status line. A stream outlives the
-// server's read timeout, which is for reading requests: it is lifted here.
-func newSSE(c echo.Context) *datastar.ServerSentEventGenerator {
-	http.NewResponseController(c.Response()).SetReadDeadline(time.Time{})
-	sse := datastar.NewSSE(c.Response(), c.Request())
-	c.Response().Committed = true
-	return sse
+// pageSource draws a conversation's page: whole first, then change by
+// change, and whole again when the page fell behind or lost something.
+type pageSource struct {
+	s     *Server
+	conv  string
+	sub   *chat.Follower
+	first *chat.View // drawn whole by the first Next
+}
+
+func (p *pageSource) Close() { p.sub.Close() }
+
+func (p *pageSource) Next(ctx context.Context) ([]event, error) {
+	if v := p.first; v != nil {
+		p.first = nil
+		return p.full(*v), nil
+	}
+	u, err := p.sub.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if u.Resync != nil {
+		return p.full(*u.Resync), nil
+	}
+	evs := make([]event, len(u.Changes))
+	for i, ch := range u.Changes {
+		evs[i] = func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchChange(sse, p.conv, ch) }
+	}
+	return evs, nil
+}
+
+func (p *pageSource) full(v chat.View) []event {
+	return []event{func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchFull(sse, v) }}
 }
 
 func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
@@ -96,6 +91,11 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 	default:
 		return patch(sse, templates.Notice(ch.Notice), id)
 	}
+}
+
+// patchIn is the event that patches comp in (see patch).
+func patchIn(comp templ.Component, opts ...datastar.PatchElementOption) event {
+	return func(sse *datastar.ServerSentEventGenerator) error { return patch(sse, comp, opts...) }
 }
 
 // patch renders comp and sends it as one datastar-patch-elements event,
