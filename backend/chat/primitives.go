@@ -99,7 +99,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		return resp, nil
 	case <-ctx.Done():
 		if errors.Is(context.Cause(ctx), errStopped) {
-			c.svc.observe.ElicitWaited(ctx, req, askedAt, TurnStopped)
+			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(tree.OutcomeStopped))
 		}
 		// The turn is over; when it ends it withdraws what it still waits on.
 		return elicit.Response{}, ctx.Err()

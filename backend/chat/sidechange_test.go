@@ -3,7 +3,6 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -99,37 +98,6 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	}
 	if n := len(s.nodes(conv.ID, tree.SideReply)); n != 3 {
 		t.Errorf("%d side replies recorded, want the old version's two and the new one (3)", n)
-	}
-
-	// The event stream tells the side run answered again and completing
-	// again, aside, HEAD's run untouched.
-	es, err := s.svc.Events(t.Context(), "s", conv.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer es.Close()
-	var replies []string
-	answered := 0
-	for len(replies) < 3 {
-		evs, err := es.Next(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evs {
-			switch d := e.Data.(type) {
-			case chat.ElicitAnswered:
-				if d.Elicit == side && d.Aside {
-					answered++
-				}
-			case chat.RunCompleted:
-				if d.Aside {
-					replies = append(replies, d.Text)
-				}
-			}
-		}
-	}
-	if want := []string{"your drink: tea", "said: and what else?", "your drink: coffee"}; !slices.Equal(replies, want) || answered != 2 {
-		t.Errorf("the event stream's side runs completed %q with %d answers to the side question, want %q and 2", replies, answered, want)
 	}
 
 	// The thread goes on from the new version; the flow still works.

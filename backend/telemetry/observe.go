@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Telemetry is the chat service's observer.
@@ -17,7 +18,7 @@ var _ chat.Observer = (*Telemetry)(nil)
 // TurnStarted opens the turn's span, "invoke_agent {agent}", which the
 // spans of its model calls, tool calls and elicit waits are children of,
 // and counts the turn as running until it ends.
-func (t *Telemetry) TurnStarted(ctx context.Context, conversation, agent string, resumed bool) (context.Context, func(string)) {
+func (t *Telemetry) TurnStarted(ctx context.Context, conversation, agent string, resumed bool) (context.Context, func(tree.Outcome)) {
 	t.turnsRunning.Inc()
 	var span trace.Span
 	if t.traced {
@@ -25,16 +26,16 @@ func (t *Telemetry) TurnStarted(ctx context.Context, conversation, agent string,
 			trace.WithAttributes(genAIOperation.String(opInvokeAgent), genAIAgentName.String(agent),
 				genAIConversation.String(conversation), turnResumed.Bool(resumed)))
 	}
-	return ctx, func(outcome string) {
+	return ctx, func(outcome tree.Outcome) {
 		t.turnsRunning.Dec()
-		t.turns.WithLabelValues(agent, outcome).Inc()
+		t.turns.WithLabelValues(agent, string(outcome)).Inc()
 		if span == nil {
 			return
 		}
-		span.SetAttributes(turnOutcome.String(outcome))
-		if outcome == chat.TurnFailed {
-			span.SetAttributes(errorType.String(outcome))
-			span.SetStatus(codes.Error, outcome)
+		span.SetAttributes(turnOutcome.String(string(outcome)))
+		if outcome == tree.OutcomeFailed {
+			span.SetAttributes(errorType.String(string(outcome)))
+			span.SetStatus(codes.Error, string(outcome))
 		}
 		span.End()
 	}
@@ -50,7 +51,7 @@ func (t *Telemetry) ElicitWaited(ctx context.Context, req elicit.Request, asked 
 		asked = now
 	}
 	switch elicit.Action(outcome) { // a bounded label: the actions, or stopped
-	case elicit.Accept, elicit.Decline, elicit.Cancel, elicit.Denied, elicit.Other, chat.TurnStopped:
+	case elicit.Accept, elicit.Decline, elicit.Cancel, elicit.Denied, elicit.Other, elicit.Action(tree.OutcomeStopped):
 	default:
 		outcome = "other"
 	}

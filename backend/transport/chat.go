@@ -45,10 +45,6 @@ type Chat interface {
 	// Follow follows the conversation for a reader that is not the page
 	// (the inspector, the event stream). Errors: NotFound.
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
-	// Events follows the conversation's events for a client that is not
-	// the page, after the event lastID ("" for all of them). Errors:
-	// NotFound; Invalid for a lastID the stream did not send.
-	Events(ctx context.Context, session, id, lastID string) (*chat.EventStream, error)
 
 	// Send records a user message and starts a turn. Errors: NotFound;
 	// Invalid for an empty or overlong message; Conflict while a turn is

@@ -5,10 +5,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/sweatpants-go/sweatpants/backend/eventstream"
 )
 
 // events answers GET /c/:id/events: the conversation's events as JSON over
-// SSE, for clients that are not the page (see chat.Events). Each event is
+// SSE, for clients that are not the page (package eventstream). Each event is
 // "event: <type>", "id: <id>" and one data line of JSON; a client that
 // reconnects with the id of the last event it received as Last-Event-ID
 // goes on right after it. The stream is the session's like the page: the
@@ -21,7 +23,7 @@ func (s *Server) events(c echo.Context) error {
 		return err
 	}
 	defer release()
-	es, err := s.chat.Events(ctx, sessionOf(c), c.Param("id"), r.Header.Get("Last-Event-ID"))
+	es, err := eventstream.Open(ctx, s.chat, sessionOf(c), c.Param("id"), r.Header.Get("Last-Event-ID"))
 	if err != nil {
 		return err // no SSE headers are out yet, so the status still counts
 	}

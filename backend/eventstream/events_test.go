@@ -1,4 +1,4 @@
-package chat_test
+package eventstream_test
 
 import (
 	"context"
@@ -13,8 +13,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/eventstream"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // paced is a model the test drives: each call takes the next call the test
@@ -148,21 +150,21 @@ func eventsAssistants() *agents.Registry {
 func newEventsService(t *testing.T) (*chat.Service, *paced) {
 	t.Helper()
 	m := newPaced()
-	svc, _ := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true})
+	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true})
 	return svc, m
 }
 
 // follower reads one event stream.
 type follower struct {
 	t    *testing.T
-	es   *chat.EventStream
-	buf  []chat.Event // read from the stream, not yet returned
-	seen []chat.Event // returned, in order
+	es   *eventstream.Stream
+	buf  []eventstream.Event // read from the stream, not yet returned
+	seen []eventstream.Event // returned, in order
 }
 
 func follow(t *testing.T, svc *chat.Service, session, conv, lastID string) *follower {
 	t.Helper()
-	es, err := svc.Events(t.Context(), session, conv, lastID)
+	es, err := eventstream.Open(t.Context(), svc, session, conv, lastID)
 	if err != nil {
 		t.Fatalf("open the event stream after %q: %v", lastID, err)
 	}
@@ -172,7 +174,7 @@ func follow(t *testing.T, svc *chat.Service, session, conv, lastID string) *foll
 
 // until reads events until one satisfies cond and returns them, that one
 // included; events read past it are kept for the next call.
-func (f *follower) until(what string, cond func(chat.Event) bool) []chat.Event {
+func (f *follower) until(what string, cond func(eventstream.Event) bool) []eventstream.Event {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(f.t.Context(), 10*time.Second)
 	defer cancel()
@@ -194,16 +196,16 @@ func (f *follower) until(what string, cond func(chat.Event) bool) []chat.Event {
 }
 
 // take returns exactly n more events.
-func (f *follower) take(n int) []chat.Event {
+func (f *follower) take(n int) []eventstream.Event {
 	f.t.Helper()
-	var out []chat.Event
+	var out []eventstream.Event
 	for len(out) < n {
-		out = append(out, f.until(fmt.Sprintf("event %d of %d", len(out)+1, n), func(chat.Event) bool { return true })...)
+		out = append(out, f.until(fmt.Sprintf("event %d of %d", len(out)+1, n), func(eventstream.Event) bool { return true })...)
 	}
 	return out
 }
 
-func describe(evs []chat.Event) string {
+func describe(evs []eventstream.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
 		d, _ := json.Marshal(e.Data)
@@ -213,33 +215,35 @@ func describe(evs []chat.Event) string {
 }
 
 // runOf returns the run an event belongs to.
-func runOf(e chat.Event) int64 {
+func runOf(e eventstream.Event) int64 {
 	switch d := e.Data.(type) {
-	case chat.RunStarted:
+	case eventstream.RunStarted:
 		return d.Run
-	case chat.TokenDelta:
+	case eventstream.TokenDelta:
 		return d.Run
-	case chat.ToolCall:
+	case eventstream.ToolCall:
 		return d.Run
-	case chat.ToolResult:
+	case eventstream.ToolResult:
 		return d.Run
-	case chat.ElicitAsked:
+	case eventstream.ElicitAsked:
 		return d.Run
-	case chat.ElicitAnswered:
+	case eventstream.ElicitAnswered:
 		return d.Run
-	case chat.ProgressEvent:
+	case eventstream.ProgressEvent:
 		return d.Run
-	case chat.RunCompleted:
+	case eventstream.RunCompleted:
 		return d.Run
 	}
 	return -1
 }
 
-func last(evs []chat.Event) chat.Event { return evs[len(evs)-1] }
+func last(evs []eventstream.Event) eventstream.Event { return evs[len(evs)-1] }
 
-func is(typ string) func(chat.Event) bool { return func(e chat.Event) bool { return e.Type == typ } }
+func is(typ string) func(eventstream.Event) bool {
+	return func(e eventstream.Event) bool { return e.Type == typ }
+}
 
-func types(evs []chat.Event) []string {
+func types(evs []eventstream.Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -248,11 +252,11 @@ func types(evs []chat.Event) []string {
 }
 
 // reply applies a run's deltas as a client does: each at its offset.
-func reply(t *testing.T, evs []chat.Event, run int64) string {
+func reply(t *testing.T, evs []eventstream.Event, run int64) string {
 	t.Helper()
 	var text string
 	for _, e := range evs {
-		if d, ok := e.Data.(chat.TokenDelta); ok && d.Run == run {
+		if d, ok := e.Data.(eventstream.TokenDelta); ok && d.Run == run {
 			if d.Offset > len(text) {
 				t.Fatalf("a delta at %d past the %d bytes held: %s", d.Offset, len(text), describe(evs))
 			}
@@ -263,10 +267,10 @@ func reply(t *testing.T, evs []chat.Event, run int64) string {
 }
 
 // joined is a run's deltas joined, as a client that ignores offsets has it.
-func joined(evs []chat.Event, run int64) string {
+func joined(evs []eventstream.Event, run int64) string {
 	var b strings.Builder
 	for _, e := range evs {
-		if d, ok := e.Data.(chat.TokenDelta); ok && d.Run == run {
+		if d, ok := e.Data.(eventstream.TokenDelta); ok && d.Run == run {
 			b.WriteString(d.Text)
 		}
 	}
@@ -298,16 +302,16 @@ func TestTheEventStreamTellsARunEventByEvent(t *testing.T) {
 	f := follow(t, svc, "me", conv, "")
 	send(t, svc, "me", conv, "weather please")
 
-	asked := f.until("the question", is(chat.EventElicitAsked))
-	if got := types(asked); !reflect.DeepEqual(got, []string{chat.EventRunStarted, chat.EventElicitAsked}) {
+	asked := f.until("the question", is(eventstream.EventElicitAsked))
+	if got := types(asked); !reflect.DeepEqual(got, []string{eventstream.EventRunStarted, eventstream.EventElicitAsked}) {
 		t.Fatalf("events %v, want the run's start and its question:%s", got, describe(asked))
 	}
-	started := asked[0].Data.(chat.RunStarted)
+	started := asked[0].Data.(eventstream.RunStarted)
 	run := started.Run
 	if started.Text != "weather please" || started.Node != run || started.Aside {
 		t.Fatalf("run.started = %+v, want the message, its node the run", started)
 	}
-	q := asked[1].Data.(chat.ElicitAsked)
+	q := asked[1].Data.(eventstream.ElicitAsked)
 	if q.Run != run || q.Elicit == "" || q.Request.ID != q.Elicit || q.Request.Message != "Which city?" {
 		t.Fatalf("elicit.asked = %+v", q)
 	}
@@ -315,32 +319,32 @@ func TestTheEventStreamTellsARunEventByEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The tool's events come as it finishes, before the model is called.
-	f.until("the tool's result", is(chat.EventToolResult))
+	f.until("the tool's result", is(eventstream.EventToolResult))
 
 	chunks := model.stream(llm.Response{Usage: llm.Usage{PromptTokens: 12, CompletionTokens: 4}})
 	chunks <- "It is "
-	f.until("the first words", is(chat.EventTokenDelta))
+	f.until("the first words", is(eventstream.EventTokenDelta))
 	chunks <- "clear."
-	f.until("the next words", func(e chat.Event) bool {
-		d, ok := e.Data.(chat.TokenDelta)
+	f.until("the next words", func(e eventstream.Event) bool {
+		d, ok := e.Data.(eventstream.TokenDelta)
 		return ok && strings.HasSuffix(d.Text, "clear.")
 	})
 	close(chunks)
-	f.until("the run's end", is(chat.EventRunCompleted))
+	f.until("the run's end", is(eventstream.EventRunCompleted))
 
 	all := f.seen
-	want := []string{chat.EventRunStarted, chat.EventElicitAsked, chat.EventElicitAnswered, chat.EventProgress, chat.EventToolCall, chat.EventToolResult}
+	want := []string{eventstream.EventRunStarted, eventstream.EventElicitAsked, eventstream.EventElicitAnswered, eventstream.EventProgress, eventstream.EventToolCall, eventstream.EventToolResult}
 	if got := types(all); !reflect.DeepEqual(got[:len(want)], want) {
 		t.Fatalf("events %v, want %v first:%s", got, want, describe(all))
 	}
-	a := all[2].Data.(chat.ElicitAnswered)
+	a := all[2].Data.(eventstream.ElicitAnswered)
 	if a.Elicit != q.Elicit || a.Response.Action != elicit.Accept || string(a.Response.Content) != `{"city":"Oslo"}` {
 		t.Errorf("elicit.answered = %+v", a)
 	}
-	if p := all[3].Data.(chat.ProgressEvent); p.Message != "Looking at the sky" || p.Fraction != 0.5 {
+	if p := all[3].Data.(eventstream.ProgressEvent); p.Message != "Looking at the sky" || p.Fraction != 0.5 {
 		t.Errorf("progress = %+v", p)
 	}
-	call, res := all[4].Data.(chat.ToolCall), all[5].Data.(chat.ToolResult)
+	call, res := all[4].Data.(eventstream.ToolCall), all[5].Data.(eventstream.ToolResult)
 	if call.Agent != "weather" || call.Tool != "forecast" || string(call.Input) != `{"city":"Oslo"}` || call.Call == "" {
 		t.Errorf("tool.call = %+v", call)
 	}
@@ -350,15 +354,15 @@ func TestTheEventStreamTellsARunEventByEvent(t *testing.T) {
 	if all[4].ID == all[5].ID {
 		t.Errorf("tool.call and tool.result share the id %s: a client dropped between them could not resume", all[4].ID)
 	}
-	done := all[len(all)-1].Data.(chat.RunCompleted)
-	if done.Status != chat.RunReplied || done.Text != "It is clear." || done.Run != run {
+	done := all[len(all)-1].Data.(eventstream.RunCompleted)
+	if done.Status != tree.OutcomeReplied || done.Text != "It is clear." || done.Run != run {
 		t.Errorf("run.completed = %+v", done)
 	}
-	if done.Usage != (chat.Usage{TokensIn: 12, TokensOut: 4, ModelCalls: 1}) {
+	if done.Usage != (eventstream.Usage{TokensIn: 12, TokensOut: 4, ModelCalls: 1}) {
 		t.Errorf("usage = %+v, want the model call's", done.Usage)
 	}
 	for _, e := range all[6 : len(all)-1] {
-		if e.Type != chat.EventTokenDelta {
+		if e.Type != eventstream.EventTokenDelta {
 			t.Fatalf("between the tool and the end only deltas, got:%s", describe(all))
 		}
 	}
@@ -385,33 +389,33 @@ func recordedRuns(t *testing.T, svc *chat.Service, model *paced) string {
 	conv := startConv(t, svc, "me", "forecaster")
 	f := follow(t, svc, "me", conv, "")
 	send(t, svc, "me", conv, "weather please")
-	q := last(f.until("the question", is(chat.EventElicitAsked))).Data.(chat.ElicitAsked)
+	q := last(f.until("the question", is(eventstream.EventElicitAsked))).Data.(eventstream.ElicitAsked)
 	model.answer(llm.Usage{PromptTokens: 7, CompletionTokens: 2}, "Clear ", "skies.")
 	if err := svc.Answer(t.Context(), "me", conv, q.Elicit, chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"city":"Oslo"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	f.until("the first run's end", is(chat.EventRunCompleted))
+	f.until("the first run's end", is(eventstream.EventRunCompleted))
 
 	send(t, svc, "me", conv, "and tomorrow?")
-	if err := svc.Answer(t.Context(), "me", conv, last(f.until("the question", is(chat.EventElicitAsked))).Data.(chat.ElicitAsked).Elicit,
+	if err := svc.Answer(t.Context(), "me", conv, last(f.until("the question", is(eventstream.EventElicitAsked))).Data.(eventstream.ElicitAsked).Elicit,
 		chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"city":"Riga"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	chunks := model.stream(llm.Response{})
 	chunks <- "Rain, "
-	f.until("the stopped run's words", is(chat.EventTokenDelta))
+	f.until("the stopped run's words", is(eventstream.EventTokenDelta))
 	if err := svc.Stop(t.Context(), "me", conv); err != nil {
 		t.Fatal(err)
 	}
-	f.until("the stopped run's end", is(chat.EventRunCompleted))
+	f.until("the stopped run's end", is(eventstream.EventRunCompleted))
 
 	send(t, svc, "me", conv, "and the day after?")
 	model.fail(&llm.Error{Provider: "paced", Status: 500, Message: "the model broke", Retryable: true})
-	if err := svc.Answer(t.Context(), "me", conv, last(f.until("the question", is(chat.EventElicitAsked))).Data.(chat.ElicitAsked).Elicit,
+	if err := svc.Answer(t.Context(), "me", conv, last(f.until("the question", is(eventstream.EventElicitAsked))).Data.(eventstream.ElicitAsked).Elicit,
 		chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"city":"Kyiv"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	f.until("the failed run's end", is(chat.EventRunCompleted))
+	f.until("the failed run's end", is(eventstream.EventRunCompleted))
 	return conv
 }
 
@@ -423,20 +427,20 @@ func TestResumingFromAnyEventMissesNothingAndRepeatsNothing(t *testing.T) {
 	conv := recordedRuns(t, svc, model)
 
 	whole := follow(t, svc, "me", conv, "")
-	var all []chat.Event
-	var statuses []string
+	var all []eventstream.Event
+	var statuses []tree.Outcome
 	for range 3 {
-		all = append(all, whole.until("a run's end", is(chat.EventRunCompleted))...)
-		statuses = append(statuses, last(all).Data.(chat.RunCompleted).Status)
+		all = append(all, whole.until("a run's end", is(eventstream.EventRunCompleted))...)
+		statuses = append(statuses, last(all).Data.(eventstream.RunCompleted).Status)
 	}
-	if !reflect.DeepEqual(statuses, []string{chat.RunReplied, chat.RunStopped, chat.RunFailed}) {
+	if !reflect.DeepEqual(statuses, []tree.Outcome{tree.OutcomeReplied, tree.OutcomeStopped, tree.OutcomeFailed}) {
 		t.Fatalf("runs ended %v, want replied, stopped, failed:%s", statuses, describe(all))
 	}
-	failed := last(all).Data.(chat.RunCompleted)
+	failed := last(all).Data.(eventstream.RunCompleted)
 	if !strings.Contains(failed.Details, "the model broke") || failed.Usage.ModelCalls != 1 {
 		t.Errorf("the failed run = %+v, want the model's words in its details and its one call counted", failed)
 	}
-	first := all[:slicesIndex(all, is(chat.EventRunCompleted))+1]
+	first := all[:slicesIndex(all, is(eventstream.EventRunCompleted))+1]
 	if got := reply(t, first, runOf(first[0])); got != "Clear skies." || joined(first, runOf(first[0])) != got {
 		t.Errorf("the replied run read from the record: deltas give %q, want the reply:%s", got, describe(first))
 	}
@@ -458,12 +462,12 @@ func TestResumingFromAnyEventMissesNothingAndRepeatsNothing(t *testing.T) {
 	// before it.
 	r := follow(t, svc, "me", conv, last(all).ID)
 	send(t, svc, "me", conv, "and next week?")
-	if next := r.take(1)[0]; next.Type != chat.EventRunStarted || next.Data.(chat.RunStarted).Text != "and next week?" {
+	if next := r.take(1)[0]; next.Type != eventstream.EventRunStarted || next.Data.(eventstream.RunStarted).Text != "and next week?" {
 		t.Fatalf("after the last event came %s %+v, want the new run's start", next.Type, next.Data)
 	}
 }
 
-func slicesIndex(evs []chat.Event, cond func(chat.Event) bool) int {
+func slicesIndex(evs []eventstream.Event, cond func(eventstream.Event) bool) int {
 	for i, e := range evs {
 		if cond(e) {
 			return i
@@ -481,12 +485,12 @@ func streamingEcho(t *testing.T, svc *chat.Service, model *paced) (conv string, 
 	f = follow(t, svc, "me", conv, "")
 	chunks = model.stream(llm.Response{Usage: llm.Usage{PromptTokens: 3, CompletionTokens: 5}})
 	send(t, svc, "me", conv, "say hello")
-	run = runOf(f.until("the run's start", is(chat.EventRunStarted))[0])
+	run = runOf(f.until("the run's start", is(eventstream.EventRunStarted))[0])
 	chunks <- "Hello, "
-	f.until("the first words", is(chat.EventTokenDelta))
+	f.until("the first words", is(eventstream.EventTokenDelta))
 	chunks <- "wor"
-	f.until("the next words", func(e chat.Event) bool {
-		d, ok := e.Data.(chat.TokenDelta)
+	f.until("the next words", func(e eventstream.Event) bool {
+		d, ok := e.Data.(eventstream.TokenDelta)
 		return ok && strings.HasSuffix(d.Text, "wor")
 	})
 	return conv, f, chunks, run
@@ -509,22 +513,22 @@ func TestResumingMidReplyWhileItStreamsSendsTheRest(t *testing.T) {
 	waitDraft(t, svc, conv, "Hello, world")
 
 	r := follow(t, svc, "me", conv, held)
-	if got := r.take(1)[0].Data; got != (chat.TokenDelta{Run: run, Offset: len("Hello, wor"), Text: "ld"}) {
+	if got := r.take(1)[0].Data; got != (eventstream.TokenDelta{Run: run, Offset: len("Hello, wor"), Text: "ld"}) {
 		t.Fatalf("first event after resuming = %+v, want the rest of the draft", got)
 	}
 	chunks <- "!"
-	r.until("the last words", func(e chat.Event) bool {
-		d, ok := e.Data.(chat.TokenDelta)
+	r.until("the last words", func(e eventstream.Event) bool {
+		d, ok := e.Data.(eventstream.TokenDelta)
 		return ok && strings.HasSuffix(d.Text, "!")
 	})
 	close(chunks)
-	done := last(r.until("the run's end", is(chat.EventRunCompleted))).Data.(chat.RunCompleted)
+	done := last(r.until("the run's end", is(eventstream.EventRunCompleted))).Data.(eventstream.RunCompleted)
 
-	all := append(append([]chat.Event(nil), f.seen...), r.seen...)
+	all := append(append([]eventstream.Event(nil), f.seen...), r.seen...)
 	if done.Text != "Hello, world!" || joined(all, run) != done.Text {
 		t.Fatalf("deltas joined %q, reply %q, want both %q:%s", joined(all, run), done.Text, "Hello, world!", describe(all))
 	}
-	if done.Usage != (chat.Usage{TokensIn: 3, TokensOut: 5, ModelCalls: 1}) {
+	if done.Usage != (eventstream.Usage{TokensIn: 3, TokensOut: 5, ModelCalls: 1}) {
 		t.Errorf("usage = %+v", done.Usage)
 	}
 	noneTwice(t, all)
@@ -543,11 +547,11 @@ func TestResumingMidReplyAfterItEndedSendsTheRestBeforeTheEnd(t *testing.T) {
 
 	r := follow(t, svc, "me", conv, held)
 	got := r.take(2)
-	if got[0].Data != (chat.TokenDelta{Run: run, Offset: len("Hello, wor"), Text: "ld."}) || got[1].Type != chat.EventRunCompleted {
+	if got[0].Data != (eventstream.TokenDelta{Run: run, Offset: len("Hello, wor"), Text: "ld."}) || got[1].Type != eventstream.EventRunCompleted {
 		t.Fatalf("after resuming:%s\nwant the rest of the reply, then the end", describe(got))
 	}
-	all := append(append([]chat.Event(nil), f.seen...), got...)
-	if joined(all, run) != "Hello, world." || got[1].Data.(chat.RunCompleted).Text != "Hello, world." {
+	all := append(append([]eventstream.Event(nil), f.seen...), got...)
+	if joined(all, run) != "Hello, world." || got[1].Data.(eventstream.RunCompleted).Text != "Hello, world." {
 		t.Fatalf("deltas joined %q:%s", joined(all, run), describe(all))
 	}
 	noneTwice(t, all)
@@ -564,12 +568,12 @@ func TestResumingWithOtherBytesSendsTheDraftWhole(t *testing.T) {
 	f.es.Close()
 
 	r := follow(t, svc, "me", conv, other)
-	if got := r.take(1)[0].Data; got != (chat.TokenDelta{Run: run, Offset: 0, Text: "Hello, wor"}) {
+	if got := r.take(1)[0].Data; got != (eventstream.TokenDelta{Run: run, Offset: 0, Text: "Hello, wor"}) {
 		t.Fatalf("first event = %+v, want the draft whole", got)
 	}
 	chunks <- "ld"
 	close(chunks)
-	evs := r.until("the end", is(chat.EventRunCompleted))
+	evs := r.until("the end", is(eventstream.EventRunCompleted))
 	if got := reply(t, r.seen, run); got != "Hello, world" {
 		t.Fatalf("deltas applied at their offsets give %q:%s", got, describe(evs))
 	}
@@ -587,24 +591,24 @@ func TestADraftThatIsNotTheReplyIsReplaced(t *testing.T) {
 	first := model.stream(llm.Response{})
 	send(t, svc, "me", conv, "weather?")
 	first <- "Let me look"
-	f.until("the first call's words", is(chat.EventTokenDelta))
+	f.until("the first call's words", is(eventstream.EventTokenDelta))
 	close(first)
 	second := model.stream(llm.Response{})
 	second <- "Sunny"
-	f.until("the second call's words", func(e chat.Event) bool {
-		d, ok := e.Data.(chat.TokenDelta)
+	f.until("the second call's words", func(e eventstream.Event) bool {
+		d, ok := e.Data.(eventstream.TokenDelta)
 		return ok && d.Text == "Sunny"
 	})
 	close(second)
-	evs := f.until("the end", is(chat.EventRunCompleted))
+	evs := f.until("the end", is(eventstream.EventRunCompleted))
 	run := runOf(f.seen[0])
-	done := last(evs).Data.(chat.RunCompleted)
+	done := last(evs).Data.(eventstream.RunCompleted)
 	if done.Text != "In short: Sunny" {
 		t.Fatalf("reply %q", done.Text)
 	}
 	var offsets []int
 	for _, e := range f.seen {
-		if d, ok := e.Data.(chat.TokenDelta); ok {
+		if d, ok := e.Data.(eventstream.TokenDelta); ok {
 			offsets = append(offsets, d.Offset)
 		}
 	}
@@ -616,8 +620,8 @@ func TestADraftThatIsNotTheReplyIsReplaced(t *testing.T) {
 	}
 	// Read from the record, the reply is one delta.
 	again := follow(t, svc, "me", conv, "")
-	rec := again.until("the end", is(chat.EventRunCompleted))
-	if got := types(rec); !reflect.DeepEqual(got, []string{chat.EventRunStarted, chat.EventTokenDelta, chat.EventRunCompleted}) || joined(rec, run) != done.Text {
+	rec := again.until("the end", is(eventstream.EventRunCompleted))
+	if got := types(rec); !reflect.DeepEqual(got, []string{eventstream.EventRunStarted, eventstream.EventTokenDelta, eventstream.EventRunCompleted}) || joined(rec, run) != done.Text {
 		t.Errorf("from the record:%s", describe(rec))
 	}
 	if u := done.Usage; u.ModelCalls != 2 {
@@ -632,21 +636,21 @@ func TestASideQuestionIsARunAside(t *testing.T) {
 	conv := startConv(t, svc, "me", "forecaster")
 	f := follow(t, svc, "me", conv, "")
 	send(t, svc, "me", conv, "weather please")
-	main := runOf(f.until("the question", is(chat.EventElicitAsked))[0])
+	main := runOf(f.until("the question", is(eventstream.EventElicitAsked))[0])
 	model.answer(llm.Usage{PromptTokens: 5, CompletionTokens: 3}, "It is noon.")
 	send(t, svc, "me", conv, "what time is it?")
-	evs := f.until("the side reply", is(chat.EventRunCompleted))
-	if got := types(evs); !reflect.DeepEqual(got, []string{chat.EventRunStarted, chat.EventTokenDelta, chat.EventRunCompleted}) {
+	evs := f.until("the side reply", is(eventstream.EventRunCompleted))
+	if got := types(evs); !reflect.DeepEqual(got, []string{eventstream.EventRunStarted, eventstream.EventTokenDelta, eventstream.EventRunCompleted}) {
 		t.Fatalf("side question events:%s", describe(evs))
 	}
-	q, d, a := evs[0].Data.(chat.RunStarted), evs[1].Data.(chat.TokenDelta), evs[2].Data.(chat.RunCompleted)
-	if d != (chat.TokenDelta{Run: q.Run, Aside: true, Text: "It is noon."}) {
+	q, d, a := evs[0].Data.(eventstream.RunStarted), evs[1].Data.(eventstream.TokenDelta), evs[2].Data.(eventstream.RunCompleted)
+	if d != (eventstream.TokenDelta{Run: q.Run, Aside: true, Text: "It is noon."}) {
 		t.Errorf("token.delta = %+v, want the side reply, aside", d)
 	}
 	if !q.Aside || q.Text != "what time is it?" || q.Run == main || q.Run != q.Node {
 		t.Errorf("run.started = %+v, want the side question, aside, a run of its own", q)
 	}
-	if !a.Aside || a.Run != q.Run || a.Text != "It is noon." || a.Status != chat.RunReplied || a.Usage.ModelCalls != 1 || a.Usage.TokensOut != 3 {
+	if !a.Aside || a.Run != q.Run || a.Text != "It is noon." || a.Status != tree.OutcomeReplied || a.Usage.ModelCalls != 1 || a.Usage.TokensOut != 3 {
 		t.Errorf("run.completed = %+v, want the side reply, aside", a)
 	}
 }
@@ -656,7 +660,7 @@ func TestTheEventStreamIsTheOwningSessions(t *testing.T) {
 	svc, _ := newEventsService(t)
 	conv := startConv(t, svc, "me", "echo")
 	for _, session := range []string{"someone-else", ""} {
-		if _, err := svc.Events(t.Context(), session, conv, ""); apperr.CodeOf(err) != apperr.NotFound {
+		if _, err := eventstream.Open(t.Context(), svc, session, conv, ""); apperr.CodeOf(err) != apperr.NotFound {
 			t.Errorf("session %q: err = %v, want NotFound", session, err)
 		}
 	}
@@ -670,15 +674,15 @@ func TestABadLastEventIDIsRefused(t *testing.T) {
 	f := follow(t, svc, "me", conv, "")
 	model.answer(llm.Usage{}, "Hi.")
 	send(t, svc, "me", conv, "hello")
-	evs := f.until("the end", is(chat.EventRunCompleted))
-	started := evs[0].Data.(chat.RunStarted).Node
-	newest := last(evs).Data.(chat.RunCompleted).Node
+	evs := f.until("the end", is(eventstream.EventRunCompleted))
+	started := evs[0].Data.(eventstream.RunStarted).Node
+	newest := last(evs).Data.(eventstream.RunCompleted).Node
 	// The stream read from the record, as it was before the refusals (read
 	// live, a delta's id depends on when the reader caught it).
 	evs = follow(t, svc, "me", conv, "").take(len(evs))
 	for _, id := range []string{"abc", "-1", "1e3", " 5", "5:0", "5.0.1", "0:1", "0.3.x", "12.3.", "5.3.ZZ",
 		fmt.Sprintf("%d:1", started), fmt.Sprintf("%d", newest+1000), strings.Repeat("9", 30)} {
-		_, err := svc.Events(t.Context(), "me", conv, id)
+		_, err := eventstream.Open(t.Context(), svc, "me", conv, id)
 		if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), "Last-Event-ID") {
 			t.Errorf("Last-Event-ID %q: err = %v, want Invalid naming the header", id, err)
 		}
@@ -690,7 +694,7 @@ func TestABadLastEventIDIsRefused(t *testing.T) {
 	}
 }
 
-func noneTwice(t *testing.T, evs []chat.Event) {
+func noneTwice(t *testing.T, evs []eventstream.Event) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, e := range evs {

@@ -1,4 +1,4 @@
-package chat_test
+package eventstream_test
 
 import (
 	"fmt"
@@ -8,7 +8,9 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/eventstream"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // sideAsked starts a forecaster conversation, follows it and asks a side
@@ -19,10 +21,10 @@ func sideAsked(t *testing.T, svc *chat.Service, model *paced, text string) (conv
 	conv = startConv(t, svc, "me", "forecaster")
 	f = follow(t, svc, "me", conv, "")
 	send(t, svc, "me", conv, "weather please")
-	f.until("the question", is(chat.EventElicitAsked))
+	f.until("the question", is(eventstream.EventElicitAsked))
 	chunks = model.stream(llm.Response{Usage: llm.Usage{PromptTokens: 4, CompletionTokens: 6}})
 	send(t, svc, "me", conv, text)
-	started := last(f.until("the side question", is(chat.EventRunStarted))).Data.(chat.RunStarted)
+	started := last(f.until("the side question", is(eventstream.EventRunStarted))).Data.(eventstream.RunStarted)
 	if !started.Aside {
 		t.Fatalf("run.started %+v, want a side question", started)
 	}
@@ -30,9 +32,9 @@ func sideAsked(t *testing.T, svc *chat.Service, model *paced, text string) (conv
 }
 
 // sideDelta matches a delta of side question run ending with suffix.
-func sideDelta(run int64, suffix string) func(chat.Event) bool {
-	return func(e chat.Event) bool {
-		d, ok := e.Data.(chat.TokenDelta)
+func sideDelta(run int64, suffix string) func(eventstream.Event) bool {
+	return func(e eventstream.Event) bool {
+		d, ok := e.Data.(eventstream.TokenDelta)
 		return ok && d.Run == run && d.Aside && strings.HasSuffix(d.Text, suffix)
 	}
 }
@@ -60,14 +62,14 @@ func TestASideRepliesDeltasStreamAndResume(t *testing.T) {
 	})
 
 	r := follow(t, svc, "me", conv, held)
-	if got := r.take(1)[0].Data; got != (chat.TokenDelta{Run: run, Aside: true, Offset: len("It is no"), Text: "on"}) {
+	if got := r.take(1)[0].Data; got != (eventstream.TokenDelta{Run: run, Aside: true, Offset: len("It is no"), Text: "on"}) {
 		t.Fatalf("first event after resuming = %+v, want the rest of the side draft", got)
 	}
 	chunks <- "."
 	r.until("the last words", sideDelta(run, "."))
 	close(chunks)
-	done := last(r.until("the side run's end", is(chat.EventRunCompleted))).Data.(chat.RunCompleted)
-	all := append(append([]chat.Event(nil), f.seen...), r.seen...)
+	done := last(r.until("the side run's end", is(eventstream.EventRunCompleted))).Data.(eventstream.RunCompleted)
+	all := append(append([]eventstream.Event(nil), f.seen...), r.seen...)
 	if !done.Aside || done.Run != run || done.Text != "It is noon." || joined(all, run) != done.Text {
 		t.Fatalf("deltas joined %q, run.completed %+v, want the side reply %q:%s", joined(all, run), done, "It is noon.", describe(all))
 	}
@@ -86,41 +88,41 @@ func TestStoppedRunsCarryTheirPartialTextAndResumeExactly(t *testing.T) {
 	f.until("the side reply's words", sideDelta(first, "It is "))
 	chunks <- "noon."
 	close(chunks)
-	f.until("the first side run's end", is(chat.EventRunCompleted))
+	f.until("the first side run's end", is(eventstream.EventRunCompleted))
 
 	chunks = model.stream(llm.Response{})
 	send(t, svc, "me", conv, "and the date?")
-	second := last(f.until("the second side question", is(chat.EventRunStarted))).Data.(chat.RunStarted).Run
+	second := last(f.until("the second side question", is(eventstream.EventRunStarted))).Data.(eventstream.RunStarted).Run
 	chunks <- "Today is "
 	f.until("the second side reply's words", sideDelta(second, "Today is "))
 	if err := svc.Stop(t.Context(), "me", conv); err != nil {
 		t.Fatal(err)
 	}
-	stopped := last(f.until("the stopped side run's end", is(chat.EventRunCompleted))).Data.(chat.RunCompleted)
-	if stopped.Run != second || !stopped.Aside || stopped.Status != chat.RunStopped || stopped.Partial != "Today is " {
+	stopped := last(f.until("the stopped side run's end", is(eventstream.EventRunCompleted))).Data.(eventstream.RunCompleted)
+	if stopped.Run != second || !stopped.Aside || stopped.Status != tree.OutcomeStopped || stopped.Partial != "Today is " {
 		t.Errorf("the stopped side run's end = %+v, want stopped, aside, with its partial text", stopped)
 	}
 
 	// The flow's question is answered; its reply streams and is stopped.
-	q := f.seen[slicesIndex(f.seen, is(chat.EventElicitAsked))].Data.(chat.ElicitAsked)
+	q := f.seen[slicesIndex(f.seen, is(eventstream.EventElicitAsked))].Data.(eventstream.ElicitAsked)
 	main := q.Run
 	chunks = model.stream(llm.Response{})
 	if err := svc.Answer(t.Context(), "me", conv, q.Elicit, cityAnswer("Oslo")); err != nil {
 		t.Fatal(err)
 	}
 	chunks <- "Clear "
-	f.until("the flow's words", func(e chat.Event) bool { d, ok := e.Data.(chat.TokenDelta); return ok && d.Run == main })
+	f.until("the flow's words", func(e eventstream.Event) bool { d, ok := e.Data.(eventstream.TokenDelta); return ok && d.Run == main })
 	if err := svc.Stop(t.Context(), "me", conv); err != nil {
 		t.Fatal(err)
 	}
-	end := last(f.until("the flow's end", func(e chat.Event) bool { return e.Type == chat.EventRunCompleted && runOf(e) == main })).Data.(chat.RunCompleted)
-	if end.Status != chat.RunStopped || end.Aside || end.Partial != "Clear " {
+	end := last(f.until("the flow's end", func(e eventstream.Event) bool { return e.Type == eventstream.EventRunCompleted && runOf(e) == main })).Data.(eventstream.RunCompleted)
+	if end.Status != tree.OutcomeStopped || end.Aside || end.Partial != "Clear " {
 		t.Errorf("the stopped run's end = %+v, want stopped with its partial text", end)
 	}
 
 	// Read from the record: each side reply is one delta, then its end.
 	whole := follow(t, svc, "me", conv, "")
-	all := whole.until("the flow's end", func(e chat.Event) bool { return e.Type == chat.EventRunCompleted && runOf(e) == main })
+	all := whole.until("the flow's end", func(e eventstream.Event) bool { return e.Type == eventstream.EventRunCompleted && runOf(e) == main })
 	if got := reply(t, all, first); got != "It is noon." {
 		t.Errorf("the first side reply read from the record: deltas give %q:%s", got, describe(all))
 	}
@@ -154,11 +156,11 @@ func TestABadSidePartOfALastEventIDIsRefused(t *testing.T) {
 	node := held[:strings.Index(held, "~")]
 	for _, id := range []string{node + "~", node + "~0.3.x", fmt.Sprintf("%s~%d.0.1", node, run), fmt.Sprintf("%s~%d.3.x", node, msg),
 		fmt.Sprintf("%d~%d.3.x", run-1, run), held + held[strings.Index(held, "~"):], "~4.3.x", "0~4.3.x"} {
-		if _, err := svc.Events(t.Context(), "me", conv, id); apperr.CodeOf(err) != apperr.Invalid {
+		if _, err := eventstream.Open(t.Context(), svc, "me", conv, id); apperr.CodeOf(err) != apperr.Invalid {
 			t.Errorf("Last-Event-ID %q: err = %v, want Invalid", id, err)
 		}
 	}
-	if _, err := svc.Events(t.Context(), "me", conv, held); err != nil {
+	if _, err := eventstream.Open(t.Context(), svc, "me", conv, held); err != nil {
 		t.Errorf("Last-Event-ID %q, as sent: %v", held, err)
 	}
 }
