@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/labstack/echo/v4"
@@ -16,37 +17,36 @@ import (
 // goes on right after it. The stream is the session's like the page: the
 // session cookie, and 404 for another session's conversation.
 func (s *Server) events(c echo.Context) error {
-	r := c.Request()
-	ctx := r.Context()
-	release, err := s.acquireStream(c)
-	if err != nil {
-		return err
-	}
-	defer release()
-	es, err := eventstream.Open(ctx, s.chat, sessionOf(c), c.Param("id"), r.Header.Get("Last-Event-ID"))
-	if err != nil {
-		return err // no SSE headers are out yet, so the status still counts
-	}
-	defer es.Close()
-	c.Response().Header().Set("X-Accel-Buffering", "no")
-	// The Datastar SDK writes any event type: it is the SSE writer of the
-	// page's stream too. JSON keeps each event's data on one line (a line
-	// end in text is written as \n), and the response still passes the
-	// line-end guard every event stream passes (lineends.go).
-	sse := newSSE(c)
-	for {
-		evs, err := es.Next(ctx)
+	return s.serveStream(c, "events", func(ctx context.Context) (source, error) {
+		es, err := eventstream.Open(ctx, s.chat, sessionOf(c), c.Param("id"), c.Request().Header.Get("Last-Event-ID"))
 		if err != nil {
-			return nil // the client went away or the server is shutting down
+			return nil, err
 		}
-		for _, ev := range evs {
-			data, err := json.Marshal(ev.Data)
-			if err != nil {
-				return err
-			}
-			if err := sse.Send(datastar.EventType(ev.Type), []string{string(data)}, datastar.WithSSEEventId(ev.ID)); err != nil {
-				return nil
-			}
+		return jsonEvents{es}, nil
+	})
+}
+
+// jsonEvents sends a conversation's events as they come. The Datastar SDK
+// writes any event type: it is the SSE writer of the page's stream too.
+// JSON keeps each event's data on one line (a line end in text is written
+// as \n), and the response still passes the line-end guard every event
+// stream passes (lineends.go).
+type jsonEvents struct{ *eventstream.Stream }
+
+func (j jsonEvents) Next(ctx context.Context) ([]event, error) {
+	evs, err := j.Stream.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]event, len(evs))
+	for i, ev := range evs {
+		data, err := json.Marshal(ev.Data)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = func(sse *datastar.ServerSentEventGenerator) error {
+			return sse.Send(datastar.EventType(ev.Type), []string{string(data)}, datastar.WithSSEEventId(ev.ID))
 		}
 	}
+	return out, nil
 }
