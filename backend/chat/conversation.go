@@ -110,7 +110,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = time.Now()
 	c.idx.Add(n)
 	c.recordedFeedLocked(n)
-	c.svc.debugRecorded(c)
+	c.sessionRecordedLocked()
 	if w := c.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
 		w.node = n.ID // its place in the queue, before anyone is told
 	}

@@ -70,7 +70,7 @@ type Service struct {
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
 
-	debug debugFeeds // the open debug pages (debug.go)
+	sessions sessionFeeds // the followers of whole sessions (sessionfeed.go)
 
 	observe Observer // see Config.Observer
 }
@@ -148,7 +148,7 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 			c.owner = next
 		}
 	}
-	s.debugRotated(prev, next)
+	s.sessionRotatedLocked(prev, next)
 	return next, nil
 }
 

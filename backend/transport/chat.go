@@ -96,8 +96,7 @@ type Chat interface {
 	// ClearNotice clears the notice if it was shown before since.
 	ClearNotice(session, id string, since time.Time)
 
-	Debugger // the debug pages' (debug.go)
-	Manager  // renaming, deleting and finding conversations (conversations.go)
+	Manager // renaming, deleting and finding conversations (conversations.go)
 }
 
 // The chat service is what the transport runs on; this fails to compile

@@ -10,27 +10,32 @@ import (
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
-// Debugger is what the debug pages need of the chat service.
-type Debugger interface {
-	// Debug lists the model calls of the session's conversations, or of
+// Calls is what the debug pages need: the listing of model calls, read
+// from the record (package calls).
+type Calls interface {
+	// List lists the model calls of the session's conversations, or of
 	// the one f names. Errors: NotFound for a conversation the session
 	// does not own.
-	Debug(ctx context.Context, session string, f chat.DebugFilter) (chat.Debug, error)
-	// WatchDebug follows what Debug lists, for one open page. Errors:
-	// NotFound, as for Debug.
-	WatchDebug(ctx context.Context, session string, f chat.DebugFilter) (*chat.DebugWatch, error)
+	List(ctx context.Context, session string, f calls.Filter) (calls.Listing, error)
+	// Watch follows what List lists, for one open page. Errors: NotFound,
+	// as for List.
+	Watch(ctx context.Context, session string, f calls.Filter) (*calls.Watch, error)
 }
+
+// The calls service is what the debug pages run on; this fails to compile
+// when the two drift apart.
+var _ Calls = (*calls.Service)(nil)
 
 // debugFilter reads what a debug page shows: the conversation its path
 // names (/c/:id/debug) or its query does (?conversation=), and whether
 // only=failed narrows it to the calls that failed or were retried. Any
 // other filter is refused, without repeating it: it may be any text.
-func debugFilter(c echo.Context) (chat.DebugFilter, error) {
-	f := chat.DebugFilter{Conversation: c.Param("id")}
+func debugFilter(c echo.Context) (calls.Filter, error) {
+	f := calls.Filter{Conversation: c.Param("id")}
 	if f.Conversation == "" {
 		f.Conversation = c.QueryParam("conversation")
 	}
@@ -52,7 +57,7 @@ func (s *Server) debugPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.chat.Debug(c.Request().Context(), sessionOf(c), f)
+	d, err := s.calls.List(c.Request().Context(), sessionOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -62,7 +67,7 @@ func (s *Server) debugPage(c echo.Context) error {
 // debugStream answers GET /debug/stream and GET /c/:id/debug/stream, with
 // the query of the page: the list drawn whole, then, as the conversations
 // record, the turns that changed and the totals, and the list drawn whole
-// again only when a change is not one of those (see chat.DebugChange).
+// again only when a change is not one of those (see calls.Change).
 func (s *Server) debugStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	f, err := debugFilter(c)
@@ -74,7 +79,7 @@ func (s *Server) debugStream(c echo.Context) error {
 		return err
 	}
 	defer release()
-	w, err := s.chat.WatchDebug(ctx, sessionOf(c), f)
+	w, err := s.calls.Watch(ctx, sessionOf(c), f)
 	if err != nil {
 		return err // no SSE headers are out yet, so the status still counts
 	}
@@ -103,15 +108,15 @@ func (s *Server) debugStream(c echo.Context) error {
 // nextDebugChange waits for a change after the page was drawn at drawn.
 // While turns record fast, the page is patched at most every
 // inspectorEvery, as the inspector is, with every change up to then.
-func nextDebugChange(ctx context.Context, w *chat.DebugWatch, drawn time.Time) (chat.DebugChange, error) {
+func nextDebugChange(ctx context.Context, w *calls.Watch, drawn time.Time) (calls.Change, error) {
 	for {
 		if err := w.Wait(ctx); err != nil {
-			return chat.DebugChange{}, err
+			return calls.Change{}, err
 		}
 		select {
 		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
 		case <-ctx.Done():
-			return chat.DebugChange{}, ctx.Err()
+			return calls.Change{}, ctx.Err()
 		}
 		ch, err := w.Changes(ctx)
 		if err != nil || !ch.Empty() {
@@ -124,7 +129,7 @@ func nextDebugChange(ctx context.Context, w *chat.DebugWatch, drawn time.Time) (
 // conversation's header with its totals, its turns that changed (morphed
 // in place, so the calls a reader opened stay open), its new turns after
 // the others; the session's totals last.
-func debugPatches(ch chat.DebugChange, f chat.DebugFilter) []treePatch {
+func debugPatches(ch calls.Change, f calls.Filter) []treePatch {
 	if ch.Full != nil {
 		return []treePatch{{comp: templates.DebugList(*ch.Full)}}
 	}

@@ -40,10 +40,12 @@ func (s *Server) routes() {
 	e.GET("/c/:id/tree/stream", s.inspectorStream)
 	e.POST("/c/:id/reflog/:entry/recover", s.recoverEntry, cmd...)
 	e.POST("/c/:id/gc", s.collect, cmd...)
-	e.GET("/c/:id/debug", s.debugPage)
-	e.GET("/c/:id/debug/stream", s.debugStream)
-	e.GET("/debug", s.debugPage)
-	e.GET("/debug/stream", s.debugStream)
+	if s.calls != nil {
+		e.GET("/c/:id/debug", s.debugPage)
+		e.GET("/c/:id/debug/stream", s.debugStream)
+		e.GET("/debug", s.debugPage)
+		e.GET("/debug/stream", s.debugStream)
+	}
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
 	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)

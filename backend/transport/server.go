@@ -22,6 +22,11 @@ type Config struct {
 	Chat    Chat // the chat service
 	Log     *slog.Logger
 	MaxBody int64 // bytes; DefaultMaxBody when 0
+	// Calls, when set, serves the debug pages (GET /debug, GET
+	// /c/:id/debug and their streams): the listing of model calls, read
+	// from the record beside the chat service (calls.New over the store
+	// and Chat). Without it those pages are not found.
+	Calls Calls
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto: https
@@ -48,6 +53,7 @@ type Config struct {
 // Server serves the app.
 type Server struct {
 	chat    Chat
+	calls   Calls
 	log     *slog.Logger
 	maxBody int64
 	secure  bool
@@ -66,7 +72,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError

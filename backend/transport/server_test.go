@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
@@ -46,7 +47,7 @@ func newTestAppWith(t testing.TB, cfg chat.Config) *testApp {
 		cfg.DecideByRule = true // as the app has it
 	}
 	svc := chat.New(cfg)
-	srv := httptest.NewServer(NewServer(Config{Chat: svc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
+	srv := httptest.NewServer(NewServer(Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
 	t.Cleanup(func() {
 		srv.Close()
 		svc.Close()

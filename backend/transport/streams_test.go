@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 )
 
 // TestStreamsAreBoundedPerSessionPerClientAndInAll: no session, no client
@@ -61,7 +62,7 @@ func TestStreamsAreBoundedPerSessionPerClientAndInAll(t *testing.T) {
 // no stream at all.
 func TestStreamRefusalsSayWhenToComeBack(t *testing.T) {
 	a := newTestApp(t)
-	srv := httptest.NewServer(NewServer(Config{Chat: a.svc, Log: slog.New(slog.DiscardHandler), MaxStreamsTotal: 1}))
+	srv := httptest.NewServer(NewServer(Config{Chat: a.svc, Calls: calls.New(a.db, a.svc), Log: slog.New(slog.DiscardHandler), MaxStreamsTotal: 1}))
 	t.Cleanup(srv.Close)
 	b := a.browser(t)
 	b.start("concierge", "hello")

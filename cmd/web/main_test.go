@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -207,7 +208,7 @@ func TestReady(t *testing.T) {
 	app.Store, app.Log = db, slog.New(slog.DiscardHandler)
 	svc := chat.New(app)
 	defer svc.Close()
-	srv := httptest.NewServer(transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Log: app.Log}))
+	srv := httptest.NewServer(transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: app.Log}))
 	defer srv.Close()
 	if code := get(t, srv.URL+"/readyz"); code != http.StatusOK {
 		t.Errorf("an open database: /readyz = %d, want 200", code)

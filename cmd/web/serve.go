@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -168,7 +169,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	srv := &http.Server{
-		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Log: log, MaxBody: cfg.maxBody,
+		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.

@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -22,7 +22,7 @@ import (
 // (d.Filter.Conversation) or of every conversation of the browser's
 // session. Each call is one line that opens on its details. It stays
 // current over its own stream.
-func DebugPage(d chat.Debug) templ.Component {
+func DebugPage(d calls.Listing) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -201,7 +201,7 @@ func DebugPage(d chat.Debug) templ.Component {
 	})
 }
 
-func debugTitle(d chat.Debug) string {
+func debugTitle(d calls.Listing) string {
 	if len(d.Conversations) == 1 && d.Filter.Conversation != "" {
 		return "Model calls: " + pageTitle(d.Conversations[0].Conversation)
 	}
@@ -209,7 +209,7 @@ func debugTitle(d chat.Debug) string {
 }
 
 // DebugStreamURL is where a debug page showing f follows it.
-func DebugStreamURL(f chat.DebugFilter) string {
+func DebugStreamURL(f calls.Filter) string {
 	u := "/debug/stream"
 	if f.Conversation != "" {
 		u = "/c/" + url.PathEscape(f.Conversation) + "/debug/stream"
@@ -257,7 +257,7 @@ func DebugEntryID(id int64) string { return fmt.Sprintf("call-%d", id) }
 
 // DebugList is the part of the debug page its stream draws first, and
 // again when a change is not a patch.
-func DebugList(d chat.Debug) templ.Component {
+func DebugList(d calls.Listing) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -322,7 +322,7 @@ func DebugList(d chat.Debug) templ.Component {
 }
 
 // DebugSessionTotals add up the calls of every conversation listed.
-func DebugSessionTotals(t chat.DebugTotals) templ.Component {
+func DebugSessionTotals(t calls.Totals) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -378,7 +378,7 @@ func DebugSessionTotals(t chat.DebugTotals) templ.Component {
 }
 
 // DebugConversation is one conversation's turns.
-func DebugConversation(dc chat.DebugConversation, f chat.DebugFilter) templ.Component {
+func DebugConversation(dc calls.Conversation, f calls.Filter) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -478,7 +478,7 @@ func DebugConversation(dc chat.DebugConversation, f chat.DebugFilter) templ.Comp
 }
 
 // DebugConversationHead names a conversation and adds up its calls.
-func DebugConversationHead(dc chat.DebugConversation) templ.Component {
+func DebugConversationHead(dc calls.Conversation) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -599,7 +599,7 @@ func DebugConversationHead(dc chat.DebugConversation) templ.Component {
 }
 
 // DebugTurn is one turn's calls and log lines, in order.
-func DebugTurn(conv string, t chat.DebugTurn) templ.Component {
+func DebugTurn(conv string, t calls.Turn) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -758,7 +758,7 @@ func turnLabel(k tree.Kind) string {
 
 // debugCall is a model call: one line, and on click what was sent, what
 // came back and what came of it.
-func debugCall(conv string, c *chat.DebugCall) templ.Component {
+func debugCall(conv string, c *calls.Call) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1636,7 +1636,7 @@ func debugCall(conv string, c *chat.DebugCall) templ.Component {
 }
 
 // debugLog is a log line, with its attributes.
-func debugLog(conv string, l *chat.DebugLog) templ.Component {
+func debugLog(conv string, l *calls.Log) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1872,7 +1872,7 @@ func providerOf(rec tree.SampleRecord) string {
 }
 
 // totalsLine words the totals of some calls.
-func totalsLine(t chat.DebugTotals) string {
+func totalsLine(t calls.Totals) string {
 	s := fmt.Sprintf("%s · %d in / %d out · %s", plural(t.Calls, "call"), t.TokensIn, t.TokensOut, duration(t.LatencyMS))
 	if t.Failed > 0 {
 		s += fmt.Sprintf(" · %d failed", t.Failed)

@@ -1,4 +1,4 @@
-package chat_test
+package calls_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
@@ -61,7 +62,7 @@ func withUsage(r llmtest.Reply, in, out int) llmtest.Reply {
 // forecastConversation runs three turns of the forecaster: one that calls
 // the tool and has an answer refused once, one whose model call fails, and
 // one that answers at once.
-func forecastConversation(t *testing.T) (*chat.Service, tree.Conversation) {
+func forecastConversation(t *testing.T) (*chat.Service, *calls.Service, tree.Conversation) {
 	t.Helper()
 	fake := llmtest.NewServer(t,
 		withUsage(llmtest.Call("get_weather", `{"city":"Oslo"}`), 11, 3),
@@ -70,7 +71,7 @@ func forecastConversation(t *testing.T) (*chat.Service, tree.Conversation) {
 		llmtest.Fail(400, "the model does not talk about Mondays"),
 		withUsage(llmtest.Text("Fine."), 7, 1),
 	)
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(forecaster),
+	svc, book := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(forecaster),
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "gpt-test"})})
 	conv, err := svc.Create(t.Context(), "me", "forecaster")
 	if err != nil {
@@ -82,11 +83,11 @@ func forecastConversation(t *testing.T) (*chat.Service, tree.Conversation) {
 		}
 		waitView(t, svc, "me", conv.ID, "the end of the turn", func(v chat.View) bool { return !v.Status.Running })
 	}
-	return svc, conv
+	return svc, book, conv
 }
 
-// entry words a debug entry for comparison.
-func entry(e chat.DebugEntry) string {
+// entry words an entry of the listing for comparison.
+func entry(e calls.Entry) string {
 	if l := e.Log; l != nil {
 		var attrs []string
 		for _, a := range l.Record.Attrs {
@@ -114,7 +115,7 @@ func entry(e chat.DebugEntry) string {
 	return s
 }
 
-func entries(turn chat.DebugTurn) []string {
+func entries(turn calls.Turn) []string {
 	var out []string
 	for _, e := range turn.Entries {
 		out = append(out, entry(e))
@@ -122,16 +123,9 @@ func entries(turn chat.DebugTurn) []string {
 	return out
 }
 
-func sameLines(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
-	}
-}
-
-func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
-	svc, conv := forecastConversation(t)
-	d, err := svc.Debug(t.Context(), "me", chat.DebugFilter{Conversation: conv.ID})
+func TestTheListingShowsEachCallInItsTurn(t *testing.T) {
+	svc, book, conv := forecastConversation(t)
+	d, err := book.List(t.Context(), "me", calls.Filter{Conversation: conv.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +168,7 @@ func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
 		t.Errorf("the first call's answer = %+v, want gpt-test from openai", r)
 	}
 
-	latency := func(turn chat.DebugTurn) float64 {
+	latency := func(turn calls.Turn) float64 {
 		sum := 0.0
 		for _, e := range turn.Entries {
 			if e.Call != nil {
@@ -186,12 +180,12 @@ func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
 		}
 		return sum
 	}
-	wantTurns := []chat.DebugTotals{
+	wantTurns := []calls.Totals{
 		{Calls: 3, Refused: 1, TokensIn: 47, TokensOut: 7, LatencyMS: latency(turns[0])},
 		{Calls: 1, Failed: 1, LatencyMS: latency(turns[1])},
 		{Calls: 1, TokensIn: 7, TokensOut: 1, LatencyMS: latency(turns[2])},
 	}
-	var wantConv chat.DebugTotals
+	var wantConv calls.Totals
 	for i, want := range wantTurns {
 		if got := turns[i].Totals; got != want {
 			t.Errorf("turn %d totals = %+v, want %+v", i+1, got, want)
@@ -208,7 +202,7 @@ func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
 	}
 
 	t.Run("failed and retried only", func(t *testing.T) {
-		d, err := svc.Debug(t.Context(), "me", chat.DebugFilter{Conversation: conv.ID, Trouble: true})
+		d, err := book.List(t.Context(), "me", calls.Filter{Conversation: conv.ID, Trouble: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +228,7 @@ func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := svc.Debug(t.Context(), "me", chat.DebugFilter{})
+		d, err := book.List(t.Context(), "me", calls.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,58 +243,58 @@ func TestTheDebugListingShowsEachCallInItsTurn(t *testing.T) {
 
 // Another session sees none of a session's calls, and cannot follow them.
 func TestAnotherSessionSeesNoneOfTheCalls(t *testing.T) {
-	svc, conv := forecastConversation(t)
-	d, err := svc.Debug(t.Context(), "intruder", chat.DebugFilter{})
+	_, book, conv := forecastConversation(t)
+	d, err := book.List(t.Context(), "intruder", calls.Filter{})
 	if err != nil || len(d.Conversations) != 0 || len(d.All) != 0 {
 		t.Errorf("another session's listing = %+v, %v; want nothing", d, err)
 	}
-	if _, err := svc.Debug(t.Context(), "intruder", chat.DebugFilter{Conversation: conv.ID}); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := book.List(t.Context(), "intruder", calls.Filter{Conversation: conv.ID}); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("another session's listing of the conversation: %v, want NotFound", err)
 	}
-	if _, err := svc.WatchDebug(t.Context(), "intruder", chat.DebugFilter{Conversation: conv.ID}); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := book.Watch(t.Context(), "intruder", calls.Filter{Conversation: conv.ID}); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("another session following the conversation: %v, want NotFound", err)
 	}
 }
 
-// waitCalls waits for the change that brings the watch's page to calls
-// model calls.
-func waitCalls(t *testing.T, w *chat.DebugWatch, calls int) chat.DebugChange {
+// waitCalls waits for the change that brings the watch's page to n model
+// calls.
+func waitCalls(t *testing.T, w *calls.Watch, n int) calls.Change {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for {
 		if err := w.Wait(ctx); err != nil {
-			t.Fatalf("no change to %d calls: %v", calls, err)
+			t.Fatalf("no change to %d calls: %v", n, err)
 		}
 		ch, err := w.Changes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ch.Totals.Calls >= calls {
+		if ch.Totals.Calls >= n {
 			return ch
 		}
 	}
 }
 
-// A debug page is told of each call its session's conversations record,
+// A calls page is told of each call its session's conversations record,
 // as the turns that changed; another session's page is told nothing.
-func TestADebugWatchFollowsItsSessionsCalls(t *testing.T) {
-	svc, _ := newService(t, offline.New())
+func TestAWatchFollowsItsSessionsCalls(t *testing.T) {
+	svc, book := newService(t, offline.New())
 	conv, err := svc.Create(t.Context(), "me", "concierge")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.WatchDebug(t.Context(), "me", chat.DebugFilter{})
+	w, err := book.Watch(t.Context(), "me", calls.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	other, err := svc.WatchDebug(t.Context(), "someone else", chat.DebugFilter{})
+	other, err := book.Watch(t.Context(), "someone else", calls.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	for _, w := range []*chat.DebugWatch{w, other} {
+	for _, w := range []*calls.Watch{w, other} {
 		if ch, err := w.Changes(t.Context()); err != nil || ch.Full == nil {
 			t.Fatalf("first changes = %+v, %v; want the whole page", ch, err)
 		}
@@ -342,100 +336,38 @@ func TestADebugWatchFollowsItsSessionsCalls(t *testing.T) {
 	}
 }
 
-// A turn that a restart interrupted is replayed from its record: the log
-// lines it wrote before are found there, not written again, and the ones
-// after are written once, in order among its calls.
-func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
-	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "before the question")
-		res, err := runtime.Ask(ctx, elicit.Form[struct {
-			OK bool `json:"ok"`
-		}](), "Go on?", struct{}{})
-		if err != nil {
-			return "", err
-		}
-		runtime.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
-		return "done", nil
-	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
-	conv, _ := s.svc.Create(t.Context(), "me", "")
-	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
-		t.Fatal(err)
-	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	eid := pendingElicit(v).Request.ID
-
-	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
-		t.Fatal(err)
-	}
-	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "done" })
-
-	var got []string
-	all, err := s.db.Nodes(t.Context(), conv.ID)
+// A calls page keeps following its session's conversations when the
+// session is rotated (a conversation started in another tab): their calls
+// still reach it, read as the new session's.
+func TestAWatchFollowsItsSessionWhenItIsRotated(t *testing.T) {
+	svc, book := newService(t, offline.New())
+	const client = "192.0.2.7"
+	first, err := svc.RotateSession(t.Context(), "", client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range all {
-		switch n.Kind {
-		case tree.Log:
-			rec, err := tree.Decode[tree.LogRecord](n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, n.Ref+" "+rec.Message)
-		case tree.ElicitRequest, tree.ElicitResponse:
-			got = append(got, n.Ref+" "+string(n.Kind))
-		}
-	}
-	turn := strings.Split(eid, "-")[0]
-	sameLines(t, "the turn's record", got, []string{
-		turn + "-log1 before the question",
-		eid + " elicit",
-		eid + " response",
-		turn + "-log2 after the answer",
-	})
-}
-
-// A turn recorded before its code wrote log lines resumes all the same:
-// lines do not take the ids of calls, so the calls recorded are found where
-// they were.
-func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
-	ask := func(ctx context.Context) (string, error) {
-		res, err := runtime.Ask(ctx, elicit.Form[struct {
-			OK bool `json:"ok"`
-		}](), "Go on?", struct{}{})
-		return string(res.Action), err
-	}
-	before := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) { return ask(ctx) }}
-	s := startServer(t, agents.NewRegistry(before), offline.New())
-	conv, _ := s.svc.Create(t.Context(), "me", "")
-	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
+	conv, err := svc.Create(t.Context(), first, "concierge")
+	if err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	eid := pendingElicit(v).Request.ID
-
-	s.reg = agents.NewRegistry(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "asking")
-		a, err := ask(ctx)
-		runtime.Log(ctx, slog.LevelInfo, "asked")
-		return a, err
-	}})
-	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if got := pendingElicit(v).Request.ID; got != eid {
-		t.Fatalf("the resumed question is %s, want %s", got, eid)
-	}
-	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
+	w, err := book.Watch(t.Context(), first, calls.Filter{Conversation: conv.ID})
+	if err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
-	if it := lastItem(v); it.Kind != tree.AssistantMessage || it.Text != "accept" {
-		t.Errorf("last item = %+v, want the reply", it)
+	defer w.Close()
+	if ch, err := w.Changes(t.Context()); err != nil || ch.Full == nil {
+		t.Fatalf("first changes = %+v, %v; want the whole page", ch, err)
 	}
-	if n := len(s.nodes(conv.ID, tree.Log)); n != 2 {
-		t.Errorf("%d log lines recorded, want 2", n)
+
+	next, err := svc.RotateSession(t.Context(), first, client)
+	if err != nil || next == first {
+		t.Fatalf("rotated to %q, %v; want a new session", next, err)
+	}
+	if err := svc.Send(t.Context(), next, conv.ID, "Plan a trip to Oslo"); err != nil {
+		t.Fatal(err)
+	}
+	ch := waitCalls(t, w, 1)
+	if ch.Full != nil || len(ch.Conversations) != 1 || ch.Conversations[0].Conversation.Conversation.ID != conv.ID {
+		t.Errorf("change after the rotation = %+v, want the conversation's first call as a change of it", ch)
 	}
 }
