@@ -69,60 +69,71 @@ func (s *Server) debugPage(c echo.Context) error {
 // record, the turns that changed and the totals, and the list drawn whole
 // again only when a change is not one of those (see calls.Change).
 func (s *Server) debugStream(c echo.Context) error {
-	ctx := c.Request().Context()
 	f, err := debugFilter(c)
 	if err != nil {
 		return err
 	}
-	release, err := s.acquireStream(c)
-	if err != nil {
-		return err
-	}
-	defer release()
-	w, err := s.calls.Watch(ctx, sessionOf(c), f)
-	if err != nil {
-		return err // no SSE headers are out yet, so the status still counts
-	}
-	defer w.Close()
-	ch, err := w.Changes(ctx)
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set("X-Accel-Buffering", "no")
-	sse := newSSE(c)
-	for {
-		for _, p := range debugPatches(ch, f) {
-			if err := patch(sse, p.comp, p.opts...); err != nil {
-				return nil
-			}
+	return s.serveStream(c, "calls", func(ctx context.Context) (source, error) {
+		w, err := s.calls.Watch(ctx, sessionOf(c), f)
+		if err != nil {
+			return nil, err
 		}
-		if ch, err = nextDebugChange(ctx, w, time.Now()); err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("debug page", "conversation", f.Conversation, "err", err)
-			}
-			return nil
+		// The whole list is read here, so that a failure to read it is
+		// still answered with its status.
+		ch, err := w.Changes(ctx)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		return &callsSource{w: w, f: f, first: &ch}, nil
+	})
+}
+
+// callsSource draws a calls page showing f: whole first, then what changed.
+// While turns record fast, the page is patched at most every
+// inspectorEvery, as the inspector is, with every change up to then.
+type callsSource struct {
+	w     *calls.Watch
+	f     calls.Filter
+	first *calls.Change // the whole list, until it is sent
+	drawn time.Time     // when the page was last patched
+}
+
+func (cs *callsSource) Close() { cs.w.Close() }
+
+func (cs *callsSource) Next(ctx context.Context) ([]event, error) {
+	if ch := cs.first; ch != nil {
+		cs.first, cs.drawn = nil, time.Now()
+		return callsEvents(*ch, cs.f), nil
+	}
+	for {
+		if err := cs.w.Wait(ctx); err != nil {
+			return nil, err
+		}
+		select {
+		case <-time.After(time.Until(cs.drawn.Add(inspectorEvery))):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		ch, err := cs.w.Changes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ch.Empty() {
+			cs.drawn = time.Now()
+			return callsEvents(ch, cs.f), nil
 		}
 	}
 }
 
-// nextDebugChange waits for a change after the page was drawn at drawn.
-// While turns record fast, the page is patched at most every
-// inspectorEvery, as the inspector is, with every change up to then.
-func nextDebugChange(ctx context.Context, w *calls.Watch, drawn time.Time) (calls.Change, error) {
-	for {
-		if err := w.Wait(ctx); err != nil {
-			return calls.Change{}, err
-		}
-		select {
-		case <-time.After(time.Until(drawn.Add(inspectorEvery))):
-		case <-ctx.Done():
-			return calls.Change{}, ctx.Err()
-		}
-		ch, err := w.Changes(ctx)
-		if err != nil || !ch.Empty() {
-			return ch, err
-		}
+// callsEvents are the patches that show ch on a page showing f.
+func callsEvents(ch calls.Change, f calls.Filter) []event {
+	ps := debugPatches(ch, f)
+	evs := make([]event, len(ps))
+	for i, p := range ps {
+		evs[i] = patchIn(p.comp, p.opts...)
 	}
+	return evs
 }
 
 // debugPatches are the patches that show ch on a page showing f: a
