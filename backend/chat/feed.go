@@ -16,7 +16,9 @@ import (
 // of what the page shows, a node recorded) and wakes it for the rest, and a
 // follower reads the live state it needs under the conversation's lock
 // through Look. The read models (package eventstream, package inspector)
-// are built on this and nothing else of the conversation.
+// are built on this and nothing else of the conversation; the calls page
+// (package calls), which reads the record, follows a whole session through
+// FollowSession (sessionfeed.go).
 
 // Change is one thing that changed on a conversation's page: an Item, the
 // Status, the conversation's Title, or else the Notice (which may be empty,
