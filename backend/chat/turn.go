@@ -3,8 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -300,55 +297,6 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	}
 	c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
 	return tree.TurnError, failure(err)
-}
-
-// failure words a turn's failure for the chat: a short sentence for
-// everyone, and the details behind it (the provider's own words, say) for
-// whoever opens them.
-func failure(err error) tree.Message {
-	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
-		return tree.Message{Text: "Stopped."}
-	}
-	if le, ok := errors.AsType[*llm.Error](err); ok {
-		details := le.Message
-		if le.Status != 0 {
-			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Provider)
-		}
-		switch {
-		case le.Status == http.StatusTooManyRequests:
-			return tree.Message{Text: "The model could not answer: it is busy right now. Try again in a moment.", Details: details}
-		case le.Status == http.StatusUnauthorized || le.Status == http.StatusForbidden:
-			return tree.Message{Text: "The model could not answer: it refused the app's credentials.", Details: details}
-		case le.Retryable:
-			return tree.Message{Text: "The model could not answer: its service failed. Try again.", Details: details}
-		}
-		return tree.Message{Text: "The model could not answer.", Details: details}
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return tree.Message{Text: "The model took too long to answer. Try again.", Details: err.Error()}
-	}
-	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
-		return tree.Message{Text: "This turn cannot be resumed: the agent's code changed since it was recorded.", Details: nd.Error()}
-	}
-	if _, ok := errors.AsType[*runtime.OutputError](err); ok {
-		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}
-	}
-	if _, ok := errors.AsType[*runtime.RefusedError](err); ok {
-		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
-	}
-	if se, ok := errors.AsType[*agents.StepsError](err); ok {
-		return tree.Message{Text: fmt.Sprintf("The agent did not finish within %d steps; stopped so it does not run away.", se.Steps)}
-	}
-	// An error that ends a turn by design (a spent budget, say) is worded
-	// for the user.
-	var ends interface {
-		error
-		EndsTurn() bool
-	}
-	if errors.As(err, &ends) && ends.EndsTurn() {
-		return tree.Message{Text: ends.Error()}
-	}
-	return tree.Message{Text: apperr.MessageOf(err)}
 }
 
 // appendLocked records n for the turn; a turn that is no longer the
