@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -17,6 +16,15 @@ import (
 // How a turn's failure reads. A turn that fails is recorded as a TurnError
 // (turn.go's endOf); what the chat shows of it is worded here, one sentence
 // per kind of failure a user can tell apart and act on.
+
+// The HTTP statuses of a provider's failure (llm.Error.Status) that read
+// apart. They are spelled here, not taken from net/http, so that the live
+// conversation links no HTTP.
+const (
+	statusUnauthorized    = 401
+	statusForbidden       = 403
+	statusTooManyRequests = 429
+)
 
 // failure words a turn's failure for the chat: a short sentence for
 // everyone, and the details behind it (the provider's own words, say) for
@@ -31,9 +39,9 @@ func failure(err error) tree.Message {
 			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Provider)
 		}
 		switch {
-		case le.Status == http.StatusTooManyRequests:
+		case le.Status == statusTooManyRequests:
 			return tree.Message{Text: "The model could not answer: it is busy right now. Try again in a moment.", Details: details}
-		case le.Status == http.StatusUnauthorized || le.Status == http.StatusForbidden:
+		case le.Status == statusUnauthorized || le.Status == statusForbidden:
 			return tree.Message{Text: "The model could not answer: it refused the app's credentials.", Details: details}
 		case le.Retryable:
 			return tree.Message{Text: "The model could not answer: its service failed. Try again.", Details: details}
