@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
@@ -102,7 +101,7 @@ const answerKept = "Your answer was already recorded."
 // as Inform does. c.mu is held.
 func (c *conversation) informLocked(text string) {
 	n := Notice{Text: text, Info: true}
-	c.notice, c.noticeAt = n, time.Now()
+	c.notice, c.noticeAt = n, c.svc.now()
 	c.broadcastLocked(Change{Notice: n})
 }
 

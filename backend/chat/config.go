@@ -65,6 +65,14 @@ type Config struct {
 	// DefaultGCRetention.
 	GCRetention *time.Duration
 
+	// Now is the service's clock: what a turn's runtime.Now records, when
+	// a notice was shown, how long a model call took and a turn has worked,
+	// and the age GC measures against its retention all read it, so a test
+	// (or a program) that moves the store's clock moves this one with it.
+	// Timers still run in real time: what they compare when they fire is
+	// read from Now. Nil means time.Now.
+	Now func() time.Time
+
 	// AnswerHold is how long an answer waits for the turn's next record
 	// before it is written alone; zero means DefaultAnswerHold. New panics
 	// if it is negative.
@@ -103,6 +111,14 @@ func (c Config) answerHold() time.Duration {
 		return DefaultAnswerHold
 	}
 	return c.AnswerHold
+}
+
+// now returns c's clock, time.Now when c does not say.
+func (c Config) now() func() time.Time {
+	if c.Now == nil {
+		return time.Now
+	}
+	return c.Now
 }
 
 // log returns c's logger, or one that discards everything.

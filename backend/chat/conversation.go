@@ -107,7 +107,7 @@ func (c *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.A
 
 // recordedLocked adds n, just recorded, to memory and tells subscribers.
 func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
-	c.active = time.Now()
+	c.active = c.svc.now()
 	c.idx.Add(n)
 	c.recordedFeedLocked(n)
 	c.sessionRecordedLocked()
@@ -142,7 +142,7 @@ func (c *conversation) statusLocked() Status {
 	st.Aside = len(c.sides) > 0
 	st.Queued = slices.Clone(c.queue)
 	if !c.modelSince.IsZero() && st.Draft == "" {
-		st.ModelWait = time.Since(c.modelSince)
+		st.ModelWait = c.svc.since(c.modelSince)
 	}
 	return st
 }

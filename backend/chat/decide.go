@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -102,9 +101,9 @@ func (s *Service) decideByModel(ctx context.Context, q asked, text string) (deci
 		if model == nil {
 			model = s.model
 		}
-		start := time.Now()
+		start := s.now()
 		resp, err := runtime.Complete(ctx, model, req, nil)
-		rec = &tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+		rec = &tree.SampleRecord{Request: req, LatencyMS: float64(s.since(start).Microseconds()) / 1000}
 		if err != nil {
 			rec.Error = err.Error()
 		} else {

@@ -34,9 +34,10 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 		if r, ok := GCRetention.Lookup(ctx); ok {
 			retain = r
 		}
-		cutoff := time.Now().Add(-retain)
+		now := s.now()
+		cutoff := now.Add(-retain)
 		if retain <= 0 {
-			cutoff = time.Now().Add(time.Hour)
+			cutoff = now.Add(time.Hour)
 		}
 		c.lock()
 		defer c.mu.Unlock()

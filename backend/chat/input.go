@@ -85,7 +85,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		c.broadcastStatusLocked()
 		return SentQueued, nil
 	}
-	if c.path.Head() == t.id && c.status.Draft == "" && time.Since(t.started) < s.batchWindow {
+	if c.path.Head() == t.id && c.status.Draft == "" && s.since(t.started) < s.batchWindow {
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()
@@ -120,7 +120,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	ctx := context.WithoutCancel(s.ctx)
 	if err := s.startLocked(ctx, c, a, strings.Join(texts, "\n\n")); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
-		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, time.Now()
+		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, s.now()
 		c.broadcastLocked(Change{Notice: c.notice})
 	}
 }

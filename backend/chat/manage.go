@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -79,7 +78,7 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 		}
 		// Its other open pages say so; whoever asks for it from now on
 		// finds it missing, and the pages let go of it when they close.
-		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, time.Now()
+		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, s.now()
 		c.broadcastLocked(Change{Notice: c.notice})
 		s.mu.Lock()
 		if s.live[id] == c {

@@ -15,7 +15,7 @@ const modelWaitTick = time.Second
 func (t *turn) waitOnModel() (done func()) {
 	c := t.conv
 	c.mu.Lock()
-	since := time.Now()
+	since := c.svc.now()
 	c.modelSince = since
 	c.mu.Unlock()
 	stop := make(chan struct{})

@@ -37,7 +37,7 @@ func (s *Service) notice(session, id string, n Notice) {
 		if n == c.notice {
 			return false // most commands clear a notice that is not there
 		}
-		c.notice, c.noticeAt = n, time.Now()
+		c.notice, c.noticeAt = n, s.now()
 		return true
 	})
 }
@@ -69,7 +69,7 @@ func (c *conversation) saySentLocked(sent Sent, err error) {
 	if err != nil || say == "" || c.notice.Text == say && c.notice.Info {
 		return
 	}
-	c.notice, c.noticeAt = Notice{Text: say, Info: true}, time.Now()
+	c.notice, c.noticeAt = Notice{Text: say, Info: true}, c.svc.now()
 	c.broadcastLocked(Change{Notice: c.notice})
 }
 

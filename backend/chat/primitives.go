@@ -38,7 +38,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if n, ok := t.record.Response(req.ID); ok {
 		return tree.Decode[elicit.Response](n)
 	}
-	askedAt := time.Now() // for the observer: when the question was asked
+	askedAt := c.svc.now() // for the observer: when the question was asked
 	if replayed {
 		askedAt = asked.At
 	}
@@ -145,7 +145,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		},
 	}, func() (tree.SampleRecord, error) {
 		c.flush() // an answer the call follows is written before it starts
-		start := time.Now()
+		start := c.svc.now()
 		ran = true
 		model := runtime.Model.Get(ctx)
 		if model == nil {
@@ -163,7 +163,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			}
 		}
 		resp, callErr = runtime.Complete(ctx, model, req, stream)
-		rec := tree.SampleRecord{Request: req, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+		rec := tree.SampleRecord{Request: req, LatencyMS: float64(c.svc.since(start).Microseconds()) / 1000}
 		if callErr != nil {
 			rec.Error = callErr.Error()
 		} else {
@@ -371,7 +371,7 @@ func recordValue[T any](t *turn, ctx context.Context, name string, fresh func() 
 }
 
 func (t *turn) now(ctx context.Context, _ struct{}) (time.Time, error) {
-	return recordValue(t, ctx, "now", time.Now)
+	return recordValue(t, ctx, "now", t.conv.svc.now)
 }
 
 func (t *turn) random(ctx context.Context, _ struct{}) (uint64, error) {

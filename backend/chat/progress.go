@@ -29,7 +29,7 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		if !ok {
 			return c.notPendingLocked(eid)
 		}
-		if !w.reports.allow(time.Now()) {
+		if !w.reports.allow(s.now()) {
 			return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
 		}
 		p.Message = lineend.Normalize(p.Message)

@@ -65,6 +65,7 @@ type Service struct {
 	answerHold    time.Duration                         // see Config.AnswerHold
 	decideByRule  bool                                  // see Config.DecideByRule
 	batchWindow   time.Duration                         // see Config.BatchWindow
+	now           func() time.Time                      // see Config.Now
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -81,7 +82,7 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
-		retention:    cfg.gcRetention(),
+		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
 		observe: cfg.observer()}
 }
@@ -98,6 +99,13 @@ func (s *Service) Close() {
 		c.flush() // an answer a stopped turn was handed is kept
 	}
 }
+
+// Now reads the service's clock (Config.Now): a command that compares a
+// time with one the service keeps, as ClearNotice does, takes it from here.
+func (s *Service) Now() time.Time { return s.now() }
+
+// since is how long ago t was, by the service's clock.
+func (s *Service) since(t time.Time) time.Duration { return s.now().Sub(t) }
 
 // ModelName names the model provider, for display.
 func (s *Service) ModelName() string { return llm.Label(s.model) }

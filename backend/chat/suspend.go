@@ -46,7 +46,7 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 	c.lock()
 	defer c.mu.Unlock()
 	t := c.current
-	if t == nil || len(c.pending) == 0 || len(c.followers) > 0 || time.Since(c.active) < quiet {
+	if t == nil || len(c.pending) == 0 || len(c.followers) > 0 || s.since(c.active) < quiet {
 		return
 	}
 	s.mu.Lock()

@@ -165,7 +165,7 @@ var errInterrupted = errors.New("interrupted by a new message")
 // c until it ends; c.mu is held.
 func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.Node, text string, record durable.Journal) {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel, started: time.Now()}
+	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel, started: s.now()}
 	c.current = t
 	s.background(c, func() {
 		defer cancel(nil)

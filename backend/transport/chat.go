@@ -93,8 +93,11 @@ type Chat interface {
 	// Inform shows message on the conversation's open pages, to tell how a
 	// request went when it went well; as Notice, it returns no error.
 	Inform(session, id, message string)
-	// ClearNotice clears the notice if it was shown before since.
+	// ClearNotice clears the notice if it was shown before since, a time
+	// read from Now.
 	ClearNotice(session, id string, since time.Time)
+	// Now reads the service's clock, which the notices are stamped by.
+	Now() time.Time
 
 	Manager // renaming, deleting and finding conversations (conversations.go)
 }

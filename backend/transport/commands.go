@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
@@ -32,7 +31,7 @@ import (
 // command that ran beside it stays.
 func (s *Server) command(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		began := time.Now()
+		began := s.chat.Now() // the clock the notices are stamped by
 		err := next(c)
 		// Once the answer has started, the command has gone through: an
 		// error now is a browser that went away while it was answered.
