@@ -30,6 +30,7 @@ type serveConfig struct {
 	pace       time.Duration
 	compact    int
 	suspend    time.Duration
+	retention  time.Duration
 
 	allowedHosts   []string
 	trustedProxies []netip.Prefix
@@ -55,7 +56,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/sweatpants.db", durability: string(store.CrashSafe),
 		logFormat: "text", maxBody: transport.DefaultMaxBody, pace: 350 * time.Millisecond, compact: 16000,
-		suspend: chat.DefaultSuspendAfter, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
+		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns()}
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
@@ -70,6 +71,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
+	fs.Var(durationFlag{&cfg.retention, func(d time.Duration) bool { return d >= 0 }, "a duration such as 720h, 24h or 0"}, "gc-retention",
+		"how long gc keeps branches and reflog entries nothing reaches before it removes them (0: removes them at once)")
 	fs.Var(listFlag{&cfg.allowedHosts}, "allowed-hosts",
 		"comma-separated host names the app is served as; IP addresses and localhost are always answered, other names refused")
 	fs.Var(prefixesFlag{&cfg.trustedProxies, new(string)}, "trusted-proxies",
@@ -156,7 +159,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	app.Store, app.Log, app.CompactTokens, app.SuspendAfter = db, log, cfg.compact, &cfg.suspend
+	app.Store, app.Log, app.CompactTokens, app.SuspendAfter, app.GCRetention = db, log, cfg.compact, &cfg.suspend, &cfg.retention
 	observe(&app, tel)
 	svc := chat.New(app)
 	tel.CountLive(svc.Loaded)

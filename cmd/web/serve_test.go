@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"net/netip"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,13 +48,90 @@ func TestParseServeSuspendAfter(t *testing.T) {
 	}
 }
 
+func TestParseServeGCRetention(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    time.Duration
+		wantErr string
+	}{
+		{"default", nil, nil, 720 * time.Hour, ""},
+		{"flag", []string{"--gc-retention", "24h"}, nil, 24 * time.Hour, ""},
+		{"at once", []string{"--gc-retention", "0"}, nil, 0, ""},
+		{"environment", nil, map[string]string{"SWEATPANTS_GC_RETENTION": "48h"}, 48 * time.Hour, ""},
+		{"flag over environment", []string{"--gc-retention", "1h"}, map[string]string{"SWEATPANTS_GC_RETENTION": "48h"}, time.Hour, ""},
+		{"negative", []string{"--gc-retention", "-1h"}, nil, 0, `invalid value "-1h" for flag -gc-retention: want a duration such as 720h, 24h or 0`},
+		{"not a duration", nil, map[string]string{"SWEATPANTS_GC_RETENTION": "a month"}, 0, `invalid value "a month" for SWEATPANTS_GC_RETENTION`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseServe(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.retention != tt.want {
+				t.Errorf("gc retention %v, want %v", cfg.retention, tt.want)
+			}
+		})
+	}
+}
+
+// TestServeGCRetentionReachesGC: the retention serve is given is the one
+// gc keeps by, as the tree inspector says beside its gc button.
+func TestServeGCRetentionReachesGC(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default", nil, "once older than 30 days"},
+		{"flag", []string{"--gc-retention", "12h"}, "once older than 12 hours"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := startServer(t, tc.args...)
+			jar, err := cookiejar.New(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := &http.Client{Jar: jar}
+			res, err := client.PostForm("http://"+addr+"/c", url.Values{"agent": {""}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("starting a conversation: %s", res.Status)
+			}
+			res, err = client.Get(res.Request.URL.String() + "/tree")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			page, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != http.StatusOK || !strings.Contains(string(page), tc.want) {
+				t.Errorf("the inspector (%s) does not say %q", res.Status, tc.want)
+			}
+		})
+	}
+}
+
 // TestParseServeEveryFlagHasItsVariable: each flag of serve, set only by
 // its environment variable, takes the variable's value.
 func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	env := map[string]string{
 		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
 		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_DEMO_PACE": "0s",
-		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s",
+		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
@@ -73,7 +153,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
-		pace: 0, compact: 0, suspend: 5 * time.Second, allowedHosts: []string{"chat.example", "app.example"},
+		pace: 0, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318"}
 	if !reflect.DeepEqual(got, want) {
