@@ -28,11 +28,10 @@ type conversation struct {
 	pending   map[string]*waiter     // elicit id → the request waiting on it
 	rejected  map[string]*ElicitView // the last rejected submission per elicit
 	followers map[*Follower]struct{} // feed.go
-	seq       int64
-	notice    Notice      // shown on the conversation's pages until the next command
-	noticeAt  time.Time   // when notice was set
-	active    time.Time   // when the last node was recorded
-	held      *heldAnswer // an answer handed to the turn and not yet written (held.go)
+	notice    Notice                 // shown on the conversation's pages until the next command
+	noticeAt  time.Time              // when notice was set
+	active    time.Time              // when the last node was recorded
+	held      *heldAnswer            // an answer handed to the turn and not yet written (held.go)
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time

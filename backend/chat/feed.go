@@ -24,7 +24,6 @@ import (
 // Status, the conversation's Title, or else the Notice (which may be empty,
 // to clear it).
 type Change struct {
-	Seq    int64
 	Item   *Item // an item to show; New when it is appended, else it replaces the shown one
 	New    bool
 	Status *Status
@@ -279,7 +278,6 @@ func (c *conversation) recordedFeedLocked(n tree.Node) {
 // resyncLocked has every follower draw the conversation again, for changes
 // that remove what pages show; c.mu is held.
 func (c *conversation) resyncLocked() {
-	c.seq++
 	for f := range c.followers {
 		f.resync, f.changes = true, nil
 		f.wakeLocked()
@@ -290,8 +288,6 @@ func (c *conversation) resyncLocked() {
 // rest; c.mu is held. A status change replaces a status change still
 // queued, so streaming text coalesces.
 func (c *conversation) broadcastLocked(ch Change) {
-	c.seq++
-	ch.Seq = c.seq
 	for f := range c.followers {
 		wants := f.want.Page || f.want.Notices && ch.Item == nil && ch.Status == nil && ch.Title == nil
 		switch n := len(f.changes); {

@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -67,8 +66,11 @@ func (p *pageSource) full(v chat.View) []event {
 	return []event{func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchFull(sse, v) }}
 }
 
+// patchFull sends the whole page. The page's patches carry no event id:
+// every connection starts over with the whole page, so there is nothing a
+// reconnecting browser could resume from.
 func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
-	if err := patch(sse, templates.Chat(v), datastar.WithPatchElementsEventID(strconv.FormatInt(0, 10))); err != nil {
+	if err := patch(sse, templates.Chat(v)); err != nil {
 		return err
 	}
 	// The title is outside the chat's part of the page, and may have
@@ -78,18 +80,17 @@ func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) 
 }
 
 func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string, ch chat.Change) error {
-	id := datastar.WithPatchElementsEventID(strconv.FormatInt(ch.Seq, 10))
 	switch {
 	case ch.Item != nil && ch.New:
-		return patch(sse, templates.Item(conv, ch.Item), id, datastar.WithSelectorID("messages"), datastar.WithModeAppend())
+		return patch(sse, templates.Item(conv, ch.Item), datastar.WithSelectorID("messages"), datastar.WithModeAppend())
 	case ch.Item != nil:
-		return patch(sse, templates.Item(conv, ch.Item), id)
+		return patch(sse, templates.Item(conv, ch.Item))
 	case ch.Status != nil:
-		return patch(sse, templates.Status(conv, *ch.Status), id)
+		return patch(sse, templates.Status(conv, *ch.Status))
 	case ch.Title != nil:
-		return patch(sse, templates.Title(*ch.Title), id)
+		return patch(sse, templates.Title(*ch.Title))
 	default:
-		return patch(sse, templates.Notice(ch.Notice), id)
+		return patch(sse, templates.Notice(ch.Notice))
 	}
 }
 
