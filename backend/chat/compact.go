@@ -133,12 +133,7 @@ func plain(msgs []message) []llm.Message {
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c := t.conv
 	c.lock() // the history has the answer the turn was handed
-	var msgs []message
-	if t.side != nil {
-		msgs = c.sideHistory(t)
-	} else {
-		msgs = historyOf(c.path, t.id)
-	}
+	msgs := t.place.history(t)
 	c.mu.Unlock()
 	if t.summary != nil {
 		msgs = applySummary(msgs, t.summaryNode, *t.summary)

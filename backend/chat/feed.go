@@ -213,7 +213,7 @@ func (f *Follower) Look(fn func(Live)) {
 		l.Reply = Draft{Run: t.id, Text: c.status.Draft}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.sides)) {
-		if d := c.sides[id].side.draft; d != "" {
+		if d := c.sides[id].draftLocked(); d != "" {
 			l.Asides = append(l.Asides, Draft{Run: id, Text: d})
 		}
 	}

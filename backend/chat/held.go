@@ -88,17 +88,22 @@ func (c *conversation) flushLocked() {
 }
 
 // deliverLocked hands resp to the turn waiting on the pending request req
-// and holds it to be written; the caller waits for that without c.mu.
-// c.mu is held.
+// and sees to its record, as the turn's placement says: the flow's is held
+// to be written with the turn's next record (holdLocked), a side turn's is
+// written at once (deliverAsideLocked). The caller waits for the write
+// without c.mu. c.mu is held.
 func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
 	w, ok := c.pending[req.ID]
 	if !ok {
 		return nil, c.notPendingLocked(req.ID)
 	}
 	c.flushLocked() // one at a time
-	if w.side != nil {
-		return c.deliverAsideLocked(w, req, resp)
-	}
+	return w.by.place.deliver(w.by, w, req, resp)
+}
+
+// holdLocked hands resp to the turn of the flow waiting on w and holds it
+// to be written with what the turn records next. c.mu is held.
+func (c *conversation) holdLocked(w *waiter, req elicit.Request, resp elicit.Response) *heldAnswer {
 	h := &heldAnswer{
 		node:  tree.Node{Conversation: c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		asked: w,
@@ -109,17 +114,17 @@ func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (
 	delete(c.pending, req.ID)
 	delete(c.rejected, req.ID)
 	w.answer <- resp
-	return h, nil
+	return h
 }
 
-// deliverAsideLocked writes the answer to a side turn's question at once,
+// deliverAsideLocked writes the answer to side turn t's question at once,
 // on its side branch, and hands it to the turn. It is not held: a side
 // turn's next record takes its own commit, and side questions are few.
 // c.mu is held.
-func (c *conversation) deliverAsideLocked(w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+func (c *conversation) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
 	h := &heldAnswer{asked: w, done: make(chan struct{})}
 	close(h.done)
-	if _, err := w.side.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
+	if _, err := t.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
 		return nil, err
 	}
 	delete(c.pending, req.ID)

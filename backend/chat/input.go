@@ -99,7 +99,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 	}
 	c.current = nil
 	c.status = Status{}
-	c.withdrawLocked()
+	c.withdrawLocked(t.place)
 	return SentInterrupted, s.startLocked(ctx, c, a, text)
 }
 

@@ -69,8 +69,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		}
 	}
 	if w == nil {
-		w = newWaiter(0, req) // a new request's node is given it when appended
-		w.side = t.sideOrNil()
+		w = newWaiter(t, 0, req) // a new request's node is given it when appended
 		if replayed {
 			w.node = asked.ID
 		}
@@ -87,9 +86,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	if len(c.pending) > 1 {
 		c.broadcastQueueLocked(req.ID) // each learns the queue grew
 	}
-	if t.side == nil {
-		c.status.Progress = nil // what it reported is done: it waits for the user now
-	}
+	t.place.asking(t)
 	c.broadcastStatusLocked()
 	c.mu.Unlock()
 	c.svc.idle(c)
@@ -118,10 +115,7 @@ func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error)
 		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
 			return err
 		}
-		if t.side == nil { // a side turn's progress is in its record only
-			c.status.Progress = &p
-			c.broadcastStatusLocked()
-		}
+		t.place.notified(t, p)
 		return nil
 	})
 	return struct{}{}, err
@@ -151,9 +145,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
-		if t.side == nil { // a side turn's wait shows in its own place
-			defer t.waitOnModel()()
-		}
+		defer t.place.waitOnModel(t)()
 		var stream func(string) // only the reply's own calls reach the page as they come
 		if !runtime.Aside.Get(ctx) {
 			stream = func(delta string) {
@@ -197,55 +189,19 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	return *rec.Response, nil
 }
 
-// answeredLocked returns the recorded answer to t's question eid: on
-// HEAD's branch, or on a side turn's own. c.mu is held.
+// answeredLocked returns the recorded answer to t's question eid, where t
+// records: on HEAD's branch, or on a side turn's own. c.mu is held.
 func (t *turn) answeredLocked(eid string) (elicit.Response, bool) {
-	if t.side == nil {
-		return t.conv.responseLocked(eid)
-	}
-	n, ok := t.conv.idx.NewestOnPath(t.conv.idx.PathTo(t.side.tip), eid, tree.ElicitResponse)
-	if !ok {
-		return elicit.Response{}, false
-	}
-	resp, err := tree.Decode[elicit.Response](n)
-	return resp, err == nil
-}
-
-// sideOrNil is t if it is a side turn, else nil.
-func (t *turn) sideOrNil() *turn {
-	if t.side != nil {
-		return t
-	}
-	return nil
+	return t.place.answered(t, eid)
 }
 
 // drafted adds delta to the reply t's model call streams in and tells the
 // pages; an empty delta starts the draft afresh, once the call is recorded.
 // c.mu is held.
 func (t *turn) drafted(delta string) {
-	c := t.conv
-	if !t.liveLocked() {
-		return
+	if t.liveLocked() {
+		t.place.drafted(t, delta)
 	}
-	if t.side != nil {
-		if delta == "" {
-			t.side.draft = ""
-			return // the call's record shows the side item again
-		}
-		t.side.draft += delta
-		if q, ok := c.idx.Node(t.id); ok {
-			if it, ok := c.sideItemLocked(q); ok {
-				c.broadcastLocked(Change{Item: &it})
-			}
-		}
-		return
-	}
-	if delta == "" {
-		c.status.Draft = ""
-		return
-	}
-	c.status.Draft += delta
-	c.broadcastStatusLocked()
 }
 
 // tool records each finished tool call, so a resumed turn skips a tool that

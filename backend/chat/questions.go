@@ -21,13 +21,13 @@ type waiter struct {
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
 	reports  progressLimit                         // when the last progress reports came (progress.go)
-	// side is the side turn that asks, or nil for the flow's turn: its
-	// question is shown in the side question's place and answered there.
-	side *turn
+	// by is the turn that asks: where it is placed says where the
+	// question shows and how its answer is recorded.
+	by *turn
 }
 
-func newWaiter(node int64, req elicit.Request) *waiter {
-	return &waiter{node: node, req: req, answer: make(chan elicit.Response, 1)}
+func newWaiter(by *turn, node int64, req elicit.Request) *waiter {
+	return &waiter{node: node, req: req, answer: make(chan elicit.Response, 1), by: by}
 }
 
 func (c *conversation) isPending(ref string) bool {
@@ -152,18 +152,14 @@ func (c *conversation) liveLocked(e *ElicitView) {
 	e.Position, e.Queued = slices.Index(q, eid)+1, len(q)
 }
 
-// broadcastItemLocked re-sends the item of elicit eid to subscribers.
+// broadcastItemLocked re-sends the item of elicit eid to subscribers: a
+// pending one where the turn that asks shows it, any other on the path.
 func (c *conversation) broadcastItemLocked(eid string) {
-	if it, ok := c.elicitItemLocked(eid); ok {
-		c.broadcastLocked(Change{Item: &it})
+	if w := c.pending[eid]; w != nil {
+		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	// A side turn's question is shown in its side question's place.
-	if w := c.pending[eid]; w != nil && w.side != nil {
-		if n, ok := c.idx.Node(w.node); ok {
-			if it, ok := c.sideItemLocked(n); ok {
-				c.broadcastLocked(Change{Item: &it})
-			}
-		}
+	if it, ok := c.elicitItemLocked(eid); ok {
+		c.broadcastLocked(Change{Item: &it})
 	}
 }

@@ -88,12 +88,7 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 		if c.idx.Under(id, q.ID) {
 			t.cancel(errParked)
 			delete(c.sides, id)
-			for ref, w := range c.pending {
-				if w.side == t {
-					delete(c.pending, ref)
-					delete(c.rejected, ref)
-				}
-			}
+			c.withdrawLocked(t.place)
 		}
 	}
 	delete(c.rejected, eid)

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/words"
 )
@@ -23,10 +24,92 @@ import (
 // and can be stopped. A follow-up hangs from the end of the side question
 // before it, so the model sees the thread so far.
 
-// side is what a side turn has that a turn of the flow has not.
+// side places a side turn on its side question's branch (placement.go):
+// what it records hangs there, one node after the other, and what it
+// streams and asks shows in the side question's place. Its progress and
+// its waits on the model are in its record only.
 type side struct {
 	tip   int64  // the last node of its side branch, where the next one hangs
-	draft string // its reply as it streams in
+	reply string // its reply as it streams in
+}
+
+func (s *side) enter(t *turn) {
+	t.conv.sides[t.id] = t
+	t.conv.broadcastStatusLocked()
+}
+
+func (s *side) live(t *turn) bool { return t.conv.sides[t.id] == t }
+
+func (s *side) run(ctx context.Context, a agents.Assistant, text string) (string, error) {
+	return a.AnswerSide(ctx, text)
+}
+
+func (s *side) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (tree.Node, error) {
+	n.Parent = s.tip
+	n, err := t.conv.appendLocked(ctx, n, tree.AppendOptions{Fork: true, Aside: true, Log: move})
+	if err == nil {
+		s.tip = n.ID
+	}
+	return n, err
+}
+
+func (s *side) answered(t *turn, eid string) (elicit.Response, bool) {
+	n, ok := t.conv.idx.NewestOnPath(t.conv.idx.PathTo(s.tip), eid, tree.ElicitResponse)
+	if !ok {
+		return elicit.Response{}, false
+	}
+	resp, err := tree.Decode[elicit.Response](n)
+	return resp, err == nil
+}
+
+func (s *side) history(t *turn) []message { return t.conv.sideHistory(t) }
+
+func (s *side) draft(*turn) string { return s.reply }
+
+func (s *side) drafted(t *turn, delta string) {
+	if delta == "" {
+		s.reply = ""
+		return // the call's record shows the side item again
+	}
+	s.reply += delta
+	c := t.conv
+	if q, ok := c.idx.Node(t.id); ok {
+		c.broadcastSideLocked(q)
+	}
+}
+
+func (s *side) notified(*turn, runtime.Progress) {}
+
+func (s *side) asking(*turn) {}
+
+func (s *side) waitOnModel(*turn) func() { return func() {} }
+
+// showQuestion shows a side turn's question in its side question's place.
+func (s *side) showQuestion(t *turn, w *waiter) {
+	if n, ok := t.conv.idx.Node(w.node); ok {
+		t.conv.broadcastSideLocked(n)
+	}
+}
+
+func (s *side) deliver(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	return t.conv.deliverAsideLocked(t, w, req, resp)
+}
+
+// end records the end of a side turn on its side branch, a reply as a
+// SideReply; a side turn the service leaves at its shutdown is forgotten,
+// to be resumed from its record.
+func (s *side) end(ctx context.Context, t *turn, kind tree.Kind, m tree.Message) {
+	c := t.conv
+	if kind == "" {
+		delete(c.sides, t.id)
+		return
+	}
+	if kind == tree.AssistantMessage {
+		kind = tree.SideReply
+	}
+	if _, err := t.endSideLocked(ctx, kind, m); err != nil {
+		c.svc.log.Error("record the end of a side question", "conversation", c.conv.ID, "err", err)
+	}
 }
 
 // waitingOnLocked returns the request the running turn waits on: the
@@ -72,7 +155,7 @@ func (c *conversation) threadTipLocked(ctx context.Context, anchor int64) (int64
 	t := c.sides[last.ID]
 	if t == nil {
 		tip := c.idx.SideTip(last.ID)
-		t = &turn{conv: c, id: last.ID, side: &side{tip: tip}, cancel: func(error) {}}
+		t = &turn{conv: c, id: last.ID, place: &side{tip: tip}, cancel: func(error) {}}
 		c.sides[last.ID] = t
 	}
 	t.cancel(errStopped)
@@ -83,62 +166,21 @@ func (c *conversation) threadTipLocked(ctx context.Context, anchor int64) (int64
 // startSideLocked runs side turn q (the side question's node) in its own
 // goroutine; its side branch goes on from tip. c.mu is held.
 func (s *Service) startSideLocked(c *conversation, a agents.Assistant, q tree.Node, text string, tip int64, record durable.Journal) *turn {
-	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{conv: c, id: q.ID, agent: a.Name, record: record, cancel: cancel, side: &side{tip: tip}}
-	c.sides[q.ID] = t
-	s.background(c, func() {
-		defer cancel(nil)
-		c.runSide(turnCtx, t, a, text)
-	})
-	c.broadcastStatusLocked()
-	return t
-}
-
-// runSide runs side turn t and records how it ended on its side branch.
-func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant, text string) {
-	ctx = c.turnContext(ctx, t, a)
-	ctx, ended := c.svc.observe.TurnStarted(ctx, c.conv.ID, a.Name, t.record.Len() > 0)
-	reply, err := a.AnswerSide(ctx, text)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sides[t.id] != t {
-		ended(turnOutcome(ctx, ""))
-		return // ended already: a new message stopped it
-	}
-	kind, m := c.endOf(ctx, a, reply, err)
-	defer ended(turnOutcome(ctx, kind))
-	if kind == "" {
-		delete(c.sides, t.id) // shutting down: it resumes from its record
-		return
-	}
-	if kind == tree.AssistantMessage {
-		kind = tree.SideReply
-	}
-	if kind == tree.Stopped {
-		m.Partial = t.side.draft // still its own: c.sides[t.id] is t
-	}
-	if _, err := t.endSideLocked(context.WithoutCancel(ctx), kind, m); err != nil {
-		c.svc.log.Error("record the end of a side question", "conversation", c.conv.ID, "err", err)
-	}
+	return s.runLocked(c, a, q.ID, &side{tip: tip}, text, record)
 }
 
 // stopSideLocked records side turn t as stopped, keeping what streamed of
 // its reply, as a stopped turn of the flow does (tree.Message.Partial).
 // c.mu is held.
 func (t *turn) stopSideLocked(ctx context.Context) (tree.Node, error) {
-	return t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped.", Partial: t.side.draft})
+	return t.endSideLocked(ctx, tree.Stopped, tree.Message{Text: "Stopped.", Partial: t.draftLocked()})
 }
 
 // endSideLocked records the end of side turn t, which stops being live,
 // and logs the return to the flow. c.mu is held.
 func (t *turn) endSideLocked(ctx context.Context, kind tree.Kind, m tree.Message) (tree.Node, error) {
 	c := t.conv
-	for ref, w := range c.pending { // withdrawn, before the page hears of the end
-		if w.side == t {
-			delete(c.pending, ref)
-			delete(c.rejected, ref)
-		}
-	}
+	c.withdrawLocked(t.place) // before the page hears of the end
 	end, err := t.appendLocked(ctx, tree.Node{Kind: kind, Agent: t.agent, Payload: tree.MustEncode(m)})
 	delete(c.sides, t.id)
 	c.broadcastStatusLocked()
@@ -180,9 +222,7 @@ func (s *Service) rerunSideLocked(c *conversation, a agents.Assistant, q tree.No
 	t := s.startSideLocked(c, a, q, m.Text, tip, record)
 	for ref, n := range record.Unanswered() {
 		if req, err := tree.Decode[elicit.Request](n); err == nil {
-			w := newWaiter(n.ID, req)
-			w.side = t
-			c.pending[ref] = w
+			c.pending[ref] = newWaiter(t, n.ID, req)
 		}
 	}
 }
@@ -264,7 +304,7 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	} else if t := c.sides[q.ID]; t != nil {
 		// Its turn works: its questions are those of the version it
 		// works on, the newest (tree.Index.SideTip).
-		it.Draft, it.Working = t.side.draft, true
+		it.Draft, it.Working = t.draftLocked(), true
 		last = c.idx.SideTip(q.ID)
 	}
 	it.Asks = c.sideAsksLocked(q, last)

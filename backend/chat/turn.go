@@ -139,9 +139,9 @@ type turn struct {
 	cancel context.CancelCauseFunc
 	// started is when the turn began to run, for batching (input.go).
 	started time.Time
-	// side is set for a side turn, which answers a side question on its
-	// own branch (sidequest.go); nil for a turn of the flow.
-	side *side
+	// place is where the turn records, shows itself and ends: the flow, or
+	// a side question's branch (placement.go).
+	place placement
 
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
@@ -161,16 +161,24 @@ var errStopped = errors.New("stopped by the user")
 // a new message while it works.
 var errInterrupted = errors.New("interrupted by a new message")
 
-// startTurnLocked runs a turn in its own goroutine, holding a reference to
-// c until it ends; c.mu is held.
-func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.Node, text string, record durable.Journal) {
+// startTurnLocked runs the turn of the flow that user message msg starts;
+// c.mu is held.
+func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.Node, text string, record durable.Journal) *turn {
+	return s.runLocked(c, a, msg.ID, flow{}, text, record)
+}
+
+// runLocked runs a turn of a, started by node id and placed at place, in
+// its own goroutine, holding a reference to c until it ends; c.mu is held.
+// record is what the turn recorded before, when it is resumed.
+func (s *Service) runLocked(c *conversation, a agents.Assistant, id int64, place placement, text string, record durable.Journal) *turn {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{conv: c, id: msg.ID, agent: a.Name, record: record, cancel: cancel, started: s.now()}
-	c.current = t
+	t := &turn{conv: c, id: id, agent: a.Name, record: record, cancel: cancel, started: s.now(), place: place}
+	place.enter(t)
 	s.background(c, func() {
 		defer cancel(nil)
 		c.runTurn(turnCtx, t, a, text)
 	})
+	return t
 }
 
 // resumeLocked resumes the unfinished turn on HEAD's branch, if there is
@@ -190,59 +198,57 @@ func (s *Service) resumeLocked(c *conversation) {
 	}
 	msg, record := c.path[i], durable.NewJournal(c.path[i+1:])
 	text := turnText(c.path, i)
+	waiting := map[string]*waiter{}
 	for ref, n := range record.Unanswered() {
 		req, err := tree.Decode[elicit.Request](n)
 		if err != nil {
 			s.log.Error("cannot resume turn: a question does not read", "conversation", c.conv.ID, "err", err)
 			return
 		}
-		c.pending[ref] = newWaiter(n.ID, req)
+		waiting[ref] = newWaiter(nil, n.ID, req) // asked by the turn about to start
 	}
 	s.log.Info("resuming turn", "conversation", c.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
-	s.startTurnLocked(c, a, msg, text, record)
+	// The turn's code reaches its questions only once c.mu is let go.
+	t := s.startTurnLocked(c, a, msg, text, record)
+	for ref, w := range waiting {
+		w.by = t
+		c.pending[ref] = w
+	}
 }
 
-// runTurn runs turn t of agent a for the user message text. t.record is
-// what the turn recorded before, when it is resumed: its calls are answered
-// from there until the code makes a call the record does not have.
+// runTurn runs turn t of agent a for the text that started it, and records
+// how it ended where it is placed. t.record is what the turn recorded
+// before, when it is resumed: its calls are answered from there until the
+// code makes a call the record does not have.
 func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant, text string) {
 	ctx = c.turnContext(ctx, t, a)
 	ctx, ended := c.svc.observe.TurnStarted(ctx, c.conv.ID, a.Name, t.record.Len() > 0)
-	reply, err := a.Turn(ctx, text)
+	reply, err := t.place.run(ctx, a, text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.current != t {
+	if !t.liveLocked() {
 		ended(turnOutcome(ctx, ""))
-		return // parked or interrupted: HEAD moved on, where this turn is not
+		return // parked, interrupted or ended already: another turn runs where this one did
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
 	defer ended(turnOutcome(ctx, kind))
 	if kind == tree.Stopped {
 		// What streamed of the reply before the stop stays, marked as
 		// stopped (see tree.Message.Partial); the draft is still this
-		// turn's, since c.current is t.
-		m.Partial = c.status.Draft
+		// turn's, since it is live.
+		m.Partial = t.draftLocked()
 	}
-	if kind != "" {
-		var move *tree.Move
-		if kind == tree.Stopped {
-			move = &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn"}
-		}
-		// The turn's own context may be cancelled; recording its end must not be.
-		if _, err := c.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: kind, Agent: a.Name, Payload: tree.MustEncode(m)}, tree.AppendOptions{Log: move}); err != nil {
-			c.svc.log.Error("record end of turn", "conversation", c.conv.ID, "err", err)
-		}
-	}
-	c.endedLocked()
+	// The turn's own context may be cancelled; recording its end must not be.
+	t.place.end(context.WithoutCancel(ctx), t, kind, m)
 }
 
-// endedLocked forgets the turn that ended and starts the next one, when
-// messages were queued meanwhile. c.mu is held.
-func (c *conversation) endedLocked() {
+// endedLocked forgets t, the turn of the flow that ended, and starts the
+// next one, when messages were queued meanwhile. c.mu is held.
+func (c *conversation) endedLocked(t *turn) {
 	c.current = nil
 	c.status = Status{}
 	c.repliedLocked()
-	if c.withdrawLocked() {
+	if c.withdrawLocked(t.place) {
 		c.resyncLocked() // its questions leave the page
 	} else {
 		c.broadcastStatusLocked()
@@ -305,31 +311,23 @@ func (t *turn) appendLocked(ctx context.Context, n tree.Node) (tree.Node, error)
 	return t.appendLockedWith(ctx, n, nil)
 }
 
-// appendLockedWith is appendLocked with a reflog entry for the move. A
-// side turn records on its side branch, which HEAD never moves to.
+// appendLockedWith is appendLocked with a reflog entry for the move. The
+// turn records where it is placed: on HEAD, or on its side branch, which
+// HEAD never moves to.
 func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Move) (tree.Node, error) {
 	if !t.liveLocked() {
 		return tree.Node{}, errParked
 	}
-	if t.side == nil {
-		return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move})
-	}
-	n.Parent = t.side.tip
-	n, err := t.conv.appendLocked(ctx, n, tree.AppendOptions{Fork: true, Aside: true, Log: move})
-	if err == nil {
-		t.side.tip = n.ID
-	}
-	return n, err
+	return t.place.record(ctx, t, n, move)
 }
 
-// liveLocked reports whether t may still record: it is the conversation's
-// current turn, or for a side turn, its question's. c.mu is held.
-func (t *turn) liveLocked() bool {
-	if t.side != nil {
-		return t.conv.sides[t.id] == t
-	}
-	return t.conv.current == t
-}
+// liveLocked reports whether t may still record: it is the turn that runs
+// where it is placed (the conversation's current turn, or its side
+// question's). c.mu is held.
+func (t *turn) liveLocked() bool { return t.place.live(t) }
+
+// draftLocked returns what t's reply streamed so far. c.mu is held.
+func (t *turn) draftLocked() string { return t.place.draft(t) }
 
 // parkLocked ends the current turn without recording its end, so that HEAD
 // can move; the turn's record stays, and replay resumes it on its branch.
@@ -338,18 +336,20 @@ func (c *conversation) parkLocked() {
 	if c.current == nil {
 		return
 	}
-	c.current.cancel(errParked)
+	t := c.current
+	t.cancel(errParked)
 	c.current = nil
 	c.status = Status{}
-	c.withdrawLocked()
+	c.withdrawLocked(t.place)
 }
 
-// withdrawLocked forgets what the ended turn waited for and reports whether
-// there was anything.
-func (c *conversation) withdrawLocked() bool {
+// withdrawLocked forgets what the turns placed at place waited for (each
+// side turn's questions are its own; the flow's are those of its turns)
+// and reports whether there was anything.
+func (c *conversation) withdrawLocked(place placement) bool {
 	had := false
 	for ref, w := range c.pending {
-		if w.side == nil { // a side turn's questions are its own
+		if w.by.place == place {
 			delete(c.pending, ref)
 			delete(c.rejected, ref)
 			had = true
@@ -376,7 +376,7 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		c.current.cancel(errStopped)
 		// Its questions are withdrawn now, not when the turn gets to its end:
 		// once the user is told it stopped, no answer can reach it.
-		if c.withdrawLocked() {
+		if c.withdrawLocked(c.current.place) {
 			c.resyncLocked()
 		}
 		return nil
