@@ -30,10 +30,12 @@ func (e timeoutError) Error() string {
 }
 
 // fail turns a failure of go-openai or of the endpoint into an *llm.Error whose
-// message names what went wrong and never holds the API key.
-func (p *Provider) fail(err error) *llm.Error {
+// message names what went wrong and never holds the API key; it names the
+// model asked for and the endpoint's host, as configured, so that a
+// failure of a local endpoint is not taken for OpenAI's.
+func (p *Provider) fail(err error, model string) *llm.Error {
 	e := classify(err)
-	e.Provider = p.Name()
+	e.Provider, e.Model, e.Endpoint = p.Name(), model, p.host
 	if p.key != "" {
 		e.Message = strings.ReplaceAll(e.Message, p.key, "[redacted]")
 	}

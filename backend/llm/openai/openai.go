@@ -145,7 +145,7 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(d
 		if ctx.Err() != nil {
 			return llm.Response{}, ctx.Err()
 		}
-		failure := p.fail(err)
+		failure := p.fail(err, creq.Model)
 		if shown || retry >= p.retries || !retried(err, failure) {
 			return llm.Response{}, failure
 		}
