@@ -155,6 +155,11 @@ type turn struct {
 	// own branch (sidequest.go); nil for a turn of the flow.
 	side *side
 
+	// broken is the turn's latest model call when it failed after its
+	// reply began to show, with what had shown, kept should that failure
+	// end the turn (partialLocked).
+	broken brokenReply
+
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
 	summary     *tree.SummaryRecord
@@ -229,12 +234,8 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
 	defer ended(turnOutcome(ctx, kind))
-	if kind == tree.Stopped {
-		// What streamed of the reply before the stop stays, marked as
-		// stopped (see tree.Message.Partial); the draft is still this
-		// turn's, since c.current is t.
-		m.Partial = c.status.Draft
-	}
+	// The draft is still this turn's, since c.current is t.
+	t.keepPartialLocked(kind, err, &m)
 	if kind != "" {
 		var move *tree.Move
 		if kind == tree.Stopped {

@@ -121,22 +121,25 @@ func (p *Provider) Label() string {
 
 // Complete sends req to the chat completions endpoint, streamed when onDelta
 // is non-nil, and tries again after a failure that may pass (see Config)
-// unless some text already went to onDelta: the user saw it, and a second
-// answer would not continue the first. Failures are *llm.Error values, or
-// ctx.Err() once ctx is done, even while waiting to try again.
+// unless some visible text already went to onDelta: the user saw it, and a
+// second answer would not continue the first. White space a reply starts
+// with is held back until its first visible character (screen), so a
+// stream cut before then is tried again like a dropped connection.
+// Failures are *llm.Error values, or ctx.Err() once ctx is done, even
+// while waiting to try again.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
-	shown := false
+	var s *screen
 	if onDelta != nil {
-		show := onDelta
-		onDelta = func(d string) {
-			shown = true
-			show(d)
-		}
+		s = &screen{onDelta: onDelta}
+		onDelta = s.delta
 	}
 	for retry := 0; ; retry++ {
 		resp, retryAfter, err := p.attempt(ctx, creq, onDelta)
 		if err == nil {
+			if s != nil {
+				s.done()
+			}
 			if !req.Logprobs {
 				resp.Logprob = nil
 			}
@@ -146,8 +149,11 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(d
 			return llm.Response{}, ctx.Err()
 		}
 		failure := p.fail(err, creq.Model)
-		if shown || retry >= p.retries || !retried(err, failure) {
+		if (s != nil && s.shown) || retry >= p.retries || !retried(err, failure) {
 			return llm.Response{}, failure
+		}
+		if s != nil {
+			s.again()
 		}
 		wait, ok := p.backoff(retry, retryAfter)
 		if !ok {
