@@ -151,6 +151,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
+		model = cappedModel{model, c.svc.maxReply}
 		if t.side == nil { // a side turn's wait shows in its own place
 			defer t.waitOnModel()()
 		}

@@ -301,7 +301,9 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 		// Stopped, even if the agent finished anyway: the user was told so.
 		return tree.Stopped, tree.Message{Text: "Stopped."}
 	case err == nil:
-		return tree.AssistantMessage, tree.Message{Text: reply}
+		// However the agent made its reply, it is no longer than a model
+		// call's may be.
+		return tree.AssistantMessage, tree.Message{Text: boundReply(reply, c.svc.maxReply)}
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
 		return "", tree.Message{}
 	}

@@ -44,6 +44,8 @@ func TestErrors(t *testing.T) {
 			0, false, "malformed response from the model endpoint: invalid character 'b' looking for beginning of object key string"},
 		{"stream cut short", llmtest.Reply{Chunks: []string{"Hel"}, Cut: true}, true,
 			0, true, "the response broke off: the stream ended before the model finished"},
+		{"an endless error message", llmtest.Fail(500, strings.Repeat("x", 1<<20)), false,
+			500, true, "server error (status 500): " + strings.Repeat("x", 2<<10-len("server error (status 500): ")) + "…"},
 		{"error inside stream", llmtest.Raw(200, "data: {\"error\": {\"message\": \"The server is overloaded.\", \"type\": \"server_error\"}}\n\n"), true,
 			0, true, "error in stream: The server is overloaded."},
 	}
