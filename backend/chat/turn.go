@@ -157,7 +157,7 @@ type turn struct {
 
 	// broken is the turn's latest model call when it failed after its
 	// reply began to show, with what had shown, kept should that failure
-	// end the turn (partialLocked).
+	// end the turn (keepPartialLocked).
 	broken brokenReply
 
 	// Compaction within the turn: the summary made (or replayed) by this

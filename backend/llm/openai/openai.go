@@ -129,7 +129,7 @@ func (p *Provider) Label() string {
 // while waiting to try again.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
-	var s *screen
+	var s *screen // nil for an unstreamed call
 	if onDelta != nil {
 		s = &screen{onDelta: onDelta}
 		onDelta = s.delta
@@ -137,9 +137,7 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(d
 	for retry := 0; ; retry++ {
 		resp, retryAfter, err := p.attempt(ctx, creq, onDelta)
 		if err == nil {
-			if s != nil {
-				s.done()
-			}
+			s.done()
 			if !req.Logprobs {
 				resp.Logprob = nil
 			}
@@ -149,12 +147,10 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(d
 			return llm.Response{}, ctx.Err()
 		}
 		failure := p.fail(err, creq.Model)
-		if (s != nil && s.shown) || retry >= p.retries || !retried(err, failure) {
+		if s.saw() || retry >= p.retries || !retried(err, failure) {
 			return llm.Response{}, failure
 		}
-		if s != nil {
-			s.again()
-		}
+		s.again()
 		wait, ok := p.backoff(retry, retryAfter)
 		if !ok {
 			return llm.Response{}, failure

@@ -12,7 +12,7 @@ const maxHeld = 1 << 10
 // and passed on with it. Until then the user has seen nothing, so an
 // attempt that breaks off is made again as if it had sent nothing
 // (Complete): white space is not text a second answer would fail to
-// continue.
+// continue. A nil screen is an unstreamed call's, which shows nothing.
 type screen struct {
 	onDelta func(string)
 	held    string
@@ -30,13 +30,20 @@ func (s *screen) delta(d string) {
 	s.onDelta(d)
 }
 
+// saw reports whether the user saw some of the reply.
+func (s *screen) saw() bool { return s != nil && s.shown }
+
 // again forgets what a failed attempt held back, before the next one.
-func (s *screen) again() { s.held = "" }
+func (s *screen) again() {
+	if s != nil {
+		s.held = ""
+	}
+}
 
 // done passes on what an attempt that succeeded held back: a reply of
 // white space alone is passed on whole, at its end.
 func (s *screen) done() {
-	if s.held != "" {
+	if s != nil && s.held != "" {
 		s.onDelta(s.held)
 		s.held = ""
 	}
