@@ -148,8 +148,8 @@ type ProgressEvent struct {
 // RunCompleted is the data of run.completed: how the run ended (RunReplied,
 // RunStopped or RunFailed), its reply or what the user was told, and the
 // tokens its model calls used. A stopped run's Partial is what had
-// streamed of its reply when it stopped (kept for the user, never given to
-// the model).
+// streamed of its reply when it stopped, a failed run's what had streamed
+// before its reply broke off (kept for the user, never given to the model).
 type RunCompleted struct {
 	Recorded
 	Status  string `json:"status"`

@@ -64,6 +64,7 @@ type Service struct {
 	answerHold    time.Duration                         // see Config.AnswerHold
 	decideByRule  bool                                  // see Config.DecideByRule
 	batchWindow   time.Duration                         // see Config.BatchWindow
+	maxReply      int                                   // see Config.MaxReply
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -81,7 +82,7 @@ func New(cfg Config) *Service {
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
-		observe: cfg.observer()}
+		maxReply: cfg.maxReply(), observe: cfg.observer()}
 }
 
 // Close stops every running turn and waits until their writes are done.

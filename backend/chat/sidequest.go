@@ -113,9 +113,7 @@ func (c *conversation) runSide(ctx context.Context, t *turn, a agents.Assistant,
 	if kind == tree.AssistantMessage {
 		kind = tree.SideReply
 	}
-	if kind == tree.Stopped {
-		m.Partial = t.side.draft // still its own: c.sides[t.id] is t
-	}
+	t.keepPartialLocked(kind, err, &m) // the draft is still its own: c.sides[t.id] is t
 	if _, err := t.endSideLocked(context.WithoutCancel(ctx), kind, m); err != nil {
 		c.svc.log.Error("record the end of a side question", "conversation", c.conv.ID, "err", err)
 	}

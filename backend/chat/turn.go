@@ -155,6 +155,11 @@ type turn struct {
 	// own branch (sidequest.go); nil for a turn of the flow.
 	side *side
 
+	// broken is the turn's latest model call when it failed after its
+	// reply began to show, with what had shown, kept should that failure
+	// end the turn (keepPartialLocked).
+	broken brokenReply
+
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
 	summary     *tree.SummaryRecord
@@ -229,12 +234,8 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
 	defer ended(turnOutcome(ctx, kind))
-	if kind == tree.Stopped {
-		// What streamed of the reply before the stop stays, marked as
-		// stopped (see tree.Message.Partial); the draft is still this
-		// turn's, since c.current is t.
-		m.Partial = c.status.Draft
-	}
+	// The draft is still this turn's, since c.current is t.
+	t.keepPartialLocked(kind, err, &m)
 	if kind != "" {
 		var move *tree.Move
 		if kind == tree.Stopped {
@@ -300,7 +301,9 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 		// Stopped, even if the agent finished anyway: the user was told so.
 		return tree.Stopped, tree.Message{Text: "Stopped."}
 	case err == nil:
-		return tree.AssistantMessage, tree.Message{Text: reply}
+		// However the agent made its reply, it is no longer than a model
+		// call's may be.
+		return tree.AssistantMessage, tree.Message{Text: boundReply(reply, c.svc.maxReply)}
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
 		return "", tree.Message{}
 	}
@@ -319,9 +322,11 @@ func failure(err error) tree.Message {
 		return tree.Message{Text: "Stopped."}
 	}
 	if le, ok := errors.AsType[*llm.Error](err); ok {
+		// The details name the endpoint as a user may know it (le.Source),
+		// never by its host: the calls page names that.
 		details := le.Message
 		if le.Status != 0 {
-			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Provider)
+			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Source())
 		}
 		switch {
 		case le.Status == http.StatusTooManyRequests:

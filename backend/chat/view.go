@@ -47,7 +47,8 @@ type Item struct {
 	Text  string
 	// Details are a failure's details, behind a toggle.
 	Details string
-	// Partial is, for a stopped turn, the reply streamed before the stop.
+	// Partial is, for a stopped turn, the reply streamed before the stop;
+	// for a failed one, what streamed before the reply broke off.
 	Partial string
 	// Covers is how many messages a summary stands for.
 	Covers int

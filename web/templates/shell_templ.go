@@ -522,4 +522,13 @@ func replyLabel(kind tree.Kind) string {
 	return "The agent said:"
 }
 
+// partialMark marks the part of a reply that streamed before its turn
+// ended as kind: stopped by the user, or cut off by a failure.
+func partialMark(kind tree.Kind) string {
+	if kind == tree.TurnError {
+		return "cut off"
+	}
+	return "stopped"
+}
+
 var _ = templruntime.GeneratedTemplate
