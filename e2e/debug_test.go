@@ -78,3 +78,33 @@ func TestTheDebugPageShowsEachCallLive(t *testing.T) {
 	dbg.must(expect.Locator(back.GetByTestId("call-summary")).ToContainText("900 in / 12 out"))
 	dbg.must(expect.Locator(back.GetByTestId("call-tokens")).ToBeVisible()) // opened for the reader
 }
+
+// The chat's pages name the model alone; where it is served from, a host
+// and a port, is for the developers' calls page.
+func TestTheModelsEndpointShowsOnTheCallsPageOnly(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Text("Hello."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	endpoint := strings.TrimPrefix(model.URL, "http://")
+	endpoint = endpoint[:strings.IndexAny(endpoint+"/", "/")]
+	p := openAgent(t, a, "assistant")
+	noEndpoint := func(what string) {
+		t.Helper()
+		html, err := p.Content()
+		p.must(err)
+		if strings.Contains(html, endpoint) {
+			t.Errorf("%s names the model's endpoint %s", what, endpoint)
+		}
+	}
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("gpt-4o-mini"))
+	noEndpoint("the new chat page")
+	p.send("hi")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Hello."))
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("gpt-4o-mini"))
+	noEndpoint("the conversation's page")
+
+	for _, path := range []string{p.convPath() + "/debug", "/debug"} {
+		_, err := p.Goto(a.URL + path)
+		p.must(err)
+		p.must(expect.Locator(p.GetByTestId("debug-model")).ToHaveText("Model now: gpt-4o-mini @ " + endpoint))
+	}
+}
