@@ -44,6 +44,8 @@ func TestCopyLeavesALongLineOfCodeReadableOnAPhone(t *testing.T) {
 			button.left, button.right, button.top, button.bottom, line.left, line.right, line.top, line.bottom)
 	}
 
+	p.checkBothThemes("a reply with a long line of code on a phone")
+
 	// The button still copies the code, all of it.
 	p.must(p.Context().GrantPermissions([]string{"clipboard-read", "clipboard-write"}, playwright.BrowserContextGrantPermissionsOptions{Origin: playwright.String(a.URL)}))
 	p.must(p.lastAssistant().GetByTestId("copy-code").Click())

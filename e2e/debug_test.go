@@ -134,5 +134,5 @@ func TestTheCallsPageFoldsEachToolsSchema(t *testing.T) {
 	p.must(tools.GetByText("plan-trip").Click())
 	p.must(expect.Locator(schema).ToBeVisible())
 	p.must(expect.Locator(schema).ToContainText(`"request"`))
-	checkAccessible(t, p.Page, "a call's tools, one open")
+	p.checkBothThemes("the calls page, a call's tools, one open")
 }

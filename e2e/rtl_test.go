@@ -64,4 +64,5 @@ func TestRightToLeftTextReadsRightToLeft(t *testing.T) {
 	} {
 		direction(c.what, c.loc, c.want)
 	}
+	p.checkBothThemes("messages right to left")
 }

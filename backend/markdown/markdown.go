@@ -172,6 +172,8 @@ func nodeText(n ast.Node, source []byte) string {
 
 // codeBlocks renders a code block with a button that copies its code, and
 // HTML the text holds as the text it is: shown as written, never as markup.
+// A long line scrolls sideways, so the block takes the keyboard's focus:
+// the arrow keys scroll it.
 type codeBlocks struct{}
 
 func (codeBlocks) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
@@ -225,7 +227,7 @@ func renderCode(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast
 		_, _ = w.WriteString("</code></pre></div>\n")
 		return ast.WalkContinue, nil
 	}
-	_, _ = w.WriteString(`<div class="code-block"><button type="button" class="quiet small copy-code" data-testid="copy-code" data-on:click="` + copyCode + `">Copy</button><pre><code`)
+	_, _ = w.WriteString(`<div class="code-block"><button type="button" class="quiet small copy-code" data-testid="copy-code" data-on:click="` + copyCode + `">Copy</button><pre tabindex="0"><code`)
 	if fc, ok := n.(*ast.FencedCodeBlock); ok {
 		if lang := fc.Language(source); lang != nil {
 			_, _ = w.WriteString(` class="language-`)

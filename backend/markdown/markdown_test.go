@@ -62,7 +62,7 @@ var attr = regexp.MustCompile(`([^\s=]+)(?:="([^"]*)")?`)
 // ours are the elements and attributes the renderer writes itself.
 var ours = map[string][]string{
 	"a": {"href", "title", "rel", "target"}, "div": {"class"}, "button": {"type", "class", "data-testid", "data-on:click"},
-	"code": {"class"}, "th": {"style"}, "td": {"style"},
+	"code": {"class"}, "pre": {"tabindex"}, "th": {"style"}, "td": {"style"},
 	"p": {"dir"}, "ul": {"dir"}, "h1": {"dir"}, "h2": {"dir"}, "h3": {"dir"}, "h4": {"dir"}, "h5": {"dir"}, "h6": {"dir"},
 }
 
