@@ -50,6 +50,9 @@ type Debug struct {
 	All []tree.Conversation
 	// Totals add up the listed conversations.
 	Totals DebugTotals
+	// Model names the model that answers now and where it is served from
+	// (llm.Label), which the chat's pages leave out.
+	Model string
 }
 
 // DebugTotals add up model calls.
@@ -162,7 +165,7 @@ func (s *Service) debugList(ctx context.Context, session string, f DebugFilter, 
 		return Debug{}, err
 	}
 	sortConversations(all)
-	d := Debug{Filter: f, All: all}
+	d := Debug{Filter: f, All: all, Model: llm.Label(s.model)}
 	for _, conv := range all {
 		if f.Conversation != "" && conv.ID != f.Conversation {
 			continue

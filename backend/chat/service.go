@@ -98,8 +98,22 @@ func (s *Service) Close() {
 	}
 }
 
-// ModelName names the model provider, for display.
-func (s *Service) ModelName() string { return llm.Label(s.model) }
+// ModelName names the model for the chat's pages: the model alone, as
+// "gpt-4o-mini", else the provider; never where it is served from, which
+// is for developers (Debug's Model).
+func (s *Service) ModelName() string { return modelName(s.model) }
+
+// modelName is ModelName of provider p. A provider with a label names a
+// model and its endpoint (llm.Label): of that, the model alone, when the
+// provider says which (as openai's does); any other provider by its name,
+// "offline" for the built-in one (which templates.ModelBadge marks).
+func modelName(p llm.Provider) string {
+	_, labelled := p.(interface{ Label() string })
+	if m, ok := p.(interface{ Model() string }); labelled && ok && m.Model() != "" {
+		return m.Model()
+	}
+	return p.Name()
+}
 
 // Assistants lists the assistants a conversation can be started with.
 func (s *Service) Assistants() []agents.Assistant { return s.agents.All() }
