@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/playwright-community/playwright-go"
+
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 )
 
@@ -77,4 +79,60 @@ func TestTheDebugPageShowsEachCallLive(t *testing.T) {
 	back := dbg.Locator(`[data-testid=debug-call]:target`)
 	dbg.must(expect.Locator(back.GetByTestId("call-summary")).ToContainText("900 in / 12 out"))
 	dbg.must(expect.Locator(back.GetByTestId("call-tokens")).ToBeVisible()) // opened for the reader
+}
+
+// The chat's pages name the model alone; where it is served from, a host
+// and a port, is for the developers' calls page.
+func TestTheModelsEndpointShowsOnTheCallsPageOnly(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Text("Hello."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	endpoint := strings.TrimPrefix(model.URL, "http://")
+	endpoint = endpoint[:strings.IndexAny(endpoint+"/", "/")]
+	p := openAgent(t, a, "assistant")
+	noEndpoint := func(what string) {
+		t.Helper()
+		html, err := p.Content()
+		p.must(err)
+		if strings.Contains(html, endpoint) {
+			t.Errorf("%s names the model's endpoint %s", what, endpoint)
+		}
+	}
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("gpt-4o-mini"))
+	noEndpoint("the new chat page")
+	p.send("hi")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Hello."))
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("gpt-4o-mini"))
+	noEndpoint("the conversation's page")
+
+	for _, path := range []string{p.convPath() + "/debug", "/debug"} {
+		_, err := p.Goto(a.URL + path)
+		p.must(err)
+		p.must(expect.Locator(p.GetByTestId("debug-model")).ToHaveText("Model now: gpt-4o-mini @ " + endpoint))
+	}
+}
+
+// A call lists the tools it offered by name; each tool's schema waits
+// behind its name, so that a list of calls is not pages of schemas.
+func TestTheCallsPageFoldsEachToolsSchema(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "concierge")
+	p.send("Plan a trip to Nice")
+	p.must(expect.Locator(p.pendingForm()).ToBeVisible())
+	_, err := p.Goto(a.URL + p.convPath() + "/debug")
+	p.must(err)
+	p.waitForStream()
+	call := p.GetByTestId("debug-call").First()
+	p.must(call.Locator("summary").First().Click())
+	offered := call.Locator("summary").Filter(playwright.LocatorFilterOptions{HasText: "Tools offered"})
+	p.must(expect.Locator(offered).ToHaveText("Tools offered (1): plan-trip"))
+	p.must(offered.Click())
+	tools := call.GetByTestId("call-tools")
+	p.must(expect.Locator(tools.GetByText("plan-trip")).ToBeVisible())
+	schema := tools.Locator("pre")
+	p.must(expect.Locator(schema).Not().ToBeVisible())
+	p.must(tools.GetByText("plan-trip").Click())
+	p.must(expect.Locator(schema).ToBeVisible())
+	p.must(expect.Locator(schema).ToContainText(`"request"`))
+	p.checkBothThemes("the calls page, a call's tools, one open")
 }

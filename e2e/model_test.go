@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,11 @@ func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
 	p.must(expect.Locator(details.Locator("pre")).Not().ToBeVisible())
 	p.must(details.Locator("summary").Click())
 	p.must(expect.Locator(details.Locator("pre")).ToContainText("does not take requests about Nice on Mondays"))
+	// The endpoint is named as configured, by the model it serves: not
+	// "openai", which it is not, nor its host, which the chat keeps to itself.
+	p.must(expect.Locator(details.Locator("pre")).ToContainText("(HTTP 400 from the endpoint serving gpt-4o-mini)"))
+	p.must(expect.Locator(details.Locator("pre")).Not().ToContainText("openai"))
+	p.must(expect.Locator(details.Locator("pre")).Not().ToContainText(strings.TrimPrefix(strings.TrimSuffix(model.URL, "/v1"), "http://")))
 
 	p.must(p.GetByTestId("reply-turn").Last().GetByTestId("retry").Click())
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Nice is planned"))

@@ -39,3 +39,62 @@ func TestCardsFitAPhone(t *testing.T) {
 		p.fitsThePhone(k.name + " card, answered")
 	})
 }
+
+// On a phone the header is one row: the conversations' button, the title,
+// cut short when it is long, the model, and one button for the rest
+// (rename, delete, the agent, the developers' links).
+func TestOnAPhoneTheHeaderIsOneRow(t *testing.T) {
+	a := startApp(t)
+	p := phonePage(t)
+	_, err := p.Goto(a.URL + "/new?agent=chat")
+	p.must(err)
+	p.headerIsOneRow("the new chat")
+	p.send("Book a flight to Lisbon next Friday, with a window seat, and a long message that makes a long title")
+	p.must(expect.Locator(p.GetByTestId("elicit").Last()).ToBeVisible())
+	p.headerIsOneRow("a conversation with a long title")
+	p.must(expect.Locator(p.GetByTestId("model-badge")).ToBeInViewport())
+
+	// The rest is a tap away, and goes away again.
+	more, rename := p.GetByTestId("header-more"), p.GetByTestId("rename")
+	p.must(expect.Locator(rename).ToBeHidden())
+	p.must(expect.Locator(more).ToHaveAttribute("aria-expanded", "false"))
+	p.must(more.Click())
+	p.must(expect.Locator(more).ToHaveAttribute("aria-expanded", "true"))
+	for _, id := range []string{"rename", "delete", "tree-link", "debug-page-link"} {
+		p.must(expect.Locator(p.GetByTestId(id)).ToBeInViewport())
+	}
+	p.must(expect.Locator(p.Locator(".chat-header .agent")).ToHaveText("agent: chat"))
+	p.must(expect.Locator(p.Locator(".chat-header .agent")).ToBeVisible())
+	p.fitsThePhone("the header's menu open")
+	p.checkBothThemes("the header's menu open on a phone")
+	p.must(p.Keyboard().Press("Escape"))
+	p.must(expect.Locator(rename).ToBeHidden())
+	p.must(expect.Locator(more).ToBeFocused())
+
+	p.must(more.Click())
+	p.must(rename.Click())
+	p.must(expect.Locator(p.GetByTestId("rename-input")).ToBeFocused())
+	p.must(expect.Locator(rename).ToBeHidden())
+	p.headerIsOneRow("a conversation being renamed")
+}
+
+// headerIsOneRow fails the test unless what the chat's header shows is on
+// one row.
+func (p *chatPage) headerIsOneRow(what string) {
+	p.t.Helper()
+	v, err := p.Locator(".chat-header").Evaluate(`header => {
+		const shown = [...header.children].map(el => ({el, r: el.getBoundingClientRect()}))
+			.filter(({el, r}) => el.checkVisibility() && r.width > 0 && r.height > 0)
+			.sort((a, b) => a.r.top - b.r.top)
+		let rows = 0, bottom = -Infinity
+		for (const {r} of shown) {
+			if (r.top >= bottom) { rows++; bottom = r.bottom } else bottom = Math.max(bottom, r.bottom)
+		}
+		return {rows, parts: shown.map(({el, r}) => (el.dataset.testid || el.className || el.tagName) + ' ' + Math.round(r.top) + '–' + Math.round(r.bottom))}
+	}`, nil)
+	p.must(err)
+	got := v.(map[string]any)
+	if got["rows"] != 1 {
+		p.t.Errorf("%s: the header is %v rows on a %d px phone: %v", what, got["rows"], phoneWidth, got["parts"])
+	}
+}

@@ -36,23 +36,26 @@ type Records interface {
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
 }
 
-// Feed is what an open calls page needs of the chat service: to be told
-// when a conversation of its session records a node.
-type Feed interface {
+// Chat is what the calls page needs of the chat service: to be told when a
+// conversation of its session records a node, and which model answers now.
+type Chat interface {
 	FollowSession(session string) *chat.SessionFollower
+	// ModelLabel names the model that answers now and where it is served
+	// from (llm.Label), which the chat's own pages leave out.
+	ModelLabel() string
 }
 
 // Service lists the model calls of sessions' conversations, and follows
 // them for open pages.
 type Service struct {
 	records Records
-	feed    Feed
+	chat    Chat
 }
 
 // New returns a service that reads the record through records and follows
-// sessions through feed.
-func New(records Records, feed Feed) *Service {
-	return &Service{records: records, feed: feed}
+// sessions through the chat service.
+func New(records Records, chat Chat) *Service {
+	return &Service{records: records, chat: chat}
 }
 
 // List lists the model calls of the session's conversations, or of the one
@@ -69,7 +72,7 @@ func (s *Service) list(ctx context.Context, session string, f Filter, rs map[str
 		return Listing{}, err
 	}
 	sortConversations(all)
-	l := Listing{Filter: f, All: all}
+	l := Listing{Filter: f, All: all, Model: s.chat.ModelLabel()}
 	for _, conv := range all {
 		if f.Conversation != "" && conv.ID != f.Conversation {
 			continue

@@ -29,6 +29,9 @@ type Listing struct {
 	All []tree.Conversation
 	// Totals add up the listed conversations.
 	Totals Totals
+	// Model names the model that answers now and where it is served from,
+	// which the chat's pages leave out.
+	Model string
 }
 
 // Totals add up model calls.

@@ -72,6 +72,10 @@ type Config struct {
 	// Timers still run in real time: what they compare when they fire is
 	// read from Now. Nil means time.Now.
 	Now func() time.Time
+	// MaxReply bounds a model call's reply and a turn's, in bytes of text:
+	// a longer one is cut there, with a note saying so (replycap.go). Zero
+	// means DefaultMaxReply; less than MinMaxReply is MinMaxReply.
+	MaxReply int
 
 	// AnswerHold is how long an answer waits for the turn's next record
 	// before it is written alone; zero means DefaultAnswerHold. New panics
@@ -135,4 +139,12 @@ func (c Config) observer() Observer {
 		return noObserver{}
 	}
 	return c.Observer
+}
+
+// maxReply returns the bound on a reply, the default when c does not say.
+func (c Config) maxReply() int {
+	if c.MaxReply == 0 {
+		return DefaultMaxReply
+	}
+	return max(c.MaxReply, MinMaxReply)
 }

@@ -34,9 +34,11 @@ func failure(err error) tree.Message {
 		return tree.Message{Text: "Stopped."}
 	}
 	if le, ok := errors.AsType[*llm.Error](err); ok {
+		// The details name the endpoint as a user may know it (le.Source),
+		// never by its host: the calls page names that.
 		details := le.Message
 		if le.Status != 0 {
-			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Provider)
+			details = fmt.Sprintf("%s (HTTP %d from %s)", le.Message, le.Status, le.Source())
 		}
 		switch {
 		case le.Status == statusTooManyRequests:

@@ -1,48 +1,51 @@
-package chat
+package chat_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
+	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/calls"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Each kind of failure a user can act on reads as its own sentence in the
-// chat, with the provider's words behind it where there are some.
-func TestFailureWording(t *testing.T) {
-	for _, tc := range []struct {
-		name, wantText, wantDetails string
-		err                         error
-	}{
-		{"rate limited", "The model could not answer: it is busy right now. Try again in a moment.", "slow down (HTTP 429 from openai)",
-			&llm.Error{Provider: "openai", Status: 429, Retryable: true, Message: "slow down"}},
-		{"unauthorized", "The model could not answer: it refused the app's credentials.", "bad key (HTTP 401 from openai)",
-			&llm.Error{Provider: "openai", Status: 401, Message: "bad key"}},
-		{"forbidden", "The model could not answer: it refused the app's credentials.", "no access (HTTP 403 from openai)",
-			fmt.Errorf("sample: %w", &llm.Error{Provider: "openai", Status: 403, Message: "no access"})},
-		{"server failure", "The model could not answer: its service failed. Try again.", "overloaded (HTTP 503 from openai)",
-			&llm.Error{Provider: "openai", Status: 503, Retryable: true, Message: "overloaded"}},
-		{"dropped connection", "The model could not answer: its service failed. Try again.", "connection reset",
-			&llm.Error{Provider: "openai", Retryable: true, Message: "connection reset"}},
-		{"refused request", "The model could not answer.", "bad request (HTTP 400 from openai)",
-			&llm.Error{Provider: "openai", Status: 400, Message: "bad request"}},
-		{"stopped", "Stopped.", "", errStopped},
-		{"cancelled", "Stopped.", "", context.Canceled},
-		{"too slow", "The model took too long to answer. Try again.", context.DeadlineExceeded.Error(), context.DeadlineExceeded},
-		{"steps", "The agent did not finish within 4 steps; stopped so it does not run away.", "", &agents.StepsError{Steps: 4}},
-		{"internal", "Something went wrong on our side. Please try again.", "", errors.New("disk on fire")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := failure(tc.err)
-			if got.Text != tc.wantText {
-				t.Errorf("text = %q, want %q", got.Text, tc.wantText)
-			}
-			if got.Details != tc.wantDetails {
-				t.Errorf("details = %q, want %q", got.Details, tc.wantDetails)
-			}
-		})
+// A failure of an endpoint that is not OpenAI's is not said to come from
+// "openai": the chat's details name the endpoint by the model it was
+// configured to serve, and not by its host, which the chat page keeps to
+// itself; the calls page names the host.
+func TestAFailureNamesTheEndpointAsConfigured(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Fail(500, "The server had an error."))
+	host := strings.TrimPrefix(strings.TrimSuffix(fake.URL, "/v1"), "http://")
+	svc, db := newService(t, openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "llama3.2", MaxRetries: -1}))
+	conv, _ := svc.Create(t.Context(), "s", "assistant")
+	if err := svc.Send(t.Context(), "s", conv.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "s", conv.ID, "the failure", func(v chat.View) bool { return !v.Status.Running })
+	it := lastItem(v)
+	if it.Kind != tree.TurnError {
+		t.Fatalf("last item = %+v, want the failure", it)
+	}
+	if want := "(HTTP 500 from the endpoint serving llama3.2)"; !strings.Contains(it.Details, want) {
+		t.Errorf("details = %q, want them to say %q", it.Details, want)
+	}
+	if strings.Contains(it.Details, "openai") || strings.Contains(it.Details, host) {
+		t.Errorf("details = %q name openai or the endpoint's host %s", it.Details, host)
+	}
+
+	d, err := calls.New(db, svc).List(t.Context(), "s", calls.Filter{Conversation: conv.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded string
+	for _, e := range d.Conversations[0].Turns[0].Entries {
+		if e.Call != nil {
+			recorded = e.Call.Record.Error
+		}
+	}
+	if want := "llama3.2 @ " + host; !strings.Contains(recorded, want) {
+		t.Errorf("the calls page says %q, want it to name %q", recorded, want)
 	}
 }

@@ -145,6 +145,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
+		model = cappedModel{model, c.svc.maxReply}
 		defer t.place.waitOnModel(t)()
 		var stream func(string) // only the reply's own calls reach the page as they come
 		if !runtime.Aside.Get(ctx) {
@@ -167,7 +168,9 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		defer c.mu.Unlock()
 		if ctx.Err() == nil {
 			// A call cut off by a stop leaves its draft for the turn's end
-			// to keep (runTurn); no retry follows it.
+			// to keep (runTurn); no retry follows it. One that broke off
+			// leaves what it showed, should its failure end the turn.
+			t.sampledLocked(callErr)
 			t.drafted("")
 		}
 		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {

@@ -66,6 +66,7 @@ type Service struct {
 	decideByRule  bool                                  // see Config.DecideByRule
 	batchWindow   time.Duration                         // see Config.BatchWindow
 	now           func() time.Time                      // see Config.Now
+	maxReply      int                                   // see Config.MaxReply
 
 	mu    sync.Mutex
 	live  map[string]*conversation // conversations with a running turn or an open page
@@ -84,7 +85,7 @@ func New(cfg Config) *Service {
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
-		observe: cfg.observer()}
+		maxReply: cfg.maxReply(), observe: cfg.observer()}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -107,8 +108,26 @@ func (s *Service) Now() time.Time { return s.now() }
 // since is how long ago t was, by the service's clock.
 func (s *Service) since(t time.Time) time.Duration { return s.now().Sub(t) }
 
-// ModelName names the model provider, for display.
-func (s *Service) ModelName() string { return llm.Label(s.model) }
+// ModelName names the model for the chat's pages: the model alone, as
+// "gpt-4o-mini", else the provider; never where it is served from, which
+// is for developers (ModelLabel).
+func (s *Service) ModelName() string { return modelName(s.model) }
+
+// ModelLabel names the model and where it is served from (llm.Label), for
+// developers: the calls page.
+func (s *Service) ModelLabel() string { return llm.Label(s.model) }
+
+// modelName is ModelName of provider p. A provider with a label names a
+// model and its endpoint (llm.Label): of that, the model alone, when the
+// provider says which (as openai's does); any other provider by its name,
+// "offline" for the built-in one (which templates.ModelBadge marks).
+func modelName(p llm.Provider) string {
+	_, labelled := p.(interface{ Label() string })
+	if m, ok := p.(interface{ Model() string }); labelled && ok && m.Model() != "" {
+		return m.Model()
+	}
+	return p.Name()
+}
 
 // Assistants lists the assistants a conversation can be started with.
 func (s *Service) Assistants() []agents.Assistant { return s.agents.All() }

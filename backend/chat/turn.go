@@ -143,6 +143,11 @@ type turn struct {
 	// a side question's branch (placement.go).
 	place placement
 
+	// broken is the turn's latest model call when it failed after its
+	// reply began to show, with what had shown, kept should that failure
+	// end the turn (keepPartialLocked).
+	broken brokenReply
+
 	// Compaction within the turn: the summary made (or replayed) by this
 	// turn, and the history as the core last built it.
 	summary     *tree.SummaryRecord
@@ -232,12 +237,9 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
 	defer ended(turnOutcome(ctx, kind))
-	if kind == tree.Stopped {
-		// What streamed of the reply before the stop stays, marked as
-		// stopped (see tree.Message.Partial); the draft is still this
-		// turn's, since it is live.
-		m.Partial = t.draftLocked()
-	}
+	// What streamed of an unfinished reply stays (tree.Message.Partial);
+	// the draft is still this turn's, since it is live.
+	t.keepPartialLocked(kind, err, &m)
 	// The turn's own context may be cancelled; recording its end must not be.
 	t.place.end(context.WithoutCancel(ctx), t, kind, m)
 }
@@ -294,7 +296,9 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 		// Stopped, even if the agent finished anyway: the user was told so.
 		return tree.Stopped, tree.Message{Text: "Stopped."}
 	case err == nil:
-		return tree.AssistantMessage, tree.Message{Text: reply}
+		// However the agent made its reply, it is no longer than a model
+		// call's may be.
+		return tree.AssistantMessage, tree.Message{Text: boundReply(reply, c.svc.maxReply)}
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
 		return "", tree.Message{}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/runtime"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -20,7 +19,7 @@ type View struct {
 	Items        []Item
 	Status       Status
 	Notice       Notice // how the user's last request went, when the page has no better place for it
-	Model        string // the model provider's name, shown so offline mode is never mistaken for a real model
+	Model        string // the model's name (Service.ModelName), shown so offline mode is never mistaken for a real model
 }
 
 // Status is the state of the current turn.
@@ -47,7 +46,8 @@ type Item struct {
 	Text  string
 	// Details are a failure's details, behind a toggle.
 	Details string
-	// Partial is, for a stopped turn, the reply streamed before the stop.
+	// Partial is, for a stopped turn, the reply streamed before the stop;
+	// for a failed one, what streamed before the reply broke off.
 	Partial string
 	// Covers is how many messages a summary stands for.
 	Covers int
@@ -256,7 +256,7 @@ func (c *conversation) view() View {
 		}
 		it.Branch = c.branchOf(it, answer)
 	}
-	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: llm.Label(c.svc.model)}
+	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: modelName(c.svc.model)}
 }
 
 // branchOf places an item among its alternatives, or returns nil when it

@@ -130,9 +130,10 @@ type ProgressEvent struct {
 
 // RunCompleted is the data of run.completed: how the run ended (replied,
 // stopped or failed: the tree.OutcomeOf its last node), its reply or what
-// the user was told, and the tokens its model calls used. A stopped run's Partial is what had
-// streamed of its reply when it stopped (kept for the user, never given to
-// the model).
+// the user was told, and the tokens its model calls used. A stopped run's
+// Partial is what had streamed of its reply when it stopped, a failed run's
+// what had streamed before its reply broke off (kept for the user, never
+// given to the model).
 type RunCompleted struct {
 	Recorded
 	Status  tree.Outcome `json:"status"`

@@ -6,6 +6,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 )
@@ -105,7 +106,6 @@ type Response struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
-// Provider completes chat requests.
 // Label is how the pages name p: its Label, when it has one that says more
 // than its name (the model and the endpoint), else its Name.
 func Label(p Provider) string {
@@ -115,6 +115,7 @@ func Label(p Provider) string {
 	return p.Name()
 }
 
+// Provider completes chat requests.
 type Provider interface {
 	// Name names the provider, such as "offline" or "openai".
 	Name() string
@@ -130,6 +131,14 @@ type Provider interface {
 // holds credentials.
 type Error struct {
 	Provider string
+	// Model is the model the failed call asked for, as configured; empty
+	// when the provider's endpoint chose.
+	Model string
+	// Endpoint is where the failed call went, as configured: an endpoint's
+	// host, such as "localhost:11434", never its path or credentials; empty
+	// for a provider that calls none. A host is for those who run the app
+	// (logs, the calls page): Error names it, Source does not.
+	Endpoint string
 	// Status is the HTTP status of the failed call, or 0 when there was none.
 	Status int
 	// Retryable says whether the same request may succeed later, as after a
@@ -138,7 +147,25 @@ type Error struct {
 	Message   string
 }
 
-// Error implements error.
+// Error implements error. It names the endpoint, as Label does, for the
+// log and the calls page: "openai (llama3.2 @ localhost:11434): …".
 func (e *Error) Error() string {
-	return e.Provider + ": " + e.Message
+	if e.Endpoint == "" {
+		return e.Provider + ": " + e.Message
+	}
+	return e.Provider + " (" + cmp.Or(e.Model, "the default model") + " @ " + e.Endpoint + "): " + e.Message
+}
+
+// Source names who failed in words any user of the chat may read: the
+// endpoint by the model it serves, as configured, and not by its host,
+// which the chat pages do not show; a provider that calls no endpoint by
+// its name.
+func (e *Error) Source() string {
+	switch {
+	case e.Endpoint == "":
+		return e.Provider
+	case e.Model == "":
+		return "the model endpoint"
+	}
+	return "the endpoint serving " + e.Model
 }

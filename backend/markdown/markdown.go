@@ -4,7 +4,9 @@
 // a model writes reaches the page as the text it is, never as markup; a
 // link goes only to http, https or mailto addresses and opens apart from
 // the app; an image becomes a link to it; and a code block gets a button
-// that copies it.
+// that copies it. Each paragraph, heading and list finds its own
+// direction from its words (dir="auto"), so Hebrew or Arabic reads right to
+// left, in a reply that has English in it too.
 package markdown
 
 import (
@@ -23,11 +25,11 @@ import (
 )
 
 // md is the one converter: GFM tables, strikethrough and autolinks, our
-// link rules, and code blocks with a copy button. It is safe for
-// concurrent use.
+// link rules, blocks that find their direction, and code blocks with a
+// copy button. It is safe for concurrent use.
 var md = goldmark.New(
 	goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(links{}, 100))),
+	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(links{}, 100), util.Prioritized(directions{}, 200))),
 	goldmark.WithRendererOptions(
 		html.WithHardWraps(), // a model's line break is meant as one
 		renderer.WithNodeRenderers(util.Prioritized(codeBlocks{}, 100)),
@@ -111,6 +113,24 @@ func replace(n ast.Node, source []byte) {
 	parent.ReplaceChild(parent, n, ast.NewString([]byte(label)))
 }
 
+// directions gives each block of text dir="auto": the browser reads its
+// direction from its first letters, so that a paragraph in Hebrew after
+// one in English (an agent's own words before the model's) reads right to
+// left, and the English one left to right.
+type directions struct{}
+
+func (directions) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			switch n.Kind() {
+			case ast.KindParagraph, ast.KindHeading, ast.KindList:
+				n.SetAttributeString("dir", []byte("auto"))
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
 // opens makes link open in a new tab that cannot reach back into the app.
 func opens(link *ast.Link) {
 	link.SetAttributeString("rel", []byte("noopener noreferrer nofollow"))
@@ -152,6 +172,8 @@ func nodeText(n ast.Node, source []byte) string {
 
 // codeBlocks renders a code block with a button that copies its code, and
 // HTML the text holds as the text it is: shown as written, never as markup.
+// A long line scrolls sideways, so the block takes the keyboard's focus:
+// the arrow keys scroll it.
 type codeBlocks struct{}
 
 func (codeBlocks) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
@@ -205,7 +227,7 @@ func renderCode(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast
 		_, _ = w.WriteString("</code></pre></div>\n")
 		return ast.WalkContinue, nil
 	}
-	_, _ = w.WriteString(`<div class="code-block"><button type="button" class="quiet small copy-code" data-testid="copy-code" data-on:click="` + copyCode + `">Copy</button><pre><code`)
+	_, _ = w.WriteString(`<div class="code-block"><button type="button" class="quiet small copy-code" data-testid="copy-code" data-on:click="` + copyCode + `">Copy</button><pre tabindex="0"><code`)
 	if fc, ok := n.(*ast.FencedCodeBlock); ok {
 		if lang := fc.Language(source); lang != nil {
 			_, _ = w.WriteString(` class="language-`)

@@ -16,7 +16,9 @@ func TestHTML(t *testing.T) {
 	}{
 		{"emphasis and line breaks", "Hello **world** and _you_.\nsecond line",
 			[]string{"<strong>world</strong>", "<em>you</em>", "<br>"}, nil},
-		{"lists", "- a\n- b\n\n1. x\n2. y", []string{"<ul>\n<li>a</li>", "<ol>\n<li>x</li>"}, nil},
+		{"lists", "- a\n- b\n\n1. x\n2. y", []string{"<ul dir=\"auto\">\n<li>a</li>", "<ol dir=\"auto\">\n<li>x</li>"}, nil},
+		{"each block finds its direction", "# Plan\n\nYour trip is planned.\n\nהטיול שלך מתוכנן.",
+			[]string{`<h1 dir="auto">Plan</h1>`, `<p dir="auto">Your trip is planned.</p>`, `<p dir="auto">הטיול שלך מתוכנן.</p>`}, nil},
 		{"a table", "| city | sky |\n|---|---|\n| Oslo | sunny |",
 			[]string{"<table>", "<th>city</th>", "<td>sunny</td>"}, nil},
 		{"a code block with its copy button", "```go\nfmt.Println(\"<hi>\")\n```",
@@ -26,8 +28,8 @@ func TestHTML(t *testing.T) {
 		{"autolinks too", "see https://example.com/x",
 			[]string{`<a href="https://example.com/x" rel="noopener noreferrer nofollow" target="_blank">`}, nil},
 		{"script links are text", "[x](javascript:alert(1)) [y](JaVaScRiPt:alert(1)) [z](data:text/html,hi) [w](vbscript:x)",
-			[]string{"<p>x y z w</p>"}, []string{"href"}},
-		{"relative links are text", "[home](/c/1) [up](../x)", []string{"<p>home up</p>"}, []string{"href"}},
+			[]string{`<p dir="auto">x y z w</p>`}, []string{"href"}},
+		{"relative links are text", "[home](/c/1) [up](../x)", []string{`<p dir="auto">home up</p>`}, []string{"href"}},
 		{"raw HTML is shown as the text it is", "<script>alert(1)</script>\n\nTo <img src=x onerror=alert(1)> and <b onclick=x>b</b>",
 			[]string{"&lt;script&gt;alert(1)&lt;/script&gt;", "To &lt;img src=x onerror=alert(1)&gt; and &lt;b onclick=x&gt;b&lt;/b&gt;"},
 			[]string{"<script", "<img", "<b "}},
@@ -60,7 +62,8 @@ var attr = regexp.MustCompile(`([^\s=]+)(?:="([^"]*)")?`)
 // ours are the elements and attributes the renderer writes itself.
 var ours = map[string][]string{
 	"a": {"href", "title", "rel", "target"}, "div": {"class"}, "button": {"type", "class", "data-testid", "data-on:click"},
-	"code": {"class"}, "th": {"style"}, "td": {"style"},
+	"code": {"class"}, "pre": {"tabindex"}, "th": {"style"}, "td": {"style"},
+	"p": {"dir"}, "ul": {"dir"}, "h1": {"dir"}, "h2": {"dir"}, "h3": {"dir"}, "h4": {"dir"}, "h5": {"dir"}, "h6": {"dir"},
 }
 
 // FuzzHTML: whatever a model writes, the page gets only the elements and
@@ -84,7 +87,7 @@ func FuzzHTML(f *testing.F) {
 			}
 			for _, a := range attr.FindAllStringSubmatch(m[2], -1) {
 				key := strings.ToLower(a[1])
-				if key == "start" && name == "ol" {
+				if (key == "start" || key == "dir") && name == "ol" {
 					continue
 				}
 				if name == "ol" || !contains(ours[name], key) {

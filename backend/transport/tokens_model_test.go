@@ -130,7 +130,7 @@ func newTokenReply(text string) *tokenReply {
 	for _, t := range r.tokens {
 		r.chunks = append(r.chunks, streamChunk(t))
 	}
-	r.final = []byte(`data-testid="assistant-message">` + markdown.HTML(text) + "</div>")
+	r.final = []byte(`data-testid="assistant-message" dir="auto">` + markdown.HTML(text) + "</div>")
 	return r
 }
 
@@ -287,7 +287,7 @@ func TestTokenScript(t *testing.T) {
 				t.Errorf("reply %d: token %d (%q) does not change the page", i, k, r.tokens[k])
 			}
 		}
-		for _, block := range []string{"<h2>", "<strong>", "<ul>", "<ol>", "<table>", `<code class="language-go">`} {
+		for _, block := range []string{`<h2 dir="auto">`, "<strong>", `<ul dir="auto">`, `<ol dir="auto">`, "<table>", `<code class="language-go">`} {
 			if !bytes.Contains(r.final, []byte(block)) {
 				t.Errorf("reply %d renders no %s", i, block)
 			}

@@ -136,7 +136,7 @@ func (p *tokenPage) shown(r int) int {
 var (
 	errWrongDraft = errors.New("a draft on the page is not the rendering of the model's text so far")
 	errNotExact   = errors.New("a reply's message is not the rendering of the model's text")
-	draftDiv      = []byte(`data-testid="draft">`)
+	draftDiv      = []byte(`data-testid="draft" dir="auto">`)
 	closeDiv      = []byte(`</div>`)
 	runningFalse  = []byte(`data-testid="status" data-running="false"`)
 	turnError     = []byte(`data-testid="turn-error"`)

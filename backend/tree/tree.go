@@ -85,7 +85,9 @@ type Message struct {
 	Text    string `json:"text"`
 	Details string `json:"details,omitempty"`
 	// Partial is, on a Stopped node, the reply that had streamed in when
-	// the turn was stopped: kept for the user to read, marked as stopped.
+	// the turn was stopped, and on a TurnError node what a model call had
+	// streamed before it broke off: kept for the user to read, marked as
+	// unfinished.
 	// It is not the agent's reply, so it is never given to the model as
 	// one (historyOf reads AssistantMessage nodes alone): a reply cut off
 	// mid-sentence, perhaps because it was going wrong, is no ground for

@@ -23,6 +23,7 @@ type chatConfig struct {
 	conversation string
 	session      string
 	pace         time.Duration
+	maxReply     int
 }
 
 // chatSynopsis heads chat's usage.
@@ -36,13 +37,14 @@ chosen from the environment, as for serve (docs/configuration.md).`
 // chatFlags defines chat's flags on a new flag set, writing into cfg.
 func chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	*cfg = chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}
+	*cfg = chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond, maxReply: chat.DefaultMaxReply}
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "the agent to talk to: concierge, showcase or survey (default: concierge)")
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
 	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
 		"demo-pace", "how long each progress step of the demo concierge takes")
+	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	return fs
 }
 
@@ -77,7 +79,7 @@ func chatCmd(ctx context.Context, args []string, getenv func(string) string, int
 	if err != nil {
 		return err
 	}
-	app.Store, app.Log = db, log
+	app.Store, app.Log, app.MaxReply = db, log, cfg.maxReply
 	svc := chat.New(app)
 	defer svc.Close()
 

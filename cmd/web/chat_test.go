@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 )
@@ -19,14 +20,15 @@ func TestParseChat(t *testing.T) {
 		want    chatConfig
 		wantErr string
 	}{
-		{"defaults", nil, nil, chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond}, ""},
-		{"all flags", []string{"--db", "x.db", "--agent", "showcase", "--conversation", "abc", "--session", "me", "--demo-pace", "0"}, nil,
-			chatConfig{db: "x.db", agent: "showcase", conversation: "abc", session: "me"}, ""},
+		{"defaults", nil, nil, chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond, maxReply: chat.DefaultMaxReply}, ""},
+		{"all flags", []string{"--db", "x.db", "--agent", "showcase", "--conversation", "abc", "--session", "me", "--demo-pace", "0",
+			"--max-reply", "4096"}, nil,
+			chatConfig{db: "x.db", agent: "showcase", conversation: "abc", session: "me", maxReply: 4096}, ""},
 		{"all from the environment", nil, map[string]string{"SWEATPANTS_DB": "y.db", "SWEATPANTS_AGENT": "survey",
-			"SWEATPANTS_CONVERSATION": "c1", "SWEATPANTS_SESSION": "s1", "SWEATPANTS_DEMO_PACE": "1s"},
-			chatConfig{db: "y.db", agent: "survey", conversation: "c1", session: "s1", pace: time.Second}, ""},
+			"SWEATPANTS_CONVERSATION": "c1", "SWEATPANTS_SESSION": "s1", "SWEATPANTS_DEMO_PACE": "1s", "SWEATPANTS_MAX_REPLY": "2048"},
+			chatConfig{db: "y.db", agent: "survey", conversation: "c1", session: "s1", pace: time.Second, maxReply: 2048}, ""},
 		{"a flag over its variable", []string{"--agent", "showcase"}, map[string]string{"SWEATPANTS_AGENT": "survey"},
-			chatConfig{db: "data/terminal.db", agent: "showcase", session: "terminal", pace: 350 * time.Millisecond}, ""},
+			chatConfig{db: "data/terminal.db", agent: "showcase", session: "terminal", pace: 350 * time.Millisecond, maxReply: chat.DefaultMaxReply}, ""},
 		{"an argument", []string{"hello"}, nil, chatConfig{}, `chat takes no arguments, only flags: "hello" is not a flag`},
 		{"an argument before a flag", []string{"hello", "--db", "x.db"}, nil, chatConfig{}, `"hello" is not a flag`},
 		{"an empty session", []string{"--session", ""}, nil, chatConfig{}, `invalid value "" for flag -session: must not be empty`},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 )
 
@@ -148,6 +149,14 @@ func (f intFlag[T]) String() string {
 	}
 	return strconv.FormatInt(int64(*f.p), 10)
 }
+
+// maxReplyFlag is the bound on a model's reply (chat.Config.MaxReply), in
+// bytes, which serve and chat share.
+func maxReplyFlag(p *int) intFlag[int] {
+	return intFlag[int]{p, chat.MinMaxReply, fmt.Sprintf("a number of bytes, at least %d", chat.MinMaxReply)}
+}
+
+const maxReplyUsage = "longest reply a model may give, in bytes of text; a longer one is cut there, with a note saying so"
 
 // boolFlag is true or false; given alone (--secure-cookies) it is true.
 type boolFlag struct{ p *bool }

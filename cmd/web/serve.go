@@ -27,6 +27,7 @@ type serveConfig struct {
 	durability string
 	logFormat  string
 	maxBody    int64
+	maxReply   int
 	pace       time.Duration
 	compact    int
 	suspend    time.Duration
@@ -55,7 +56,7 @@ more: docs/configuration.md); without a key the built-in offline model answers.`
 func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/sweatpants.db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, pace: 350 * time.Millisecond, compact: 16000,
+		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, pace: 350 * time.Millisecond, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns()}
 	positive := func(d time.Duration) bool { return d > 0 }
@@ -65,6 +66,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"what a recorded answer survives: process-crash (synchronous=NORMAL) or power-loss (synchronous=FULL)")
 	fs.Var(choiceFlag{&cfg.logFormat, []string{"text", "json"}}, "log", "log format: text or json")
 	fs.Var(intFlag[int64]{&cfg.maxBody, 1, "a positive number of bytes"}, "max-body", "largest request body accepted, in bytes")
+	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
 		"demo-pace", "how long each progress step of the demo agents takes")
 	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
@@ -159,7 +161,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	app.Store, app.Log, app.CompactTokens, app.SuspendAfter, app.GCRetention = db, log, cfg.compact, &cfg.suspend, &cfg.retention
+	app.Store, app.Log, app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = db, log, cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
 	observe(&app, tel)
 	svc := chat.New(app)
 	tel.CountLive(svc.Loaded)

@@ -382,10 +382,11 @@ document.addEventListener('datastar-fetch', (evt) => {
 
 // shell: keyboard. Esc cancels what is in progress, nearest first: an edit
 // of a message, a side question being written, the rename or delete of the
-// conversation, the conversations drawer on a phone; with none of those, it
-// stops the running turn (from the composer or outside any field: not
-// from a field of a question card). A field that has a use for Esc of its
-// own (a select, a search box, an IME composing) keeps it.
+// conversation, the conversations drawer or the header's menu on a phone;
+// with none of those, it stops the running turn (from the composer or
+// outside any field: not from a field of a question card). A field that
+// has a use for Esc of its own (a select, a search box, an IME composing)
+// keeps it.
 document.addEventListener('keydown', (evt) => {
   if (evt.key !== 'Escape' || evt.defaultPrevented || evt.isComposing) return
   const t = evt.target
@@ -402,7 +403,7 @@ document.addEventListener('keydown', (evt) => {
     document.querySelector('[data-testid=composer-input]')?.focus()
     return
   }
-  const toggle = document.querySelector('[data-testid=nav-toggle][aria-expanded=true]')
+  const toggle = document.querySelector(':is([data-testid=nav-toggle], [data-testid=header-more])[aria-expanded=true]')
   if (toggle && visible(toggle)) {
     evt.preventDefault()
     toggle.click()
@@ -416,6 +417,13 @@ document.addEventListener('keydown', (evt) => {
     evt.preventDefault()
     stop.click()
   }
+})
+
+// The header's menu on a phone closes on a tap anywhere else, as menus do.
+document.addEventListener('click', (evt) => {
+  const toggle = document.querySelector('[data-testid=header-more][aria-expanded=true]')
+  if (!toggle || toggle.contains(evt.target) || document.getElementById('header-more')?.contains(evt.target)) return
+  toggle.click()
 })
 
 // A button that opens a form in place ([data-focus]) puts the cursor in it

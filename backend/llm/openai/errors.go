@@ -30,15 +30,22 @@ func (e timeoutError) Error() string {
 }
 
 // fail turns a failure of go-openai or of the endpoint into an *llm.Error whose
-// message names what went wrong and never holds the API key.
-func (p *Provider) fail(err error) *llm.Error {
+// message names what went wrong and never holds the API key; it names the
+// model asked for and the endpoint's host, as configured, so that a
+// failure of a local endpoint is not taken for OpenAI's.
+func (p *Provider) fail(err error, model string) *llm.Error {
 	e := classify(err)
-	e.Provider = p.Name()
+	e.Provider, e.Model, e.Endpoint = p.Name(), model, p.host
 	if p.key != "" {
 		e.Message = strings.ReplaceAll(e.Message, p.key, "[redacted]")
 	}
+	e.Message = clip(e.Message, maxMessage)
 	return e
 }
+
+// maxMessage bounds an error's message, in bytes: an endpoint's own words
+// are recorded and shown, and an endpoint gone wrong may send megabytes.
+const maxMessage = 2 << 10
 
 func classify(err error) *llm.Error {
 	var (
@@ -99,10 +106,13 @@ func statusError(status int, detail string) *llm.Error {
 
 // snippet returns the start of a body that was not an OpenAI error object.
 func snippet(body []byte) string {
-	const limit = 200
-	s := strings.Join(strings.Fields(string(body)), " ")
-	if len(s) > limit {
-		s = strings.ToValidUTF8(s[:limit], "") + "…"
+	return clip(strings.Join(strings.Fields(string(body)), " "), 200)
+}
+
+// clip returns s, or its first limit bytes and "…" when it is longer.
+func clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
 	}
-	return s
+	return strings.ToValidUTF8(s[:limit], "") + "…"
 }

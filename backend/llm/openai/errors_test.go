@@ -44,6 +44,8 @@ func TestErrors(t *testing.T) {
 			0, false, "malformed response from the model endpoint: invalid character 'b' looking for beginning of object key string"},
 		{"stream cut short", llmtest.Reply{Chunks: []string{"Hel"}, Cut: true}, true,
 			0, true, "the response broke off: the stream ended before the model finished"},
+		{"an endless error message", llmtest.Fail(500, strings.Repeat("x", 1<<20)), false,
+			500, true, "server error (status 500): " + strings.Repeat("x", 2<<10-len("server error (status 500): ")) + "…"},
 		{"error inside stream", llmtest.Raw(200, "data: {\"error\": {\"message\": \"The server is overloaded.\", \"type\": \"server_error\"}}\n\n"), true,
 			0, true, "error in stream: The server is overloaded."},
 	}
@@ -61,7 +63,8 @@ func TestErrors(t *testing.T) {
 			if !errors.As(err, &got) {
 				t.Fatalf("got error %v (%T), want *llm.Error", err, err)
 			}
-			want := &llm.Error{Provider: "openai", Status: tt.wantStatus, Retryable: tt.wantRetry, Message: tt.wantMessage}
+			want := &llm.Error{Provider: "openai", Model: "gpt-test", Endpoint: strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/v1"), "http://"),
+				Status: tt.wantStatus, Retryable: tt.wantRetry, Message: tt.wantMessage}
 			if *got != *want {
 				t.Errorf("got  %+v\nwant %+v", *got, *want)
 			}
@@ -88,5 +91,25 @@ func TestUnreachable(t *testing.T) {
 	}
 	if !got.Retryable || got.Status != 0 || !strings.HasPrefix(got.Message, "cannot reach the model endpoint: ") {
 		t.Errorf("got %+v, want a retryable error without status that says the endpoint is unreachable", *got)
+	}
+}
+
+// A failure names the endpoint as configured: the model asked for and the
+// endpoint's host, for the log and the calls page; in words for the chat,
+// by the model alone, for a local endpoint that is not OpenAI's.
+func TestAFailureNamesTheEndpointAsConfigured(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Fail(500, "The server had an error."))
+	p := openai.New(openai.Config{APIKey: testKey, BaseURL: srv.URL, Model: "llama3.2", MaxRetries: -1})
+	_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/v1"), "http://")
+	if got, want := err.Error(), "openai (llama3.2 @ "+host+"): server error (status 500): The server had an error."; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %T, want *llm.Error", err)
+	}
+	if got, want := e.Source(), "the endpoint serving llama3.2"; got != want {
+		t.Errorf("Source() = %q, want %q", got, want)
 	}
 }

@@ -121,22 +121,23 @@ func (p *Provider) Label() string {
 
 // Complete sends req to the chat completions endpoint, streamed when onDelta
 // is non-nil, and tries again after a failure that may pass (see Config)
-// unless some text already went to onDelta: the user saw it, and a second
-// answer would not continue the first. Failures are *llm.Error values, or
-// ctx.Err() once ctx is done, even while waiting to try again.
+// unless some visible text already went to onDelta: the user saw it, and a
+// second answer would not continue the first. White space a reply starts
+// with is held back until its first visible character (screen), so a
+// stream cut before then is tried again like a dropped connection.
+// Failures are *llm.Error values, or ctx.Err() once ctx is done, even
+// while waiting to try again.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
-	shown := false
+	var s *screen // nil for an unstreamed call
 	if onDelta != nil {
-		show := onDelta
-		onDelta = func(d string) {
-			shown = true
-			show(d)
-		}
+		s = &screen{onDelta: onDelta}
+		onDelta = s.delta
 	}
 	for retry := 0; ; retry++ {
 		resp, retryAfter, err := p.attempt(ctx, creq, onDelta)
 		if err == nil {
+			s.done()
 			if !req.Logprobs {
 				resp.Logprob = nil
 			}
@@ -145,10 +146,11 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(d
 		if ctx.Err() != nil {
 			return llm.Response{}, ctx.Err()
 		}
-		failure := p.fail(err)
-		if shown || retry >= p.retries || !retried(err, failure) {
+		failure := p.fail(err, creq.Model)
+		if s.saw() || retry >= p.retries || !retried(err, failure) {
 			return llm.Response{}, failure
 		}
+		s.again()
 		wait, ok := p.backoff(retry, retryAfter)
 		if !ok {
 			return llm.Response{}, failure

@@ -288,10 +288,14 @@ func TestDroppedConnection(t *testing.T) {
 		{"before the answer", llmtest.Reply{Drop: true}, false, "", true},
 		{"before any text", llmtest.Reply{Drop: true}, true, "ok", true},
 		{"stream ended before any text", llmtest.Reply{Cut: true}, true, "ok", true},
+		// White space a model starts with is not text the user saw.
+		{"stream ended after white space", llmtest.Reply{Chunks: []string{"\n\n"}, Cut: true}, true, "ok", true},
+		{"dropped after white space", llmtest.Reply{Chunks: []string{" ", "\n"}, Drop: true}, true, "ok", true},
 		{"amid tool calls", llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c", Name: "weather", Arguments: `{"city":"Oslo"}`}}, SplitArguments: 4, Drop: true},
 			true, "ok", true},
 		{"after text", llmtest.Reply{Chunks: []string{"Hel"}, Drop: true}, true, "Hel", false},
 		{"stream ended after text", llmtest.Reply{Chunks: []string{"Hel"}, Cut: true}, true, "Hel", false},
+		{"stream ended after white space and text", llmtest.Reply{Chunks: []string{"\n", "Hel"}, Cut: true}, true, "\nHel", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,6 +323,33 @@ func TestDroppedConnection(t *testing.T) {
 			}
 			if resp.Content != "ok" || len(srv.Requests()) != 2 || len(w.got()) != 1 {
 				t.Errorf("got %q after %d requests with waits %v, want ok after 2 and one wait", resp.Content, len(srv.Requests()), w.got())
+			}
+		})
+	}
+}
+
+// The white space a reply starts with reaches onDelta with its first
+// visible character, or at its end when there is none: all the text is
+// streamed, in order.
+func TestLeadingWhiteSpaceIsStreamedWithTheText(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply llmtest.Reply
+		want  []string
+	}{
+		{"before text", llmtest.Text("\n", "\n", "Hello", " there"), []string{"\n\nHello", " there"}},
+		{"alone", llmtest.Text(" ", "\n"), []string{" \n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := configured(llmtest.NewServer(t, tt.reply), openai.Config{})
+			var deltas []string
+			resp, err := p.Complete(t.Context(), llm.Request{Messages: []llm.Message{user("hi")}}, collect(&deltas))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(deltas, tt.want) || resp.Content != strings.Join(tt.want, "") {
+				t.Errorf("streamed %q into %q, want %q", deltas, resp.Content, tt.want)
 			}
 		})
 	}
