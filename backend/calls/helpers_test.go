@@ -3,15 +3,14 @@ package calls_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // newService starts a chat service with the demo agents and model on a
@@ -28,40 +27,14 @@ func newService(t *testing.T, model llm.Provider) (*chat.Service, *calls.Service
 // read from that database as the app reads it.
 func newServiceWith(t *testing.T, cfg chat.Config) (*chat.Service, *calls.Service) {
 	t.Helper()
-	db := storetest.Open(t)
-	cfg.Store = db
-	svc := chat.New(cfg)
-	t.Cleanup(svc.Close)
+	svc, db := chattest.New(t, cfg)
 	return svc, calls.New(db, svc)
 }
 
-// waitView waits until the conversation's view satisfies cond.
-func waitView(t *testing.T, svc *chat.Service, session, id, what string, cond func(chat.View) bool) chat.View {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v, err := svc.View(t.Context(), session, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cond(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; view: %+v", what, v)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func pendingElicit(v chat.View) *chat.ElicitView {
-	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
-			return e
-		}
-	}
-	return nil
-}
+var (
+	waitView      = chattest.WaitView
+	pendingElicit = chattest.PendingElicit
+)
 
 func sameLines(t *testing.T, what string, got, want []string) {
 	t.Helper()

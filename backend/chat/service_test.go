@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
@@ -19,7 +20,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
-	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // newService starts a service with the demo agents and model on a fresh
@@ -35,40 +35,13 @@ func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
 // which it sets as cfg's Store.
 func newServiceWith(t *testing.T, cfg chat.Config) (*chat.Service, *store.DB) {
 	t.Helper()
-	db := storetest.Open(t)
-	cfg.Store = db
-	svc := chat.New(cfg)
-	t.Cleanup(svc.Close)
-	return svc, db
+	return chattest.New(t, cfg)
 }
 
-// waitView waits until the conversation's view satisfies cond.
-func waitView(t *testing.T, svc *chat.Service, session, id, what string, cond func(chat.View) bool) chat.View {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v, err := svc.View(t.Context(), session, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cond(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; view: %+v", what, v)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func pendingElicit(v chat.View) *chat.ElicitView {
-	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
-			return e
-		}
-	}
-	return nil
-}
+var (
+	waitView      = chattest.WaitView
+	pendingElicit = chattest.PendingElicit
+)
 
 func lastItem(v chat.View) chat.Item {
 	if len(v.Items) == 0 {

@@ -3,11 +3,11 @@ package eventstream_test
 import (
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -22,9 +22,7 @@ import (
 // which it sets as cfg's Store.
 func newServiceWith(t *testing.T, cfg chat.Config) *chat.Service {
 	t.Helper()
-	cfg.Store = storetest.Open(t)
-	svc := chat.New(cfg)
-	t.Cleanup(svc.Close)
+	svc, _ := chattest.New(t, cfg)
 	return svc
 }
 
@@ -62,33 +60,10 @@ func (s *server) start() {
 
 func (s *server) restart() { s.stop(); s.start() }
 
-// waitView waits until the conversation's view satisfies cond.
-func waitView(t *testing.T, svc *chat.Service, session, id, what string, cond func(chat.View) bool) chat.View {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v, err := svc.View(t.Context(), session, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cond(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; view: %+v", what, v)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func pendingElicit(v chat.View) *chat.ElicitView {
-	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
-			return e
-		}
-	}
-	return nil
-}
+var (
+	waitView      = chattest.WaitView
+	pendingElicit = chattest.PendingElicit
+)
 
 // sideItems returns the side questions the view shows, in order.
 func sideItems(v chat.View) []chat.Item {
