@@ -170,7 +170,7 @@ func (cl *eventsClient) send(conv, message string) {
 	}
 	out, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
+	if res.StatusCode != http.StatusNoContent {
 		cl.t.Fatalf("send = %d %s", res.StatusCode, out)
 	}
 }

@@ -21,16 +21,22 @@ const askUserDescription = "Ask the user for something you need and cannot find 
 	"kind=confirm for a yes/no question, kind=choice to pick one of options, kind=form to fill in named fields. " +
 	"Returns the user's answer."
 
-// askUserInput is what the model writes to ask the user.
-type askUserInput struct {
-	Question string     `json:"question" desc:"What to ask the user, in a sentence or two"`
-	Kind     string     `json:"kind" enum:"confirm,choice,form" desc:"How the user answers"`
-	Options  []string   `json:"options,omitempty" desc:"For a choice: the options to pick from"`
-	Fields   []askField `json:"fields,omitempty" desc:"For a form: the fields to fill in"`
+// AskUserInput is the arguments of the ask_user tool: what the model writes
+// to ask the user. Kind is "confirm" for a yes/no, "choice" to pick one of
+// Options, or "form" to fill in Fields. An author or a test builds one and
+// marshals it to write the tool call a model would (its JSON is the tool's
+// input schema, as the model is shown it).
+type AskUserInput struct {
+	Question string         `json:"question" desc:"What to ask the user, in a sentence or two"`
+	Kind     string         `json:"kind" enum:"confirm,choice,form" desc:"How the user answers"`
+	Options  []string       `json:"options,omitempty" desc:"For a choice: the options to pick from"`
+	Fields   []AskUserField `json:"fields,omitempty" desc:"For a form: the fields to fill in"`
 }
 
-// askField is one field of a form the model asks the user to fill in.
-type askField struct {
+// AskUserField is one field of a form the model asks the user to fill in
+// (AskUserInput's Fields). Type is "string", "number", "integer" or
+// "boolean"; Options, for a string, are the values allowed.
+type AskUserField struct {
 	Name     string   `json:"name" desc:"The field's name, a short identifier"`
 	Label    string   `json:"label,omitempty" desc:"What the user sees"`
 	Type     string   `json:"type" enum:"string,number,integer,boolean" desc:"The kind of value"`
@@ -38,7 +44,7 @@ type askField struct {
 	Optional bool     `json:"optional,omitempty" desc:"Whether the user may leave it empty"`
 }
 
-var askUserSchema = elicit.MustSchemaFor[askUserInput]()
+var askUserSchema = elicit.MustSchemaFor[AskUserInput]()
 
 // askUserAnswer is what the model is told of the user's answer.
 type askUserAnswer struct {
@@ -53,7 +59,7 @@ func askUser(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) 
 	if errs := askUserSchema.Validate(raw); len(errs) > 0 {
 		return nil, fmt.Errorf("the question is not well formed: %w", errs)
 	}
-	var in askUserInput
+	var in AskUserInput
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
@@ -84,7 +90,7 @@ func askUser(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) 
 }
 
 // formRequest builds a form from the fields the model named.
-func formRequest(in askUserInput) (elicit.Request, error) {
+func formRequest(in AskUserInput) (elicit.Request, error) {
 	if len(in.Fields) == 0 {
 		return elicit.Request{}, fmt.Errorf("a form needs fields")
 	}

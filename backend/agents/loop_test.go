@@ -260,3 +260,47 @@ func TestLoopChoiceAndDirect(t *testing.T) {
 		t.Fatalf("a string result reads %q, want its words without quotes", r.Text())
 	}
 }
+
+// TestAskUserInputWritesTheToolCall checks that an author (or a test's
+// scripted model) can write an ask_user call from the typed input: it
+// marshals to the JSON a model writes, and that call asks the question.
+func TestAskUserInputWritesTheToolCall(t *testing.T) {
+	tests := []struct {
+		name string
+		in   agents.AskUserInput
+		want string
+		kind string
+	}{
+		{"a yes/no", agents.AskUserInput{Question: "Book it?", Kind: "confirm"},
+			`{"question":"Book it?","kind":"confirm"}`, "confirm"},
+		{"a choice", agents.AskUserInput{Question: "Which seat?", Kind: "choice", Options: []string{"window", "aisle"}},
+			`{"question":"Which seat?","kind":"choice","options":["window","aisle"]}`, "choice"},
+		{"a form", agents.AskUserInput{Question: "Who travels?", Kind: "form", Fields: []agents.AskUserField{
+			{Name: "name", Label: "Your name", Type: "string"}, {Name: "age", Type: "integer", Optional: true}}},
+			`{"question":"Who travels?","kind":"form","fields":[{"name":"name","label":"Your name","type":"string"},{"name":"age","type":"integer","optional":true}]}`,
+			elicit.FormKind},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args, err := json.Marshal(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(args); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			var asked []elicit.Request
+			ctx := runtime.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+				asked = append(asked, req)
+				return elicit.Response{Action: elicit.Decline}, nil
+			})
+			m := &scripted{replies: []llm.Response{calls(llm.ToolCall{ID: "q", Name: agents.AskUserTool, Arguments: string(args)}), text("ok")}}
+			if _, err := (agents.Loop{AskUser: true}).Run(m.provide(ctx), []llm.Message{{Role: llm.User, Content: "go"}}); err != nil {
+				t.Fatal(err)
+			}
+			if len(asked) != 1 || asked[0].Kind != tc.kind || asked[0].Message != tc.in.Question {
+				t.Errorf("asked %+v, want one %s: %q", asked, tc.kind, tc.in.Question)
+			}
+		})
+	}
+}

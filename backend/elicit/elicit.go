@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -215,6 +216,16 @@ const FormKind = "form"
 // Form declares a form kind for T: its fields are T's fields. Besides
 // filling it in, declining or closing it, the user may answer in words
 // (other).
+//
+// T must be a struct whose fields are text, numbers, booleans or lists of
+// text, the fields a form in the browser or at the terminal can show. Like
+// regexp.MustCompile, Form panics when it is not, naming the type and the
+// field: a form is declared once, in a package variable, so a type that
+// cannot be a form fails as the program starts, not when a user answers.
 func Form[T any]() *Kind[struct{}, T] {
-	return NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel, Other)
+	k := NewKind[struct{}, T](FormKind, "Fill in a form", Accept, Decline, Cancel, Other)
+	if err := checkFormType(reflect.TypeFor[T](), k.Output); err != nil {
+		panic(err)
+	}
+	return k
 }

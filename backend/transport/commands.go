@@ -77,8 +77,11 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 
 // sendMessage answers POST /c/:id/messages with Datastar signals
 // {"message": "..."}: it records the message and starts a turn. On success
-// the response clears the sender's composer; the message itself reaches
-// every open page through the stream.
+// a page's request (one Datastar made) is answered with a patch that clears
+// the sender's composer; the message itself reaches every open page through
+// the stream. Any other client, a script, gets a plain answer: 204 when the
+// message started a turn, else 200 with JSON {"sent", "say"} saying what it
+// did instead (chat.Sent and its Say).
 func (s *Server) sendMessage(c echo.Context) error {
 	var in struct {
 		Message *string `json:"message"`
@@ -98,8 +101,21 @@ func (s *Server) sendMessage(c echo.Context) error {
 		// service said on the pages, until the reply it speaks of arrives.
 		leaveNotice(c)
 	}
+	if !fromDatastar(c.Request()) {
+		if sent.Say() == "" {
+			return c.NoContent(http.StatusNoContent)
+		}
+		return c.JSON(http.StatusOK, sentAnswer{Sent: string(sent), Say: sent.Say()})
+	}
 	sse := newSSE(c)
 	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
+}
+
+// sentAnswer is what sendMessage tells a script about a message that did
+// more than start a turn: what it did (chat.Sent) and the words a page shows.
+type sentAnswer struct {
+	Sent string `json:"sent"`
+	Say  string `json:"say"`
 }
 
 // answerElicit answers POST /c/:id/elicits/:eid: the user's response to a

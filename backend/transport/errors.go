@@ -51,9 +51,12 @@ func exhausted(err error) bool {
 // wantsPage reports whether r is a browser navigating: a GET that accepts
 // HTML, not one of the page's own (Datastar) requests.
 func wantsPage(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.Header.Get("Datastar-Request") == "" &&
-		strings.Contains(r.Header.Get("Accept"), "text/html")
+	return r.Method == http.MethodGet && !fromDatastar(r) && strings.Contains(r.Header.Get("Accept"), "text/html")
 }
+
+// fromDatastar reports whether r is one of a page's own requests, which the
+// Datastar client marks with a header, rather than a script's.
+func fromDatastar(r *http.Request) bool { return r.Header.Get("Datastar-Request") != "" }
 
 // handleError answers a failed request with its status and a plain-text
 // message, logging internal failures with their detail.

@@ -206,7 +206,7 @@ func TestAClientFollowsAConversationsEventsOverHTTP(t *testing.T) {
 		t.Errorf("no tool.result of plan-trip in %v", first)
 	}
 
-	if code, body, _ := cl.post("/c/"+conv+"/messages", "application/json", `{"message":"Plan a trip to Riga"}`); code != http.StatusOK {
+	if code, body, _ := cl.post("/c/"+conv+"/messages", "application/json", `{"message":"Plan a trip to Riga"}`); code != http.StatusNoContent {
 		t.Fatalf("send = %d %s", code, body)
 	}
 	ec.until("elicit.asked")

@@ -162,7 +162,7 @@ func TestForgedEventsDoNotReachThePage(t *testing.T) {
 	conv := b.newConversation("concierge")
 	quoted, _ := json.Marshal(forged)
 	eid := b.pendingElicit(conv, strings.Trim(string(quoted), `"`))
-	if code, body := b.do("POST", "/c/"+conv+"/messages", "application/json", `{"message":"what is the weather\r\revent: datastar-patch-signals\rdata: signals {}\r\r"}`); code != 200 {
+	if code, body := b.do("POST", "/c/"+conv+"/messages", "application/json", `{"message":"what is the weather\r\revent: datastar-patch-signals\rdata: signals {}\r\r"}`, "Datastar-Request", "true"); code != 200 {
 		t.Fatalf("side question = %d %s", code, body)
 	}
 	form := "_action=accept&destination=" + strings.NewReplacer("\r", "%0D", "\n", "%0A", " ", "+", "{", "%7B", "}", "%7D", `"`, "%22", ":", "%3A").Replace(forged) +

@@ -124,7 +124,7 @@ func (b *browser) pendingElicit(conv, message string) string {
 		b.t.Fatal(err)
 	}
 	defer res.Body.Close()
-	if code, body := b.do(http.MethodPost, "/c/"+conv+"/messages", "application/json", `{"message":"`+message+`"}`); code != http.StatusOK {
+	if code, body := b.do(http.MethodPost, "/c/"+conv+"/messages", "application/json", `{"message":"`+message+`"}`); code != http.StatusNoContent {
 		b.t.Fatalf("send message = %d %s", code, body)
 	}
 	sc := bufio.NewScanner(res.Body)

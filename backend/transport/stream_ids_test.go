@@ -23,7 +23,7 @@ func TestThePageStreamStampsNoEventIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	if code, body := b.do(http.MethodPost, "/c/"+conv+"/messages", "application/json", `{"message":"1"}`); code != http.StatusOK {
+	if code, body := b.do(http.MethodPost, "/c/"+conv+"/messages", "application/json", `{"message":"1"}`); code != http.StatusNoContent {
 		t.Fatalf("send message = %d %s", code, body)
 	}
 	var events, asked int

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
@@ -39,13 +40,31 @@ func chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	*cfg = chatConfig{db: "data/terminal.db", session: "terminal", pace: 350 * time.Millisecond, maxReply: chat.DefaultMaxReply}
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
-	fs.StringVar(&cfg.agent, "agent", "", "the agent to talk to: concierge, showcase or survey (default: concierge)")
+	fs.StringVar(&cfg.agent, "agent", "", agentUsage())
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
 	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
 		"demo-pace", "how long each progress step of the demo concierge takes")
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	return fs
+}
+
+// agentUsage says which agents --agent may name and which one talks when it
+// names none, read from the demo registry so that the help cannot drift
+// from what runs. The default is the registry's first; appConfig orders the
+// registry by whether the model is offline, so both orders are asked.
+func agentUsage() string {
+	offline, real := demo.Agents(demo.Options{}), demo.Agents(demo.Options{AssistantFirst: true})
+	var names []string
+	for _, a := range offline.All() {
+		names = append(names, a.Name)
+	}
+	def := offline.Default().Name
+	if r := real.Default().Name; r != def {
+		def = fmt.Sprintf("%s offline, %s with a real model", def, r)
+	}
+	last := len(names) - 1
+	return fmt.Sprintf("the agent to talk to: %s or %s (default: %s)", strings.Join(names[:last], ", "), names[last], def)
 }
 
 // parseChat reads chat's flags from args and the environment; --help

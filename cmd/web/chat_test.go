@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"io"
 	"strings"
 	"testing"
@@ -91,5 +93,35 @@ func TestPromptFlight(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChatHelpNamesTheDefaultAgent checks that chat --help names the agent
+// a conversation started without --agent talks to, offline and with a real
+// model, and every agent --agent may name.
+func TestChatHelpNamesTheDefaultAgent(t *testing.T) {
+	var help strings.Builder
+	if _, err := parseChat([]string{"--help"}, func(string) string { return "" }, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("got error %v, want flag.ErrHelp", err)
+	}
+	_, usage, _ := strings.Cut(help.String(), "--agent ")
+	usage, _, _ = strings.Cut(usage, "\n  --")
+	for _, env := range []map[string]string{nil, {"OPENAI_API_KEY": "sk-test"}} {
+		app, err := appConfig(func(k string) string { return env[k] }, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, def, _ := strings.Cut(usage, "(default: ")
+		want := app.Assistants.Default().Name
+		said := strings.HasPrefix(def, want+")") || strings.HasPrefix(def, want+" offline") && env == nil ||
+			strings.Contains(def, want+" with a real model)") && env != nil
+		if !said {
+			t.Errorf("with environment %v: got --agent help %q, want its default to be %s", env, usage, want)
+		}
+		for _, a := range app.Assistants.All() {
+			if !strings.Contains(usage, a.Name) {
+				t.Errorf("got --agent help %q, want it to name %s", usage, a.Name)
+			}
+		}
 	}
 }
