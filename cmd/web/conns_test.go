@@ -21,6 +21,7 @@ import (
 // fresh database and returns its address; it stops with the test.
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
+	needDatastar(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

@@ -139,6 +139,7 @@ func TestOneProcessPerDatabase(t *testing.T) {
 		t.Fatalf("a second lock: got %v, want %q", err, want)
 	}
 	// The server refuses to start on it too.
+	needDatastar(t)
 	_, _, err = runArgs(t, "serve", "--addr", "127.0.0.1:0", "--db", path)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("a second server: got %v, want %q", err, want)
@@ -172,6 +173,9 @@ func TestDatabaseErrorsNameThePath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, cmd := range []string{"serve", "chat"} {
+			if cmd == "serve" && !haveDatastar() {
+				continue
+			}
 			_, _, err := runArgs(t, cmd, "--addr", "127.0.0.1:0", "--db", tt.path)
 			if cmd == "chat" {
 				_, _, err = runArgs(t, cmd, "--db", tt.path)

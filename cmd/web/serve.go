@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/web/static"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -43,6 +44,7 @@ type serveConfig struct {
 	clientStreams  int // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
 
 	otlpEndpoint string
+	datastar     string // the client's file; "": the binary's own, else the Go module cache
 }
 
 // serveSynopsis heads serve's usage.
@@ -93,6 +95,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 			transport.DefaultMaxStreamsPerClient))
 	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
+	fs.StringVar(&cfg.datastar, "datastar", "",
+		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	return fs
 }
 
@@ -144,6 +148,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := slog.New(handler)
 
+	// The pages need the Datastar client: without it they would load and
+	// do nothing, so the server does not start.
+	client, err := static.FindDatastar(static.DatastarPlaces{Path: cfg.datastar, Embedded: static.Files, ModCache: static.ModCache(getenv)})
+	if err != nil {
+		return err
+	}
+
 	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, getenv)
 	if err != nil {
 		return err
@@ -174,12 +185,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	srv := &http.Server{
-		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
+		Handler: client.Handler(transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
 			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker},
-			Metrics:          tel.Handler()}),
+			Metrics:          tel.Handler()})),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -189,7 +200,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
-		"traces", cmp.Or(traces, "off"))
+		"traces", cmp.Or(traces, "off"), "datastar", client.From)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

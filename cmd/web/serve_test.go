@@ -135,7 +135,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
-		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318",
+		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
 	}
 	var flags serveConfig
 	n := 0
@@ -155,7 +155,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		maxReply: 65536, pace: 0, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318"}
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
