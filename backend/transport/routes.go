@@ -9,10 +9,13 @@ import (
 )
 
 // routes lists every route of the app.
-func (s *Server) routes() {
+func (s *Server) routes(datastar []byte) {
 	e := s.echo
 	e.GET("/healthz", s.health)
 	e.GET("/readyz", s.ready)
+	if datastar != nil {
+		e.GET("/static/datastar.js", echo.WrapHandler(static.Datastar{JS: datastar}.Handler(http.NotFoundHandler())))
+	}
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
 
 	// No group with middleware here: echo gives such a group a catch-all

@@ -45,6 +45,10 @@ type Config struct {
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents templates.ElicitComponents
+	// Datastar is the Datastar client the pages load, as found and checked
+	// at start (static.FindDatastar); nil serves the copy built into the
+	// binary, if any.
+	Datastar []byte
 	// Metrics, when set, serves GET /metrics (package telemetry). It is
 	// no session's: what it shows must hold nothing users wrote.
 	Metrics http.Handler
@@ -87,7 +91,7 @@ func NewServer(cfg Config) http.Handler {
 		}
 	})
 	s.echo.Use(s.session)
-	s.routes()
+	s.routes(cfg.Datastar)
 	if cfg.Metrics != nil {
 		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}

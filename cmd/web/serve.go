@@ -185,12 +185,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	srv := &http.Server{
-		Handler: client.Handler(transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
+		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
 			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker},
-			Metrics:          tel.Handler()})),
+			Datastar:         client.JS, Metrics: tel.Handler()}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -128,8 +128,9 @@ func ModCache(getenv func(string) string) string {
 }
 
 // Handler serves the client at /static/datastar.js and hands every other
-// request to next. The server wraps its handler in it, so the page loads
-// the copy checked at start whichever place it came from.
+// request to next. The transport routes that path to it
+// (transport.Config.Datastar), so the page loads the copy checked at start
+// whichever place it came from, behind the server's own checks and headers.
 func (d Datastar) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/static/"+datastarName || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
