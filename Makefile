@@ -86,13 +86,14 @@ bench: build
 ## generate: templ components to Go
 generate:
 	$(GO) tool templ generate -path web/templates
+	$(GO) tool templ generate -path backend/agents/demo/demoweb
 
 ## check: formatting, vet, and generated code up to date
 check: deps
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	$(GO) tool templ generate -path web/templates
-	git diff --exit-code -- web/templates
+	$(MAKE) --no-print-directory generate
+	git diff --exit-code -- web/templates backend/agents/demo/demoweb
 
 deps:
 	$(GO) mod download

@@ -13,13 +13,12 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
+	"github.com/sweatpants-go/sweatpants/backend/agents/demo/demoweb"
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/static"
-	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
 type serveConfig struct {
@@ -189,7 +188,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			// The demo's own elicit kind has its own browser component.
-			ElicitComponents: templates.ElicitComponents{demo.PickFlight.Name: templates.FlightPicker},
+			ElicitComponents: demoweb.Components(),
 			Datastar:         client.JS, Metrics: tel.Handler()}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
