@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -108,7 +107,7 @@ func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Foll
 	}
 	defer c.mu.Unlock()
 	if w.Nodes {
-		f.nodes = nodesAfter(c.idx, w.After)
+		f.nodes = c.idx.After(w.After)
 		if len(f.nodes) > 0 {
 			f.wakeLocked()
 		}
@@ -244,18 +243,6 @@ func (c *conversation) turnStateLocked() TurnState {
 		return TurnWaiting
 	}
 	return TurnRunning
-}
-
-// nodesAfter returns the nodes of x after node id, in id order.
-func nodesAfter(x *tree.Index, id int64) []tree.Node {
-	var out []tree.Node
-	for nid, n := range x.Nodes() {
-		if nid > id {
-			out = append(out, n)
-		}
-	}
-	slices.SortFunc(out, func(a, b tree.Node) int { return cmp.Compare(a.ID, b.ID) })
-	return out
 }
 
 // recordedFeedLocked hands n, just recorded, to the followers that want

@@ -1,9 +1,7 @@
 package eventstream
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -121,19 +119,7 @@ func (s *Stream) take() (evs []Event, more bool) {
 // sent.
 func after(x *tree.Index, p position) []tree.Node {
 	if p.part > 0 {
-		return nodesAfter(x, p.node-1)
+		return x.After(p.node-1)
 	}
-	return nodesAfter(x, p.node)
-}
-
-// nodesAfter returns the nodes of x after node id, in id order.
-func nodesAfter(x *tree.Index, id int64) []tree.Node {
-	var out []tree.Node
-	for nid, n := range x.Nodes() {
-		if nid > id {
-			out = append(out, n)
-		}
-	}
-	slices.SortFunc(out, func(a, b tree.Node) int { return cmp.Compare(a.ID, b.ID) })
-	return out
+	return x.After(p.node)
 }

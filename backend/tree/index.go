@@ -1,6 +1,9 @@
 package tree
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Index holds the nodes of one conversation in memory, with the links the
 // walks over its tree need: each node's children and the nodes that carry
@@ -117,6 +120,19 @@ func (x *Index) Newest() int64 { return x.newest }
 // own, handed out so that a reader can look at every node without a copy:
 // callers must not change it, and copy what they keep.
 func (x *Index) Nodes() map[int64]Node { return x.nodes }
+
+// After returns the nodes newer than node id (with a larger id), oldest
+// first: what was recorded since id, for a reader that follows the record.
+func (x *Index) After(id int64) []Node {
+	var out []Node
+	for nid, n := range x.nodes {
+		if nid > id {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
 
 // Children returns the ids of node id's children, oldest first; id 0
 // gives the roots. The slice is the index's own: callers must not change

@@ -930,3 +930,19 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// After gives what was recorded since a node, oldest first, on every
+// branch.
+func TestAfterGivesTheNewerNodesInOrder(t *testing.T) {
+	x := NewIndex([]Node{{ID: 1}, {ID: 2, Parent: 1}, {ID: 5, Parent: 1}, {ID: 3, Parent: 2}})
+	var got []int64
+	for _, n := range x.After(1) {
+		got = append(got, n.ID)
+	}
+	if !slices.Equal(got, []int64{2, 3, 5}) {
+		t.Errorf("After(1) = %v, want [2 3 5]", got)
+	}
+	if n := len(x.After(5)); n != 0 {
+		t.Errorf("After(5) gave %d nodes, want none", n)
+	}
+}
