@@ -3,6 +3,7 @@ package transport
 import (
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 )
@@ -24,6 +25,9 @@ var validSession = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // visit that starts nothing (any cross-site <img>) costs no row.
 func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if ownsNothing(c.Path()) {
+			return next(c) // no session read for what every session shares
+		}
 		ck, err := c.Cookie(sessionCookie)
 		if err != nil || !validSession.MatchString(ck.Value) {
 			return next(c)
@@ -41,6 +45,13 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// ownsNothing reports whether route answers the same to every session: the
+// page's scripts and styles and the health checks, which a page load asks
+// for several times and which need no read of the session.
+func ownsNothing(route string) bool {
+	return strings.HasPrefix(route, "/static/") || route == "/healthz" || route == "/readyz"
 }
 
 func sessionOf(c echo.Context) string {
