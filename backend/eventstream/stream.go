@@ -119,7 +119,7 @@ func (s *Stream) take() (evs []Event, more bool) {
 // sent.
 func after(x *tree.Index, p position) []tree.Node {
 	if p.part > 0 {
-		return x.After(p.node-1)
+		return x.After(p.node - 1)
 	}
 	return x.After(p.node)
 }
