@@ -79,7 +79,7 @@ bench: build
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./backend/transport/
-	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./backend/runtime/
+	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./backend/primitive/
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./backend/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
 

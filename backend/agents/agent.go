@@ -2,7 +2,7 @@
 // named set of typed tools, resolved through the context so that a parent
 // scope — or a test — can substitute an agent for its children. An
 // Assistant is what a conversation talks to: its turn function answers each
-// user message, using agents' tools and the runtime's primitives; a
+// user message, using agents' tools and the primitives of package turn; a
 // Registry gathers them. The ones the binary ships with are in the demo
 // package below.
 package agents
@@ -13,7 +13,7 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // Agent is the declaration of an agent: a name and its tools. Its behaviour
@@ -88,7 +88,7 @@ type ToolCall struct {
 
 // ToolAPI is the API every tool call passes through, so middleware can
 // record, audit or substitute tool calls of any agent.
-var ToolAPI = runtime.NewAPI[ToolCall, json.RawMessage]("tool")
+var ToolAPI = primitive.NewAPI[ToolCall, json.RawMessage]("tool")
 
 // Call runs the tool with the implementation the context resolves: an
 // Instance of the tool's agent put there by a parent scope, else the
@@ -122,7 +122,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		if err := json.Unmarshal(call.Input, &in); err != nil {
 			return nil, fmt.Errorf("decode %s input: %w", call.Tool, err)
 		}
-		ctx = runtime.AgentName.With(ctx, call.Agent)
+		ctx = primitive.AgentName.With(ctx, call.Agent)
 		res, err := impl(ctx, in)
 		if err != nil {
 			return nil, err

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // AskUserTool is the name of the tool a Loop offers so that the model can
@@ -82,7 +82,7 @@ func askUser(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := runtime.Elicit(ctx, req)
+	resp, err := turn.Elicit(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import "context"
 // Assistant is what a conversation talks to: each user message starts a
 // turn of its Turn function, and the text the turn returns is the reply.
 // An assistant's turn uses agents — named sets of tools (Agent) — and the
-// primitives of the runtime; the two are kept apart because a tool set can
+// primitives of package turn; the two are kept apart because a tool set can
 // serve many assistants, and a test can swap one for a double.
 type Assistant struct {
 	Name        string
@@ -13,7 +13,7 @@ type Assistant struct {
 	Turn        func(ctx context.Context, message string) (string, error)
 	// Side answers a side question: a message the user sends beside the
 	// flow, while a question of the flow waits or in a side thread the user
-	// opened. Its history (runtime.History) is the conversation up to where
+	// opened. Its history (turn.History) is the conversation up to where
 	// the thread hangs, then the thread. Nil answers through SideLoop: the
 	// model, with no tools. An assistant whose Turn is a fixed flow names
 	// here how it answers anything else.

@@ -3,12 +3,12 @@ package agents_test
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // Greeting is what the greeter asks for.
@@ -35,26 +35,26 @@ func Example_writingAnAgent() {
 		Description: "Greets you by name.",
 		Starters:    []string{"Hello!"}, // offered on a new conversation
 		Turn: func(ctx context.Context, message string) (string, error) {
-			who, err := runtime.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
+			who, err := turn.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
 			if err != nil {
 				return "", err
 			}
 			if who.Action != elicit.Accept {
 				return "Hello, stranger.", nil // declined, cancelled or off-script
 			}
-			if err := runtime.Notify(ctx, "Looking outside", 0.5); err != nil {
+			if err := turn.Notify(ctx, "Looking outside", 0.5); err != nil {
 				return "", err
 			}
 			sky, err := weather.Call(ctx, "Lisbon")
 			if err != nil {
 				return "", err
 			}
-			out, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{
+			out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{
 				{Role: llm.User, Content: fmt.Sprintf("Greet %s; it is %s.", who.Content.Name, sky)}}})
 			if err != nil {
 				return "", err
 			}
-			runtime.Log(ctx, slog.LevelInfo, "greeted", "name", who.Content.Name)
+			turn.Log(ctx, slog.LevelInfo, "greeted", "name", who.Content.Name)
 			return out.Content, nil
 		},
 	}
@@ -73,8 +73,8 @@ type Trip struct {
 // model, as a typed value.
 var readTrip = agents.NewTool(greeterAgent, "readTrip", "Read where and when the user wants to travel",
 	func(ctx context.Context, words string) (Trip, error) {
-		trip, err := runtime.SampleAs[Trip](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: words}}})
-		return trip.Value, err // an *runtime.OutputError when the model could not say it twice
+		trip, err := turn.SampleAs[Trip](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: words}}})
+		return trip.Value, err // an *turn.OutputError when the model could not say it twice
 	})
 
 // A model-driven agent hands the turn to the model: it is offered the tools

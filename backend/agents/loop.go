@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // The agent loop. The model is offered the tools of some agents and decides:
@@ -73,13 +74,13 @@ func (e *StepsError) Error() string {
 }
 
 // Turn answers message as an Assistant's turn does: the branch's history
-// (runtime.History, which ends with message) is the conversation the model
+// (turn.History, which ends with message) is the conversation the model
 // continues.
 func (l Loop) Turn(ctx context.Context, message string) (string, error) {
 	var history []llm.Message
-	if runtime.HistoryAPI.Installed(ctx) {
+	if primitive.HistoryAPI.Installed(ctx) {
 		var err error
-		if history, err = runtime.History(ctx); err != nil {
+		if history, err = turn.History(ctx); err != nil {
 			return "", err
 		}
 	}
@@ -113,7 +114,7 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 		case step == 1:
 			req.ToolChoice = l.Choice
 		}
-		resp, err := runtime.Sample(ctx, req)
+		resp, err := turn.Sample(ctx, req)
 		if err != nil {
 			return "", err
 		}
@@ -213,7 +214,7 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 	for i := range calls {
 		fns[i] = run(i)
 	}
-	if err := runtime.Together(ctx, fns...); err != nil {
+	if err := turn.Together(ctx, fns...); err != nil {
 		return nil, nil, err
 	}
 	return results, outcomes, nil

@@ -11,7 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // scripted is a model that answers each call with the next of its replies,
@@ -23,7 +23,7 @@ type scripted struct {
 }
 
 func (m *scripted) provide(ctx context.Context) context.Context {
-	return runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.requests = append(m.requests, req)
@@ -195,7 +195,7 @@ func TestAskUser(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var asked []elicit.Request
-			ctx := runtime.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx := primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				asked = append(asked, req)
 				return tc.answer, nil
 			})
@@ -217,7 +217,7 @@ func TestAskUser(t *testing.T) {
 	}
 
 	t.Run("a badly written question asks nothing", func(t *testing.T) {
-		ctx := runtime.ElicitAPI.Provide(t.Context(), func(context.Context, elicit.Request) (elicit.Response, error) {
+		ctx := primitive.ElicitAPI.Provide(t.Context(), func(context.Context, elicit.Request) (elicit.Response, error) {
 			t.Error("the user was asked")
 			return elicit.Response{}, nil
 		})
@@ -290,7 +290,7 @@ func TestAskUserInputWritesTheToolCall(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 			var asked []elicit.Request
-			ctx := runtime.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx := primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				asked = append(asked, req)
 				return elicit.Response{Action: elicit.Decline}, nil
 			})

@@ -16,7 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -27,25 +27,25 @@ var (
 	_         = agents.NewTool(forecasts, "get_weather", "The weather in a city", func(ctx context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "looking up the weather", "city", in.City)
+		primitive.Log(ctx, slog.LevelInfo, "looking up the weather", "city", in.City)
 		return "sunny in " + in.City, nil
 	})
 	forecaster = agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "turn starts", "message", msg)
-		ctx = runtime.SampleOutput.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-			return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+		primitive.Log(ctx, slog.LevelInfo, "turn starts", "message", msg)
+		ctx = primitive.SampleOutput.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 				if strings.Contains(s.Response.Content, "!") {
-					return s, runtime.Retry("no-shouting", "the answer shouts")
+					return s, primitive.Retry("no-shouting", "the answer shouts")
 				}
 				return next(ctx, s)
 			}
-		}, runtime.Max)
+		}, primitive.Max)
 		reply, err := agents.Loop{System: "You answer about the weather.", Agents: []*agents.Agent{forecasts}}.Turn(ctx, msg)
 		if err != nil {
-			runtime.Log(ctx, slog.LevelWarn, "turn failed", "err", err)
+			primitive.Log(ctx, slog.LevelWarn, "turn failed", "err", err)
 			return "", err
 		}
-		runtime.Log(ctx, slog.LevelInfo, "turn ends")
+		primitive.Log(ctx, slog.LevelInfo, "turn ends")
 		return reply, nil
 	}}
 )

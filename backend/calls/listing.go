@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -95,10 +95,10 @@ type Call struct {
 	// Attempt counts the attempts of one sample from 1; After is the
 	// refusal of the attempt before, for an attempt after the first.
 	Attempt int
-	After   *runtime.RetryNote
+	After   *primitive.RetryNote
 	// Refused is the refusal of this attempt's answer by a middleware of
 	// the sample pipeline, which asked again.
-	Refused *runtime.RetryNote
+	Refused *primitive.RetryNote
 	// Tools are the calls the answer asked for, in its order, with their
 	// results once they ran.
 	Tools []Tool

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -75,7 +75,7 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 			if p, ok := ancestor(func(p tree.Node) bool {
 				return (p.Kind == tree.Sample || p.Kind == tree.SampleRetry) && sameScope(p)
 			}); ok && p.Kind == tree.SampleRetry {
-				if note, err := decodeRecord[runtime.RetryNote](rs, p); err == nil {
+				if note, err := decodeRecord[primitive.RetryNote](rs, p); err == nil {
 					c.Attempt, c.After = note.Attempt+1, &note
 				}
 			}
@@ -97,7 +97,7 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 			t.Entries = append(t.Entries, Entry{Call: c})
 		case tree.SampleRetry:
 			// The refused attempt is the model call before it in its scope.
-			note, err := decodeRecord[runtime.RetryNote](rs, n)
+			note, err := decodeRecord[primitive.RetryNote](rs, n)
 			p, ok := ancestor(func(p tree.Node) bool { return p.Kind == tree.Sample && sameScope(p) })
 			if c := calls[p.ID]; err == nil && ok && c != nil && c.Refused == nil {
 				c.Refused = &note

@@ -19,7 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
@@ -49,7 +49,7 @@ var benchAgent = agents.Assistant{
 			return "", err
 		}
 		for i := range n {
-			if _, err := runtime.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
+			if _, err := primitive.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
@@ -52,7 +52,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 	t.Run("agent code reads it", func(t *testing.T) {
 		clk := &clock{t: future}
 		teller := agents.Assistant{Name: "teller", Turn: func(ctx context.Context, msg string) (string, error) {
-			return runtime.Now(ctx).UTC().Format(time.RFC3339), nil
+			return primitive.Now(ctx).UTC().Format(time.RFC3339), nil
 		}}
 		svc := newClockedService(t, clk, agents.NewRegistry(teller))
 		conv, _ := svc.Create(t.Context(), "me", "")
@@ -61,7 +61,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		}
 		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 		if got, want := lastItem(v).Text, future.Format(time.RFC3339); got != want {
-			t.Errorf("runtime.Now = %s, want the service's clock, %s", got, want)
+			t.Errorf("primitive.Now = %s, want the service's clock, %s", got, want)
 		}
 	})
 

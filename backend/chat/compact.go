@@ -8,12 +8,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Compaction. The model's context is the conversation so far (see
-// runtime.History). When the messages a branch gives the model come to
+// primitive.History). When the messages a branch gives the model come to
 // more tokens than CompactTokens, the compaction middleware has the model
 // summarize the oldest of them, leaving the newest half of the limit as
 // they are; it records the summary as a node on the branch and gives the
@@ -23,7 +23,7 @@ import (
 // CompactTokens is how many tokens of conversation the model's context may
 // hold before the oldest messages are summarized; zero turns compaction
 // off. Middleware or an app can set it for a scope.
-var CompactTokens = runtime.NewValue("compact-tokens", 0)
+var CompactTokens = primitive.NewValue("compact-tokens", 0)
 
 // Counting tokens. A provider counts with its own tokenizer, which the app
 // does not hold for every model (and a tokenizer library per provider would
@@ -128,7 +128,7 @@ func plain(msgs []message) []llm.Message {
 	return out
 }
 
-// history is the core of runtime.History for the turn: the path up to the
+// history is the core of primitive.History for the turn: the path up to the
 // turn's message, with the summaries of earlier turns and this one's.
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c := t.conv
@@ -142,11 +142,11 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	return plain(msgs), nil
 }
 
-// compact is middleware around runtime.History: a history of more tokens
+// compact is middleware around primitive.History: a history of more tokens
 // than CompactTokens has its oldest messages summarized by the model, and
 // the summary is recorded. Like every call of a turn it is numbered and
 // replayed from the record.
-func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Handler[struct{}, []llm.Message] {
+func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
 		id := durable.NextCall(ctx)
 		n, was, replayed, err := durable.Lookup(t.record, durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"})
@@ -192,7 +192,7 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 			return nil, err
 		}
 		t.conv.mu.Lock()
-		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(s)},
+		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(s)},
 			&tree.Move{Action: tree.ActCompact, Detail: fmt.Sprintf("%d messages summarized", s.Count)})
 		t.conv.mu.Unlock()
 		if err != nil {
@@ -203,14 +203,14 @@ func (t *turn) compact(next runtime.Handler[struct{}, []llm.Message]) runtime.Ha
 	}
 }
 
-// summarize asks the model for a summary of span, through runtime.Sample so
+// summarize asks the model for a summary of span, through primitive.Sample so
 // that the call is recorded (and replayed) like any other: the span's
 // messages as they were, then the request to summarize them.
 func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) {
 	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
 	msgs = append(msgs, plain(span)...)
 	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
-	resp, err := runtime.Sample(runtime.Aside.With(ctx, true), llm.Request{Messages: msgs})
+	resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
 	if err != nil {
 		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
 	}

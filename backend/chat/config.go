@@ -32,14 +32,14 @@ type Config struct {
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs
-	// middleware (Around), values and a model (runtime.Model) for every
+	// middleware (Around), values and a model (primitive.Model) for every
 	// turn. It is called at the start of each turn, a resumed one included,
 	// so middleware that keeps count per turn starts afresh.
 	Scope func(context.Context) context.Context
 
 	// CompactTokens is how many tokens of conversation a branch may give
 	// the model before its oldest messages are summarized: the default of
-	// the runtime value CompactTokens, which middleware or an app may set
+	// the primitive value CompactTokens, which middleware or an app may set
 	// for a scope. Zero or negative never compacts.
 	CompactTokens int
 
@@ -65,7 +65,7 @@ type Config struct {
 	// DefaultGCRetention.
 	GCRetention *time.Duration
 
-	// Now is the service's clock: what a turn's runtime.Now records, when
+	// Now is the service's clock: what a turn's turn.Now records, when
 	// a notice was shown, how long a model call took and a turn has worked,
 	// and the age GC measures against its retention all read it, so a test
 	// (or a program) that moves the store's clock moves this one with it.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -96,13 +96,13 @@ func (s *Service) decideByModel(ctx context.Context, q asked, text string) (deci
 		ctx = s.scope(ctx)
 	}
 	var rec *tree.SampleRecord // the last call made
-	ctx = runtime.SampleAPI.Provide(ctx, func(ctx context.Context, req llm.Request) (llm.Response, error) {
-		model := runtime.Model.Get(ctx)
+	ctx = primitive.SampleAPI.Provide(ctx, func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		model := primitive.Model.Get(ctx)
 		if model == nil {
 			model = s.model
 		}
 		start := s.now()
-		resp, err := runtime.Complete(ctx, model, req, nil)
+		resp, err := primitive.Complete(ctx, model, req, nil)
 		rec = &tree.SampleRecord{Request: req, LatencyMS: float64(s.since(start).Microseconds()) / 1000}
 		if err != nil {
 			rec.Error = err.Error()
@@ -111,7 +111,7 @@ func (s *Service) decideByModel(ctx context.Context, q asked, text string) (deci
 		}
 		return resp, err
 	})
-	out, err := runtime.SampleAs[inputDecision](ctx, llm.Request{
+	out, err := primitive.SampleAs[inputDecision](ctx, llm.Request{
 		Messages: []llm.Message{{Role: llm.System, Content: b.String()}, {Role: llm.User, Content: text}},
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -56,10 +56,10 @@ func failure(err error) tree.Message {
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
 		return tree.Message{Text: "This turn cannot be resumed: the agent's code changed since it was recorded.", Details: nd.Error()}
 	}
-	if _, ok := errors.AsType[*runtime.OutputError](err); ok {
+	if _, ok := errors.AsType[*primitive.OutputError](err); ok {
 		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}
 	}
-	if _, ok := errors.AsType[*runtime.RefusedError](err); ok {
+	if _, ok := errors.AsType[*primitive.RefusedError](err); ok {
 		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
 	}
 	if se, ok := errors.AsType[*agents.StepsError](err); ok {

@@ -7,11 +7,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Figures. runtime.Show records a table or a chart as a node of the turn,
+// Figures. primitive.Show records a table or a chart as a node of the turn,
 // numbered like any call; the chat shows it in place as its own item (see
 // buildItems), and a resumed turn that shows it again finds it in the
 // record instead of recording it twice. A replay that shows a different
@@ -26,14 +26,14 @@ func (t *turn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
 			return bytes.Equal(now, then) || durable.SameJSON(now, then)
 		},
 	}, func() (figure.Figure, error) {
-		// runtime.Show checks too; a core called directly must not record
+		// primitive.Show checks too; a core called directly must not record
 		// what no page could show.
 		return f, f.Check()
 	}, func(f figure.Figure) error {
 		c := t.conv
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Figure, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(f)})
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Figure, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(f)})
 		return err
 	})
 	return struct{}{}, err

@@ -13,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -24,14 +24,14 @@ func charter(title func() string, runs *atomic.Int32) agents.Assistant {
 	return agents.Assistant{Name: "charter", Turn: func(ctx context.Context, msg string) (string, error) {
 		runs.Add(1)
 		table := figure.Table{Title: title(), Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}, {"Madrid", "64"}}}
-		if err := runtime.Show(ctx, figure.Figure{Table: &table}); err != nil {
+		if err := primitive.Show(ctx, figure.Figure{Table: &table}); err != nil {
 			return "", err
 		}
-		if _, err := runtime.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
+		if _, err := primitive.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
 		chart := figure.Chart{Kind: figure.Bar, Labels: []string{"Porto", "Madrid"}, Series: []figure.Series{{Values: []float64{39, 64}}}}
-		if err := runtime.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
+		if err := primitive.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
 			return "", err
 		}
 		return "Porto is cheapest.", nil
@@ -121,13 +121,13 @@ func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 
 // A figure that breaks the rules is never recorded, even when an agent
 // hands it to the primitive's core directly instead of through
-// runtime.Show.
+// primitive.Show.
 func TestABrokenFigureIsNotRecorded(t *testing.T) {
 	var shown []error
 	agent := agents.Assistant{Name: "sloppy", Turn: func(ctx context.Context, msg string) (string, error) {
 		ragged := figure.Table{Columns: []string{"a", "b"}, Rows: [][]string{{"1"}}}
-		shown = append(shown, runtime.Show(ctx, figure.Figure{Table: &ragged}))
-		_, err := runtime.ShowAPI.Call(ctx, figure.Figure{Table: &ragged})
+		shown = append(shown, primitive.Show(ctx, figure.Figure{Table: &ragged}))
+		_, err := primitive.ShowAPI.Call(ctx, figure.Figure{Table: &ragged})
 		shown = append(shown, err)
 		return "done", nil
 	}}
@@ -155,9 +155,9 @@ func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
 	shower := agents.Assistant{Name: "shower", Turn: func(ctx context.Context, msg string) (string, error) {
 		if msg == "show" {
 			table := figure.Table{Title: "Fares", Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}}}
-			return "Here.", runtime.Show(ctx, figure.Figure{Table: &table})
+			return "Here.", primitive.Show(ctx, figure.Figure{Table: &table})
 		}
-		history, err := runtime.History(ctx)
+		history, err := primitive.History(ctx)
 		var said []string
 		for _, m := range history {
 			said = append(said, string(m.Role)+": "+m.Content)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // GCRetention overrides Config.GCRetention for the collections run in a
 // scope: a program (or a test) that wants one collection to keep less or
 // more sets it on that collection's context.
-var GCRetention = runtime.NewValue("gc-retention", DefaultGCRetention)
+var GCRetention = primitive.NewValue("gc-retention", DefaultGCRetention)
 
 // Collected says what GC removed.
 type Collected struct {

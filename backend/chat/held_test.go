@@ -14,7 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
@@ -167,7 +167,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 	thinker := agents.Assistant{
 		Name: "thinker", Description: "Asks, then thinks without recording anything.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 			select { // plain Go, no primitive: nothing for the answer to ride with
@@ -229,10 +229,10 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then has the model reply.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := runtime.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
-			resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
+			resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
 			return resp.Content, err
 		},
 	}
@@ -316,7 +316,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then calls a tool at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			res, err := runtime.Ask(ctx, benchForm, "What shall I book?", struct{}{})
+			res, err := primitive.Ask(ctx, benchForm, "What shall I book?", struct{}{})
 			if err != nil {
 				return "", err
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -26,14 +26,14 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // after are written once, in order among its calls.
 func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "before the question")
-		res, err := runtime.Ask(ctx, elicit.Form[struct {
+		primitive.Log(ctx, slog.LevelInfo, "before the question")
+		res, err := primitive.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		runtime.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
+		primitive.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
 		return "done", nil
 	}}
 	s := startServer(t, agents.NewRegistry(asker), offline.New())
@@ -82,7 +82,7 @@ func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 // they were.
 func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	ask := func(ctx context.Context) (string, error) {
-		res, err := runtime.Ask(ctx, elicit.Form[struct {
+		res, err := primitive.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		return string(res.Action), err
@@ -97,9 +97,9 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	eid := pendingElicit(v).Request.ID
 
 	s.reg = agents.NewRegistry(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		runtime.Log(ctx, slog.LevelInfo, "asking")
+		primitive.Log(ctx, slog.LevelInfo, "asking")
 		a, err := ask(ctx)
-		runtime.Log(ctx, slog.LevelInfo, "asked")
+		primitive.Log(ctx, slog.LevelInfo, "asked")
 		return a, err
 	}})
 	s.restart()

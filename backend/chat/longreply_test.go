@@ -13,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -103,7 +103,7 @@ func TestAnUnstreamedReplyIsCut(t *testing.T) {
 	const limit = 4 << 10
 	fake := llmtest.NewServer(t, llmtest.Text(strings.Repeat("all work and no play ", 1000)))
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := runtime.Sample(runtime.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	model := openai.New(openai.Config{APIKey: "sk-test", BaseURL: fake.URL, Model: "m"})

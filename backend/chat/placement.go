@@ -5,7 +5,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -39,7 +39,7 @@ type placement interface {
 	// delta starts the draft afresh.
 	drafted(t *turn, delta string)
 	// notified shows the progress t reported.
-	notified(t *turn, p runtime.Progress)
+	notified(t *turn, p primitive.Progress)
 	// asking shows that t waits for the user now.
 	asking(t *turn)
 	// waitOnModel shows that t waits on a model call, until the function
@@ -87,7 +87,7 @@ func (flow) drafted(t *turn, delta string) {
 	c.broadcastStatusLocked()
 }
 
-func (flow) notified(t *turn, p runtime.Progress) {
+func (flow) notified(t *turn, p primitive.Progress) {
 	t.conv.status.Progress = &p
 	t.conv.broadcastStatusLocked()
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// The primitives' cores. Each call a turn makes through the runtime
+// The primitives' cores. Each call a turn makes through package turn
 // (elicit, notify, sample, a tool, a value) is numbered and looked up in
 // the turn's record by package durable: a recorded call is answered from
 // the record, a new one runs and is recorded as a node on HEAD's branch.
@@ -75,7 +75,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		}
 		c.pending[req.ID] = w
 	}
-	w.progress = runtime.ElicitProgress.Get(ctx)
+	w.progress = primitive.ElicitProgress.Get(ctx)
 	if replayed {
 		c.broadcastItemLocked(req.ID)
 	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(req)}); err != nil {
@@ -103,16 +103,16 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 }
 
-func (t *turn) notify(ctx context.Context, p runtime.Progress) (struct{}, error) {
+func (t *turn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, durable.Call[runtime.Progress]{
+	_, err := durable.Step(t.record, durable.Call[primitive.Progress]{
 		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
-		Same: func(was runtime.Progress) bool { return was.Message == p.Message },
-	}, func() (runtime.Progress, error) { return p, nil }, func(p runtime.Progress) error {
+		Same: func(was primitive.Progress) bool { return was.Message == p.Message },
+	}, func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
 		c := t.conv
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
+		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Notify, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(p)}); err != nil {
 			return err
 		}
 		t.place.notified(t, p)
@@ -141,21 +141,21 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		c.flush() // an answer the call follows is written before it starts
 		start := c.svc.now()
 		ran = true
-		model := runtime.Model.Get(ctx)
+		model := primitive.Model.Get(ctx)
 		if model == nil {
 			model = c.svc.model
 		}
 		model = cappedModel{model, c.svc.maxReply}
 		defer t.place.waitOnModel(t)()
 		var stream func(string) // only the reply's own calls reach the page as they come
-		if !runtime.Aside.Get(ctx) {
+		if !primitive.Aside.Get(ctx) {
 			stream = func(delta string) {
 				c.mu.Lock()
 				t.drafted(delta)
 				c.mu.Unlock()
 			}
 		}
-		resp, callErr = runtime.Complete(ctx, model, req, stream)
+		resp, callErr = primitive.Complete(ctx, model, req, stream)
 		rec := tree.SampleRecord{Request: req, LatencyMS: float64(c.svc.since(start).Microseconds()) / 1000}
 		if callErr != nil {
 			rec.Error = callErr.Error()
@@ -173,7 +173,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			t.sampledLocked(callErr)
 			t.drafted("")
 		}
-		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
+		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
 			return err
 		}
 		c.broadcastStatusLocked()
@@ -210,7 +210,7 @@ func (t *turn) drafted(delta string) {
 // tool records each finished tool call, so a resumed turn skips a tool that
 // already ran and takes its recorded result; the calls a tool makes are
 // numbered within it.
-func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		id := durable.NextCall(ctx)
 		var (
@@ -263,15 +263,15 @@ func (t *turn) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runt
 // sampleRetry records that a middleware of the sample pipeline refused an
 // attempt, so that the inspector shows who and why; a replayed turn makes
 // the same refusal, found in the record.
-func (t *turn) sampleRetry(ctx context.Context, n runtime.RetryNote) (struct{}, error) {
+func (t *turn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, durable.Call[runtime.RetryNote]{
+	_, err := durable.Step(t.record, durable.Call[primitive.RetryNote]{
 		ID: id, Kind: tree.SampleRetry, Made: "a refused model answer",
-		Same: func(was runtime.RetryNote) bool { return was == n },
-	}, func() (runtime.RetryNote, error) { return n, nil }, func(n runtime.RetryNote) error {
+		Same: func(was primitive.RetryNote) bool { return was == n },
+	}, func() (primitive.RetryNote, error) { return n, nil }, func(n primitive.RetryNote) error {
 		t.conv.mu.Lock()
 		defer t.conv.mu.Unlock()
-		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.SampleRetry, Ref: id, Agent: runtime.AgentName.Get(ctx), Payload: tree.MustEncode(n)})
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.SampleRetry, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(n)})
 		return err
 	})
 	return struct{}{}, err
@@ -284,12 +284,12 @@ func (t *turn) sampleRetry(ctx context.Context, n runtime.RetryNote) (struct{}, 
 // replayed turn finds each line it wrote before by its id and neither
 // prints nor records it again. A line that cannot be recorded is still
 // printed; it never fails the turn.
-func (t *turn) logLine(ctx context.Context, e runtime.LogEntry) (struct{}, error) {
+func (t *turn) logLine(ctx context.Context, e primitive.LogEntry) (struct{}, error) {
 	id := durable.NextLog(ctx)
 	if _, _, replayed, _ := durable.Lookup(t.record, durable.Call[tree.LogRecord]{ID: id, Kind: tree.Log}); replayed {
 		return struct{}{}, nil
 	}
-	c, agent := t.conv, runtime.AgentName.Get(ctx)
+	c, agent := t.conv, primitive.AgentName.Get(ctx)
 	args := append([]any{"conversation", c.conv.ID, "agent", agent}, e.Attrs...)
 	c.svc.log.Log(ctx, e.Level, e.Message, args...)
 	rec := tree.LogRecord{Level: e.Level, Message: e.Message, Attrs: logAttrs(e.Attrs)}

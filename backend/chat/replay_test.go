@@ -17,7 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
@@ -139,11 +139,11 @@ func bookingAgent(question func() string) agents.Assistant {
 		if err != nil {
 			return "", err
 		}
-		out, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
+		out, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
 		if err != nil {
 			return "", err
 		}
-		res, err := runtime.Ask(ctx, elicit.Form[struct {
+		res, err := primitive.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), question(), struct{}{})
 		if err != nil {
@@ -209,10 +209,10 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 	var seen []string
 	dice := agents.Assistant{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
-		roll := runtime.Random(ctx) % 6
-		at := runtime.Now(ctx).UnixNano()
+		roll := primitive.Random(ctx) % 6
+		at := primitive.Now(ctx).UnixNano()
 		seen = append(seen, fmt.Sprint(roll, at))
-		if _, err := runtime.Ask(ctx, elicit.Form[struct {
+		if _, err := primitive.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Keep it?", struct{}{}); err != nil {
 			return "", err
@@ -257,7 +257,7 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	var bookings atomic.Int32
 	travel := agents.New("travel", "Books flights")
 	agents.NewTool(travel, "book", "Book a flight", func(ctx context.Context, in flight) (string, error) {
-		ok, err := runtime.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
+		ok, err := primitive.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
@@ -314,21 +314,21 @@ func (m *countingModel) Complete(context.Context, llm.Request, func(string)) (ll
 
 func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	sure := func(ctx context.Context) context.Context {
-		return runtime.SampleConfidence.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-			return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+		return primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 				if s.Response.Content != "yes" {
-					return s, runtime.Retry("sure-or-nothing", "the answer hedges")
+					return s, primitive.Retry("sure-or-nothing", "the answer hedges")
 				}
 				return next(ctx, s)
 			}
-		}, runtime.Min)
+		}, primitive.Min)
 	}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		ok, err := runtime.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
+		ok, err := primitive.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
@@ -354,7 +354,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	if len(retries) != 1 {
 		t.Fatalf("%d refusals recorded, want 1", len(retries))
 	}
-	if note, _ := tree.Decode[runtime.RetryNote](retries[0]); note != (runtime.RetryNote{Attempt: 1, By: "sure-or-nothing", Reason: "the answer hedges"}) {
+	if note, _ := tree.Decode[primitive.RetryNote](retries[0]); note != (primitive.RetryNote{Attempt: 1, By: "sure-or-nothing", Reason: "the answer hedges"}) {
 		t.Fatalf("recorded %+v", note)
 	}
 
@@ -381,7 +381,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 func TestAScopeChoosesItsModel(t *testing.T) {
 	own := &countingModel{}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := runtime.Sample(runtime.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := primitive.Sample(primitive.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	service := &countingModel{}

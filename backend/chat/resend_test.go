@@ -10,7 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // An answer sent again after the server restarted — the page's resend of a
@@ -19,7 +19,7 @@ import (
 // recorded. Another answer is still refused.
 func TestAnAnswerSentAgainAfterARestartIsTakenAsRecorded(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Description: "Asks once.", Turn: func(ctx context.Context, message string) (string, error) {
-		if _, err := runtime.Ask(ctx, elicit.Form[struct {
+		if _, err := primitive.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{}); err != nil {
 			return "", err

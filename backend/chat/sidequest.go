@@ -9,7 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/words"
 )
@@ -78,7 +78,7 @@ func (s *side) drafted(t *turn, delta string) {
 	}
 }
 
-func (s *side) notified(*turn, runtime.Progress) {}
+func (s *side) notified(*turn, primitive.Progress) {}
 
 func (s *side) asking(*turn) {}
 

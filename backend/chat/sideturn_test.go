@@ -11,7 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -170,7 +170,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 func TestASideTurnResumesAfterARestart(t *testing.T) {
 	release := make(chan struct{})
 	held := agents.Assistant{Name: "held", Turn: func(ctx context.Context, _ string) (string, error) {
-		_, err := runtime.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
+		_, err := primitive.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
 		return "done", err
 	}, Side: func(ctx context.Context, m string) (string, error) {
 		select {
@@ -208,13 +208,13 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 // which still waits.
 func TestASideTurnAsksTheUser(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
-		res, err := runtime.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+		res, err := primitive.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
 		return "booked: " + string(res.Action), nil
 	}, Side: func(ctx context.Context, m string) (string, error) {
-		res, err := runtime.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
+		res, err := primitive.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -265,19 +265,19 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 		ctx = scope(ctx) // the program's middleware, values and model for every turn
 	}
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
-	ctx = runtime.AgentName.With(ctx, a.Name)
-	ctx = runtime.ElicitAPI.Provide(ctx, t.elicit)
-	ctx = runtime.NotifyAPI.Provide(ctx, t.notify)
-	ctx = runtime.ShowAPI.Provide(ctx, t.show)
-	ctx = runtime.SampleAPI.Provide(ctx, t.sample)
-	ctx = runtime.SampleRetryAPI.Provide(ctx, t.sampleRetry)
-	ctx = runtime.LogAPI.Provide(ctx, t.logLine)
-	ctx = agents.ToolAPI.Around(ctx, t.tool, runtime.Max)
-	ctx = runtime.NowAPI.Provide(ctx, t.now)
-	ctx = runtime.RandomAPI.Provide(ctx, t.random)
-	ctx = runtime.HistoryAPI.Provide(ctx, t.history)
-	ctx = runtime.HistoryAPI.Around(ctx, t.compact, runtime.Min)
-	ctx = runtime.Lanes.With(ctx, durable.Lanes)
+	ctx = primitive.AgentName.With(ctx, a.Name)
+	ctx = primitive.ElicitAPI.Provide(ctx, t.elicit)
+	ctx = primitive.NotifyAPI.Provide(ctx, t.notify)
+	ctx = primitive.ShowAPI.Provide(ctx, t.show)
+	ctx = primitive.SampleAPI.Provide(ctx, t.sample)
+	ctx = primitive.SampleRetryAPI.Provide(ctx, t.sampleRetry)
+	ctx = primitive.LogAPI.Provide(ctx, t.logLine)
+	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
+	ctx = primitive.NowAPI.Provide(ctx, t.now)
+	ctx = primitive.RandomAPI.Provide(ctx, t.random)
+	ctx = primitive.HistoryAPI.Provide(ctx, t.history)
+	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
+	ctx = primitive.Lanes.With(ctx, durable.Lanes)
 	if n := c.svc.compactTokens; n > 0 {
 		if _, set := CompactTokens.Lookup(ctx); !set {
 			ctx = CompactTokens.With(ctx, n)

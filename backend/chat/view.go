@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -26,7 +26,7 @@ type View struct {
 type Status struct {
 	Running  bool
 	Waiting  bool // the turn waits for the user to answer a question
-	Progress *runtime.Progress
+	Progress *primitive.Progress
 	Draft    string // the reply as it streams in
 	// Aside is set while a side question is being answered.
 	Aside bool

@@ -89,7 +89,7 @@ func ScopeOf(id string) string {
 	return ""
 }
 
-// Lanes numbers the branches of a runtime.Together: the group takes one call
+// Lanes numbers the branches of a turn.Together: the group takes one call
 // id, "<turn>-<n>", and branch i numbers its own calls under
 // "<turn>-<n>.<i>", so a replay finds each branch's calls however the
 // branches were scheduled.

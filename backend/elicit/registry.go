@@ -68,7 +68,7 @@ func (ks *Kinds) Check(req Request, resp Response) error {
 // and with the rules ks holds for its kind, is accepted with them; any
 // other is declined, or cancelled when it does not allow declining. It is
 // an implementation like the browser's, chosen through context
-// (runtime.ElicitAPI.Provide).
+// (primitive.ElicitAPI.Provide).
 func (ks *Kinds) Automatic(req Request) Response {
 	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
 		content := map[string]any{}

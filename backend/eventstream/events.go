@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -125,7 +125,7 @@ type ElicitAnswered struct {
 type ProgressEvent struct {
 	Recorded
 	Agent string `json:"agent,omitempty"`
-	runtime.Progress
+	primitive.Progress
 }
 
 // RunCompleted is the data of run.completed: how the run ended (replied,

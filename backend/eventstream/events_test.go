@@ -15,7 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/eventstream"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -115,30 +115,30 @@ var (
 // its own.
 func eventsAssistants() *agents.Registry {
 	forecaster := agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
-		res, err := runtime.Ask(ctx, cityForm, "Which city?", struct{}{})
+		res, err := primitive.Ask(ctx, cityForm, "Which city?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		if err := runtime.Notify(ctx, "Looking at the sky", 0.5); err != nil {
+		if err := primitive.Notify(ctx, "Looking at the sky", 0.5); err != nil {
 			return "", err
 		}
 		out, err := forecast.Call(ctx, res.Content)
 		if err != nil {
 			return "", err
 		}
-		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
+		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
 		return resp.Content, err
 	}}
 	echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	rewriter := agents.Assistant{Name: "rewriter", Turn: func(ctx context.Context, msg string) (string, error) {
-		first, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		first, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		second, err := runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
+		second, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
 		if err != nil {
 			return "", err
 		}

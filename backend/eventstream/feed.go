@@ -7,7 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -96,7 +96,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		r, _ := tree.Decode[elicit.Response](n)
 		data = append(data, Event{Type: EventElicitAnswered, Data: ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}})
 	case tree.Notify:
-		p, _ := tree.Decode[runtime.Progress](n)
+		p, _ := tree.Decode[primitive.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
 	case tree.AssistantMessage, tree.SideReply, tree.Stopped, tree.TurnError:
 		m, _ := tree.Decode[tree.Message](n)

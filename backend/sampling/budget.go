@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // Limits is a budget of model calls and tokens; a zero field sets no limit
@@ -58,17 +58,17 @@ func plural(n int, one, many string) string {
 // Budget returns a child context in which the model calls are counted, and
 // the tokens their responses used, and a call is refused with a
 // *BudgetError before it is made once limits is spent. It runs around the
-// model call itself (runtime.SampleAPI) with Max priority, so that it
+// model call itself (primitive.SampleAPI) with Max priority, so that it
 // counts every call under it, each attempt of the pipeline and the calls
 // of inner scopes alike.
 //
 // Each call of Budget starts counting afresh, and every model call under
 // the context it returns counts against the same budget, concurrent ones
-// (runtime.Together) included. For a budget per turn, call it at the
+// (primitive.Together) included. For a budget per turn, call it at the
 // start of every turn, as chat.Config.Scope does.
 func Budget(ctx context.Context, limits Limits) context.Context {
 	b := &budget{limits: limits}
-	return runtime.SampleAPI.Around(ctx, func(next runtime.Handler[llm.Request, llm.Response]) runtime.Handler[llm.Request, llm.Response] {
+	return primitive.SampleAPI.Around(ctx, func(next primitive.Handler[llm.Request, llm.Response]) primitive.Handler[llm.Request, llm.Response] {
 		return func(ctx context.Context, req llm.Request) (llm.Response, error) {
 			if err := b.take(); err != nil {
 				return llm.Response{}, err
@@ -77,7 +77,7 @@ func Budget(ctx context.Context, limits Limits) context.Context {
 			b.spend(resp.Usage.TotalTokens)
 			return resp, err
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 }
 
 // budget is the count of one Budget's calls and tokens.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // LowConfidence is what JudgeConfidence does with a reply it judged less
@@ -19,7 +19,7 @@ type LowConfidence int
 
 const (
 	// Refuse refuses the attempt: the pipeline asks the model again, within
-	// runtime.SampleAttempts.
+	// primitive.SampleAttempts.
 	Refuse LowConfidence = iota
 	// AskUser asks the user whether to use the reply anyway; an answer
 	// other than yes is a *LowConfidenceError.
@@ -70,8 +70,8 @@ func (e *LowConfidenceError) Error() string {
 // It runs at the confidence stage with Min priority: nearest the reply, so
 // that outer confidence middleware sees its judgement.
 func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Context {
-	return runtime.SampleConfidence.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-		return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+	return primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 			if c, ok := confidenceOf(s); ok {
 				s.Confidence = &c
 			}
@@ -80,9 +80,9 @@ func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Contex
 			}
 			c := *s.Confidence
 			if opts.Below == Refuse {
-				return s, runtime.Retry(confidenceBy, fmt.Sprintf("the model was %d%% sure of its answer, below the %d%% required", percent(c), percent(opts.Threshold)))
+				return s, primitive.Retry(confidenceBy, fmt.Sprintf("the model was %d%% sure of its answer, below the %d%% required", percent(c), percent(opts.Threshold)))
 			}
-			res, err := runtime.Ask(ctx, elicit.Confirm, askMessage(c, s.Response.Content), elicit.ConfirmInput{Yes: "Use it", No: "Don't use it"})
+			res, err := primitive.Ask(ctx, elicit.Confirm, askMessage(c, s.Response.Content), elicit.ConfirmInput{Yes: "Use it", No: "Don't use it"})
 			if err != nil {
 				return s, fmt.Errorf("ask whether to use an unsure answer: %w", err)
 			}
@@ -91,7 +91,7 @@ func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Contex
 			}
 			return next(ctx, s)
 		}
-	}, runtime.Min)
+	}, primitive.Min)
 }
 
 // askMessage is the question put to the user about an unsure reply, with
@@ -116,7 +116,7 @@ var statedRE = regexp.MustCompile(`(?im)^[\s*_>#-]*confidence[\s*_]*[:=][\s*_]*(
 
 // confidenceOf judges s: from its log probability, or else from what the
 // model stated; false when neither says.
-func confidenceOf(s runtime.Sampled) (float64, bool) {
+func confidenceOf(s primitive.Sampled) (float64, bool) {
 	if lp := s.Response.Logprob; lp != nil && !math.IsNaN(*lp) {
 		return min(math.Exp(min(*lp, 0)), 1), true
 	}

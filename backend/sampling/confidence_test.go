@@ -10,7 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
 )
 
@@ -45,7 +45,7 @@ func TestJudgeConfidenceReadsIt(t *testing.T) {
 			if tc.output {
 				req.Output = jsonOutput
 			}
-			s, err := runtime.SampleFull(sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{}), req)
+			s, err := primitive.SampleFull(sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{}), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,12 +65,12 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 		{Content: "Oslo.", Logprob: logprob(0.9)},
 	}}
 	ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.6, Below: sampling.Refuse})
-	var notes []runtime.RetryNote
-	ctx = runtime.SampleRetryAPI.Provide(ctx, func(_ context.Context, n runtime.RetryNote) (struct{}, error) {
+	var notes []primitive.RetryNote
+	ctx = primitive.SampleRetryAPI.Provide(ctx, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
 		notes = append(notes, n)
 		return struct{}{}, nil
 	})
-	s, err := runtime.SampleFull(ctx, asked("Where?"))
+	s, err := primitive.SampleFull(ctx, asked("Where?"))
 	if err != nil || s.Response.Content != "Oslo." || s.Confidence == nil || math.Abs(*s.Confidence-0.9) > 1e-9 {
 		t.Fatalf("SampleFull = %+v, %v; want the sure second reply", s, err)
 	}
@@ -81,8 +81,8 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 	// Never sure: the pipeline gives up after its attempts.
 	m = &model{replies: []llm.Response{{Content: "Maybe?", Logprob: logprob(0.3)}}}
 	ctx = sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.6})
-	_, err = runtime.Sample(runtime.SampleAttempts.With(ctx, 2), asked("Where?"))
-	if refused, ok := errors.AsType[*runtime.RefusedError](err); !ok || refused.Attempts != 2 {
+	_, err = primitive.Sample(primitive.SampleAttempts.With(ctx, 2), asked("Where?"))
+	if refused, ok := errors.AsType[*primitive.RefusedError](err); !ok || refused.Attempts != 2 {
 		t.Fatalf("err = %v, want a RefusedError after 2 attempts", err)
 	}
 }
@@ -91,11 +91,11 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 func TestJudgeConfidenceLeavesUnknownAlone(t *testing.T) {
 	m := replying("Oslo.")
 	ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.99, Below: sampling.AskUser})
-	ctx = runtime.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
+	ctx = primitive.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
 		t.Error("the user was asked about a reply of unknown confidence")
 		return elicit.Response{Action: elicit.Decline}, nil
 	})
-	s, err := runtime.SampleFull(ctx, asked("Where?"))
+	s, err := primitive.SampleFull(ctx, asked("Where?"))
 	if err != nil || s.Confidence != nil || m.calls() != 1 {
 		t.Fatalf("SampleFull = %+v, %v after %d calls", s, err, m.calls())
 	}
@@ -116,11 +116,11 @@ func TestJudgeConfidenceAsksTheUser(t *testing.T) {
 			m := replying("It is Oslo.\nConfidence: 42%")
 			ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.5, Below: sampling.AskUser})
 			var questions []elicit.Request
-			ctx = runtime.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				questions = append(questions, req)
 				return tc.answer, nil
 			})
-			s, err := runtime.SampleFull(ctx, asked("Where?"))
+			s, err := primitive.SampleFull(ctx, asked("Where?"))
 			if len(questions) != 1 || questions[0].Kind != elicit.Confirm.Name {
 				t.Fatalf("asked %+v, want one confirmation", questions)
 			}
@@ -145,7 +145,7 @@ func TestJudgeConfidenceAsksTheUser(t *testing.T) {
 	t.Run("above the threshold nobody is asked", func(t *testing.T) {
 		m := replying("Oslo.\nConfidence: 0.7")
 		ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.5, Below: sampling.AskUser})
-		if _, err := runtime.Sample(ctx, asked("Where?")); err != nil {
+		if _, err := primitive.Sample(ctx, asked("Where?")); err != nil {
 			t.Fatalf("err = %v; no elicit is provided, so asking fails", err)
 		}
 	})

@@ -1,5 +1,5 @@
 // Package sampling holds ready-made middleware for the sample pipeline of
-// package runtime: redaction of personal data, repair of broken JSON
+// package primitive: redaction of personal data, repair of broken JSON
 // replies, a confidence judgement, a per-turn budget and history
 // truncation.
 //
@@ -12,11 +12,11 @@
 //
 // Where each one goes, and why:
 //
-//	RedactPII        runtime.SampleInput       Max  sees every request, side questions included
-//	TruncateHistory  runtime.SampleInput       Max  shortens what the model is given
-//	RepairJSON       runtime.SampleOutput      Min  repairs the reply before any reader sees it
-//	JudgeConfidence  runtime.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
-//	Budget           runtime.SampleAPI         Max  counts and limits model calls and tokens
+//	RedactPII        primitive.SampleInput       Max  sees every request, side questions included
+//	TruncateHistory  primitive.SampleInput       Max  shortens what the model is given
+//	RepairJSON       primitive.SampleOutput      Min  repairs the reply before any reader sees it
+//	JudgeConfidence  primitive.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
+//	Budget           primitive.SampleAPI         Max  counts and limits model calls and tokens
 //
 // Middleware installed in a scope is shared by every call under it, and a
 // turn's calls are recorded and replayed, so each one here is

@@ -6,10 +6,10 @@ import (
 	"sync"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
-// model is a core for runtime.SampleAPI that answers with the next of its
+// model is a core for primitive.SampleAPI that answers with the next of its
 // replies (the last one again once they run out) and keeps the requests
 // it got. It is safe for concurrent calls.
 type model struct {
@@ -28,7 +28,7 @@ func replying(replies ...string) *model {
 }
 
 func (m *model) provide(ctx context.Context) context.Context {
-	return runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.requests = append(m.requests, req)

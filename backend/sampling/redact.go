@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // The placeholders that stand in for redacted data.
@@ -28,12 +28,12 @@ const (
 // Tool call arguments are left alone: they are JSON the model wrote, and
 // a placeholder where a number stood would break it.
 func RedactPII(ctx context.Context) context.Context {
-	return runtime.SampleInput.Around(ctx, func(next runtime.Handler[runtime.Prompt, runtime.Prompt]) runtime.Handler[runtime.Prompt, runtime.Prompt] {
-		return func(ctx context.Context, p runtime.Prompt) (runtime.Prompt, error) {
+	return primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
+		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
 			p.Request.Messages = redactMessages(p.Request.Messages)
 			return next(ctx, p)
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 }
 
 // redactMessages returns msgs with their content redacted. The caller's

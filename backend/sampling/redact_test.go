@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
 )
 
@@ -75,7 +75,7 @@ func TestRedactPIIThroughThePipeline(t *testing.T) {
 		{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "lookup", Arguments: `{"q":"jane"}`}}},
 		{Role: llm.Tool, ToolCallID: "c1", Content: `{"phone":"(415) 555-2671","flight":"LH 1234"}`},
 	}}
-	if _, err := runtime.Sample(ctx, req); err != nil {
+	if _, err := primitive.Sample(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	got := m.requests[0].Messages
@@ -98,13 +98,13 @@ func TestRedactPIIThroughThePipeline(t *testing.T) {
 	}
 
 	// An inner scope's side question, with its own input middleware.
-	inner := runtime.SampleInput.Around(ctx, func(next runtime.Handler[runtime.Prompt, runtime.Prompt]) runtime.Handler[runtime.Prompt, runtime.Prompt] {
-		return func(ctx context.Context, p runtime.Prompt) (runtime.Prompt, error) {
+	inner := primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
+		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
 			p.Request.Messages = append(p.Request.Messages, llm.Message{Role: llm.System, Content: "Answer briefly."})
 			return next(ctx, p)
 		}
-	}, runtime.Max)
-	if _, err := runtime.Sample(inner, asked("Is bob@example.org on 020 7946 0958 free?")); err != nil {
+	}, primitive.Max)
+	if _, err := primitive.Sample(inner, asked("Is bob@example.org on 020 7946 0958 free?")); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := m.requests[1].Messages[0].Content, "Is [email] on [phone] free?"; got != want {

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // RepairJSON returns a child context in which a reply to a request that
@@ -21,8 +21,8 @@ import (
 // middleware (SampleAs's reading of the value among them) sees the
 // repaired reply.
 func RepairJSON(ctx context.Context) context.Context {
-	return runtime.SampleOutput.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-		return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+	return primitive.SampleOutput.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 			if s.Prompt.Request.Output != nil {
 				if fixed, ok := Repair(s.Response.Content); ok {
 					s.Response.Content = fixed
@@ -30,7 +30,7 @@ func RepairJSON(ctx context.Context) context.Context {
 			}
 			return next(ctx, s)
 		}
-	}, runtime.Min)
+	}, primitive.Min)
 }
 
 // fenceRE matches a Markdown code fence and its body.

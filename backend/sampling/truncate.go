@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // Truncation configures TruncateHistory. A zero limit sets no limit of its
@@ -33,14 +33,14 @@ type Truncation struct {
 // that must be kept are already over the limit, they are all that is
 // sent. It runs at the input stage with Max priority, beside the
 // conversation's compaction (which summarizes the history an agent reads,
-// runtime.History): it bounds every request, however an agent built it.
+// primitive.History): it bounds every request, however an agent built it.
 func TruncateHistory(ctx context.Context, t Truncation) context.Context {
-	return runtime.SampleInput.Around(ctx, func(next runtime.Handler[runtime.Prompt, runtime.Prompt]) runtime.Handler[runtime.Prompt, runtime.Prompt] {
-		return func(ctx context.Context, p runtime.Prompt) (runtime.Prompt, error) {
+	return primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
+		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
 			p.Request.Messages = t.truncate(p.Request.Messages)
 			return next(ctx, p)
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 }
 
 // over reports whether messages of count n and words words break t.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
 )
 
@@ -93,7 +93,7 @@ func TestTruncateHistory(t *testing.T) {
 			m := replying("ok")
 			ctx := sampling.TruncateHistory(m.provide(t.Context()), tc.t)
 			req := llm.Request{Messages: conversation(tc.in...)}
-			if _, err := runtime.Sample(ctx, req); err != nil {
+			if _, err := primitive.Sample(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 			got := m.requests[0].Messages
@@ -135,7 +135,7 @@ func checkPairs(t *testing.T, msgs []llm.Message) {
 func TestTruncateHistoryNote(t *testing.T) {
 	m := replying("ok")
 	ctx := sampling.TruncateHistory(m.provide(t.Context()), sampling.Truncation{MaxMessages: 3})
-	if _, err := runtime.Sample(ctx, llm.Request{Messages: conversation("u1", "a1", "u2", "a2", "u3")}); err != nil {
+	if _, err := primitive.Sample(ctx, llm.Request{Messages: conversation("u1", "a1", "u2", "a2", "u3")}); err != nil {
 		t.Fatal(err)
 	}
 	note := m.requests[0].Messages[0]

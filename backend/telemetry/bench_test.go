@@ -8,20 +8,20 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/telemetry"
 )
 
 // BenchmarkModelCall measures what telemetry adds to a model call through
-// the sample pipeline (as runtime's BenchmarkSamplePipeline makes it, with
-// the core calling the model through runtime.Complete, as a turn's does):
+// the sample pipeline (as primitive's BenchmarkSamplePipeline makes it, with
+// the core calling the model through primitive.Complete, as a turn's does):
 // none installed; metrics alone, as when no collector is configured; and
 // metrics with spans made by the SDK (sent nowhere).
 func BenchmarkModelCall(b *testing.B) {
 	model := offline.New()
 	req := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "What is the weather in Oslo?"}}}
 	core := func(ctx context.Context, req llm.Request) (llm.Response, error) {
-		return runtime.Complete(ctx, model, req, nil)
+		return primitive.Complete(ctx, model, req, nil)
 	}
 	for _, bc := range []struct {
 		name  string
@@ -32,10 +32,10 @@ func BenchmarkModelCall(b *testing.B) {
 		{"traced", telemetry.New(sdktrace.NewTracerProvider()).Scope},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ctx := runtime.SampleAPI.Provide(bc.scope(context.Background()), core)
+			ctx := primitive.SampleAPI.Provide(bc.scope(context.Background()), core)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := runtime.Sample(ctx, req); err != nil {
+				if _, err := primitive.Sample(ctx, req); err != nil {
 					b.Fatal(err)
 				}
 			}

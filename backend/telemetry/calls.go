@@ -12,15 +12,15 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
-// complete observes one model call a provider answers (runtime.CompleteAPI
+// complete observes one model call a provider answers (primitive.CompleteAPI
 // middleware): a span "chat {model}" with the GenAI attributes, its
 // latency and its tokens.
-func (t *Telemetry) complete(next runtime.Handler[runtime.Completion, llm.Response]) runtime.Handler[runtime.Completion, llm.Response] {
-	return func(ctx context.Context, c runtime.Completion) (llm.Response, error) {
-		provider, agent, requested := c.Model.Name(), runtime.AgentName.Get(ctx), requestedModel(c)
+func (t *Telemetry) complete(next primitive.Handler[primitive.Completion, llm.Response]) primitive.Handler[primitive.Completion, llm.Response] {
+	return func(ctx context.Context, c primitive.Completion) (llm.Response, error) {
+		provider, agent, requested := c.Model.Name(), primitive.AgentName.Get(ctx), requestedModel(c)
 		var span trace.Span
 		if t.traced {
 			name := opChat
@@ -63,7 +63,7 @@ func (t *Telemetry) complete(next runtime.Handler[runtime.Completion, llm.Respon
 
 // tool observes one tool call that runs (agents.ToolAPI middleware): a
 // span "execute_tool {tool}" and its latency.
-func (t *Telemetry) tool(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+func (t *Telemetry) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		var span trace.Span
 		if t.traced {
@@ -92,7 +92,7 @@ func failed(span trace.Span, err error) {
 
 // requestedModel is the model c asks for: the request's, else the
 // provider's default when it says (openai and offline do), else "".
-func requestedModel(c runtime.Completion) string {
+func requestedModel(c primitive.Completion) string {
 	if c.Request.Model != "" {
 		return c.Request.Model
 	}

@@ -1,8 +1,8 @@
 // Package telemetry observes the app's own middleware for operators:
 // OpenTelemetry spans for turns, model calls, tool calls and elicit waits,
 // named and attributed by the GenAI semantic conventions, and Prometheus
-// metrics served at /metrics. It hooks in at three places: the runtime's
-// APIs (runtime.CompleteAPI and agents.ToolAPI, through Scope), the chat
+// metrics served at /metrics. It hooks in at three places: package primitive's
+// APIs (primitive.CompleteAPI and agents.ToolAPI, through Scope), the chat
 // service (as its chat.Observer) and the store (Committed).
 //
 // Both see only work done in this process. A turn resumed after a restart
@@ -29,7 +29,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // Telemetry holds the app's tracer and metrics. Its zero value is not
@@ -115,10 +115,10 @@ func (t *Telemetry) Handler() http.Handler {
 // program's root scope for every turn wraps it (chat.Config.Scope). Both
 // sit beneath the turn's record: a call answered from it is not seen.
 func (t *Telemetry) Scope(ctx context.Context) context.Context {
-	ctx = runtime.CompleteAPI.Around(ctx, t.complete, runtime.Max)
+	ctx = primitive.CompleteAPI.Around(ctx, t.complete, primitive.Max)
 	// Min, from the root scope: nearest the tool itself, inside the turn's
 	// own recording middleware, which calls it only for a tool that runs.
-	return agents.ToolAPI.Around(ctx, t.tool, runtime.Min)
+	return agents.ToolAPI.Around(ctx, t.tool, primitive.Min)
 }
 
 // Committed observes a database write's commit latency (store.Options).

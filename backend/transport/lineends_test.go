@@ -18,7 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
@@ -54,7 +54,7 @@ var textPaths = map[string]func(s string) templ.Component{
 		return templates.Item("c1", &chat.Item{ID: 3, Kind: tree.SideQuestion, Text: s, Reply: s, Replied: true})
 	},
 	"streamed draft": func(s string) templ.Component {
-		return templates.Status("c1", chat.Status{Running: true, Draft: s, Progress: &runtime.Progress{Message: s, Fraction: 0.5}})
+		return templates.Status("c1", chat.Status{Running: true, Draft: s, Progress: &primitive.Progress{Message: s, Fraction: 0.5}})
 	},
 	"answered form": func(s string) templ.Component {
 		req := elicit.Request{ID: "7-1", Kind: "form", Message: s, Actions: []elicit.Action{elicit.Accept, elicit.Other},

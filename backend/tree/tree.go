@@ -22,7 +22,7 @@ const (
 	ElicitRequest Kind = "elicit"
 	// ElicitResponse is the answer to a request; payload elicit.Response; Ref is the request's id.
 	ElicitResponse Kind = "response"
-	// Notify is a progress report; payload runtime.Progress; Ref is its call id.
+	// Notify is a progress report; payload primitive.Progress; Ref is its call id.
 	Notify Kind = "notify"
 	// Sample is a model call; payload SampleRecord; Ref is its call id.
 	Sample Kind = "sample"
@@ -43,7 +43,7 @@ const (
 	// payload SummaryRecord; Ref is the call id of the history request
 	// that compacted. The messages it covers stay in the tree.
 	Summary Kind = "summary"
-	// Value is a value the turn read through the runtime (the time, a random
+	// Value is a value the turn read through package turn (the time, a random
 	// number), recorded so that a resumed turn reads it again; payload
 	// ValueRecord; Ref is its call id.
 	Value Kind = "value"
@@ -54,9 +54,9 @@ const (
 	Figure Kind = "figure"
 	// SampleRetry is a model call's answer that a middleware of the sample
 	// pipeline refused, so that the call was made again; payload
-	// runtime.RetryNote (who refused it and why); Ref is its call id.
+	// primitive.RetryNote (who refused it and why); Ref is its call id.
 	SampleRetry Kind = "retry"
-	// Log is a log line the turn's code wrote for developers (runtime.Log);
+	// Log is a log line the turn's code wrote for developers (turn.Log);
 	// payload LogRecord; Ref is its id, numbered apart from the calls
 	// (durable.NextLog). It is shown on the debug page, never in the chat.
 	Log Kind = "log"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
 )
 
@@ -26,13 +26,13 @@ func TestRootScope(t *testing.T) {
 	// the model was sent and the error of the last call.
 	turn := func(t *testing.T, scope func(context.Context) context.Context) ([]string, error) {
 		var sent []string
-		ctx := runtime.SampleAPI.Provide(scope(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+		ctx := primitive.SampleAPI.Provide(scope(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
 			sent = append(sent, req.Messages[0].Content)
 			return llm.Response{Content: "ok"}, nil
 		})
 		var err error
 		for range 3 {
-			_, err = runtime.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "mail ann@example.com"}}})
+			_, err = primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "mail ann@example.com"}}})
 		}
 		return sent, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"log/slog"
 	"strings"
 	"time"
@@ -11,7 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // TripDetails is the form the concierge asks for.
@@ -45,10 +46,10 @@ var Travel = agents.New("travel", "Plans trips: asks for the details, then draft
 var PlanTrip = agents.NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
 
 // Pace is how long each step of planning takes; see Options.
-var Pace = runtime.NewValue[time.Duration]("demo-pace", 0)
+var Pace = primitive.NewValue[time.Duration]("demo-pace", 0)
 
 func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
-	res, err := runtime.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
+	res, err := turn.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
 	// A user who answers in words is heard, and asked for the details again,
 	// with the form filled in from what they said.
 	var said TripSaid
@@ -68,25 +69,25 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 		steps = []string{"Checking flights", "Comparing fares", "Drafting your plan"}
 	}
 	for i, s := range steps {
-		if err := runtime.Notify(ctx, s, float64(i+1)/float64(len(steps)+1)); err != nil {
+		if err := turn.Notify(ctx, s, float64(i+1)/float64(len(steps)+1)); err != nil {
 			return TripPlan{}, err
 		}
 		if err := pause(ctx, Pace.Get(ctx)); err != nil {
 			return TripPlan{}, err
 		}
 	}
-	history, err := runtime.History(ctx)
+	history, err := turn.History(ctx)
 	if err != nil {
 		return TripPlan{}, err
 	}
 	msgs := append([]llm.Message{{Role: llm.System, Content: "You are a travel concierge. Draft a short trip plan."}}, history...)
-	out, err := runtime.Sample(ctx, llm.Request{Messages: append(msgs, llm.Message{Role: llm.User,
+	out, err := turn.Sample(ctx, llm.Request{Messages: append(msgs, llm.Message{Role: llm.User,
 		Content: fmt.Sprintf("Plan a trip to %s for %d in %s class%s. Request: %s",
 			d.Destination, d.Travellers, d.Cabin, map[bool]string{true: ", with a hotel", false: ", no hotel"}[d.Hotel], req.Request)})})
 	if err != nil {
 		return TripPlan{}, err
 	}
-	if err := runtime.Notify(ctx, "Done", 1); err != nil {
+	if err := turn.Notify(ctx, "Done", 1); err != nil {
 		return TripPlan{}, err
 	}
 	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content}, nil
@@ -127,12 +128,12 @@ func (w TripSaid) with(later TripSaid) TripSaid {
 // A reply that cannot be read leaves the form as it is: asking again is
 // what matters, and the user can fill in the rest.
 func readTripWords(ctx context.Context, request, words string) TripSaid {
-	out, err := runtime.SampleAs[TripSaid](ctx, llm.Request{Messages: []llm.Message{
+	out, err := turn.SampleAs[TripSaid](ctx, llm.Request{Messages: []llm.Message{
 		{Role: llm.System, Content: "Read what the user said about the trip they want. Leave out whatever they did not say."},
 		{Role: llm.User, Content: fmt.Sprintf("%s\n\n%s", request, words)},
 	}})
 	if err != nil {
-		runtime.Log(ctx, slog.LevelWarn, "the trip details could not be read from the user's words", "err", err)
+		turn.Log(ctx, slog.LevelWarn, "the trip details could not be read from the user's words", "err", err)
 		return TripSaid{}
 	}
 	return out.Value
@@ -168,7 +169,7 @@ func askTrip(ctx context.Context, message string, w TripSaid) (elicit.Result[Tri
 	if w.Hotel != nil {
 		set("hotel", *w.Hotel)
 	}
-	resp, err := runtime.Elicit(ctx, req)
+	resp, err := turn.Elicit(ctx, req)
 	if err != nil {
 		return elicit.Result[TripDetails]{}, err
 	}

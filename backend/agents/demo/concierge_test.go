@@ -10,7 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // fakeUser answers every elicit with content and records what was asked.
@@ -28,18 +28,18 @@ func (u *fakeUser) core(_ context.Context, req elicit.Request) (elicit.Response,
 func world(t *testing.T, u *fakeUser) (context.Context, *[]string) {
 	t.Helper()
 	var progress []string
-	ctx := runtime.ElicitAPI.Provide(t.Context(), u.core)
+	ctx := primitive.ElicitAPI.Provide(t.Context(), u.core)
 	// The model calls plan-trip with the user's words when it is offered
 	// tools, and drafts the plan when it is not.
-	ctx = runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	ctx = primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		if len(req.Tools) > 0 {
 			words, _ := json.Marshal(TripRequest{Request: req.Messages[len(req.Messages)-1].Content})
 			return llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "plan-trip", Arguments: string(words)}}}, nil
 		}
 		return llm.Response{Content: "Day 1: arrive."}, nil
 	})
-	ctx = runtime.HistoryAPI.Provide(ctx, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })
-	ctx = runtime.NotifyAPI.Provide(ctx, func(_ context.Context, p runtime.Progress) (struct{}, error) {
+	ctx = primitive.HistoryAPI.Provide(ctx, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })
+	ctx = primitive.NotifyAPI.Provide(ctx, func(_ context.Context, p primitive.Progress) (struct{}, error) {
 		progress = append(progress, p.Message)
 		return struct{}{}, nil
 	})
@@ -100,7 +100,7 @@ func TestParentScopeSubstitutesAnAgentForItsChildren(t *testing.T) {
 			Details: &TripDetails{Destination: "Nowhere", Travellers: 1, Cabin: "economy"}}, nil
 	}))
 
-	err := runtime.WithScope(ctx, func(ctx context.Context, s *runtime.Scope) error {
+	err := primitive.WithScope(ctx, func(ctx context.Context, s *primitive.Scope) error {
 		child := agents.Use(ctx, fake)
 		reply, err := Concierge(0).Turn(child, "anything")
 		if err != nil {
@@ -130,12 +130,12 @@ func TestParentScopeSubstitutesAnAgentForItsChildren(t *testing.T) {
 func TestToolCallsPassThroughMiddleware(t *testing.T) {
 	ctx, _ := world(t, &fakeUser{answer: elicit.Response{Action: elicit.Cancel}})
 	var seen []agents.ToolCall
-	ctx = agents.ToolAPI.Around(ctx, func(next runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+	ctx = agents.ToolAPI.Around(ctx, func(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 		return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			seen = append(seen, c)
 			return next(ctx, c)
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 	if _, err := Concierge(0).Turn(ctx, "hello"); err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,16 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 	"strconv"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // Figures: the showcase's demos that answer with a table and charts
-// (runtime.Show), and the tool through which a model shows one it wrote.
+// (turn.Show), and the tool through which a model shows one it wrote.
 
 // Figures is the agent that lends a model the show-figure tool.
 var Figures = agents.New("figures", "Shows tables and charts in the chat.")
@@ -23,7 +23,7 @@ var Figures = agents.New("figures", "Shows tables and charts in the chat.")
 var ShowFigure = agents.NewTool(Figures, "show-figure",
 	"Show the user a table, or a bar or line chart, of data you have, instead of writing the numbers out. Set either table or chart.",
 	func(ctx context.Context, f figure.Figure) (string, error) {
-		if err := runtime.Show(ctx, f); err != nil {
+		if err := turn.Show(ctx, f); err != nil {
 			return "", err
 		}
 		return "Shown to the user: " + shown(f) + ".", nil
@@ -66,10 +66,10 @@ func showFares(ctx context.Context, _ noInput) (string, error) {
 		chart.Labels = append(chart.Labels, f.to)
 		chart.Series[0].Values = append(chart.Series[0].Values, f.price)
 	}
-	if err := runtime.Show(ctx, figure.Figure{Table: &table}); err != nil {
+	if err := turn.Show(ctx, figure.Figure{Table: &table}); err != nil {
 		return "", err
 	}
-	if err := runtime.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
+	if err := turn.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
 		return "", err
 	}
 	cheap := slices.MinFunc(fares, func(a, b fare) int { return compare(a.price, b.price) })
@@ -108,7 +108,7 @@ func showTemperatures(ctx context.Context, _ noInput) (string, error) {
 		chart.Series = append(chart.Series, figure.Series{Name: h.city, Values: h.values})
 		reply += fmt.Sprintf(" %s's highs go from %s to %s.", h.city, figure.WithUnit(slices.Min(h.values), "°C"), figure.WithUnit(slices.Max(h.values), "°C"))
 	}
-	if err := runtime.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
+	if err := turn.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
 		return "", err
 	}
 	return "Through the year:" + reply, nil

@@ -3,10 +3,10 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // Flight selection is the demo's own elicit kind, declared the way any
@@ -70,7 +70,7 @@ func demoFlights(dest string) FlightOffer {
 // bookFlight offers flights and reports the one the user picked.
 func bookFlight(ctx context.Context, dest string) (string, error) {
 	offer := demoFlights(dest)
-	res, err := runtime.Ask(ctx, PickFlight, "Which flight to "+dest+"?", offer)
+	res, err := turn.Ask(ctx, PickFlight, "Which flight to "+dest+"?", offer)
 	if err != nil {
 		return "", err
 	}

@@ -3,13 +3,13 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 	"sync"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // The showcase agent asks every kind of question there is, and shows a
@@ -46,7 +46,7 @@ var (
 
 // AskLuggage asks about bags.
 var AskLuggage = agents.NewTool(Packer, "ask-luggage", "Ask how much luggage the user brings", func(ctx context.Context, _ struct{}) (string, error) {
-	res, err := runtime.Ask(ctx, luggageForm, "How much luggage are you bringing?", struct{}{})
+	res, err := turn.Ask(ctx, luggageForm, "How much luggage are you bringing?", struct{}{})
 	if err != nil || res.Action != elicit.Accept {
 		return outcome(res.Action, "no luggage noted"), err
 	}
@@ -59,7 +59,7 @@ var AskLuggage = agents.NewTool(Packer, "ask-luggage", "Ask how much luggage the
 
 // AskMeal asks about the meal on board.
 var AskMeal = agents.NewTool(Diner, "ask-meal", "Ask which meal the user wants on board", func(ctx context.Context, _ struct{}) (string, error) {
-	res, err := runtime.Ask(ctx, elicit.Choose, "Which meal would you like on board?",
+	res, err := turn.Ask(ctx, elicit.Choose, "Which meal would you like on board?",
 		elicit.ChoiceInput{Options: []string{"pasta", "curry", "salad"}, Else: "Something else"})
 	if err != nil || res.Action != elicit.Accept {
 		return outcome(res.Action, "no meal chosen"), err
@@ -118,7 +118,7 @@ func showMenu(ctx context.Context, demos []demo) (string, error) {
 	for i, d := range demos {
 		labels[i] = d.label
 	}
-	res, err := runtime.Ask(ctx, elicit.Choose, "What would you like to try?", elicit.ChoiceInput{Options: labels})
+	res, err := turn.Ask(ctx, elicit.Choose, "What would you like to try?", elicit.ChoiceInput{Options: labels})
 	if err != nil {
 		return "", err
 	}
@@ -179,7 +179,7 @@ func showLocation(ctx context.Context, in where) (string, error) {
 		mu     sync.Mutex // progress arrives on the reporting request's goroutine
 		stages []string
 	)
-	res, err := runtime.AskWithProgress(ctx, elicit.LocateDevice, "May I see where you are?", elicit.LocationInput{Accuracy: accuracy},
+	res, err := turn.AskWithProgress(ctx, elicit.LocateDevice, "May I see where you are?", elicit.LocationInput{Accuracy: accuracy},
 		func(p elicit.Progress) { mu.Lock(); stages = append(stages, p.Stage); mu.Unlock() })
 	if err != nil {
 		return "", err
@@ -198,7 +198,7 @@ func showLocation(ctx context.Context, in where) (string, error) {
 }
 
 func showPaste(ctx context.Context, _ noInput) (string, error) {
-	res, err := runtime.Ask(ctx, elicit.ReadClipboard, "May I read your clipboard?", elicit.ClipboardReadInput{Purpose: "to quote it back"})
+	res, err := turn.Ask(ctx, elicit.ReadClipboard, "May I read your clipboard?", elicit.ClipboardReadInput{Purpose: "to quote it back"})
 	if err != nil {
 		return "", err
 	}
@@ -213,8 +213,8 @@ func showPaste(ctx context.Context, _ noInput) (string, error) {
 }
 
 func showCopy(ctx context.Context, _ noInput) (string, error) {
-	code := fmt.Sprintf("SWEAT-%04d", runtime.Random(ctx)%10000)
-	res, err := runtime.Ask(ctx, elicit.WriteClipboard, "Here is your booking code. Copy it to your clipboard?", elicit.ClipboardWriteInput{Text: code})
+	code := fmt.Sprintf("SWEAT-%04d", turn.Random(ctx)%10000)
+	res, err := turn.Ask(ctx, elicit.WriteClipboard, "Here is your booking code. Copy it to your clipboard?", elicit.ClipboardWriteInput{Text: code})
 	if err != nil {
 		return "", err
 	}
@@ -225,7 +225,7 @@ func showCopy(ctx context.Context, _ noInput) (string, error) {
 }
 
 func showConfirm(ctx context.Context, _ noInput) (string, error) {
-	res, err := runtime.Ask(ctx, elicit.Confirm, "Delete all your drafts?", elicit.ConfirmInput{Yes: "Delete them", No: "Keep them", Destructive: true})
+	res, err := turn.Ask(ctx, elicit.Confirm, "Delete all your drafts?", elicit.ConfirmInput{Yes: "Delete them", No: "Keep them", Destructive: true})
 	if err != nil {
 		return "", err
 	}
@@ -241,7 +241,7 @@ func showConfirm(ctx context.Context, _ noInput) (string, error) {
 }
 
 func showChoice(ctx context.Context, _ noInput) (string, error) {
-	res, err := runtime.Ask(ctx, elicit.Choose, "Which colour should the theme be?",
+	res, err := turn.Ask(ctx, elicit.Choose, "Which colour should the theme be?",
 		elicit.ChoiceInput{Options: []string{"red", "green", "blue"}, Else: "Another colour"})
 	if err != nil {
 		return "", err
@@ -264,7 +264,7 @@ func showFlight(ctx context.Context, _ noInput) (string, error) {
 
 func showTogether(ctx context.Context, _ noInput) (string, error) {
 	var bags, meal string
-	err := runtime.Together(ctx,
+	err := turn.Together(ctx,
 		func(ctx context.Context) (err error) { bags, err = AskLuggage.Call(ctx, struct{}{}); return err },
 		func(ctx context.Context) (err error) { meal, err = AskMeal.Call(ctx, struct{}{}); return err },
 	)
@@ -275,7 +275,7 @@ func showTogether(ctx context.Context, _ noInput) (string, error) {
 }
 
 func showProfile(ctx context.Context, _ noInput) (string, error) {
-	res, err := runtime.Ask(ctx, profileForm, "Tell me about yourself:", struct{}{})
+	res, err := turn.Ask(ctx, profileForm, "Tell me about yourself:", struct{}{})
 	if err != nil {
 		return "", err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // The showcase's model picks the demo the user's words ask for: with the
@@ -39,10 +39,10 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		t.Run(tc.say, func(t *testing.T) {
 			var mu sync.Mutex
 			var asked []elicit.Request
-			ctx := runtime.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+			ctx := primitive.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
 				return model.Complete(ctx, req, nil)
 			})
-			ctx = runtime.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				asked = append(asked, req)
@@ -76,7 +76,7 @@ type shown struct {
 }
 
 func (s *shown) provide(ctx context.Context) context.Context {
-	return runtime.ShowAPI.Provide(ctx, func(_ context.Context, f figure.Figure) (struct{}, error) {
+	return primitive.ShowAPI.Provide(ctx, func(_ context.Context, f figure.Figure) (struct{}, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.figures = append(s.figures, f)
@@ -101,7 +101,7 @@ func TestTheShowcaseShowsFiguresTheWordsAskFor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.say, func(t *testing.T) {
 			var s shown
-			ctx := runtime.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+			ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
 				return model.Complete(ctx, req, nil)
 			})
 			reply, err := demo.Showcase().Turn(ctx, tc.say)
@@ -129,7 +129,7 @@ func TestTheShowcaseShowsFiguresTheWordsAskFor(t *testing.T) {
 	}
 	// The table and the chart agree: a bar per row, the same fares.
 	var s shown
-	ctx := runtime.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
 		return model.Complete(ctx, req, nil)
 	})
 	if _, err := demo.Showcase().Turn(ctx, "compare prices"); err != nil {
@@ -154,7 +154,7 @@ func TestAModelShowsItsOwnFigureAndHearsWhatIsWrong(t *testing.T) {
 	)
 	step := 0
 	var s shown
-	ctx := runtime.SampleAPI.Provide(s.provide(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if last := req.Messages[len(req.Messages)-1]; last.Role == llm.Tool {

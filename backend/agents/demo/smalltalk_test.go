@@ -13,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // offlineTurn is what a turn did with the offline model: whether it
@@ -30,21 +30,21 @@ type offlineTurn struct {
 func (o *offlineTurn) run(t *testing.T, a agents.Assistant, message string) string {
 	t.Helper()
 	model := offline.New()
-	ctx := runtime.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
 		o.mu.Lock()
 		o.offered = o.offered || len(req.Tools) > 0
 		o.mu.Unlock()
 		return model.Complete(ctx, req, nil)
 	})
-	ctx = agents.ToolAPI.Around(ctx, func(runtime.Handler[agents.ToolCall, json.RawMessage]) runtime.Handler[agents.ToolCall, json.RawMessage] {
+	ctx = agents.ToolAPI.Around(ctx, func(primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 		return func(_ context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			o.called = append(o.called, c.Tool)
 			return nil, errors.New("not run in this test")
 		}
-	}, runtime.Max)
-	ctx = runtime.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+	}, primitive.Max)
+	ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.asked = append(o.asked, req)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/flights"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // The seed's story: a chat that books flights. Three agents, written as an
@@ -29,7 +30,7 @@ import (
 // Catalogue is where the flight agent searches and books: the app puts its
 // database here for every turn (its root scope); a test may put a
 // flights.Memory, or swap the flight agent itself (agents.Use).
-var Catalogue = runtime.NewValue[flights.Catalogue]("flight-catalogue", nil)
+var Catalogue = primitive.NewValue[flights.Catalogue]("flight-catalogue", nil)
 
 // FlightAgent searches and books flights.
 var FlightAgent = agents.New("flight", "Searches and books flights.")
@@ -99,8 +100,8 @@ func (TripAsk) Describe() string { return "where and when the user wants to fly"
 // confirm, and books.
 var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a trip the user describes in words",
 	func(ctx context.Context, w TripWords) (string, error) {
-		today := runtime.Now(ctx).UTC()
-		ask, err := runtime.SampleAs[TripAsk](ctx, llm.Request{Messages: []llm.Message{
+		today := turn.Now(ctx).UTC()
+		ask, err := turn.SampleAs[TripAsk](ctx, llm.Request{Messages: []llm.Message{
 			{Role: llm.System, Content: fmt.Sprintf("Today is %s (a %s). Read where and when the user wants to fly.", today.Format(time.DateOnly), today.Weekday())},
 			{Role: llm.User, Content: w.Request},
 		}})
@@ -111,7 +112,7 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 		if strings.TrimSpace(trip.Destination) == "" {
 			return "Where would you like to fly to?", nil
 		}
-		if err := runtime.Notify(ctx, "Searching flights…", 0.3); err != nil {
+		if err := turn.Notify(ctx, "Searching flights…", 0.3); err != nil {
 			return "", err
 		}
 		if err := pause(ctx, Pace.Get(ctx)); err != nil {
@@ -134,9 +135,9 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 		}
 		// The key is drawn once and recorded, so a booking retried after a
 		// restart books the same seat once.
-		key := fmt.Sprintf("%016x", runtime.Random(ctx))
+		key := fmt.Sprintf("%016x", turn.Random(ctx))
 		offer := offerOf(found)
-		pick, err := runtime.Ask(ctx, PickFlight, fmt.Sprintf("Which flight to %s%s?", trip.Destination, when), offer)
+		pick, err := turn.Ask(ctx, PickFlight, fmt.Sprintf("Which flight to %s%s?", trip.Destination, when), offer)
 		if err != nil {
 			return "", err
 		}
@@ -148,7 +149,7 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			return outcome(pick.Action, "No flight booked."), nil
 		}
 		f := flightOf(found, pick.Content.Flight)
-		sure, err := runtime.Ask(ctx, elicit.Confirm, fmt.Sprintf("Book %s %s → %s, %s, seat %s, for %s?",
+		sure, err := turn.Ask(ctx, elicit.Confirm, fmt.Sprintf("Book %s %s → %s, %s, seat %s, for %s?",
 			f.Number, f.From, f.To, f.Departs.Format("Mon 2 Jan 15:04"), pick.Content.Seat, f.Fare()), elicit.ConfirmInput{})
 		if err != nil {
 			return "", err

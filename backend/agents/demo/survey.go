@@ -3,11 +3,11 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strconv"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // SurveyAnswer is one answer of the survey agent's questions.
@@ -36,7 +36,7 @@ func Survey() agents.Assistant {
 			}
 			answered := 0
 			for i := 1; i <= n; i++ {
-				res, err := runtime.Ask(ctx, surveyForm, fmt.Sprintf("Question %d of %d: what comes to mind?", i, n), struct{}{})
+				res, err := turn.Ask(ctx, surveyForm, fmt.Sprintf("Question %d of %d: what comes to mind?", i, n), struct{}{})
 				if err != nil {
 					return "", err
 				}

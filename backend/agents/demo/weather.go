@@ -3,13 +3,13 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"hash/fnv"
 	"math"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
 )
 
 // The weather agent answers for a named place from a built-in table, so
@@ -46,7 +46,7 @@ var GetWeather = agents.NewTool(Weather, "getWeather", "Tell the weather today i
 // for its location (the browser's geolocation; "lat,lng" at the terminal).
 var GetLocalWeather = agents.NewTool(Weather, "getLocalWeather", "Tell the weather here, where the user is now",
 	func(ctx context.Context, _ struct{}) (string, error) {
-		res, err := runtime.Ask(ctx, elicit.LocateDevice, "May I see where you are, to tell the weather there?", elicit.LocationInput{Accuracy: "low"})
+		res, err := turn.Ask(ctx, elicit.LocateDevice, "May I see where you are, to tell the weather there?", elicit.LocationInput{Accuracy: "low"})
 		if err != nil {
 			return "", err
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 func TestTheWeatherOfANamedPlace(t *testing.T) {
@@ -37,7 +37,7 @@ func TestTheWeatherOfANamedPlace(t *testing.T) {
 // nearest known place; a refusal is a sentence, not a failure.
 func TestTheWeatherHere(t *testing.T) {
 	answer := func(resp elicit.Response) context.Context {
-		return runtime.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+		return primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 			if req.Kind != elicit.LocateDevice.Name {
 				t.Errorf("asked a %s question, want the location", req.Kind)
 			}

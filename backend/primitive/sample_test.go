@@ -1,4 +1,4 @@
-package runtime_test
+package primitive_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // model is a core for SampleAPI that answers with the next of replies and
@@ -18,7 +18,7 @@ type model struct {
 }
 
 func (m *model) provide(ctx context.Context) context.Context {
-	return runtime.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.requests = append(m.requests, req)
 		if len(m.replies) == 0 {
 			return llm.Response{}, errors.New("no more replies")
@@ -31,7 +31,7 @@ func (m *model) provide(ctx context.Context) context.Context {
 
 func TestSampleWithoutMiddlewareIsTheModelCall(t *testing.T) {
 	m := &model{replies: []string{"hello"}}
-	resp, err := runtime.Sample(m.provide(context.Background()), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
+	resp, err := primitive.Sample(m.provide(context.Background()), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
 	if err != nil || resp.Content != "hello" || len(m.requests) != 1 || m.requests[0].Messages[0].Content != "hi" {
 		t.Fatalf("Sample = %q, %v; requests %+v", resp.Content, err, m.requests)
 	}
@@ -44,19 +44,19 @@ func TestStagesRunInOrderAroundTheModelCall(t *testing.T) {
 	note := func(name string) {
 		seen = append(seen, name)
 	}
-	ctx = runtime.SampleInput.Around(ctx, func(next runtime.Handler[runtime.Prompt, runtime.Prompt]) runtime.Handler[runtime.Prompt, runtime.Prompt] {
-		return func(ctx context.Context, p runtime.Prompt) (runtime.Prompt, error) {
+	ctx = primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
+		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
 			note("input")
 			p.Request.Messages = append(p.Request.Messages, llm.Message{Role: llm.System, Content: "added by input"})
 			return next(ctx, p)
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 	for _, st := range []struct {
 		name string
-		api  *runtime.API[runtime.Sampled, runtime.Sampled]
-	}{{"output", runtime.SampleOutput}, {"metadata", runtime.SampleMetadata}, {"confidence", runtime.SampleConfidence}} {
-		ctx = st.api.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-			return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+		api  *primitive.API[primitive.Sampled, primitive.Sampled]
+	}{{"output", primitive.SampleOutput}, {"metadata", primitive.SampleMetadata}, {"confidence", primitive.SampleConfidence}} {
+		ctx = st.api.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 				note(st.name)
 				switch st.name {
 				case "output":
@@ -69,9 +69,9 @@ func TestStagesRunInOrderAroundTheModelCall(t *testing.T) {
 				}
 				return next(ctx, s)
 			}
-		}, runtime.Min)
+		}, primitive.Min)
 	}
-	s, err := runtime.SampleFull(ctx, llm.Request{})
+	s, err := primitive.SampleFull(ctx, llm.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,42 +90,42 @@ func TestARefusedAttemptRunsAgainFromInputAndIsRecorded(t *testing.T) {
 	m := &model{replies: []string{"maybe", "maybe", "yes"}}
 	ctx := m.provide(context.Background())
 	var attempts []int
-	ctx = runtime.SampleInput.Around(ctx, func(next runtime.Handler[runtime.Prompt, runtime.Prompt]) runtime.Handler[runtime.Prompt, runtime.Prompt] {
-		return func(ctx context.Context, p runtime.Prompt) (runtime.Prompt, error) {
+	ctx = primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
+		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
 			attempts = append(attempts, p.Attempt)
 			return next(ctx, p)
 		}
-	}, runtime.Max)
-	ctx = runtime.SampleConfidence.Around(ctx, func(next runtime.Handler[runtime.Sampled, runtime.Sampled]) runtime.Handler[runtime.Sampled, runtime.Sampled] {
-		return func(ctx context.Context, s runtime.Sampled) (runtime.Sampled, error) {
+	}, primitive.Max)
+	ctx = primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
+		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
 			if s.Response.Content != "yes" {
-				return s, runtime.Retry("sure-or-nothing", "the answer hedges")
+				return s, primitive.Retry("sure-or-nothing", "the answer hedges")
 			}
 			return next(ctx, s)
 		}
-	}, runtime.Min)
-	var notes []runtime.RetryNote
-	ctx = runtime.SampleRetryAPI.Provide(ctx, func(_ context.Context, n runtime.RetryNote) (struct{}, error) {
+	}, primitive.Min)
+	var notes []primitive.RetryNote
+	ctx = primitive.SampleRetryAPI.Provide(ctx, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
 		notes = append(notes, n)
 		return struct{}{}, nil
 	})
 
-	resp, err := runtime.Sample(ctx, llm.Request{})
+	resp, err := primitive.Sample(ctx, llm.Request{})
 	if err != nil || resp.Content != "yes" {
 		t.Fatalf("Sample = %q, %v; want the third reply", resp.Content, err)
 	}
 	if len(attempts) != 3 || attempts[0] != 1 || attempts[2] != 3 {
 		t.Fatalf("input saw attempts %v, want 1 2 3", attempts)
 	}
-	want := runtime.RetryNote{Attempt: 1, By: "sure-or-nothing", Reason: "the answer hedges"}
+	want := primitive.RetryNote{Attempt: 1, By: "sure-or-nothing", Reason: "the answer hedges"}
 	if len(notes) != 2 || notes[0] != want || notes[1].Attempt != 2 {
 		t.Fatalf("recorded %+v, want two refusals, the first %+v", notes, want)
 	}
 
 	// Bounded: the same middleware with only hedging replies.
 	m.replies = []string{"maybe", "maybe", "maybe", "maybe"}
-	_, err = runtime.Sample(runtime.SampleAttempts.With(ctx, 2), llm.Request{})
-	refused, ok := errors.AsType[*runtime.RefusedError](err)
+	_, err = primitive.Sample(primitive.SampleAttempts.With(ctx, 2), llm.Request{})
+	refused, ok := errors.AsType[*primitive.RefusedError](err)
 	if !ok || refused.Attempts != 2 || refused.Last.By != "sure-or-nothing" {
 		t.Fatalf("err = %v, want a RefusedError after 2 attempts", err)
 	}
@@ -148,7 +148,7 @@ func TestSampleAs(t *testing.T) {
 	ask := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Two of us to Oslo"}}}
 	t.Run("a valid first reply", func(t *testing.T) {
 		m := &model{replies: []string{`{"destination":"Oslo","travellers":2}`}}
-		got, err := runtime.SampleAs[Trip](m.provide(context.Background()), ask)
+		got, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
 		if err != nil || got.Value != (Trip{"Oslo", 2}) {
 			t.Fatalf("SampleAs = %+v, %v", got.Value, err)
 		}
@@ -162,7 +162,7 @@ func TestSampleAs(t *testing.T) {
 	})
 	t.Run("one retry with the format", func(t *testing.T) {
 		m := &model{replies: []string{`Sure! Oslo for two.`, `{"destination":"Oslo","travellers":2}`}}
-		got, err := runtime.SampleAs[Trip](m.provide(context.Background()), ask)
+		got, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
 		if err != nil || got.Value != (Trip{"Oslo", 2}) {
 			t.Fatalf("SampleAs = %+v, %v", got.Value, err)
 		}
@@ -178,8 +178,8 @@ func TestSampleAs(t *testing.T) {
 	})
 	t.Run("two failures are a typed error", func(t *testing.T) {
 		m := &model{replies: []string{`nope`, `{"destination":"Oslo","travellers":"two"}`, `{"destination":"Oslo","travellers":2}`}}
-		_, err := runtime.SampleAs[Trip](m.provide(context.Background()), ask)
-		oe, ok := errors.AsType[*runtime.OutputError](err)
+		_, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
+		oe, ok := errors.AsType[*primitive.OutputError](err)
 		if !ok || oe.Type != "Trip" || !strings.Contains(oe.Reply, `"two"`) {
 			t.Fatalf("err = %v, want an OutputError holding the last reply", err)
 		}

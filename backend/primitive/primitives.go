@@ -1,4 +1,4 @@
-package runtime
+package primitive
 
 import (
 	"context"
@@ -41,7 +41,7 @@ var (
 )
 
 // NowAPI and RandomAPI make time and chance replayable: a durable turn that
-// reads them through the runtime gets the same answers when it is resumed.
+// reads them through package turn gets the same answers when it is resumed.
 var (
 	NowAPI    = NewAPI[struct{}, time.Time]("now")
 	RandomAPI = NewAPI[struct{}, uint64]("random")

@@ -1,7 +1,7 @@
-// Package runtime holds the primitives agents are written with (sample, elicit,
+// Package primitive holds the primitives agents are written with (sample, elicit,
 // notify, log), the middleware that wraps them at every scope, and the scope
 // itself: a context.Context whose children never outlive it.
-package runtime
+package primitive
 
 import "context"
 

@@ -1,4 +1,4 @@
-package runtime_test
+package primitive_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 func TestTogetherFirstFailureStopsTheOthers(t *testing.T) {
 	boom := errors.New("boom")
-	err := runtime.Together(t.Context(),
+	err := primitive.Together(t.Context(),
 		func(ctx context.Context) error { return boom },
 		func(ctx context.Context) error { <-ctx.Done(); return nil }, // quits quietly when told
 	)
@@ -26,7 +26,7 @@ func TestTogetherReportsACancelledParentEvenWhenBranchesQuitQuietly(t *testing.T
 	ctx, cancel := context.WithCancelCause(t.Context())
 	started := make(chan struct{})
 	go func() { <-started; cancel(stop) }()
-	err := runtime.Together(ctx,
+	err := primitive.Together(ctx,
 		func(ctx context.Context) error { close(started); <-ctx.Done(); return nil },
 		func(ctx context.Context) error { <-ctx.Done(); return nil },
 	)
@@ -38,7 +38,7 @@ func TestTogetherReportsACancelledParentEvenWhenBranchesQuitQuietly(t *testing.T
 func TestTogetherGivesEachBranchItsLane(t *testing.T) {
 	type laneKey struct{}
 	groups := 0
-	ctx := runtime.Lanes.With(t.Context(), func(ctx context.Context) func(int) context.Context {
+	ctx := primitive.Lanes.With(t.Context(), func(ctx context.Context) func(int) context.Context {
 		groups++
 		return func(i int) context.Context { return context.WithValue(ctx, laneKey{}, i) }
 	})
@@ -50,7 +50,7 @@ func TestTogetherGivesEachBranchItsLane(t *testing.T) {
 		seen = append(seen, ctx.Value(laneKey{}).(int))
 		return nil
 	}
-	if err := runtime.Together(ctx, branch, branch, branch); err != nil {
+	if err := primitive.Together(ctx, branch, branch, branch); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(seen)

@@ -1,4 +1,4 @@
-package runtime_test
+package primitive_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // BenchmarkSamplePipeline measures what the pipeline adds to a model call
@@ -26,12 +26,12 @@ func BenchmarkSamplePipeline(b *testing.B) {
 		}
 	})
 	b.Run("pipeline", func(b *testing.B) {
-		ctx := runtime.SampleAPI.Provide(context.Background(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		ctx := primitive.SampleAPI.Provide(context.Background(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
 			return model.Complete(ctx, req, nil)
 		})
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := runtime.Sample(ctx, req); err != nil {
+			if _, err := primitive.Sample(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}

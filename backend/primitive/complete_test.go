@@ -1,4 +1,4 @@
-package runtime_test
+package primitive_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/runtime"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
 // Complete calls the model it is given, through CompleteAPI's middleware
@@ -17,22 +17,22 @@ func TestCompleteGoesThroughItsMiddleware(t *testing.T) {
 	var streamed string
 	onDelta := func(d string) { streamed += d }
 
-	direct, err := runtime.Complete(context.Background(), offline.New(), req, onDelta)
+	direct, err := primitive.Complete(context.Background(), offline.New(), req, onDelta)
 	if err != nil || direct.Content == "" || streamed != direct.Content {
 		t.Fatalf("with no middleware: %+v, %v, streamed %q", direct, err, streamed)
 	}
 
 	var seen []string
-	ctx := runtime.CompleteAPI.Around(context.Background(), func(next runtime.Handler[runtime.Completion, llm.Response]) runtime.Handler[runtime.Completion, llm.Response] {
-		return func(ctx context.Context, c runtime.Completion) (llm.Response, error) {
+	ctx := primitive.CompleteAPI.Around(context.Background(), func(next primitive.Handler[primitive.Completion, llm.Response]) primitive.Handler[primitive.Completion, llm.Response] {
+		return func(ctx context.Context, c primitive.Completion) (llm.Response, error) {
 			seen = append(seen, c.Model.Name()+": "+c.Request.Messages[0].Content)
 			resp, err := next(ctx, c)
 			resp.Content = "[" + resp.Content + "]"
 			return resp, err
 		}
-	}, runtime.Max)
+	}, primitive.Max)
 	streamed = ""
-	got, err := runtime.Complete(ctx, offline.New(), req, onDelta)
+	got, err := primitive.Complete(ctx, offline.New(), req, onDelta)
 	if err != nil {
 		t.Fatal(err)
 	}
