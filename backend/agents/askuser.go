@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // AskUserTool is the name of the tool a Loop offers so that the model can

@@ -3,12 +3,12 @@ package agents_test
 import (
 	"context"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // Greeting is what the greeter asks for.

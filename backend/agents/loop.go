@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // The agent loop. The model is offered the tools of some agents and decides:

@@ -3,12 +3,12 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 	"strconv"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // Figures: the showcase's demos that answer with a table and charts

@@ -3,10 +3,10 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // Flight selection is the demo's own elicit kind, declared the way any

@@ -3,13 +3,13 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 	"sync"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // The showcase agent asks every kind of question there is, and shows a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/flights"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // The seed's story: a chat that books flights. Three agents, written as an

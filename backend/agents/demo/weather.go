@@ -3,13 +3,13 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"hash/fnv"
 	"math"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
 // The weather agent answers for a named place from a built-in table, so
