@@ -1,10 +1,11 @@
 // Package agents defines the two things an app is made of. An Agent is a
 // named set of typed tools, resolved through the context so that a parent
-// scope — or a test — can substitute an agent for its children. An
+// scope — or a test — can substitute an agent for its children; a tool may
+// also be a value of its own, made by Func and handed to a Loop. An
 // Assistant is what a conversation talks to: its turn function answers each
-// user message, using agents' tools and the primitives of package turn; a
-// Registry gathers them. The ones the binary ships with are in the demo
-// package below.
+// user message, using tools and the primitives of package turn; a Registry
+// gathers them. The ones the binary ships with are in the demo package
+// below.
 package agents
 
 import (
@@ -22,14 +23,16 @@ import (
 type Agent struct {
 	Name        string
 	Description string
-	tools       []ToolInfo
-	// invoke calls a tool by name with JSON input, for callers that hold
-	// no typed Tool: a model choosing among the agent's tools.
-	invoke map[string]func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+	tools       []AnyTool // in declaration order
+	// byName finds a tool for callers that hold no typed Tool: a model
+	// choosing among the agent's tools.
+	byName map[string]AnyTool
 }
 
 // ToolInfo describes a tool to models and developers.
 type ToolInfo struct {
+	// Agent is the agent that declares the tool; empty for a tool made by
+	// Func, which belongs to no agent.
 	Agent       string         `json:"agent"`
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
@@ -38,30 +41,67 @@ type ToolInfo struct {
 
 // New declares an agent.
 func New(name, description string) *Agent {
-	return &Agent{Name: name, Description: description, invoke: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){}}
+	return &Agent{Name: name, Description: description, byName: map[string]AnyTool{}}
 }
 
 // Tools lists the agent's tools in declaration order.
-func (a *Agent) Tools() []ToolInfo { return append([]ToolInfo(nil), a.tools...) }
+func (a *Agent) Tools() []ToolInfo {
+	infos := make([]ToolInfo, len(a.tools))
+	for i, t := range a.tools {
+		infos[i] = t.Info()
+	}
+	return infos
+}
 
-// Tool is a typed tool of an agent.
+// Tool is a typed tool: a name, a description, an input whose JSON Schema
+// comes from In, and a function. A tool made by NewTool belongs to an
+// agent, whose Instance in the context may replace its function; one made
+// by Func is a value of its own. Either way a call passes through ToolAPI,
+// so in a conversation it is recorded and a resumed turn does not run it
+// again.
 type Tool[In, Out any] struct {
-	agent *Agent
+	agent *Agent // nil for a tool made by Func
 	info  ToolInfo
 	def   func(context.Context, In) (Out, error)
+}
+
+// AnyTool is a tool whatever its input and output types, as a Loop offers
+// it to the model (Loop.Tools): a *Tool made by Func or NewTool.
+type AnyTool interface {
+	// Info describes the tool.
+	Info() ToolInfo
+	// callJSON runs the tool on JSON input, as Tool.Call does on a typed one.
+	callJSON(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 }
 
 // NewTool adds a tool to a. Its input JSON Schema is derived from In; it
 // panics if In has no schema, since tools are declared at start-up.
 func NewTool[In, Out any](a *Agent, name, description string, fn func(context.Context, In) (Out, error)) *Tool[In, Out] {
-	info := ToolInfo{Agent: a.Name, Name: name, Description: description, Input: elicit.MustSchemaFor[In]()}
-	if _, dup := a.invoke[name]; dup {
+	if _, dup := a.byName[name]; dup {
 		panic(fmt.Sprintf("agents: agent %s declares tool %s twice", a.Name, name))
 	}
-	a.tools = append(a.tools, info)
-	t := &Tool[In, Out]{agent: a, info: info, def: fn}
-	a.invoke[name] = t.callJSON
+	t := &Tool[In, Out]{agent: a, info: toolInfo[In](a.Name, name, description), def: fn}
+	a.tools = append(a.tools, t)
+	a.byName[name] = t
 	return t
+}
+
+// Func makes a tool of fn that belongs to no agent: a value to hand to a
+// Loop (Loop.Tools), or to call with Call, with no agent declared for it.
+// Its input JSON Schema is derived from In; it panics if In has no schema,
+// since tools are made at start-up.
+//
+// In the record, the audit and telemetry, a Func tool's calls are those of
+// the agent whose code calls it (primitive.AgentName): in a conversation,
+// the assistant whose turn it is, or the agent whose tool runs the Loop.
+// The model sees its name alone, as it sees every tool's.
+func Func[In, Out any](name, description string, fn func(context.Context, In) (Out, error)) *Tool[In, Out] {
+	return &Tool[In, Out]{info: toolInfo[In]("", name, description), def: fn}
+}
+
+// toolInfo describes a tool whose input is In.
+func toolInfo[In any](agent, name, description string) ToolInfo {
+	return ToolInfo{Agent: agent, Name: name, Description: description, Input: elicit.MustSchemaFor[In]()}
 }
 
 // Invoke calls the agent's tool named tool with JSON input, as Call does
@@ -69,11 +109,11 @@ func NewTool[In, Out any](a *Agent, name, description string, fn func(context.Co
 // the context resolves. An input that does not decode is an error of the
 // call, returned to the caller (a model is told, and may try again).
 func (a *Agent) Invoke(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, error) {
-	call, ok := a.invoke[tool]
+	t, ok := a.byName[tool]
 	if !ok {
 		return nil, fmt.Errorf("agent %s has no tool %q", a.Name, tool)
 	}
-	return call(ctx, input)
+	return t.callJSON(ctx, input)
 }
 
 // Info describes the tool.
@@ -92,7 +132,7 @@ var ToolAPI = primitive.NewAPI[ToolCall, json.RawMessage]("tool")
 
 // Call runs the tool with the implementation the context resolves: an
 // Instance of the tool's agent put there by a parent scope, else the
-// default. The call passes through ToolAPI's middleware.
+// tool's own function. The call passes through ToolAPI's middleware.
 func (t *Tool[In, Out]) Call(ctx context.Context, in In) (Out, error) {
 	var out Out
 	raw, err := json.Marshal(in)
@@ -112,9 +152,13 @@ func (t *Tool[In, Out]) Call(ctx context.Context, in In) (Out, error) {
 // callJSON runs the tool on JSON input and returns its JSON result.
 func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 	impl := t.def
-	if inst := instanceOf(ctx, t.agent); inst != nil {
-		if fn, ok := inst.impls[t.info.Name].(func(context.Context, In) (Out, error)); ok {
-			impl = fn
+	agent := primitive.AgentName.Get(ctx) // a Func tool's calls are its caller's
+	if t.agent != nil {
+		agent = t.agent.Name
+		if inst := instanceOf(ctx, t.agent); inst != nil {
+			if fn, ok := inst.impls[t.info.Name].(func(context.Context, In) (Out, error)); ok {
+				impl = fn
+			}
 		}
 	}
 	core := func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
@@ -130,7 +174,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		return json.Marshal(res)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	return ToolAPI.Call(ctx, ToolCall{Agent: t.agent.Name, Tool: t.info.Name, Input: raw})
+	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw})
 }
 
 // Instance is an instantiated agent: implementations for some or all of its

@@ -12,21 +12,26 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
-// The agent loop. The model is offered the tools of some agents and decides:
-// each step is one model call, and the tool calls it makes are run (several
-// at once together) and their results handed back, until the model answers
-// in words or the step bound is reached. Every step is calls of the
-// runtime, so in a conversation each is a node of the tree: a loop stopped,
+// The agent loop. The model is offered some tools and decides: each step is
+// one model call, and the tool calls it makes are run (several at once
+// together) and their results handed back, until the model answers in words
+// or the step bound is reached. Every step is calls of the primitives, so
+// in a conversation each is a node of the tree: a loop stopped,
 // edited, retried or resumed after a crash behaves as a scripted turn does,
 // and on replay no model call and no finished tool runs twice.
 
-// Loop is a model-driven turn: a system prompt, the agents whose tools the
-// model may call, and whether it may ask the user itself.
+// Loop is a model-driven turn: a system prompt, the tools the model may
+// call, and whether it may ask the user itself.
 type Loop struct {
 	// System is the system prompt each step starts with.
 	System string
 	// Agents lend their tools to the model.
 	Agents []*Agent
+	// Tools are offered to the model beside the agents' tools: tools made
+	// by Func, or single tools of agents not listed in Agents. No two tools
+	// of a loop may share a name (the model calls a tool by its name alone):
+	// Run refuses such a loop with an error naming them.
+	Tools []AnyTool
 	// AskUser offers the model the ask_user tool (see AskUserTool): a
 	// form, a choice or a yes/no it writes itself.
 	AskUser bool
@@ -140,38 +145,51 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 // tool is one tool the loop offers, by the name the model calls it.
 type tool func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 
-// toolbox gathers the tools the model is offered and their specs, in the
-// agents' order.
+// toolbox gathers the tools the model is offered and their specs: the
+// agents' tools in the agents' order, then Tools, then ask_user.
 func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
 	tools := map[string]tool{}
+	owners := map[string]string{} // who offers each tool, to name a clash
 	var specs []llm.ToolSpec
-	add := func(name, agent, description string, schema any, run tool) error {
-		if _, dup := tools[name]; dup {
-			return fmt.Errorf("two tools are named %q; a model could not tell them apart", name)
+	add := func(owner, name, description string, schema any, run tool) error {
+		if was, dup := owners[name]; dup {
+			return fmt.Errorf("two tools are named %q (%s and %s); a model could not tell them apart", name, was, owner)
 		}
 		params, err := json.Marshal(schema)
 		if err != nil {
-			return fmt.Errorf("the input schema of %s/%s: %w", agent, name, err)
+			return fmt.Errorf("the input schema of tool %q (%s): %w", name, owner, err)
 		}
-		tools[name] = run
+		tools[name], owners[name] = run, owner
 		specs = append(specs, llm.ToolSpec{Name: name, Description: description, Parameters: params})
 		return nil
 	}
-	for _, a := range l.Agents {
-		for _, info := range a.tools {
-			run := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-				if errs := info.Input.Validate(in); len(errs) > 0 {
-					return nil, fmt.Errorf("the arguments do not fit the tool's input: %w", errs)
-				}
-				return a.Invoke(ctx, info.Name, in)
+	offer := func(owner string, t AnyTool) error {
+		info := t.Info()
+		run := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			if errs := info.Input.Validate(in); len(errs) > 0 {
+				return nil, fmt.Errorf("the arguments do not fit the tool's input: %w", errs)
 			}
-			if err := add(info.Name, a.Name, info.Description, info.Input, run); err != nil {
+			return t.callJSON(ctx, in)
+		}
+		return add(owner, info.Name, info.Description, info.Input, run)
+	}
+	for _, a := range l.Agents {
+		for _, t := range a.tools {
+			if err := offer("of agent "+a.Name, t); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
+	for i, t := range l.Tools {
+		if t == nil {
+			return nil, nil, fmt.Errorf("the loop's Tools[%d] is nil", i)
+		}
+		if err := offer(fmt.Sprintf("Tools[%d]", i), t); err != nil {
+			return nil, nil, err
+		}
+	}
 	if l.AskUser {
-		if err := add(AskUserTool, "", askUserDescription, askUserSchema, askUser); err != nil {
+		if err := add("AskUser", AskUserTool, askUserDescription, askUserSchema, askUser); err != nil {
 			return nil, nil, err
 		}
 	}
