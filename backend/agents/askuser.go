@@ -11,21 +11,38 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
-// AskUserTool is the name of the tool a Loop offers so that the model can
-// ask the user itself: a form of fields it names, a choice among options,
-// or a yes/no. The question is an elicit like any other, checked the same
-// way, recorded, and waited on across restarts.
+// AskUserTool is the name of the tool a Loop with AskUser offers so that
+// the model can ask the user itself: a form of fields it names, a choice
+// among options, or a yes/no. Its input is an AskUserInput. The question is
+// an elicit like any other, checked the same way, recorded, and waited on
+// across restarts.
+//
+// The model is handed the user's answer as JSON: the action ("accept",
+// "decline", "cancel" or "other"), the answer when accepted — {"yes":true}
+// for a yes/no, {"option":"aisle"} for a choice, the fields by name for a
+// form — and the user's words when they answered otherwise:
+//
+//	{"action":"accept","answer":{"option":"aisle"}}
+//	{"action":"other","text":"only if it is cheaper"}
+//
+// A question the model wrote badly (a kind or field the input has not, a
+// choice without options, a form without fields) asks the user nothing: the
+// model is handed the error instead, to ask again better.
 const AskUserTool = "ask_user"
 
 const askUserDescription = "Ask the user for something you need and cannot find out otherwise. " +
 	"kind=confirm for a yes/no question, kind=choice to pick one of options, kind=form to fill in named fields. " +
 	"Returns the user's answer."
 
-// AskUserInput is the arguments of the ask_user tool: what the model writes
-// to ask the user. Kind is "confirm" for a yes/no, "choice" to pick one of
-// Options, or "form" to fill in Fields. An author or a test builds one and
-// marshals it to write the tool call a model would (its JSON is the tool's
-// input schema, as the model is shown it).
+// AskUserInput is the input of the ask_user tool (AskUserTool): what the
+// model writes to ask the user. Kind is "confirm" for a yes/no, "choice" to
+// pick one of Options, or "form" to fill in Fields. Its JSON Schema, from
+// the struct tags, is the tool's input schema as the model is shown it, so
+// an author or a test can build one and marshal it to write the tool call a
+// model would:
+//
+//	args, _ := json.Marshal(agents.AskUserInput{Question: "Which seat?", Kind: "choice", Options: []string{"window", "aisle"}})
+//	call := llm.ToolCall{ID: "q1", Name: agents.AskUserTool, Arguments: string(args)}
 type AskUserInput struct {
 	Question string         `json:"question" desc:"What to ask the user, in a sentence or two"`
 	Kind     string         `json:"kind" enum:"confirm,choice,form" desc:"How the user answers"`
@@ -34,8 +51,10 @@ type AskUserInput struct {
 }
 
 // AskUserField is one field of a form the model asks the user to fill in
-// (AskUserInput's Fields). Type is "string", "number", "integer" or
-// "boolean"; Options, for a string, are the values allowed.
+// (AskUserInput's Fields). Name is its key in the answer and must be unique
+// in the form; Label is what the user reads (Name when empty). Type is
+// "string", "number", "integer" or "boolean"; Options, for a string, are the
+// values allowed. A field is required unless Optional.
 type AskUserField struct {
 	Name     string   `json:"name" desc:"The field's name, a short identifier"`
 	Label    string   `json:"label,omitempty" desc:"What the user sees"`

@@ -216,20 +216,30 @@ func TestAskUser(t *testing.T) {
 		})
 	}
 
-	t.Run("a badly written question asks nothing", func(t *testing.T) {
-		ctx := primitive.ElicitAPI.Provide(t.Context(), func(context.Context, elicit.Request) (elicit.Response, error) {
-			t.Error("the user was asked")
-			return elicit.Response{}, nil
+	bad := []struct{ name, args, want string }{
+		{"a choice without options", `{"question":"Pick","kind":"choice"}`, "a choice needs options"},
+		{"a form without fields", `{"question":"Who?","kind":"form"}`, "a form needs fields"},
+		{"a kind the input has not", `{"question":"Pick","kind":"quiz"}`, "the question is not well formed"},
+		{"a field the input has not", `{"question":"Pick","kind":"choice","choices":["a","b"]}`, "the question is not well formed"},
+		{"a misnamed field of a form", `{"question":"Who?","kind":"form","fields":[{"title":"name","type":"string"}]}`, "the question is not well formed"},
+		{"two fields of one name", `{"question":"Who?","kind":"form","fields":[{"name":"a","type":"string"},{"name":"a","type":"string"}]}`, "each field needs a name of its own"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name+" asks nothing", func(t *testing.T) {
+			ctx := primitive.ElicitAPI.Provide(t.Context(), func(context.Context, elicit.Request) (elicit.Response, error) {
+				t.Error("the user was asked")
+				return elicit.Response{}, nil
+			})
+			m := &scripted{replies: []llm.Response{calls(llm.ToolCall{ID: "q", Name: agents.AskUserTool, Arguments: tc.args}), text("ok")}}
+			if _, err := (agents.Loop{AskUser: true}).Run(m.provide(ctx), []llm.Message{{Role: llm.User, Content: "go"}}); err != nil {
+				t.Fatal(err)
+			}
+			msgs := m.requests[1].Messages
+			if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "Error: "+tc.want) {
+				t.Fatalf("the model was told %q, want %q", got, tc.want)
+			}
 		})
-		m := &scripted{replies: []llm.Response{calls(llm.ToolCall{ID: "q", Name: agents.AskUserTool, Arguments: `{"question":"Pick","kind":"choice"}`}), text("ok")}}
-		if _, err := (agents.Loop{AskUser: true}).Run(m.provide(ctx), []llm.Message{{Role: llm.User, Content: "go"}}); err != nil {
-			t.Fatal(err)
-		}
-		msgs := m.requests[1].Messages
-		if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "Error: a choice needs options") {
-			t.Fatalf("the model was told %q", got)
-		}
-	})
+	}
 }
 
 func TestLoopChoiceAndDirect(t *testing.T) {
