@@ -16,9 +16,9 @@ import (
 // one model call, and the tool calls it makes are run (several at once
 // together) and their results handed back, until the model answers in words
 // or the step bound is reached. Every step is calls of the primitives, so
-// in a conversation each is a node of the tree: a loop stopped,
-// edited, retried or resumed after a crash behaves as a scripted turn does,
-// and on replay no model call and no finished tool runs twice.
+// in a conversation each is a node of the tree: a loop stopped, edited,
+// retried or resumed after a crash behaves as a scripted turn does, and on
+// replay no model call and no finished tool runs twice.
 
 // Loop is a model-driven turn: a system prompt, the tools the model may
 // call, and whether it may ask the user itself.
