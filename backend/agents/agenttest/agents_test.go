@@ -113,3 +113,24 @@ func (f *fakeT) failed() string {
 	defer f.mu.Unlock()
 	return strings.Join(f.failures, "\n")
 }
+
+// host looks outside and has the model say so before it asks the user's
+// name: a restart while it asks must not do either again.
+var host = agents.Assistant{Name: "host", Turn: func(ctx context.Context, message string) (string, error) {
+	sky, err := weather.Call(ctx, "Lisbon")
+	if err != nil {
+		return "", err
+	}
+	out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Say that it is " + sky}}})
+	if err != nil {
+		return "", err
+	}
+	who, err := turn.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
+	if err != nil {
+		return "", err
+	}
+	if who.Action != elicit.Accept {
+		return out.Content, nil
+	}
+	return out.Content + ", " + who.Content.Name + "!", nil
+}}
