@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/agents/agenttest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
@@ -60,6 +61,25 @@ func Example_writingAnAgent() {
 	}
 	// chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(greeter), Model: model}) serves it.
 	_ = agents.NewRegistry(greeter)
+
+	// A test runs it against a scripted user and a scripted model
+	// (agenttest.Run in a go test; Play here, where there is no test).
+	got, err := agenttest.Play(context.Background(), greeter, "Hello!",
+		agenttest.User(agenttest.Answer("What should I call you?", Greeting{Name: "Ana"})),
+		agenttest.Model(agenttest.Reply("Hi Ana! It is sunny in Lisbon.")),
+	)
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Print(got)
+	// Output:
+	// user: Hello!
+	// ask form "What should I call you?": accept {"name":"Ana"}
+	// notify: Looking outside (50%)
+	// tool greeter.weather("Lisbon"): "sunny in Lisbon"
+	// model: Greet Ana; it is sunny in Lisbon. → Hi Ana! It is sunny in Lisbon.
+	// log info: greeted name=Ana
+	// reply: Hi Ana! It is sunny in Lisbon.
 }
 
 // Trip is a value the model is asked for with SampleAs: its JSON Schema
@@ -92,4 +112,32 @@ func Example_modelDrivenAgent() {
 		}.Turn,
 	}
 	_ = agents.NewRegistry(planner)
+
+	// A test scripts the model's every step, readTrip's own call included,
+	// and the user's answer to the question the model asks.
+	got, err := agenttest.Play(context.Background(), planner, "Lisbon next Friday?",
+		agenttest.Model(
+			agenttest.Call("readTrip", "Lisbon next Friday"),
+			agenttest.Reply(`{"destination":"Lisbon","date":"2026-06-05"}`), // readTrip's SampleAs
+			agenttest.Call("weather", "Lisbon"),
+			agenttest.Call(agents.AskUserTool, agents.AskUserInput{Question: "Book Lisbon on 5 June?", Kind: "confirm"}),
+			agenttest.Reply("Booked: Lisbon on 5 June, and it will be sunny."),
+		),
+		agenttest.User(agenttest.Answer("Book Lisbon on 5 June?", elicit.Confirmation{Yes: true})),
+	)
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Print(got)
+	// Output:
+	// user: Lisbon next Friday?
+	// model: Lisbon next Friday? → readTrip("Lisbon next Friday")
+	// model: Lisbon next Friday → {"destination":"Lisbon","date":"2026-06-05"}
+	// tool greeter.readTrip("Lisbon next Friday"): {"destination":"Lisbon","date":"2026-06-05"}
+	// model: {"destination":"Lisbon","date":"2026-06-05"} → weather("Lisbon")
+	// tool greeter.weather("Lisbon"): "sunny in Lisbon"
+	// model: "sunny in Lisbon" → ask_user({"question":"Book Lisbon on 5 June?","kind":"confirm"})
+	// ask confirm "Book Lisbon on 5 June?": accept {"yes":true}
+	// model: {"action":"accept","answer":{"yes":true}} → Booked: Lisbon on 5 June, and it will be sunny.
+	// reply: Booked: Lisbon on 5 June, and it will be sunny.
 }
