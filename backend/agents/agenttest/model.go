@@ -19,6 +19,10 @@ import (
 // what its steps do. Made by Model, it is an Option of Run, Play and Serve,
 // and it can be handed to anything that takes a provider (chat.Config's
 // Model); Err then says how it went. A script serves one run.
+//
+// Steps are taken in the order the calls come: model calls made at once
+// (tools that call the model, run together) take them in whichever order
+// they arrive, so such a test gives each step a WhenAsked or a Check.
 type ModelScript struct {
 	steps []ModelStep
 
