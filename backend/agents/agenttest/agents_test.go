@@ -134,3 +134,20 @@ var host = agents.Assistant{Name: "host", Turn: func(ctx context.Context, messag
 	}
 	return out.Content + ", " + who.Content.Name + "!", nil
 }}
+
+// twoPoems has the model write two poems at once: the calls reach the
+// model in either order.
+var twoPoems = agents.Assistant{Name: "poems", Turn: func(ctx context.Context, message string) (string, error) {
+	poems := make([]string, 2)
+	write := func(i int, about string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "A poem about " + about}}})
+			poems[i] = out.Content
+			return err
+		}
+	}
+	if err := turn.Together(ctx, write(0, "the hills"), write(1, "the sea")); err != nil {
+		return "", err
+	}
+	return strings.Join(poems, " / "), nil
+}}

@@ -53,7 +53,7 @@ func ExamplePlay_strict() {
 	fmt.Println(err)
 	// Output:
 	// the run did not follow the script:
-	//   - model call 1: the script calls ask_user with arguments that do not fit its input (fields[0].name: is required): {"fields":[{"label":"People","type":"integer"}],"kind":"form","question":"For how many?"}
+	//   - model call 1 (step 1): the script calls ask_user with arguments that do not fit its input (fields[0].name: is required): {"fields":[{"label":"People","type":"integer"}],"kind":"form","question":"For how many?"}
 	// what happened:
 	//     user: A table, please
 	//     model: A table, please → the script broke here

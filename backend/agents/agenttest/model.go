@@ -20,14 +20,15 @@ import (
 // and it can be handed to anything that takes a provider (chat.Config's
 // Model); Err then says how it went. A script serves one run.
 //
-// Steps are taken in the order the calls come: model calls made at once
-// (tools that call the model, run together) take them in whichever order
-// they arrive, so such a test gives each step a WhenAsked or a Check.
+// A call takes the first step not used yet whose expectations (WhenAsked,
+// Check) it meets, and steps with none in order: so model calls made at
+// once (tools that call the model, run together), which arrive in either
+// order, each take the step that expects them.
 type ModelScript struct {
 	steps []ModelStep
 
 	mu       sync.Mutex
-	next     int
+	used     []bool
 	requests []llm.Request
 	problems []string
 	// asks are the ask_user calls the script made whose question was not
@@ -39,7 +40,7 @@ type ModelScript struct {
 
 // Model returns a model that answers its calls with steps, in order.
 func Model(steps ...ModelStep) *ModelScript {
-	m := &ModelScript{steps: steps, asks: map[string]string{}}
+	m := &ModelScript{steps: steps, used: make([]bool, len(steps)), asks: map[string]string{}}
 	id := 0
 	for i := range m.steps {
 		m.steps[i].calls = slices.Clone(m.steps[i].calls)
@@ -89,9 +90,11 @@ func (m *ModelScript) check() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ps := slices.Clone(m.problems)
-	for i := m.next; i < len(m.steps); i++ {
-		ps = append(ps, fmt.Sprintf("model step %d (%s) was never used: the model was called %s",
-			i+1, m.steps[i], times(m.next)))
+	for i, step := range m.steps {
+		if !m.used[i] {
+			ps = append(ps, fmt.Sprintf("model step %d (%s) was never used: the model was called %s",
+				i+1, step, times(len(m.requests))))
+		}
 	}
 	if len(m.problems) == 0 { // after a problem the turn ended, and asked nothing more
 		for _, id := range slices.Sorted(maps.Keys(m.asks)) {
@@ -116,21 +119,21 @@ func (m *ModelScript) Complete(ctx context.Context, req llm.Request, onDelta fun
 	if problem := m.unaskedLocked(req); problem != "" {
 		return llm.Response{}, m.failLocked(problem)
 	}
-	if m.next >= len(m.steps) {
+	i, problem := m.pickLocked(req)
+	switch {
+	case i < 0:
 		return llm.Response{}, m.failLocked(fmt.Sprintf("the model was called a %s time, and the script has %s; it was asked: %s",
 			ordinal(n), plural(len(m.steps), "step"), lastMessage(req)))
+	case problem != "":
+		return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d (step %d, %s): %s", n, i+1, m.steps[i], problem))
 	}
-	step := m.steps[m.next]
-	m.next++
-	if problem := step.problem(req); problem != "" {
-		return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d (%s): %s", n, step, problem))
-	}
+	step := m.steps[i]
 	if step.fail != nil {
 		return llm.Response{}, step.fail
 	}
 	for _, c := range step.calls {
 		if problem := callProblem(req, c); problem != "" {
-			return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d: %s", n, problem))
+			return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d (step %d): %s", n, i+1, problem))
 		}
 	}
 	for _, c := range step.calls {
@@ -148,6 +151,30 @@ func (m *ModelScript) Complete(ctx context.Context, req llm.Request, onDelta fun
 		onDelta(resp.Content)
 	}
 	return resp, nil
+}
+
+// pickLocked marks and returns the step that answers req: the first one
+// not used whose expectations req meets; else the first one not used, with
+// why req does not meet its expectations; -1 when every step is used.
+func (m *ModelScript) pickLocked(req llm.Request) (int, string) {
+	first, problem := -1, ""
+	for i, step := range m.steps {
+		if m.used[i] {
+			continue
+		}
+		p := step.problem(req)
+		if p == "" {
+			m.used[i] = true
+			return i, ""
+		}
+		if first < 0 {
+			first, problem = i, p
+		}
+	}
+	if first >= 0 {
+		m.used[first] = true
+	}
+	return first, problem
 }
 
 // heard tells the script that the turn asked the user req: an ask_user

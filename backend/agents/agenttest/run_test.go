@@ -75,6 +75,19 @@ func TestRunPassesAModelThatAsksTheUser(t *testing.T) {
 	}
 }
 
+func TestRunMatchesModelCallsMadeAtOnceInAnyOrder(t *testing.T) {
+	sea, hills := agenttest.Reply("waves").WhenAsked("the sea"), agenttest.Reply("peaks").WhenAsked("the hills")
+	for range 10 {
+		for _, steps := range [][]agenttest.ModelStep{{sea, hills}, {hills, sea}} {
+			ft := newFakeT(t)
+			got := agenttest.Run(ft, twoPoems, "go", agenttest.Model(steps...))
+			if f := ft.failed(); f != "" || got.Reply != "peaks / waves" {
+				t.Fatalf("reply %q, failures: %s", got.Reply, f)
+			}
+		}
+	}
+}
+
 func TestRunMatchesQuestionsAskedAtOnceInAnyOrder(t *testing.T) {
 	for range 10 {
 		ft := newFakeT(t)
@@ -153,7 +166,7 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 		{
 			name: "a tool call whose arguments do not fit", assistant: planner,
 			opts: []agenttest.Option{agenttest.Model(agenttest.Call("weather", map[string]any{"city": "Lisbon"}), agenttest.Reply("ok"))},
-			want: []string{`model call 1: the script calls weather with arguments that do not fit its input (must be text): {"city":"Lisbon"}`},
+			want: []string{`model call 1 (step 1): the script calls weather with arguments that do not fit its input (must be text): {"city":"Lisbon"}`},
 		},
 		{
 			name: "an ask_user call with a misnamed field", assistant: planner,
@@ -162,7 +175,7 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 					"fields": []map[string]any{{"nmae": "name", "type": "string"}}}), agenttest.Reply("ok")),
 				agenttest.User(agenttest.Answer("Who travels?", map[string]any{"name": "Ana"})),
 			},
-			want: []string{`model call 1: the script calls ask_user with arguments that do not fit its input (fields[0].name: is required; fields[0].nmae: is not a field of this form)`},
+			want: []string{`model call 1 (step 1): the script calls ask_user with arguments that do not fit its input (fields[0].name: is required; fields[0].nmae: is not a field of this form)`},
 		},
 		{
 			name: "an ask_user call with a value of the wrong type", assistant: planner,
@@ -182,7 +195,7 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 		{
 			name: "a tool call where no tools are offered", assistant: greeter,
 			opts: []agenttest.Option{agenttest.User(name), agenttest.Model(agenttest.Call("weather", "Lisbon"))},
-			want: []string{`model call 1: the script calls weather, and the model was offered no tools`},
+			want: []string{`model call 1 (step 1): the script calls weather, and the model was offered no tools`},
 		},
 		{
 			name: "one model call too many", assistant: greeter,
@@ -192,14 +205,14 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 		{
 			name: "a model asked something else", assistant: greeter,
 			opts: []agenttest.Option{agenttest.User(name), agenttest.Model(agenttest.Reply("Hi Bob!").WhenAsked("Greet Bob"))},
-			want: []string{`model call 1 (Reply "Hi Bob!"): the last message does not contain "Greet Bob"; it is "Greet Ana; it is sunny in Lisbon."`},
+			want: []string{`model call 1 (step 1, Reply "Hi Bob!"): the last message does not contain "Greet Bob"; it is "Greet Ana; it is sunny in Lisbon."`},
 		},
 		{
 			name: "a model request a check refuses", assistant: greeter,
 			opts: []agenttest.Option{agenttest.User(name), agenttest.Model(agenttest.Reply("Hi!").Check(func(req llm.Request) error {
 				return errors.New("the request has no system prompt")
 			}))},
-			want: []string{`model call 1 (Reply "Hi!"): the request has no system prompt`},
+			want: []string{`model call 1 (step 1, Reply "Hi!"): the request has no system prompt`},
 		},
 		{
 			name: "a turn that fails", assistant: greeter,

@@ -85,7 +85,7 @@ func TestServeFailsWhatBreaksTheScript(t *testing.T) {
 			name: "an ask_user call with a misnamed field", assistant: planner,
 			opts:  []agenttest.Option{agenttest.Model(agenttest.Call(agents.AskUserTool, map[string]any{"question": "Book it?", "knd": "confirm"}))},
 			drive: func(c *agenttest.Conversation) { c.Reply() },
-			want:  `model call 1: the script calls ask_user with arguments that do not fit its input (kind: is required; knd: is not a field of this form)`,
+			want:  `model call 1 (step 1): the script calls ask_user with arguments that do not fit its input (kind: is required; knd: is not a field of this form)`,
 		},
 		{
 			name: "a turn that asks nothing", assistant: planner,
