@@ -128,6 +128,9 @@ func (m *ModelScript) Complete(ctx context.Context, req llm.Request, onDelta fun
 		return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d (step %d, %s): %s", n, i+1, m.steps[i], problem))
 	}
 	step := m.steps[i]
+	if step.broken != "" {
+		return llm.Response{}, m.failLocked(fmt.Sprintf("model call %d (step %d): %s", n, i+1, step.broken))
+	}
 	if step.fail != nil {
 		return llm.Response{}, step.fail
 	}

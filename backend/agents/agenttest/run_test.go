@@ -188,6 +188,16 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 			want: []string{`the model's ask_user call call-1 ("Which seat?") asked the user nothing; the model was told: Error: a choice needs options`},
 		},
 		{
+			name: "arguments that do not marshal", assistant: planner,
+			opts: []agenttest.Option{agenttest.Model(agenttest.Call("weather", func() {}), agenttest.Reply("ok"))},
+			want: []string{`model call 1 (step 1): the arguments of weather do not marshal: json: unsupported type: func()`},
+		},
+		{
+			name: "an answer that does not marshal", assistant: greeter,
+			opts: []agenttest.Option{agenttest.User(agenttest.Answer("What should I call you?", func() {}))},
+			want: []string{`user step 1 (Answer "What should I call you?"): the answer does not marshal: json: unsupported type: func()`},
+		},
+		{
 			name: "a tool the model was not offered", assistant: planner,
 			opts: []agenttest.Option{agenttest.Model(agenttest.Call("book", map[string]any{}), agenttest.Reply("ok"))},
 			want: []string{`the script calls book, which the model was not offered (it was offered weather, ask_user)`},

@@ -78,11 +78,8 @@ func (s ModelStep) expecting(e expectation) ModelStep {
 	return s
 }
 
-// problem says why the step cannot answer req, or "".
+// problem says which expectation of the step req does not meet, or "".
 func (s ModelStep) problem(req llm.Request) string {
-	if s.broken != "" {
-		return s.broken
-	}
 	for _, e := range s.expect {
 		if p := e(req); p != "" {
 			return p
