@@ -34,7 +34,7 @@ func (c *Conversation) Question() Question {
 	c.s.t.Helper()
 	var q *Question
 	v, ok := c.wait("a question", func(v chat.View) bool {
-		if e := pending(v); e != nil {
+		if e := pending(v); e != nil && !c.answered[e.Request.ID] {
 			q = &Question{Request: e.Request}
 			return true
 		}
@@ -64,6 +64,13 @@ func (c *Conversation) Decline() { c.respond(Decline("")) }
 
 // Cancel dismisses the question the turn waits on.
 func (c *Conversation) Cancel() { c.respond(Cancel("")) }
+
+// Deny refuses the device permission the question the turn waits on asks
+// for.
+func (c *Conversation) Deny() { c.respond(Deny("")) }
+
+// Say answers the question the turn waits on in the user's own words.
+func (c *Conversation) Say(text string) { c.respond(Say("", text)) }
 
 // respond answers the question the turn waits on as step says.
 func (c *Conversation) respond(step UserStep) {

@@ -107,3 +107,32 @@ func TestServeFailsWhatBreaksTheScript(t *testing.T) {
 		}
 	}
 }
+
+func TestServeAnswersAsTheTestSays(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(c *agenttest.Conversation)
+		action elicit.Action
+	}{
+		{"decline", (*agenttest.Conversation).Decline, elicit.Decline},
+		{"cancel", (*agenttest.Conversation).Cancel, elicit.Cancel},
+		{"say", func(c *agenttest.Conversation) { c.Say("call me later") }, elicit.Other},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := agenttest.Serve(t, greeter)
+			c := s.Send("Hello!")
+			tc.answer(c)
+			if got := c.Reply(); got != "Hello, stranger." {
+				t.Errorf("reply = %q", got)
+			}
+			v, err := s.Service().View(t.Context(), agenttest.Session, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := v.Items[1].Elicit; e == nil || e.Response == nil || e.Response.Action != tc.action {
+				t.Errorf("the question's item is %+v, want it answered %s", v.Items[1], tc.action)
+			}
+		})
+	}
+}
