@@ -1,7 +1,9 @@
 package agenttest_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -265,5 +267,32 @@ func TestRunExpectsAnError(t *testing.T) {
 	}
 	if _, ok := errors.AsType[*llm.Error](got.Err); !ok {
 		t.Errorf("err = %v, want the model's", got.Err)
+	}
+}
+
+func TestRunChecksAToolHandedToTheLoopAsAValue(t *testing.T) {
+	type seats struct {
+		Count int `json:"count" min:"1"`
+	}
+	reserve := agents.Func("reserve", "Reserve seats", func(_ context.Context, in seats) (string, error) {
+		return fmt.Sprintf("%d seats held", in.Count), nil
+	})
+	usher := agents.Assistant{Name: "usher", Turn: agents.Loop{Tools: []agents.AnyTool{reserve}}.Turn}
+
+	ft := newFakeT(t)
+	got := agenttest.Run(ft, usher, "Two seats, please",
+		agenttest.Model(agenttest.Call("reserve", seats{Count: 2}), agenttest.Reply("Two seats are held.")))
+	if f := ft.failed(); f != "" {
+		t.Fatalf("a correct script failed the test: %s", f)
+	}
+	if len(got.Tools) != 1 || got.Tools[0].Agent != "usher" || string(got.Tools[0].Output) != `"2 seats held"` {
+		t.Errorf("tools = %+v, want reserve run once, as the usher's", got.Tools)
+	}
+
+	ft = newFakeT(t)
+	agenttest.Run(ft, usher, "Two seats, please",
+		agenttest.Model(agenttest.Call("reserve", map[string]any{"seats": 2}), agenttest.Reply("Two seats are held.")))
+	if want := `the script calls reserve with arguments that do not fit its input (count: is required; seats: is not a field of this form)`; !strings.Contains(ft.failed(), want) {
+		t.Errorf("the failure does not say %q:\n%s", want, ft.failed())
 	}
 }
