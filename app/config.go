@@ -62,17 +62,19 @@ type Config struct {
 	// flag writes where the application reads it back in Setup.
 	Flags func(fs *flag.FlagSet)
 
-	// Setup, when set, is called by serve and chat once their flags are
-	// read, the database is open and the model is chosen, before any turn
-	// runs: the place for what needs them, such as stocking the
-	// application's own tables or a value every turn sees. Its error
-	// stops the command, said as it is.
+	// Setup, when set, is called by serve, chat and any other command that
+	// runs the application's turns, once its flags are read, the database
+	// is open and the model is chosen, before any turn runs: the place for
+	// what needs them, such as stocking the application's own tables or a
+	// value every turn sees. Its error stops the command, said as it is.
 	Setup func(ctx context.Context, env Env) (Turns, error)
 }
 
 // Env is what Setup is handed.
 type Env struct {
-	// Command is the command that runs: "serve" or "chat".
+	// Command is the command that runs: "serve", "chat", or another that
+	// runs or replays the application's turns. Setup may do less for a
+	// command that only reads the database.
 	Command string
 	// Store is the command's database, open and locked for this process.
 	Store *store.DB

@@ -71,50 +71,40 @@ func newProgram(cfg Config, getenv func(string) string, stdin io.Reader, stdout,
 	return &program{cfg: cfg, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 }
 
-// commands lists the program's commands, in the order help names them.
-const commands = "serve, chat, version and help"
-
 // run runs the command args name; flags alone serve.
 func (p *program) run(ctx context.Context, args []string) error {
 	if len(p.cfg.Assistants) == 0 {
 		return errors.New("the application has no assistants: app.Config.Assistants must name one at least")
 	}
-	cmd := "serve" // the default, so that flags alone serve
+	name := defaultCommand // so that flags alone serve
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "-help" || a == "--help":
-			cmd, args = "help", args[1:]
+			name, args = "help", args[1:]
 		case a == "-version" || a == "--version":
-			cmd, args = "version", args[1:]
+			name, args = "version", args[1:]
 		case a != "" && a[0] != '-':
-			cmd, args = a, args[1:]
+			name, args = a, args[1:]
 		}
 	}
-	switch cmd {
-	case "serve":
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			select {
-			case <-p.interrupts:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		return p.serve(ctx, args)
-	case "chat":
-		return p.chat(ctx, args)
-	case "version":
-		if len(args) > 0 {
-			return &usageError{"", fmt.Errorf("version takes no arguments (got %q)", args[0])}
-		}
-		fmt.Fprintln(p.stdout, version(p.cfg.Name))
-		return nil
-	case "help":
-		return p.help(args)
-	default:
-		return &usageError{"", fmt.Errorf("unknown command %q (the commands are %s)", cmd, commands)}
+	cmd, err := p.command(name)
+	if err != nil {
+		return err
 	}
+	return cmd.run(ctx, args)
+}
+
+// command returns the command called name.
+func (p *program) command(name string) (command, error) {
+	cmds := p.commands()
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		if c.name == name {
+			return c, nil
+		}
+		names[i] = c.name
+	}
+	return command{}, &usageError{"", fmt.Errorf("unknown command %q (the commands are %s)", name, orList(names, "and"))}
 }
 
 // help prints the program's usage, or the usage of the command args names.
@@ -126,37 +116,40 @@ func (p *program) help(args []string) error {
 		fmt.Fprint(p.stdout, p.usage())
 		return nil
 	}
-	switch args[0] {
-	case "serve":
-		printFlags(p.stdout, p.serveFlags(&serveConfig{}), p.serveSynopsis())
-	case "chat":
-		printFlags(p.stdout, p.chatFlags(&chatConfig{}), p.chatSynopsis())
-	case "version":
-		fmt.Fprintf(p.stdout, "Usage: %s version\n\nPrints the version of the binary, its commit and the Go it was built with.\n", p.cfg.Name)
-	case "help":
-		fmt.Fprint(p.stdout, p.usage())
-	default:
-		return &usageError{"", fmt.Errorf("unknown command %q (the commands are %s)", args[0], commands)}
+	cmd, err := p.command(args[0])
+	if err != nil {
+		return err
 	}
+	cmd.help()
 	return nil
 }
 
 // usage is the program's own help.
 func (p *program) usage() string {
-	name := p.cfg.Name
-	return wrap(fmt.Sprintf("%s serves a chat in the browser with %s, every conversation kept as a tree in a SQLite database.", name, p.assistantsPhrase())) +
-		fmt.Sprintf(`
-
-Usage:
-  %s [serve] [flags]   serve the app over HTTP (the default command)
-  %s chat [flags]      talk to %s at the terminal
-  %s version           print the version
-  %s help [command]    print this, or a command's usage and flags
-
+	var b strings.Builder
+	b.WriteString(wrap(fmt.Sprintf("%s serves a chat in the browser with %s, every conversation kept as a tree in a SQLite database.",
+		p.cfg.Name, p.assistantsPhrase())))
+	b.WriteString("\n\nUsage:\n")
+	cmds := p.commands()
+	lines := make([]string, len(cmds))
+	width := 0
+	for i, c := range cmds {
+		name := c.name
+		if name == defaultCommand {
+			name = "[" + name + "]"
+		}
+		lines[i] = strings.TrimSpace(p.cfg.Name + " " + name + " " + c.args)
+		width = max(width, len(lines[i]))
+	}
+	for i, c := range cmds {
+		fmt.Fprintf(&b, "  %-*s   %s\n", width, lines[i], c.does)
+	}
+	b.WriteString(`
 Every flag may be set by an environment variable instead: --max-body is
 SWEATPANTS_MAX_BODY. The model is chosen from the environment too; see
 docs/configuration.md of Sweatpants (github.com/sweatpants-go/sweatpants).
-`, name, name, p.chatPartner(), name, name)
+`)
+	return b.String()
 }
 
 // chatPartner is who the chat command talks to, in a few words.

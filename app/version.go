@@ -10,12 +10,12 @@ import (
 // dependencies.
 const modulePath = "github.com/sweatpants-go/sweatpants"
 
-// version says which build this is, from what the Go toolchain recorded in
+// buildVersion says which build this is, from what the Go toolchain recorded in
 // the binary: the program's name and module version (a tag, or a
 // pseudo-version from the commit when built in a checkout), the commit
 // with "modified" when the checkout had uncommitted changes, the version
 // of Sweatpants an application was built with, and the Go version.
-func version(name string) string {
+func buildVersion(name string) string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return name + " (no build information)"
