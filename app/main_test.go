@@ -124,7 +124,7 @@ func TestDescribeAnApplicationsBuild(t *testing.T) {
 		want string
 	}{
 		{"a release", &debug.Module{Path: modulePath, Version: "v0.4.0"}, "greeter v1.0.0, with Sweatpants v0.4.0, built with go1.26.8"},
-		{"a checkout", &debug.Module{Path: modulePath, Version: "v0.0.0", Replace: &debug.Module{Path: "../sweatpants"}},
+		{"a checkout", &debug.Module{Path: modulePath, Version: "v0.0.0", Replace: &debug.Module{Path: "../sweatpants", Version: "(devel)"}},
 			"greeter v1.0.0, with Sweatpants from ../sweatpants, built with go1.26.8"},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,7 @@ func describeBuild(name string, info *debug.BuildInfo) string {
 		if d.Replace != nil {
 			d = d.Replace
 		}
-		if d.Version == "" {
+		if d.Version == "" || d.Version == "(devel)" {
 			d.Version = "from " + d.Path // replaced by a directory
 		}
 		fmt.Fprintf(&b, ", with Sweatpants %s", d.Version)
