@@ -42,9 +42,9 @@ type Config struct {
 
 	// Scope, when set, makes every turn's context inside the default
 	// middleware (PII redaction, JSON repair, the turn's budget of model
-	// calls): the place for the application's own middleware
-	// (primitive.SampleAPI.Around and the like) and values. It is called
-	// at the start of each turn, a resumed one included.
+	// calls): the place for the application's own middleware (Around on
+	// a primitive's API, as package sampling's are made) and values. It is
+	// called at the start of each turn, a resumed one included.
 	Scope func(context.Context) context.Context
 
 	// Model is the model turns sample from. Nil chooses it from the
@@ -93,9 +93,10 @@ type Env struct {
 // knows that Config could not: a flag's value, the database, the model.
 type Turns struct {
 	// Assistants, when not empty, stand for Config.Assistants: the same
-	// assistants, by name, made with a flag's value or ordered for the
-	// model (the first is the default). Config.Assistants still name
-	// them in the help, which runs no Setup, so the names must match.
+	// assistants by name, with the same first (the default), made with a
+	// flag's value or listed in an order that suits the model. The help,
+	// which runs no Setup, names Config.Assistants; a command refuses
+	// assistants that are not those.
 	Assistants []agents.Assistant
 	// Scope, when set, makes every turn's context inside Config.Scope:
 	// for values made from the database, say.
