@@ -81,6 +81,7 @@ func runTests(m *testing.M) int {
 // app is one running copy of the binary with its own database.
 type app struct {
 	t    *testing.T
+	bin  string // the binary: binPath unless a test built its own
 	db   string
 	addr string // host:port, stable across restarts
 	URL  string
@@ -104,7 +105,14 @@ func startApp(t *testing.T, env ...string) *app {
 // descriptors when nofile is not 0.
 func startAppUnder(t *testing.T, nofile int, env ...string) *app {
 	t.Helper()
-	a := &app{t: t, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: "127.0.0.1:0", nofile: nofile}
+	return startBinary(t, binPath, nofile, env...)
+}
+
+// startBinary starts bin, a program of package app, as startApp starts
+// the binary under test.
+func startBinary(t *testing.T, bin string, nofile int, env ...string) *app {
+	t.Helper()
+	a := &app{t: t, bin: bin, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: "127.0.0.1:0", nofile: nofile}
 	a.start(env...)
 	t.Cleanup(func() {
 		a.stop(syscall.SIGTERM)
@@ -117,7 +125,7 @@ func startAppUnder(t *testing.T, nofile int, env ...string) *app {
 
 func (a *app) start(env ...string) {
 	a.t.Helper()
-	cmd := exec.Command(binPath, "serve", "--addr", a.addr, "--db", a.db)
+	cmd := exec.Command(a.bin, "serve", "--addr", a.addr, "--db", a.db)
 	if a.nofile > 0 {
 		// The shell sets the limit (soft and hard, so the Go runtime
 		// cannot raise it) and then becomes the binary, signals and all.
@@ -134,7 +142,7 @@ func (a *app) start(env ...string) {
 		return a.logs.Write(p)
 	})
 	if err := cmd.Start(); err != nil {
-		a.t.Fatalf("start %s: %v", binPath, err)
+		a.t.Fatalf("start %s: %v", a.bin, err)
 	}
 	a.mu.Lock()
 	a.cmd, a.done = cmd, make(chan struct{})

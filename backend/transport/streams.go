@@ -22,7 +22,7 @@ const (
 	// one address shares it.
 	DefaultMaxStreamsPerClient = 256
 	// DefaultMaxStreamsTotal is how many the server holds in all when its
-	// configuration does not say; cmd/web derives it from the descriptor
+	// configuration does not say; package app derives it from the descriptor
 	// limit, leaving room for new visitors' pages and the database.
 	DefaultMaxStreamsTotal = 4096
 )

@@ -90,7 +90,7 @@ func benchTokens(b *testing.B, conversations, perConv int) {
 		Assistants: demo.Agents(demo.Options{AssistantFirst: true}),
 		Kinds:      elicit.NewKinds(demo.Kinds()...),
 		Model:      openai.New(openai.Config{APIKey: "bench", BaseURL: model.srv.URL + "/v1", Model: "bench"}),
-		// The middleware cmd/web gives every turn.
+		// The middleware package app gives every turn.
 		Scope: func(ctx context.Context) context.Context {
 			return sampling.Budget(sampling.RepairJSON(sampling.RedactPII(ctx)), sampling.Limits{Calls: 40})
 		},

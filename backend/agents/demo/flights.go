@@ -12,8 +12,8 @@ import (
 // Flight selection is the demo's own elicit kind, declared the way any
 // application declares one: Go types for what goes in and what comes out,
 // the actions it allows, and the rules its answers follow. The browser
-// shows it with the component registered for "flight" (web/templates), the
-// terminal with the prompt registered in cmd/web.
+// shows it with the component registered for "flight" (demoweb), the
+// terminal with the prompt registered in demoapp.
 
 // Flight is one flight on offer.
 type Flight struct {

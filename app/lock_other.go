@@ -1,7 +1,7 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package main
+package app
 
 // lockDB takes no lock where flock(2) is missing (Windows among others):
 // there, nothing stops two processes from using one database.
-func lockDB(path string) (release func(), err error) { return func() {}, nil }
+func lockDB(program, path string) (release func(), err error) { return func() {}, nil }

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package main
+package app
 
 func defaultMaxConns() int { return 1000 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -27,7 +27,8 @@ func startServer(t *testing.T, args ...string) string {
 	done := make(chan error, 1)
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "app.db")}, args...)
 	go func() {
-		done <- run(ctx, args, func(string) string { return "" }, make(chan os.Signal), strings.NewReader(""), pw, io.Discard)
+		p := newProgram(testConfig(), func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
+		done <- p.run(ctx, args)
 		pw.Close()
 	}()
 	t.Cleanup(func() {
@@ -199,7 +200,7 @@ func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 			res.Body.Close()
 			return res
 		}
-		res := post("/c", "agent=survey&message=hello")
+		res := post("/c", "agent=greeter&message=hello")
 		conv := res.Header.Get("Location")
 		if res.StatusCode != http.StatusSeeOther || conv == "" {
 			t.Fatalf("POST /c = %d", res.StatusCode)

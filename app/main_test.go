@@ -1,8 +1,9 @@
-package main
+package app
 
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,13 +20,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
-// runArgs runs the program with args and an empty environment, returning
-// what it printed and its error.
+// runArgs runs the tests' application with args and an empty
+// environment, returning what it printed and its error.
 func runArgs(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	var out, errOut strings.Builder
-	err = run(context.Background(), args, func(string) string { return "" }, make(chan os.Signal), strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), err
+	return runWith(testConfig(), args...)
 }
 
 func TestHelp(t *testing.T) {
@@ -33,15 +32,17 @@ func TestHelp(t *testing.T) {
 		args []string
 		want []string // in the usage printed
 	}{
-		{[]string{"--help"}, []string{"sweatpants [serve] [flags]", "sweatpants chat [flags]", "sweatpants version"}},
-		{[]string{"-h"}, []string{"sweatpants [serve] [flags]"}},
-		{[]string{"help"}, []string{"sweatpants [serve] [flags]"}},
-		{[]string{"serve", "--help"}, []string{"Usage: sweatpants serve [flags]", "--addr (SWEATPANTS_ADDR, default 127.0.0.1:8080)", "--max-body (SWEATPANTS_MAX_BODY"}},
-		{[]string{"serve", "-h"}, []string{"Usage: sweatpants serve [flags]"}},
-		{[]string{"help", "serve"}, []string{"Usage: sweatpants serve [flags]", "--durability (SWEATPANTS_DURABILITY, default process-crash)"}},
-		{[]string{"chat", "--help"}, []string{"Usage: sweatpants chat [flags]", "--db (SWEATPANTS_DB, default data/terminal.db)", "--session (SWEATPANTS_SESSION"}},
-		{[]string{"help", "chat"}, []string{"Usage: sweatpants chat [flags]"}},
-		{[]string{"help", "version"}, []string{"Usage: sweatpants version"}},
+		{[]string{"--help"}, []string{"greeter [serve] [flags]", "greeter chat [flags]", "greeter version", "with the assistants greeter and echo"}},
+		{[]string{"-h"}, []string{"greeter [serve] [flags]"}},
+		{[]string{"help"}, []string{"greeter [serve] [flags]"}},
+		{[]string{"serve", "--help"}, []string{"Usage: greeter serve [flags]", "--addr (SWEATPANTS_ADDR, default 127.0.0.1:8080)", "--max-body (SWEATPANTS_MAX_BODY",
+			"--db (SWEATPANTS_DB, default data/greeter.db)"}},
+		{[]string{"serve", "-h"}, []string{"Usage: greeter serve [flags]"}},
+		{[]string{"help", "serve"}, []string{"Usage: greeter serve [flags]", "--durability (SWEATPANTS_DURABILITY, default process-crash)"}},
+		{[]string{"chat", "--help"}, []string{"Usage: greeter chat [flags]", "Talks to the assistants greeter and echo at the terminal",
+			"--db (SWEATPANTS_DB, default data/terminal.db)", "--session (SWEATPANTS_SESSION", "the assistant to talk to: greeter or echo (default: greeter)"}},
+		{[]string{"help", "chat"}, []string{"Usage: greeter chat [flags]"}},
+		{[]string{"help", "version"}, []string{"Usage: greeter version"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -106,7 +107,30 @@ func TestDescribeBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := describeBuild(&tt.info); got != tt.want {
+			if got := describeBuild("sweatpants", &tt.info); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDescribeAnApplicationsBuild: an application's version names the
+// Sweatpants it was built with, from a release or a directory.
+func TestDescribeAnApplicationsBuild(t *testing.T) {
+	main := debug.Module{Path: "example.com/greeter", Version: "v1.0.0"}
+	tests := []struct {
+		name string
+		dep  *debug.Module
+		want string
+	}{
+		{"a release", &debug.Module{Path: modulePath, Version: "v0.4.0"}, "greeter v1.0.0, with Sweatpants v0.4.0, built with go1.26.8"},
+		{"a checkout", &debug.Module{Path: modulePath, Version: "v0.0.0", Replace: &debug.Module{Path: "../sweatpants", Version: "(devel)"}},
+			"greeter v1.0.0, with Sweatpants from ../sweatpants, built with go1.26.8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info := debug.BuildInfo{GoVersion: "go1.26.8", Main: main, Deps: []*debug.Module{{Path: "golang.org/x/net", Version: "v0.61.0"}, tt.dep}}
+			if got := describeBuild("greeter", &info); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
@@ -119,7 +143,7 @@ func TestVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(out, "sweatpants ") || !strings.Contains(out, "go1.") {
+		if !strings.HasPrefix(out, testName+" ") || !strings.Contains(out, "go1.") {
 			t.Errorf("%v printed %q, want the version and the Go version", args, out)
 		}
 	}
@@ -129,12 +153,12 @@ func TestVersion(t *testing.T) {
 // is refused with the holder's pid; once it lets go, the next one may.
 func TestOneProcessPerDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "x.db")
-	release, err := lockDB(path)
+	release, err := lockDB(testName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lockDB(path)
-	want := "another sweatpants process (pid " + strconv.Itoa(os.Getpid()) + ") is using the database " + path
+	_, err = lockDB(testName, path)
+	want := "another greeter process (pid " + strconv.Itoa(os.Getpid()) + ") is using the database " + path
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("a second lock: got %v, want %q", err, want)
 	}
@@ -145,7 +169,7 @@ func TestOneProcessPerDatabase(t *testing.T) {
 		t.Fatalf("a second server: got %v, want %q", err, want)
 	}
 	release()
-	again, err := lockDB(path)
+	again, err := lockDB(testName, path)
 	if err != nil {
 		t.Fatalf("after the first let go: %v", err)
 	}
@@ -199,17 +223,13 @@ func TestReady(t *testing.T) {
 		t.Errorf("a serving server: /readyz = %d, want 200", code)
 	}
 
-	ctx := context.Background()
-	db, release, err := openStore(ctx, filepath.Join(t.TempDir(), "x.db"), store.Options{})
+	p := newProgram(testConfig(), func(string) string { return "" }, nil, io.Discard, io.Discard)
+	o, err := p.open(context.Background(), "serve", filepath.Join(t.TempDir(), "x.db"), store.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
-	app, err := appConfig(func(string) string { return "" }, 0, db.Flights())
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Store, app.Log = db, slog.New(slog.DiscardHandler)
+	defer o.close()
+	app, db := o.chat, o.db
 	svc := chat.New(app)
 	defer svc.Close()
 	srv := httptest.NewServer(transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: app.Log}))

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"flag"
@@ -130,7 +130,7 @@ func TestServeGCRetentionReachesGC(t *testing.T) {
 func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	env := map[string]string{
 		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
-		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536", "SWEATPANTS_DEMO_PACE": "0s",
+		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536",
 		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
@@ -139,7 +139,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	}
 	var flags serveConfig
 	n := 0
-	serveFlags(&flags).VisitAll(func(f *flag.Flag) {
+	newProgram(testConfig(), nil, nil, io.Discard, io.Discard).serveFlags(&flags).VisitAll(func(f *flag.Flag) {
 		n++
 		if _, ok := env[envName(f.Name)]; !ok {
 			t.Errorf("--%s: its variable %s is not in this test", f.Name, envName(f.Name))
@@ -153,7 +153,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
-		maxReply: 65536, pace: 0, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
+		maxReply: 65536, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js"}
 	if !reflect.DeepEqual(got, want) {
@@ -176,7 +176,6 @@ func TestParseServeRefusals(t *testing.T) {
 		{"an unknown durability in the environment", nil, map[string]string{"SWEATPANTS_DURABILITY": "full"}, `invalid value "full" for SWEATPANTS_DURABILITY`},
 		{"a duration without a unit", []string{"--read-timeout", "30"}, nil, `invalid value "30" for flag -read-timeout: want a positive duration`},
 		{"a zero timeout", []string{"--idle-timeout", "0s"}, nil, `invalid value "0s" for flag -idle-timeout`},
-		{"a negative pace", nil, map[string]string{"SWEATPANTS_DEMO_PACE": "-1s"}, `invalid value "-1s" for SWEATPANTS_DEMO_PACE`},
 		{"a body size in words", []string{"--max-body", "64k"}, nil, `invalid value "64k" for flag -max-body: want a positive number of bytes`},
 		{"no body at all", nil, map[string]string{"SWEATPANTS_MAX_BODY": "0"}, `invalid value "0" for SWEATPANTS_MAX_BODY`},
 		{"a reply bound too small for its note", []string{"--max-reply", "100"}, nil, `invalid value "100" for flag -max-reply: want a number of bytes, at least 1024`},

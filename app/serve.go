@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"cmp"
@@ -6,14 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents/demo/demoweb"
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
@@ -28,7 +26,6 @@ type serveConfig struct {
 	logFormat  string
 	maxBody    int64
 	maxReply   int
-	pace       time.Duration
 	compact    int
 	suspend    time.Duration
 	retention  time.Duration
@@ -47,17 +44,20 @@ type serveConfig struct {
 }
 
 // serveSynopsis heads serve's usage.
-const serveSynopsis = `Usage: sweatpants serve [flags]
+func (p *program) serveSynopsis() string {
+	return fmt.Sprintf(`Usage: %s serve [flags]
 
 Serves the chat app over HTTP until SIGINT or SIGTERM, then shuts down
 gracefully. The model is chosen from the environment (OPENAI_API_KEY and
-more: docs/configuration.md); without a key the built-in offline model answers.`
+more: docs/configuration.md); without a key the built-in offline model answers.`, p.cfg.Name)
+}
 
-// serveFlags defines serve's flags on a new flag set, writing into cfg.
-func serveFlags(cfg *serveConfig) *flag.FlagSet {
+// serveFlags defines serve's flags, and the application's, on a new flag
+// set, writing into cfg.
+func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/sweatpants.db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, pace: 350 * time.Millisecond, compact: 16000,
+	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
+		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns()}
 	positive := func(d time.Duration) bool { return d > 0 }
@@ -68,8 +68,6 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(choiceFlag{&cfg.logFormat, []string{"text", "json"}}, "log", "log format: text or json")
 	fs.Var(intFlag[int64]{&cfg.maxBody, 1, "a positive number of bytes"}, "max-body", "largest request body accepted, in bytes")
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
-	fs.Var(durationFlag{&cfg.pace, func(d time.Duration) bool { return d >= 0 }, "a duration such as 350ms or 0"},
-		"demo-pace", "how long each progress step of the demo agents takes")
 	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
 		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
@@ -96,14 +94,17 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
+	if p.cfg.Flags != nil {
+		p.cfg.Flags(fs)
+	}
 	return fs
 }
 
 // parseServe reads serve's flags from args and the environment; --help
 // prints the usage to stdout and returns flag.ErrHelp.
-func parseServe(args []string, getenv func(string) string, stdout io.Writer) (serveConfig, error) {
+func (p *program) parseServe(args []string) (serveConfig, error) {
 	var cfg serveConfig
-	err := parseFlags(serveFlags(&cfg), serveSynopsis, args, getenv, stdout)
+	err := parseFlags(p.serveFlags(&cfg), p.serveSynopsis(), args, p.getenv, p.stdout)
 	return cfg, err
 }
 
@@ -133,45 +134,40 @@ func (r readyChat) Ready(ctx context.Context) error {
 // serve runs the server until ctx is cancelled, then shuts down gracefully:
 // it stops accepting, ends streams, stops running turns and lets their
 // writes finish before closing the database.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseServe(args, getenv, stdout)
+func (p *program) serve(ctx context.Context, args []string) error {
+	cfg, err := p.parseServe(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	var handler slog.Handler = slog.NewTextHandler(p.stderr, nil)
 	if cfg.logFormat == "json" {
-		handler = slog.NewJSONHandler(stderr, nil)
+		handler = slog.NewJSONHandler(p.stderr, nil)
 	}
 	log := slog.New(handler)
 
 	// The pages need the Datastar client: without it they would load and
 	// do nothing, so the server does not start.
-	client, err := static.FindDatastar(static.DatastarPlaces{Path: cfg.datastar, Embedded: static.Files, ModCache: static.ModCache(getenv)})
+	client, err := static.FindDatastar(static.DatastarPlaces{Path: cfg.datastar, Embedded: static.Files, ModCache: static.ModCache(p.getenv)})
 	if err != nil {
 		return err
 	}
 
-	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, getenv)
+	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, p.getenv)
 	if err != nil {
 		return err
 	}
 	defer stopTelemetry() // last: the spans of turns that Close ends are sent
 
-	db, unlock, err := openStore(ctx, cfg.db, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed})
+	o, err := p.open(ctx, "serve", cfg.db, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	defer db.Close()
-
-	app, err := appConfig(getenv, cfg.pace, db.Flights())
-	if err != nil {
-		return err
-	}
-	app.Store, app.Log, app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = db, log, cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
+	defer o.close()
+	app, db := o.chat, o.db
+	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
 	observe(&app, tel)
 	svc := chat.New(app)
 	tel.CountLive(svc.Loaded)
@@ -187,8 +183,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
-			// The demo's own elicit kind has its own browser component.
-			ElicitComponents: demoweb.Components(),
+			ElicitComponents: p.cfg.Components,
 			Datastar:         client.JS, Metrics: tel.Handler()}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
@@ -200,7 +195,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
 		"traces", cmp.Or(traces, "off"), "datastar", client.From)
-	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package main
+package app
 
 import (
 	"errors"
@@ -13,8 +13,9 @@ import (
 	"syscall"
 )
 
-// lockDB makes sure no other sweatpants process uses the database at path,
-// and keeps it so until release is called or the process ends.
+// lockDB makes sure no other process uses the database at path, and keeps
+// it so until release is called or the process ends. program names this
+// program in the refusal: the other process is most likely another copy.
 //
 // SQLite itself lets many processes share a database in WAL mode, so it
 // would not stop a second server: both would resume the same suspended
@@ -25,7 +26,7 @@ import (
 // records the holder's pid, for the refusal to name. It is never removed:
 // removing it could let a process that opened the old file and one that
 // creates a new one both hold "the" lock.
-func lockDB(path string) (release func(), err error) {
+func lockDB(program, path string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("database %s: create its directory: %w", path, err)
 	}
@@ -37,7 +38,7 @@ func lockDB(path string) (release func(), err error) {
 		holder, _ := io.ReadAll(io.LimitReader(f, 32))
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			who := "another sweatpants process"
+			who := "another " + program + " process"
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(holder))); err == nil {
 				who += fmt.Sprintf(" (pid %d)", pid)
 			}

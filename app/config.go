@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/transport/term"
+	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/web/templates"
+)
+
+// Config is an application: its assistants, and what it adds to the
+// program. Only Assistants is required; every other field's zero value is
+// a working default.
+type Config struct {
+	// Name is the program's name in its help, its messages and its logs,
+	// and names its default database (data/NAME.db). Empty is the name
+	// the program was started by.
+	Name string
+
+	// Assistants are what a conversation can be started with. The first
+	// is the default: a conversation talks to it unless the page or
+	// chat --agent names another.
+	Assistants []agents.Assistant
+
+	// Kinds are the application's own elicit kinds, which its assistants
+	// ask with beside the built-in ones (elicit.BuiltinKinds, always
+	// there): an answer to one is checked by the kind's rules as well as
+	// by its request's schema, wherever it arrives.
+	Kinds []elicit.Registered
+	// Components are the browser components of those kinds, by kind name;
+	// a kind without one is shown as a form of its output schema.
+	Components templates.ElicitComponents
+	// Prompters ask those kinds at the terminal (the chat command), by
+	// kind name; a kind without one is asked as a form when its schema is
+	// a flat object, else as JSON.
+	Prompters map[string]term.Prompter
+
+	// Scope, when set, makes every turn's context inside the default
+	// middleware (PII redaction, JSON repair, the turn's budget of model
+	// calls): the place for the application's own middleware (Around on
+	// a primitive's API, as package sampling's are made) and values. It is
+	// called at the start of each turn, a resumed one included.
+	Scope func(context.Context) context.Context
+
+	// Model is the model turns sample from. Nil chooses it from the
+	// environment, as docs/configuration.md says: OpenAI-compatible with
+	// OPENAI_API_KEY, else the built-in offline model. Whichever it is,
+	// with the offline model a plain word rule decides what a message
+	// typed while a question waits is (see the package documentation).
+	Model llm.Provider
+
+	// Flags, when set, defines the application's own flags on the flag
+	// set of serve and of chat (fs.Name() says which). Each is read from
+	// its environment variable too (--demo-pace from SWEATPANTS_DEMO_PACE)
+	// and listed in the command's help; a refused value is a usage error,
+	// as for the program's own flags, whose names it must not reuse. A
+	// flag writes where the application reads it back in Setup.
+	Flags func(fs *flag.FlagSet)
+
+	// Setup, when set, is called by serve, chat and any other command that
+	// runs the application's turns, once its flags are read, the database
+	// is open and the model is chosen, before any turn runs: the place for
+	// what needs them, such as stocking the application's own tables or a
+	// value every turn sees. Its error stops the command, said as it is.
+	Setup func(ctx context.Context, env Env) (Turns, error)
+}
+
+// Env is what Setup is handed.
+type Env struct {
+	// Command is the command that runs: "serve", "chat", or another that
+	// runs or replays the application's turns. Setup may do less for a
+	// command that only reads the database.
+	Command string
+	// Store is the command's database, open and locked for this process.
+	Store *store.DB
+	// Model is the model turns sample from, Config.Model or the one
+	// chosen from the environment; Offline says it is the built-in
+	// offline model, which cannot hold a conversation a real one can.
+	Model   llm.Provider
+	Offline bool
+	// Getenv reads the environment the program was given.
+	Getenv func(string) string
+	// Log is the command's log.
+	Log *slog.Logger
+}
+
+// Turns is what Setup makes for the turns a command runs, from what it
+// knows that Config could not: a flag's value, the database, the model.
+type Turns struct {
+	// Assistants, when not empty, stand for Config.Assistants: the same
+	// assistants by name, with the same first (the default), made with a
+	// flag's value or listed in an order that suits the model. The help,
+	// which runs no Setup, names Config.Assistants; a command refuses
+	// assistants that are not those.
+	Assistants []agents.Assistant
+	// Scope, when set, makes every turn's context inside Config.Scope:
+	// for values made from the database, say.
+	Scope func(context.Context) context.Context
+}

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// opened is a command's database and the configuration of the chat
+// service over it.
+type opened struct {
+	db   *store.DB
+	chat chat.Config
+	// close closes the database and gives its lock back.
+	close func()
+}
+
+// open opens what a command's turns run on: the database at path, locked
+// for this process (lockDB), the model, the default middleware and the
+// application's own, its kinds, and what its Setup makes of them. The
+// chat.Config it returns has Store, Assistants, Model, Kinds, Scope,
+// DecideByRule and Log set; the command adds its own settings before
+// chat.New. Every command that runs the application's turns, or replays
+// them, opens them here, so that all of them run the same code.
+func (p *program) open(ctx context.Context, command, path string, opts store.Options, log *slog.Logger) (*opened, error) {
+	db, release, err := openStore(ctx, p.cfg.Name, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	o := &opened{db: db, close: func() { db.Close(); release() }}
+	cfg, err := p.chatConfig(ctx, command, db, log)
+	if err != nil {
+		o.close()
+		return nil, err
+	}
+	o.chat = cfg
+	return o, nil
+}
+
+// chatConfig is the service configuration every command shares: the
+// model and the root scope of every turn, from the environment unless the
+// application gives them, and the application's assistants with the elicit
+// kinds they ask with, whose rules their answers are checked by.
+func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, log *slog.Logger) (chat.Config, error) {
+	provider := p.cfg.Model
+	if provider == nil {
+		var err error
+		if provider, err = model(p.getenv); err != nil {
+			return chat.Config{}, err
+		}
+	}
+	root, err := rootScope(p.getenv)
+	if err != nil {
+		return chat.Config{}, err
+	}
+	_, isOffline := provider.(*offline.Provider)
+	assistants, scope := p.cfg.Assistants, p.cfg.Scope
+	if p.cfg.Setup != nil {
+		turns, err := p.cfg.Setup(ctx, Env{Command: command, Store: db, Model: provider, Offline: isOffline, Getenv: p.getenv, Log: log})
+		if err != nil {
+			return chat.Config{}, err
+		}
+		if len(turns.Assistants) > 0 {
+			if err := sameNames(p.cfg.Assistants, turns.Assistants); err != nil {
+				return chat.Config{}, err
+			}
+			assistants = turns.Assistants
+		}
+		scope = within(scope, turns.Scope)
+	}
+	return chat.Config{
+		Store:      db,
+		Log:        log,
+		Assistants: agents.NewRegistry(assistants...),
+		Model:      provider,
+		Kinds:      elicit.NewKinds(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
+		Scope:      within(root, scope),
+		// The offline model cannot weigh words: a plain rule decides what a
+		// message typed while a question waits is.
+		DecideByRule: isOffline,
+	}, nil
+}
+
+// within returns the scope that makes a turn's context with outer, then
+// inner inside it; either may be nil.
+func within(outer, inner func(context.Context) context.Context) func(context.Context) context.Context {
+	switch {
+	case inner == nil:
+		return outer
+	case outer == nil:
+		return inner
+	}
+	return func(ctx context.Context) context.Context { return inner(outer(ctx)) }
+}
+
+// sameNames checks that Setup's assistants are Config's, by name, with
+// the same default: the help, which runs no Setup, names Config's.
+func sameNames(declared, made []agents.Assistant) error {
+	names := func(as []agents.Assistant) []string {
+		out := make([]string, len(as))
+		for i, a := range as {
+			out[i] = a.Name
+		}
+		slices.Sort(out)
+		return out
+	}
+	if d, m := names(declared), names(made); !slices.Equal(d, m) {
+		return fmt.Errorf("setup made the assistants %q, but app.Config.Assistants, which the help names, are %q", m, d)
+	}
+	if made[0].Name != declared[0].Name {
+		return fmt.Errorf("setup made %s the default assistant, but the help names app.Config.Assistants' first, %s", made[0].Name, declared[0].Name)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"go/format"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/web/static"
+)
+
+// TestAnApplicationOfItsOwn builds the README's "Ship your own agent"
+// program as its author would: a module of its own that requires this one
+// (through a replace, at this checkout), built with plain go and nothing
+// but the module cache. Its binary serves its own assistant, which a
+// client without a browser talks to over HTTP: it starts a conversation,
+// sees the question on the event stream, answers it and gets the reply.
+// The page it serves loads a Datastar client the server serves, and its
+// help names its assistant, not the demo's.
+func TestAnApplicationOfItsOwn(t *testing.T) {
+	bin := buildReadmeProgram(t)
+
+	out, err := exec.Command(bin, "help").CombinedOutput()
+	help := strings.Join(strings.Fields(string(out)), " ")
+	if err != nil || !strings.Contains(help, "greeter serves a chat in the browser with the assistant greeter") ||
+		!strings.Contains(help, "greeter chat [flags] talk to greeter at the terminal") || strings.Contains(help, "demo") {
+		t.Errorf("greeter help (%v) does not speak of greeter alone:\n%s", err, out)
+	}
+
+	a := startBinary(t, bin, 0)
+	checkDatastarServed(t, a.URL)
+
+	cl := newEventsClient(t, a)
+	conv := cl.start("", "Hello")
+	events := cl.open(conv, "")
+	asked := events.until("the question", func(evs []streamEvent) bool { return evs[len(evs)-1].Type == "elicit.asked" })
+	q := asked[len(asked)-1].Data
+	request, _ := q["request"].(map[string]any)
+	if request["message"] != "What should I call you?" {
+		t.Fatalf("the question is %v, want the greeter's", q)
+	}
+	answer, _ := json.Marshal(map[string]any{"action": "accept", "content": map[string]string{"name": "Ann"}})
+	res, err := cl.http.Post(a.URL+"/c/"+conv+"/elicits/"+q["elicit"].(string), "application/json", bytes.NewReader(answer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		t.Fatalf("the answer: %s %s, want 204", res.Status, body)
+	}
+	done := events.until("the reply", endsRun)
+	if end := done[len(done)-1]; end.Data["status"] != "replied" || end.Data["text"] != "Hello, Ann!" {
+		t.Errorf("the turn ended %s, want the reply %q", end.Raw, "Hello, Ann!")
+	}
+}
+
+// buildReadmeProgram writes the README's program as main.go of a module
+// of its own in a temporary directory and builds it offline, with only
+// what the module cache holds (GOPROXY=off), as `make deps` leaves it.
+func buildReadmeProgram(t *testing.T) string {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Ship your own agent\n")
+	if !ok {
+		t.Fatal(`the README has no "Ship your own agent" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	block := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
+	if block == nil || !strings.Contains(block[1], "package main") || !strings.Contains(block[1], "app.Main(") {
+		t.Fatalf("the README's section holds no program calling app.Main:\n%s", section)
+	}
+	if formatted, err := format.Source([]byte(block[1])); err != nil || string(formatted) != block[1] {
+		t.Errorf("the README's program is not as gofmt writes it (%v):\n%s", err, formatted)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(ours)
+	dir := t.TempDir()
+	files := map[string]string{
+		"main.go": block[1],
+		"go.mod": "module example.com/greeter\n\n" + string(goLine) + "\n\nrequire github.com/sweatpants-go/sweatpants v0.0.0\n\n" +
+			"replace github.com/sweatpants-go/sweatpants => " + root + "\n",
+	}
+	// The module's requirements are ours, so our go.sum holds their sums.
+	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.sum"] = string(sums)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "greeter")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the README's program: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// checkDatastarServed checks that the page at base loads a Datastar client
+// that the server serves: JavaScript, the pinned client.
+func checkDatastarServed(t *testing.T, base string) {
+	t.Helper()
+	res, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	src := regexp.MustCompile(`<script[^>]*src="([^"]*datastar[^"]*)"`).FindSubmatch(page)
+	if res.StatusCode != http.StatusOK || src == nil {
+		t.Fatalf("GET / = %s, with no Datastar script:\n%s", res.Status, page)
+	}
+	res, err = http.Get(base + string(src[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	sum := sha256.Sum256(js)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Type"), "javascript") ||
+		hex.EncodeToString(sum[:]) != static.DatastarSHA256 {
+		t.Errorf("GET %s = %s, %s, sha256 %x; want the pinned Datastar client", src[1], res.Status, res.Header.Get("Content-Type"), sum)
+	}
+}
