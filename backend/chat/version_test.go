@@ -9,7 +9,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
@@ -128,5 +131,116 @@ func TestVersionRecordedIsReplayed(t *testing.T) {
 	}
 	if n := len(s.nodes(conv, tree.Notify)); n != 1 {
 		t.Errorf("%d progress reports after the replay, want the one recorded", n)
+	}
+}
+
+// A turn that diverges anyway (a change deployed without turn.Version)
+// tells its user in plain words and is marked as such; Retry starts it
+// again from the user's message, on a new branch, where the new code asks
+// afresh and answers.
+func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
+	s := startServer(t, agents.NewRegistry(checkIn(1, false)), offline.New())
+	conv, old := askedAndWaiting(t, s.svc)
+	s.reg = agents.NewRegistry(checkIn(2, false))
+	s.restart()
+
+	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
+	failed := lastItem(v)
+	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != chat.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
+		t.Fatalf("last item %+v, want the turn's end saying the assistant changed, with the call in its details", failed)
+	}
+	if pendingElicit(v) != nil {
+		t.Error("the old question still waits; the diverged turn cannot take its answer")
+	}
+
+	if err := s.svc.Retry(t.Context(), "me", conv, failed.ID); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv, "the question asked afresh", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.ID != old
+	})
+	if first := v.Items[0]; first.Kind != tree.UserMessage || first.Text != "check me in" || first.Branch == nil {
+		t.Errorf("first item %+v, want the message again, on a new branch beside the old one", first)
+	}
+	if it := answerAndReply(t, s.svc, conv, pendingElicit(v).Request.ID); it.Kind != tree.AssistantMessage || it.Text != "done on path 1" {
+		t.Errorf("the retried turn ended with %+v, want the new code's answer", it)
+	}
+}
+
+// planner asks for a city, asks the model for suggestions (going on without
+// them when the call fails) and asks to go on; release 2 reports progress
+// first, unversioned.
+func planner(release int) agents.Assistant {
+	return agents.Assistant{Name: "planner", Turn: func(ctx context.Context, message string) (string, error) {
+		if release >= 2 {
+			if err := turn.Notify(ctx, "Planning", -1); err != nil {
+				return "", err
+			}
+		}
+		city, err := turn.Ask(ctx, elicit.Form[struct {
+			City string `json:"city"`
+		}](), "Which city?", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		note := "no suggestions"
+		if resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Suggest sights in " + city.Content.City}}}); err == nil {
+			note = resp.Content
+		}
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
+			OK bool `json:"ok"`
+		}](), "Go on?", struct{}{}); err != nil {
+			return "", err
+		}
+		return "planned " + city.Content.City + ": " + note, nil
+	}}
+}
+
+// Retry of a diverged turn starts from the message even when the turn had
+// a failed model call, which Retry otherwise resumes before: resuming
+// there would replay the record the changed code no longer follows, and
+// fail again.
+func TestRetryOfADivergedTurnStartsFromTheMessage(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Fail(400, "no suggestions today"), llmtest.Text("see the fjords"))
+	s := startServer(t, agents.NewRegistry(planner(1)), openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	conv, err := s.svc.Create(t.Context(), "me", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.svc.Send(t.Context(), "me", conv.ID, "plan Oslo"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, s.svc, "me", conv.ID, "the city", func(v chat.View) bool { return pendingElicit(v) != nil })
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"city":"Oslo"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, s.svc, "me", conv.ID, "go on?", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.Message == "Go on?"
+	})
+	s.reg = agents.NewRegistry(planner(2))
+	s.restart()
+	v = waitView(t, s.svc, "me", conv.ID, "the turn to diverge", func(v chat.View) bool { return lastItem(v).Diverged })
+
+	diverged := lastItem(v).ID
+	if err := s.svc.Retry(t.Context(), "me", conv.ID, diverged); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "the retried turn to ask or fail", func(v chat.View) bool {
+		return pendingElicit(v) != nil || (lastItem(v).Kind == tree.TurnError && lastItem(v).ID != diverged)
+	})
+	if e := pendingElicit(v); e == nil || e.Request.Message != "Which city?" {
+		t.Fatalf("after retry: pending %+v, last item %+v; want the turn started again from the message, asking the city", e, lastItem(v))
+	}
+	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"city":"Bergen"}`)); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, s.svc, "me", conv.ID, "go on? again", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.Message == "Go on?"
+	})
+	if it := answerAndReply(t, s.svc, conv.ID, pendingElicit(v).Request.ID); it.Text != "planned Bergen: see the fjords" {
+		t.Errorf("the retried turn ended with %+v", it)
 	}
 }
