@@ -54,7 +54,6 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	c.expect("/retry")
 	c.expect("you> ")
 	c.send("/retry")
-	c.expect("Looking up your booking")
 	c.expect("Go on?")
 	c.send("y")
 	c.expect("check-in> done by release 2")
