@@ -121,7 +121,7 @@ func checkTurn(ctx context.Context, cfg Config, meta tree.Conversation, st suspe
 		dv.Recorded, dv.Made = "a turn of assistant "+meta.Agent, "no assistant of that name"
 		return dv
 	}
-	d := dryRun(ctx, cfg.Scope, a, st.id, st.side, st.text, st.record, st.history)
+	d := dryRun(ctx, cfg.Scope, a, st)
 	if d == nil {
 		return nil
 	}

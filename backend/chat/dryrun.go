@@ -60,19 +60,18 @@ type dryTurn struct {
 // outcome is known.
 var errDryRunOver = errors.New("the dry run is over")
 
-// dryRun replays a turn of a, started by text, whose record is record and
-// whose model context is history; scope is the program's root scope
-// (Config.Scope), side whether it is a side turn. It returns nil when the
-// turn would resume, else where it diverges.
-func dryRun(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, turnID int64, side bool, text string, record durable.Journal, history []message) *drift {
-	d := &dryTurn{record: record, history: history, waits: map[string]bool{}, over: make(chan struct{})}
-	for id := range record.Unanswered() {
+// dryRun replays st, a suspended turn of a, under scope, the program's
+// root scope (Config.Scope). It returns nil when the turn would resume,
+// else where it diverges.
+func dryRun(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, st suspendedTurn) *drift {
+	d := &dryTurn{record: st.record, history: st.history, waits: map[string]bool{}, over: make(chan struct{})}
+	for id := range st.record.Unanswered() {
 		d.waits[id] = false
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	run := a.Turn
-	if side {
+	if st.side {
 		run = a.AnswerSide
 	}
 	returned := make(chan error, 1)
@@ -82,7 +81,7 @@ func dryRun(ctx context.Context, scope func(context.Context) context.Context, a 
 				returned <- fmt.Errorf("the code panicked: %v", r)
 			}
 		}()
-		_, err := run(d.context(ctx, scope, a, turnID), text)
+		_, err := run(d.provide(ctx, scope, a, st.id), st.text)
 		returned <- err
 	}()
 	limit := time.NewTimer(dryRunLimit)
@@ -108,9 +107,9 @@ func dryRun(ctx context.Context, scope func(context.Context) context.Context, a 
 	return d.outcome
 }
 
-// context gives the turn's code the dry cores, under the program's root
+// provide gives the turn's code the dry cores, under the program's root
 // scope, numbered as the live turn numbers its calls.
-func (d *dryTurn) context(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, turnID int64) context.Context {
+func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, turnID int64) context.Context {
 	if scope != nil {
 		ctx = scope(ctx)
 	}
