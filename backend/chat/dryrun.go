@@ -153,9 +153,9 @@ func (d *dryTurn) diverged(err error) error {
 	return err
 }
 
-// wait holds the code where the live turn would wait or go on live, until
-// the run is over.
-func (d *dryTurn) wait(ctx context.Context) error {
+// waitOver holds the code where the live turn would wait or go on live,
+// until the run is over.
+func waitOver(ctx context.Context) error {
 	<-ctx.Done()
 	return context.Cause(ctx)
 }
@@ -169,7 +169,7 @@ func (d *dryTurn) reached(ctx context.Context, id string) error {
 	if d.unreached("", "") == nil {
 		d.conclude(nil)
 	}
-	return d.wait(ctx)
+	return waitOver(ctx)
 }
 
 // unrecorded answers call id, which the record lacks. Where the record
@@ -189,7 +189,7 @@ func (d *dryTurn) unrecorded(ctx context.Context, id, made string, harmless bool
 	if d.unreached("", "") == nil {
 		d.conclude(nil)
 	}
-	return d.wait(ctx)
+	return waitOver(ctx)
 }
 
 // ended concludes a run whose code returned err before the run was over:

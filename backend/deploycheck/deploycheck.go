@@ -78,8 +78,10 @@ func totals(checked chat.Checked) string {
 	switch {
 	case checked.Turns == 0:
 		return "No turn waits in this database: nothing to check."
+	case len(checked.Diverged) == 0 && checked.Turns == 1:
+		return "The one suspended turn resumes with this build."
 	case len(checked.Diverged) == 0:
-		return fmt.Sprintf("All %d suspended %s resume with this build.", checked.Turns, plural(checked.Turns, "turn", "turns"))
+		return fmt.Sprintf("All %d suspended turns resume with this build.", checked.Turns)
 	}
 	return fmt.Sprintf("%d of %d suspended %s would diverge after this deploy; %d %s.",
 		len(checked.Diverged), checked.Turns, plural(checked.Turns, "turn", "turns"), fine, plural(fine, "resumes", "resume"))
