@@ -187,7 +187,11 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 		if len(span) < 2 {
 			return msgs, nil
 		}
-		s, err := summarize(ctx, span)
+		// The summary's model call is numbered within the compaction's
+		// own call: a replay, which takes the summary from the record and
+		// makes no model call for it, numbers the turn's next calls as the
+		// live run did.
+		s, err := summarize(durable.WithScope(ctx, id), span)
 		if err != nil {
 			return nil, err
 		}
