@@ -167,6 +167,12 @@ func describe(n tree.Node) string {
 	case tree.ToolCall:
 		c, _ := tree.Decode[tree.ToolRecord](n)
 		return DescribeTool(c.Agent, c.Tool)
+	case tree.Sample:
+		return "a model call"
+	case tree.SampleRetry:
+		return "a refused model answer"
+	case tree.Summary:
+		return "a compaction"
 	case tree.Value:
 		v, _ := tree.Decode[tree.ValueRecord](n)
 		if v.Name == VersionName {
