@@ -71,6 +71,26 @@ func (db *DB) Conversations(ctx context.Context, session string) ([]tree.Convers
 	return out, rows.Err()
 }
 
+// EveryConversation lists every conversation in the database, whoever owns
+// it, oldest first: what a check of the whole database before a deploy
+// reads (chat.CheckSuspended).
+func (db *DB) EveryConversation(ctx context.Context) ([]tree.Conversation, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+conversationCols+` FROM conversations ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list every conversation: %w", err)
+	}
+	defer rows.Close()
+	var out []tree.Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list every conversation: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
 // Append records n as a child of n.Parent and moves HEAD to it, in one
 // transaction; it returns n with its id and time set. Without Fork, n.Parent
 // must be HEAD: a caller that has HEAD wrong (0 for a conversation with no

@@ -455,3 +455,23 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		<-tick.C
 	}
 }
+
+// A check of the whole database before a deploy lists every conversation,
+// whichever session owns it, oldest first.
+func TestEveryConversationListsAllSessions(t *testing.T) {
+	db := MustOpen(t)
+	newConversation(t, db, "s1", "a")
+	newConversation(t, db, "s2", "b")
+	newConversation(t, db, "s1", "c")
+	all, err := db.EveryConversation(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range all {
+		got = append(got, c.Session+"/"+c.ID)
+	}
+	if want := "s1/a s2/b s1/c"; strings.Join(got, " ") != want {
+		t.Errorf("every conversation: %v, want %s", got, want)
+	}
+}

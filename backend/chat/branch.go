@@ -49,8 +49,9 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 // model call resumes from just before that call, on a new branch beside the
 // failed one: everything it recorded before — the user's answers among it —
 // is replayed, and only the model is called again. Any other turn (an
-// answer, a stop, another failure) starts anew from the user message, sent
-// again unchanged on a new branch. The old branch is kept either way.
+// answer, a stop, another failure, a turn whose record its changed code no
+// longer replays) starts anew from the user message, sent again unchanged
+// on a new branch. The old branch is kept either way.
 func (s *Service) Retry(ctx context.Context, session, id string, reply int64) error {
 	resumed := false
 	err := s.with(ctx, session, id, func(c *conversation) error {
@@ -89,6 +90,9 @@ func (c *conversation) failedCallLocked(reply int64) (tree.Node, bool) {
 	n, ok := c.idx.Node(reply)
 	if !ok || n.Kind != tree.TurnError {
 		return tree.Node{}, false
+	}
+	if m, err := tree.Decode[tree.Message](n); err != nil || m.Diverged {
+		return tree.Node{}, false // its record would diverge again
 	}
 	for ok && n.Kind != tree.UserMessage {
 		if n.Kind == tree.Sample {

@@ -149,7 +149,7 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
 		id := durable.NextCall(ctx)
-		n, was, replayed, err := durable.Lookup(t.record, durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"})
+		n, was, replayed, err := durable.Lookup(t.record, compactCall(id))
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +187,11 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 		if len(span) < 2 {
 			return msgs, nil
 		}
-		s, err := summarize(ctx, span)
+		// The summary's model call is numbered within the compaction's
+		// own call: a replay, which takes the summary from the record and
+		// makes no model call for it, numbers the turn's next calls as the
+		// live run did.
+		s, err := summarize(durable.WithScope(ctx, id), span)
 		if err != nil {
 			return nil, err
 		}
@@ -201,6 +205,12 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 		t.summary, t.summaryNode = &s, node.ID
 		return next(ctx, req)
 	}
+}
+
+// compactCall is the call of the compaction middleware as call id: a
+// summary, when the history was summarized there.
+func compactCall(id string) durable.Call[tree.SummaryRecord] {
+	return durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"}
 }
 
 // summarize asks the model for a summary of span, through primitive.Sample so

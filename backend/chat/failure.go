@@ -26,6 +26,12 @@ const (
 	statusTooManyRequests = 429
 )
 
+// DivergedText is what the chat says of a turn that cannot go on from its
+// record because the assistant's code changed since it was recorded (a
+// deploy while it waited on a question, say). The way on is to take the
+// turn again from the user's message, which Retry does.
+const DivergedText = "The assistant has been updated since this turn began, so it cannot continue where it left off. Start again from your message to go on."
+
 // failure words a turn's failure for the chat: a short sentence for
 // everyone, and the details behind it (the provider's own words, say) for
 // whoever opens them.
@@ -54,7 +60,7 @@ func failure(err error) tree.Message {
 		return tree.Message{Text: "The model took too long to answer. Try again.", Details: err.Error()}
 	}
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
-		return tree.Message{Text: "This turn cannot be resumed: the agent's code changed since it was recorded.", Details: nd.Error()}
+		return tree.Message{Text: DivergedText, Details: nd.Error(), Diverged: true}
 	}
 	if _, ok := errors.AsType[*primitive.OutputError](err); ok {
 		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}

@@ -19,13 +19,7 @@ import (
 
 func (t *turn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, durable.Call[figure.Figure]{
-		ID: id, Kind: tree.Figure, Made: describeFigure(f),
-		Same: func(was figure.Figure) bool {
-			now, then := tree.MustEncode(f), tree.MustEncode(was)
-			return bytes.Equal(now, then) || durable.SameJSON(now, then)
-		},
-	}, func() (figure.Figure, error) {
+	_, err := durable.Step(t.record, showCall(id, f), func() (figure.Figure, error) {
 		// primitive.Show checks too; a core called directly must not record
 		// what no page could show.
 		return f, f.Check()
@@ -37,6 +31,17 @@ func (t *turn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
 		return err
 	})
 	return struct{}{}, err
+}
+
+// showCall is the call of showing f as call id, to compare with the record.
+func showCall(id string, f figure.Figure) durable.Call[figure.Figure] {
+	return durable.Call[figure.Figure]{
+		ID: id, Kind: tree.Figure, Made: describeFigure(f),
+		Same: func(was figure.Figure) bool {
+			now, then := tree.MustEncode(f), tree.MustEncode(was)
+			return bytes.Equal(now, then) || durable.SameJSON(now, then)
+		},
+	}
 }
 
 // describeFigure words a figure for a NonDeterminismError.

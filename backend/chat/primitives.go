@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,12 +25,7 @@ import (
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	c := t.conv
 	req.ID = durable.NextCall(ctx)
-	asked, _, replayed, err := durable.Lookup(t.record, durable.Call[elicit.Request]{
-		ID: req.ID, Kind: tree.ElicitRequest, Made: durable.DescribeElicit(req),
-		Same: func(was elicit.Request) bool {
-			return was.Kind == req.Kind && was.Message == req.Message && durable.SameJSON(was.Input, req.Input)
-		},
-	})
+	asked, _, replayed, err := durable.Lookup(t.record, elicitCall(req))
 	if err != nil {
 		return elicit.Response{}, err
 	}
@@ -105,10 +99,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 
 func (t *turn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, durable.Call[primitive.Progress]{
-		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
-		Same: func(was primitive.Progress) bool { return was.Message == p.Message },
-	}, func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
+	_, err := durable.Step(t.record, notifyCall(id, p), func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
 		c := t.conv
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -129,15 +120,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		resp    llm.Response
 		callErr error // the provider's own error, when the call ran now
 	)
-	rec, err := durable.Step(t.record, durable.Call[tree.SampleRecord]{
-		ID: id, Kind: tree.Sample, Made: "a model call",
-		Same: func(was tree.SampleRecord) bool {
-			// Encoded by the same code, the same request has the same bytes;
-			// only a record written otherwise needs the slow comparison.
-			now, then := tree.MustEncode(req), tree.MustEncode(was.Request)
-			return bytes.Equal(now, then) || durable.SameJSON(now, then)
-		},
-	}, func() (tree.SampleRecord, error) {
+	rec, err := durable.Step(t.record, sampleCall(id, req), func() (tree.SampleRecord, error) {
 		c.flush() // an answer the call follows is written before it starts
 		start := c.svc.now()
 		ran = true
@@ -218,12 +201,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 			out    json.RawMessage
 			runErr error // the tool's own error, when it ran now
 		)
-		rec, err := durable.Step(t.record, durable.Call[tree.ToolRecord]{
-			ID: id, Kind: tree.ToolCall, Made: durable.DescribeTool(c.Agent, c.Tool),
-			Same: func(was tree.ToolRecord) bool {
-				return was.Agent == c.Agent && was.Tool == c.Tool && durable.SameJSON(was.Input, c.Input)
-			},
-		}, func() (tree.ToolRecord, error) {
+		rec, err := durable.Step(t.record, toolCall(id, c), func() (tree.ToolRecord, error) {
 			// A tool may act on the world: what it acts on is recorded
 			// first, so that no effect of it follows an answer the record
 			// lacks.
@@ -265,10 +243,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 // the same refusal, found in the record.
 func (t *turn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, durable.Call[primitive.RetryNote]{
-		ID: id, Kind: tree.SampleRetry, Made: "a refused model answer",
-		Same: func(was primitive.RetryNote) bool { return was == n },
-	}, func() (primitive.RetryNote, error) { return n, nil }, func(n primitive.RetryNote) error {
+	_, err := durable.Step(t.record, retryCall(id, n), func() (primitive.RetryNote, error) { return n, nil }, func(n primitive.RetryNote) error {
 		t.conv.mu.Lock()
 		defer t.conv.mu.Unlock()
 		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.SampleRetry, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(n)})
@@ -335,4 +310,23 @@ func (t *turn) now(ctx context.Context, _ struct{}) (time.Time, error) {
 
 func (t *turn) random(ctx context.Context, _ struct{}) (uint64, error) {
 	return recordValue(t, ctx, "random", rand.Uint64)
+}
+
+// version records which version of a change the turn takes (turn.Version):
+// a live turn's is recorded as a marker, a replayed turn's is read from the
+// record, and a turn recorded before the change takes its old path without
+// a call id taken. A version the code cannot take (a record newer than the
+// code) or a marker that cannot be written ends the turn, with the error
+// as its cause: Version itself returns no error to its caller.
+func (t *turn) version(ctx context.Context, q primitive.VersionRequest) (int, error) {
+	v, err := durable.Version(ctx, t.record, q.Change, q.Latest, func(id string, rec tree.ValueRecord) error {
+		t.conv.mu.Lock()
+		defer t.conv.mu.Unlock()
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Value, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)})
+		return err
+	})
+	if err != nil {
+		t.cancel(err)
+	}
+	return v, err
 }

@@ -200,7 +200,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	s.restart()
 	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
 	it := lastItem(v)
-	if it.Kind != tree.TurnError || !strings.Contains(it.Text, "cannot be resumed") || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
+	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Details, `elicit form "Confirm?"`) || !strings.Contains(it.Details, `"Are you really sure?"`) {
 		t.Errorf("last item = %+v, want a short sentence, with details naming call %s and both calls", it, eid)
 	}

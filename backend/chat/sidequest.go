@@ -265,15 +265,18 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 // sideHistory is the model's context for side turn t: the conversation up
 // to where the thread hangs, a note saying what the flow waits on, and the
 // thread up to t's question.
-func (c *conversation) sideHistory(t *turn) []message {
-	path := c.idx.PathTo(t.id)
+func (c *conversation) sideHistory(t *turn) []message { return sideHistoryOf(c.idx, t.id) }
+
+// sideHistoryOf is sideHistory of the side turn that question q started.
+func sideHistoryOf(idx *tree.Index, q int64) []message {
+	path := idx.PathTo(q)
 	i := slices.IndexFunc(path, func(n tree.Node) bool { return n.Kind == tree.SideQuestion })
 	if i < 1 {
-		return historyOf(path, t.id)
+		return historyOf(path, q)
 	}
-	out := historyOf(path[:i], t.id)
+	out := historyOf(path[:i], q)
 	out = append(out, message{path[i].ID, llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
-	return append(out, historyOf(path[i:], t.id)...)
+	return append(out, historyOf(path[i:], q)...)
 }
 
 // sideNote tells the model where the thread hangs: from a question that

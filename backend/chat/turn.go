@@ -275,6 +275,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
 	ctx = primitive.NowAPI.Provide(ctx, t.now)
 	ctx = primitive.RandomAPI.Provide(ctx, t.random)
+	ctx = primitive.VersionAPI.Provide(ctx, t.version)
 	ctx = primitive.HistoryAPI.Provide(ctx, t.history)
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
@@ -291,6 +292,9 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 // what it says. No kind means the service is shutting down: the turn stays
 // where it was, to be resumed.
 func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply string, err error) (tree.Kind, tree.Message) {
+	if nd, ok := errors.AsType[*durable.NonDeterminismError](context.Cause(ctx)); ok && err == nil {
+		err = nd // ended by a call that returns no error (turn.Version): the code went on, the turn cannot
+	}
 	switch {
 	case errors.Is(context.Cause(ctx), errStopped):
 		// Stopped, even if the agent finished anyway: the user was told so.

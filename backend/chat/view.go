@@ -46,6 +46,10 @@ type Item struct {
 	Text  string
 	// Details are a failure's details, behind a toggle.
 	Details string
+	// Diverged is set on a failed turn that cannot go on from its record
+	// because the assistant changed since (tree.Message.Diverged): its
+	// way on is to start again from the message.
+	Diverged bool
 	// Partial is, for a stopped turn, the reply streamed before the stop;
 	// for a failed one, what streamed before the reply broke off.
 	Partial string
@@ -200,7 +204,7 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial})
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {

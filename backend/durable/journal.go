@@ -110,7 +110,7 @@ func Step[R any](j Journal, c Call[R], run func() (R, error), record func(R) err
 func Value[T any](j Journal, id, name string, fresh func() T, record func(tree.ValueRecord) error) (T, error) {
 	var v T
 	ran := false
-	rec, err := Step(j, Call[tree.ValueRecord]{ID: id, Kind: tree.Value, Made: name, Same: func(was tree.ValueRecord) bool { return was.Name == name }},
+	rec, err := Step(j, ValueCall(id, name),
 		func() (tree.ValueRecord, error) {
 			v, ran = fresh(), true
 			raw, err := json.Marshal(v)
@@ -124,6 +124,12 @@ func Value[T any](j Journal, id, name string, fresh func() T, record func(tree.V
 	}
 	err = json.Unmarshal(rec.Value, &v)
 	return v, err
+}
+
+// ValueCall is the call of a value named name (the time, a random number)
+// read as call id.
+func ValueCall(id, name string) Call[tree.ValueRecord] {
+	return Call[tree.ValueRecord]{ID: id, Kind: tree.Value, Made: "value " + name, Same: func(was tree.ValueRecord) bool { return was.Name == name }}
 }
 
 // NonDeterminismError is a replay that went another way than the record: the
@@ -161,6 +167,18 @@ func describe(n tree.Node) string {
 	case tree.ToolCall:
 		c, _ := tree.Decode[tree.ToolRecord](n)
 		return DescribeTool(c.Agent, c.Tool)
+	case tree.Sample:
+		return "a model call"
+	case tree.SampleRetry:
+		return "a refused model answer"
+	case tree.Summary:
+		return "a compaction"
+	case tree.Value:
+		v, _ := tree.Decode[tree.ValueRecord](n)
+		if v.Name == VersionName {
+			return fmt.Sprintf("version %s of %q", v.Value, v.Change)
+		}
+		return "value " + v.Name
 	default:
 		return string(n.Kind)
 	}

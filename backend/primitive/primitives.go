@@ -65,6 +65,35 @@ func Random(ctx context.Context) uint64 {
 	return rand.Uint64()
 }
 
+// VersionRequest is what Version asks of its core: which change, and the
+// newest version of it the code knows.
+type VersionRequest struct {
+	Change string
+	Latest int
+}
+
+// VersionAPI makes a change of a turn's code replayable (see Version): its
+// core records which version of the change a live turn took, and answers
+// a replayed turn from its record.
+var VersionAPI = NewAPI[VersionRequest, int]("version")
+
+// Version returns which version of change the running turn takes: latest
+// in a live run, the version recorded in a replay, and 0 in a replay of a
+// turn recorded before the change existed. Outside a turn (no core
+// provided) it is latest, the code's newest path. A core that fails ends
+// the turn itself (a record newer than the code is a divergence); the
+// value returned then is 0.
+func Version(ctx context.Context, change string, latest int) int {
+	if !VersionAPI.Installed(ctx) {
+		return latest
+	}
+	v, err := VersionAPI.Call(ctx, VersionRequest{Change: change, Latest: latest})
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
 // History returns the conversation so far, up to the message that started
 // the running turn, as messages for the model. Long conversations come back
 // compacted: earlier spans replaced by their summaries.

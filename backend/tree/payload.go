@@ -51,10 +51,12 @@ type DecisionRecord struct {
 }
 
 // ValueRecord is the payload of a Value node: which value the turn read,
-// and what it was.
+// and what it was. A version marker (turn.Version) is named "version" and
+// names the change it is a version of.
 type ValueRecord struct {
-	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
+	Name   string          `json:"name"`
+	Change string          `json:"change,omitempty"`
+	Value  json.RawMessage `json:"value"`
 }
 
 // LogRecord is the payload of a Log node: the line as the code wrote it,

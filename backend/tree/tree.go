@@ -93,6 +93,11 @@ type Message struct {
 	// mid-sentence, perhaps because it was going wrong, is no ground for
 	// the next turn to build on.
 	Partial string `json:"partial,omitempty"`
+	// Diverged is set on a TurnError node when the turn could not go on
+	// from its record because its code changed since it was recorded (a
+	// replay diverged, as after a deploy): taking it again starts anew
+	// from its message, never from its record.
+	Diverged bool `json:"diverged,omitempty"`
 }
 
 // Conversation is one chat: owned by a browser session, talking to one

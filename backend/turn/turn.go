@@ -127,6 +127,28 @@ func Now(ctx context.Context) time.Time { return primitive.Now(ctx) }
 // draws the same numbers again.
 func Random(ctx context.Context) uint64 { return primitive.Random(ctx) }
 
+// Version says which version of a change to a turn's code the turn takes,
+// so that a deploy does not break the conversations waiting on a question:
+// a turn recorded before the change replays the old path, and a turn
+// recorded after it the new one. Change names the change (unique within
+// the turn's code), latest is the newest version the code has, counting
+// from 1; 0 is the code before the change. A change reads:
+//
+//	if turn.Version(ctx, "notify-before-ask", 1) >= 1 {
+//		turn.Notify(ctx, "Looking up your booking…", -1)
+//	}
+//	res, err := turn.Ask(ctx, ...)
+//
+// A live turn takes latest, and the choice is recorded (the tree inspector
+// shows it as a value); a replay takes what it recorded. Changing the
+// change again raises latest and adds a branch. Keep the call, and the old
+// branch, while turns recorded before it may still resume: `sweatpants
+// check` replays every waiting turn against the new code before a deploy
+// and lists those that would not.
+func Version(ctx context.Context, change string, latest int) int {
+	return primitive.Version(ctx, change, latest)
+}
+
 // Retry is what a middleware stage returns to refuse the model's answer and
 // have the pipeline try again; by names the stage, reason says why.
 func Retry(by, reason string) error { return primitive.Retry(by, reason) }

@@ -1449,6 +1449,9 @@ func gist(n tree.Node) string {
 		return toolGist(n)
 	case tree.Value:
 		v, _ := tree.Decode[tree.ValueRecord](n)
+		if v.Change != "" {
+			return clip(v.Name+" of "+v.Change+" = "+string(v.Value), 80) // a version marker: which change the turn took
+		}
 		return clip(v.Name+" = "+string(v.Value), 80)
 	case tree.Log:
 		l, _ := tree.Decode[tree.LogRecord](n)

@@ -10,6 +10,9 @@
 // declines, /c cancels, /r refuses a device permission, /o <words> answers
 // in one's own words (other), /? lists the ones a question allows. At a
 // numbered or yes/no prompt, words that are neither are the answer other.
+// At the message prompt, /retry takes the last turn again, as the page's
+// Retry does: the way on from a failed turn, one the assistant's changed
+// code cannot continue included.
 //
 // Ctrl-C (an interrupt, when Config.Interrupts delivers them) stops the
 // agent's turn while it works or waits for an answer, as the browser's Stop
@@ -40,6 +43,7 @@ type Chat interface {
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
 	Stop(ctx context.Context, session, id string) error
+	Retry(ctx context.Context, session, id string, reply int64) error
 }
 
 // Config is what Run needs.
@@ -213,13 +217,42 @@ func (t *terminal) message(ctx context.Context) error {
 	if line == "" {
 		return nil
 	}
+	if line == "/retry" {
+		return t.retry(ctx)
+	}
 	if strings.HasPrefix(line, "/") {
-		t.say("  ! %s means something only while a question waits; end with Ctrl-D or Ctrl-C.", line)
+		t.say("  ! %s means something only while a question waits; /retry takes the last turn again; end with Ctrl-D or Ctrl-C.", line)
 		return nil
 	}
 	if err := t.cfg.Chat.Send(ctx, t.cfg.Session, t.id, line); err != nil {
 		if apperr.CodeOf(err) == apperr.Internal {
 			return fmt.Errorf("send: %w", err)
+		}
+		t.say("  ! %s", apperr.MessageOf(err))
+		return nil
+	}
+	t.sent = true
+	return nil
+}
+
+// retry takes the last turn again, as the page's Retry does: a turn that
+// failed on a model call from before that call, any other from the
+// message, on a new branch; the way on from a turn whose record the
+// assistant's changed code no longer replays.
+func (t *terminal) retry(ctx context.Context) error {
+	var last int64
+	for _, it := range t.items {
+		if it.Kind == tree.AssistantMessage || it.Kind == tree.TurnError || it.Kind == tree.Stopped {
+			last = it.ID
+		}
+	}
+	if last == 0 {
+		t.say("  ! There is no turn to take again yet; type a message.")
+		return nil
+	}
+	if err := t.cfg.Chat.Retry(ctx, t.cfg.Session, t.id, last); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return fmt.Errorf("retry: %w", err)
 		}
 		t.say("  ! %s", apperr.MessageOf(err))
 		return nil

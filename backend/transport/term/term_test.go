@@ -37,12 +37,20 @@ type console struct {
 func startConsole(t *testing.T, agent string) *console {
 	t.Helper()
 	db := storetest.Open(t)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	return startConsoleOn(t, db, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()}, Config{Agent: agent})
+}
+
+// startConsoleOn runs Run with run's agent or conversation against a
+// service configured by cfg on db.
+func startConsoleOn(t *testing.T, db *store.DB, cfg chat.Config, run Config) *console {
+	t.Helper()
+	cfg.Store = db
+	svc := chat.New(cfg)
 	r, w := io.Pipe()
 	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: agent, In: r, Out: c, Echo: true, Interrupts: c.interrupt})
+		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: run.Agent, Conversation: run.Conversation, In: r, Out: c, Echo: true, Interrupts: c.interrupt})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -128,6 +128,7 @@ func (t *terminal) show(it chat.Item) bool {
 	case tree.TurnError:
 		t.sent = false
 		t.say("  ! %s", it.Text)
+		t.say("  (/retry takes this turn again; or type a new message)")
 	case tree.Stopped:
 		t.sent = false
 		t.say("  (%s)", it.Text)

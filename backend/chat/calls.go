@@ -1,0 +1,67 @@
+package chat
+
+import (
+	"bytes"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// The calls a turn makes, as package durable compares them with the
+// record: one description of each, for the cores that run a turn
+// (primitives.go) and the replay that checks one without running anything
+// (dryrun.go), so that both find the same divergences.
+
+// elicitCall is question req (its ID set), asked again the same when its
+// kind, message and input are.
+func elicitCall(req elicit.Request) durable.Call[elicit.Request] {
+	return durable.Call[elicit.Request]{
+		ID: req.ID, Kind: tree.ElicitRequest, Made: durable.DescribeElicit(req),
+		Same: func(was elicit.Request) bool {
+			return was.Kind == req.Kind && was.Message == req.Message && durable.SameJSON(was.Input, req.Input)
+		},
+	}
+}
+
+// notifyCall is progress report p as call id; its message must match.
+func notifyCall(id string, p primitive.Progress) durable.Call[primitive.Progress] {
+	return durable.Call[primitive.Progress]{
+		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
+		Same: func(was primitive.Progress) bool { return was.Message == p.Message },
+	}
+}
+
+// sampleCall is the model call of req as call id; its request must match.
+func sampleCall(id string, req llm.Request) durable.Call[tree.SampleRecord] {
+	return durable.Call[tree.SampleRecord]{
+		ID: id, Kind: tree.Sample, Made: "a model call",
+		Same: func(was tree.SampleRecord) bool {
+			// Encoded by the same code, the same request has the same bytes;
+			// only a record written otherwise needs the slow comparison.
+			now, then := tree.MustEncode(req), tree.MustEncode(was.Request)
+			return bytes.Equal(now, then) || durable.SameJSON(now, then)
+		},
+	}
+}
+
+// toolCall is tool call c as call id; the tool and its input must match.
+func toolCall(id string, c agents.ToolCall) durable.Call[tree.ToolRecord] {
+	return durable.Call[tree.ToolRecord]{
+		ID: id, Kind: tree.ToolCall, Made: durable.DescribeTool(c.Agent, c.Tool),
+		Same: func(was tree.ToolRecord) bool {
+			return was.Agent == c.Agent && was.Tool == c.Tool && durable.SameJSON(was.Input, c.Input)
+		},
+	}
+}
+
+// retryCall is a middleware's refusal n of a model answer as call id.
+func retryCall(id string, n primitive.RetryNote) durable.Call[primitive.RetryNote] {
+	return durable.Call[primitive.RetryNote]{
+		ID: id, Kind: tree.SampleRetry, Made: "a refused model answer",
+		Same: func(was primitive.RetryNote) bool { return was == n },
+	}
+}
