@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 )
 
 // command is one of the program's commands.
@@ -35,6 +37,12 @@ func (p *program) commands() []command {
 		{name: "chat", args: "[flags]", does: "talk to " + p.chatPartner() + " at the terminal",
 			run:  p.chat,
 			help: func() { printFlags(p.stdout, p.chatFlags(&chatConfig{}), p.chatSynopsis()) }},
+		{name: CheckCommand, args: "[flags]", does: "before a deploy: list the waiting turns this build would break",
+			run: p.check,
+			help: func() {
+				var db string
+				printFlags(p.stdout, p.checkFlags(&db), deploycheck.Synopsis(p.cfg.Name))
+			}},
 		{name: "version", does: "print the version",
 			run: p.version,
 			help: func() {

@@ -14,10 +14,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 )
 
-// Synopsis heads the usage of the command that runs Check, `sweatpants
-// check`.
-const Synopsis = `Usage: sweatpants check --db FILE
+// Synopsis heads the usage of the command that runs Check, `PROGRAM
+// check`, for the program named program.
+func Synopsis(program string) string {
+	return "Usage: " + program + " check [flags]\n" + synopsis
+}
 
+const synopsis = `
 Checks a database against this build before it is deployed: every turn
 that waits in it (on a question, or cut off by a restart) is replayed
 against this build's assistants, as resuming it after the deploy would,

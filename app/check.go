@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
+	"github.com/sweatpants-go/sweatpants/store"
+)
+
+// CheckCommand is the name of the pre-deploy check, as Env.Command gives it
+// to Setup: a Setup that writes (stocks a table, say) skips that for it.
+const CheckCommand = "check"
+
+// checkFlags defines check's flags, and the application's (Setup may need
+// them to make its assistants), on a new flag set, writing the database's
+// path into db.
+func (p *program) checkFlags(db *string) *flag.FlagSet {
+	fs := flag.NewFlagSet(CheckCommand, flag.ContinueOnError)
+	*db = "data/" + p.cfg.Name + ".db"
+	fs.Var(nonEmptyFlag{db}, "db", "the SQLite database to check: the server's, while it is stopped, or a copy of it")
+	if p.cfg.Flags != nil {
+		p.cfg.Flags(fs)
+	}
+	return fs
+}
+
+// check replays every suspended turn of a database against this build's
+// assistants (package deploycheck) and fails when any would diverge, so
+// that a deploy script stops before it breaks a waiting conversation.
+func (p *program) check(ctx context.Context, args []string) error {
+	var db string
+	err := parseFlags(p.checkFlags(&db), deploycheck.Synopsis(p.cfg.Name), args, p.getenv, p.stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o, err := p.open(ctx, CheckCommand, db, store.Options{}, log)
+	if err != nil {
+		return err
+	}
+	defer o.close()
+	diverged, err := deploycheck.Check(ctx, o.chat, p.stdout)
+	if err != nil {
+		return err
+	}
+	if diverged > 0 {
+		return fmt.Errorf("%d waiting %s would not resume on this build", diverged, plural(diverged, "turn", "turns"))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

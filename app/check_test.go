@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
+)
+
+// greeterReleased is the tests' greeter as a later release writes it: it
+// says what it does before it asks, guarded by turn.Version or not.
+func greeterReleased(versioned bool) Config {
+	cfg := testConfig()
+	cfg.Assistants[0].Turn = func(ctx context.Context, message string) (string, error) {
+		if !versioned || turn.Version(ctx, "greet-with-notice", 1) >= 1 {
+			if err := turn.Notify(ctx, "Getting to know you", -1); err != nil {
+				return "", err
+			}
+		}
+		who, err := turn.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
+		if err != nil || who.Action != elicit.Accept {
+			return "Hello, stranger.", err
+		}
+		return "Hello, " + who.Content.Name + "!", nil
+	}
+	return cfg
+}
+
+// TestCheckListsTheWaitingTurnsANewReleaseWouldBreak records a turn waiting
+// on the greeter's question with one release, then checks the database with
+// others, as a deploy script would before each: the program fails, naming
+// the turn, only for the release whose change is not guarded by
+// turn.Version, and leaves the database as it found it.
+func TestCheckListsTheWaitingTurnsANewReleaseWouldBreak(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "greeter.db")
+	var out, errOut strings.Builder
+	p := newProgram(testConfig(), func(string) string { return "" }, strings.NewReader("Hello\n"), &out, &errOut)
+	p.interrupts = make(chan os.Signal)
+	if err := p.run(context.Background(), []string{"chat", "--db", db, "--agent", "greeter"}); err != nil {
+		t.Fatalf("chat: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "What should I call you?") || !strings.Contains(out.String(), "stays open") {
+		t.Fatalf("the greeter's question is not left waiting:\n%s", out.String())
+	}
+	before := snapshot(t, db)
+
+	stdout, _, err := runWith(testConfig(), "check", "--db", db)
+	if err != nil || !strings.Contains(stdout, "resumes") {
+		t.Errorf("check with the release that recorded the turn: %v\n%s", err, stdout)
+	}
+	stdout, _, err = runWith(greeterReleased(false), "check", "--db", db)
+	if err == nil || !strings.Contains(err.Error(), "1 waiting turn would not resume") {
+		t.Errorf("check with an unguarded change: err = %v, want 1 waiting turn named", err)
+	}
+	if !strings.Contains(stdout, "greeter") || !strings.Contains(stdout, "Hello") {
+		t.Errorf("check's report does not name the turn's assistant and conversation:\n%s", stdout)
+	}
+	stdout, _, err = runWith(greeterReleased(true), "check", "--db", db)
+	if err != nil {
+		t.Errorf("check with the change guarded by turn.Version: %v\n%s", err, stdout)
+	}
+	if after := snapshot(t, db); after != before {
+		t.Error("check changed the database")
+	}
+}
+
+// snapshot is the database's main file as it is on disk once no process
+// holds it, which a check must leave alone.
+func snapshot(t *testing.T, db string) string {
+	t.Helper()
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
