@@ -62,6 +62,19 @@ func TestAnApplicationOfItsOwn(t *testing.T) {
 	if end := done[len(done)-1]; end.Data["status"] != "replied" || end.Data["text"] != "Hello, Ann!" {
 		t.Errorf("the turn ended %s, want the reply %q", end.Raw, "Hello, Ann!")
 	}
+
+	// In Chromium its page works as the demo's does: the Datastar client
+	// it found sends the message, draws the form and posts the answer.
+	p := &chatPage{t: t, Page: newPage(t)}
+	if _, err := p.Goto(a.URL + "/new"); err != nil {
+		t.Fatal(err)
+	}
+	p.send("Hi there")
+	form := p.pendingForm()
+	p.must(expect.Locator(form).ToBeVisible())
+	p.must(form.GetByLabel("Your name").Fill("Bo"))
+	p.must(form.GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Hello, Bo!"))
 }
 
 // buildReadmeProgram writes the README's program as main.go of a module
