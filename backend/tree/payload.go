@@ -28,6 +28,29 @@ type ToolRecord struct {
 	Input  json.RawMessage `json:"input"`
 	Output json.RawMessage `json:"output,omitempty"`
 	Error  string          `json:"error,omitempty"`
+
+	// The audit of the call, under the permission policy (package
+	// policy). Records made before the policy have none of these.
+
+	// Digest stands for Input when a rule said not to keep the arguments:
+	// "sha256:" and the hex digest of the arguments; Input is then null.
+	Digest string `json:"digest,omitempty"`
+	// Decision is what the policy decided: allow, ask (then the user's
+	// choice is in DecidedBy), deny or finalDeny.
+	Decision string `json:"decision,omitempty"`
+	// DecidedBy says who decided: "rule" (Rule names it), "user" (an
+	// approval, Approval is its call id), "remembered" (a choice the user
+	// made earlier for the conversation or for always; Rule names it),
+	// "default", or "unattended" (nobody could approve: denied).
+	DecidedBy string `json:"decided_by,omitempty"`
+	Rule      string `json:"rule,omitempty"`
+	Approval  string `json:"approval,omitempty"`
+	// Outcome is ok, error, denied or cancelled.
+	Outcome string `json:"outcome,omitempty"`
+	// Started is when the call began (Unix milliseconds) and Duration how
+	// long it ran, in microseconds; both zero for a call that did not run.
+	Started  int64 `json:"started,omitempty"`
+	Duration int64 `json:"duration_us,omitempty"`
 }
 
 // SummaryRecord is the payload of a Summary node: the summary, and the

@@ -1,0 +1,70 @@
+package elicit
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// ApprovalInput is a tool call waiting for the user's consent: who wants to
+// make it, what it does, with which arguments, and why.
+type ApprovalInput struct {
+	Agent       string `json:"agent" desc:"The agent whose tool it is"`
+	Tool        string `json:"tool" desc:"The tool's name"`
+	Description string `json:"description,omitempty" desc:"What the tool does, as it describes itself"`
+	// Args is the call's arguments as JSON, indented for reading.
+	Args string `json:"args" desc:"The call's arguments, as JSON"`
+	// Effects names what the tool does beyond reading: writes, spends,
+	// device, network. Empty for a read-only tool.
+	Effects []string `json:"effects,omitempty" desc:"What the tool does beyond reading"`
+	// Reason is why the model wants the call, in its words, when it said.
+	Reason string `json:"reason,omitempty" desc:"Why the model wants to make the call"`
+	// Schema is the JSON Schema of the tool's input, which edited
+	// arguments must fit.
+	Schema *Schema `json:"schema,omitempty"`
+}
+
+// The choices of an approval.
+const (
+	AllowOnce         = "once"         // this call only
+	AllowConversation = "conversation" // this tool, on this branch of this conversation
+	AllowAlways       = "always"       // this tool, from now on: a rule the user can revoke
+	DenyCall          = "deny"         // not this call; the model is told, with Reason
+)
+
+// Approval is the user's decision on a tool call.
+type Approval struct {
+	Choice string `json:"choice" title:"Decision" enum:"once,conversation,always,deny"`
+	// Args, when set, are the arguments the user edited, as JSON: the call
+	// that runs, and is recorded, is the edited one. Only with an allow.
+	Args string `json:"args,omitempty" title:"Arguments" max:"100000"`
+	// Reason is why the user denied the call, for the model; only with
+	// deny.
+	Reason string `json:"reason,omitempty" title:"Why not?" max:"1000"`
+}
+
+// Allowed reports whether the decision lets the call run.
+func (a Approval) Allowed() bool { return a.Choice != DenyCall }
+
+// Approve asks the user whether a tool call may run. Saying no is an
+// answer (accept with Choice deny); cancel means the question went away
+// unanswered (Stop, a withdrawn turn), which the caller treats as a deny.
+var Approve = NewKind[ApprovalInput, Approval]("approval", "Allow or deny a tool call", Accept, Cancel).
+	Check(func(in ApprovalInput, a Approval) FieldErrors {
+		switch {
+		case a.Args != "" && a.Choice == DenyCall:
+			return FieldErrors{{Field: "args", Message: "are edited only to allow the call: a denied call does not run"}}
+		case a.Reason != "" && a.Choice != DenyCall:
+			return FieldErrors{{Field: "reason", Message: "is given only with deny"}}
+		case a.Args != "":
+			var v any
+			if err := json.Unmarshal([]byte(a.Args), &v); err != nil {
+				return FieldErrors{{Field: "args", Message: "must be JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
+			}
+			if in.Schema != nil {
+				if errs := in.Schema.Validate(json.RawMessage(a.Args)); len(errs) > 0 {
+					return FieldErrors{{Field: "args", Message: "do not fit the tool's input: " + errs.Error()}}
+				}
+			}
+		}
+		return nil
+	})
