@@ -37,9 +37,11 @@ func NewKinds(kinds ...Registered) *Kinds {
 	return ks
 }
 
-// BuiltinKinds lists the built-in kinds besides forms, for NewKinds.
+// BuiltinKinds lists the built-in kinds besides forms, for NewKinds. The
+// approval is among them, so that edited arguments that are not JSON, or
+// do not fit the tool's input, are refused wherever an answer arrives.
 func BuiltinKinds() []Registered {
-	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard}
+	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, Approve}
 }
 
 // Has reports whether ks holds a kind named name.
