@@ -20,6 +20,9 @@ type cardKind struct {
 	refuse func(p *chatPage, q playwright.Locator)
 	// answer answers the card.
 	answer func(p *chatPage, q playwright.Locator)
+	// ownNo is set for a card whose own answers include saying no (an
+	// approval's Deny), which offers no Decline or Cancel beside them.
+	ownNo bool
 }
 
 func submitEmpty(p *chatPage, q playwright.Locator) {
@@ -60,6 +63,18 @@ var cardKinds = []cardKind{
 	{name: "clipboard write", agent: "showcase", ask: "copy", kind: "clipboard-write", answer: decline},
 	{name: "flight", agent: "showcase", ask: "book a flight", kind: "flight", refuse: submitEmpty, answer: bookFirstSeat},
 	{name: "story flight", agent: "chat", ask: "Book me a flight to Tokyo next Friday", kind: "flight", refuse: submitEmpty, answer: bookFirstSeat},
+	{name: "approval", agent: "showcase", ask: "approve a tool call", kind: "approval", refuse: editArgsWrong, ownNo: true,
+		answer: func(p *chatPage, q playwright.Locator) { p.must(q.GetByTestId("approval-deny").Click()) }},
+}
+
+// editArgsWrong opens an approval's editor of arguments, makes them
+// something that is not JSON and allows the call: the card refuses it.
+func editArgsWrong(p *chatPage, q playwright.Locator) {
+	p.t.Helper()
+	p.must(q.GetByTestId("approval-edit-toggle").Click())
+	p.must(q.GetByTestId("approval-args-editor").Fill(`{"olderThanDays": ninety}`))
+	p.must(q.GetByTestId("approval-once").Click())
+	p.must(expect.Locator(q.GetByTestId("error-args")).ToBeVisible())
 }
 
 // eachCardKind runs f for every kind of card, in parallel, each in its own

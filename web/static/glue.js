@@ -258,6 +258,26 @@ document.addEventListener('datastar-fetch', (evt) => {
   card.removeAttribute('aria-busy')
 })
 
+// cards: the approval card's editor of arguments. What it holds is sent,
+// as the edited arguments, only while it is open: closed, the call runs as
+// the model asked. Capturing, so it runs before Datastar sends the form;
+// "toggle" does not bubble.
+const argsEditor = 'details[data-args-editor]'
+document.addEventListener('submit', (evt) => {
+  for (const d of evt.target.querySelectorAll?.(argsEditor) ?? []) {
+    const text = d.querySelector('textarea')
+    if (text) text.disabled = !d.open
+  }
+}, true)
+document.addEventListener('toggle', (evt) => {
+  const d = evt.target
+  if (!d.matches?.(argsEditor)) return
+  const text = d.querySelector('textarea')
+  if (!text) return
+  text.disabled = !d.open
+  if (d.open && d.contains(document.activeElement)) text.focus()
+}, true)
+
 // cards: focus and the answer on its way.
 //
 // Focus follows the questions, for the keyboard and screen readers: a
@@ -286,10 +306,12 @@ function writing () {
 }
 
 // firstField is where a card's answer starts: its first input of the
-// answer itself (not Decline, Cancel), else the question.
+// answer itself (not Decline, Cancel, nor a form marked data-not-first, as
+// an approval's reason to deny), else the question.
 function firstField (card) {
-  const fields = card.querySelectorAll('form:not(.elicit-dismiss) :is(input:not([type=hidden]), select, textarea)')
-  for (const f of fields) if (f.offsetParent !== null && !f.disabled) return f
+  const fields = card.querySelectorAll('form:not(.elicit-dismiss, [data-not-first]) :is(input:not([type=hidden]), select, textarea)')
+  // A closed <details> hides its content without display: none.
+  for (const f of fields) if (f.offsetParent !== null && !f.disabled && !f.closest('details:not([open])')) return f
   return card.querySelector('.elicit-message')
 }
 

@@ -694,6 +694,9 @@ func acceptedSummary(e *chat.ElicitView) (string, bool) {
 		return pastedCount(len([]rune(text))), true
 	case elicit.WriteClipboard.Name:
 		return "Copied to your clipboard.", true
+	case elicit.Approve.Name:
+		a, ok := approvalOf(e)
+		return approvalSummary(a), ok
 	}
 	return "", false
 }

@@ -96,6 +96,7 @@ func Demos() *agents.Agent {
 		declare(a, "copyToClipboard", "Copy something to my clipboard", "Copy a booking code to the user's clipboard", showCopy),
 		declare(a, "confirmDelete", "Confirm something", "Ask the user to confirm deleting their drafts: a yes/no, are you sure", showConfirm),
 		declare(a, "pickColour", "Pick a colour", "Ask the user to pick or choose a colour (color) for the theme", showChoice),
+		declare(a, "approveArchive", "Approve a tool call", "Ask the user to approve or deny a tool call that archives their old drafts: an approval, a permission, consent", showApproval),
 		declare(a, "bookFlight", "Book a flight", "Book a flight: the user picks one and a seat", showFlight),
 		declare(a, "askTogether", "Two agents at once", "Ask about luggage and meals together: two agents queue their questions at once, both", showTogether),
 		declare(a, "fillProfile", "Fill in a profile", "Ask the user to fill in a profile form about themselves", showProfile),
@@ -151,7 +152,7 @@ func Showcase() agents.Assistant {
 	}
 	return agents.Assistant{
 		Name:        "showcase",
-		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, two agents at once; shows a table and charts.",
+		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once; shows a table and charts.",
 		Turn:        loop.Turn,
 		Starters:    []string{"Show me what you can ask", "Compare fares in a table and a chart"},
 	}

@@ -29,6 +29,7 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		{"copy", "clipboard-write", "Here is your booking code. Copy it to your clipboard?", ""},
 		{"confirm", "confirm", "Delete all your drafts?", ""},
 		{"pick a colour", "choice", "Which colour should the theme be?", ""},
+		{"approve a tool call", "approval", "Allow archiveDrafts?", `"effects":["writes"]`},
 		{"book a flight", "flight", "", ""},
 		{"profile", elicit.FormKind, "Tell me about yourself:", ""},
 		{"together", elicit.FormKind, "How much luggage are you bringing?", ""},
