@@ -31,3 +31,58 @@ func TestNodeWords(t *testing.T) {
 		}
 	}
 }
+
+// A tool call's arguments are read as a reader takes them in: an object's
+// by name in the order written, strings as their text, objects and lists
+// as indented JSON; anything else as one value.
+func TestArgsWords(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want []words.Arg
+	}{
+		{`"Oslo"`, []words.Arg{{Value: "Oslo"}}},
+		{`42`, []words.Arg{{Value: "42"}}},
+		{`{}`, nil},
+		{`{"seat": "3A", "n": 1.50, "ok": true, "x": null}`, []words.Arg{{Name: "seat", Value: "3A"}, {Name: "n", Value: "1.50"}, {Name: "ok", Value: "true"}, {Name: "x", Value: "null"}}},
+		{`{"to": ["a", "b"]}`, []words.Arg{{Name: "to", Value: "[\n  \"a\",\n  \"b\"\n]", Block: true}}},
+		{`{not json`, []words.Arg{{Value: "{not json"}}},
+	} {
+		got := words.Args(c.raw)
+		if len(got) != len(c.want) {
+			t.Errorf("Args(%s) = %+v, want %+v", c.raw, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("Args(%s)[%d] = %+v, want %+v", c.raw, i, got[i], c.want[i])
+			}
+		}
+	}
+}
+
+// Who let a tool call run, or stopped it, says so in a line a reader of
+// the audit knows.
+func TestDecisionWords(t *testing.T) {
+	for _, c := range []struct {
+		r    tree.ToolRecord
+		want string
+	}{
+		{tree.ToolRecord{}, ""},
+		{tree.ToolRecord{Decision: "allow", DecidedBy: "rule", Rule: "allow flights/search (policy.rules:2)", Outcome: "ok"}, "allowed by rule “allow flights/search (policy.rules:2)”"},
+		{tree.ToolRecord{Decision: "ask", DecidedBy: "user", Outcome: "ok"}, "allowed by you"},
+		{tree.ToolRecord{Decision: "ask", DecidedBy: "user", Outcome: "denied"}, "denied by you"},
+		{tree.ToolRecord{Decision: "allow", DecidedBy: "remembered", Rule: "for this conversation", Outcome: "error"}, "allowed by your earlier choice (for this conversation)"},
+		{tree.ToolRecord{Decision: "allow", DecidedBy: "default", Outcome: "ok"}, "allowed by the default"},
+		{tree.ToolRecord{Decision: "ask", DecidedBy: "unattended", Outcome: "denied"}, "denied: no one could approve"},
+		{tree.ToolRecord{Decision: "finalDeny", DecidedBy: "rule", Rule: "finalDeny */delete*", Outcome: "denied"}, "denied for good by rule “finalDeny */delete*”"},
+	} {
+		if got := words.Decision(c.r); got != c.want {
+			t.Errorf("Decision(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+	for us, want := range map[int64]string{850: "850 µs", 12_400: "12 ms", 1_420_000: "1.4 s", 125_000_000: "2m5s"} {
+		if got := words.Duration(us); got != want {
+			t.Errorf("Duration(%d) = %q, want %q", us, got, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -9,22 +8,16 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // The approval card's view of a tool call: its arguments as a reader
-// takes them in, and what the call does in words.
+// takes them in (words.Args), a long value folded behind its start.
 
-// callArg is one argument of a tool call as the approval card shows it:
-// its name (empty for arguments that are not an object), its value as
-// text, and whether the value is folded behind its start.
+// callArg is one argument of a tool call as a card shows it, and whether
+// its value is folded behind its start.
 type callArg struct {
-	Name  string
-	Value string
-	// Block is set for a value shown as it is written, line for line: an
-	// object or a list, as indented JSON.
-	Block bool
-	// Fold is set for a value too long to show whole at first: Start is
-	// what shows.
+	words.Arg
 	Fold  bool
 	Start string
 }
@@ -33,55 +26,17 @@ type callArg struct {
 // or one of several lines, is folded behind its start.
 const foldAt = 120
 
-// callArgs reads the arguments of a tool call, as JSON, into what the card
-// lists: an object's members in the order they were written, each value as
-// a reader takes it (a string as its text, a number as written, an object
-// or a list as indented JSON); anything else as one value. Arguments that
-// are not JSON are shown as they are.
+// callArgs lists the arguments of a tool call, JSON, as a card shows them.
 func callArgs(raw string) []callArg {
-	raw = strings.TrimSpace(raw)
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return []callArg{argValue("", json.RawMessage(raw))}
-	}
-	var args []callArg
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return []callArg{argValue("", json.RawMessage(raw))}
+	args := words.Args(raw)
+	out := make([]callArg, len(args))
+	for i, a := range args {
+		out[i] = callArg{Arg: a}
+		if utf8.RuneCountInString(a.Value) > foldAt || strings.Contains(a.Value, "\n") {
+			out[i].Fold, out[i].Start = true, foldStart(a.Value)
 		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return []callArg{argValue("", json.RawMessage(raw))}
-		}
-		args = append(args, argValue(name, v))
 	}
-	return args
-}
-
-// argValue is one value of a tool call's arguments, as callArgs lists it.
-func argValue(name string, v json.RawMessage) callArg {
-	a := callArg{Name: name}
-	var s string
-	switch {
-	case len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil:
-		a.Value = s
-	case len(v) > 0 && (v[0] == '{' || v[0] == '['):
-		var buf bytes.Buffer
-		if json.Indent(&buf, v, "", "  ") == nil {
-			a.Value, a.Block = buf.String(), true
-		} else {
-			a.Value = string(v)
-		}
-	default:
-		a.Value = string(v)
-	}
-	if utf8.RuneCountInString(a.Value) > foldAt || strings.Contains(a.Value, "\n") {
-		a.Fold, a.Start = true, foldStart(a.Value)
-	}
-	return a
+	return out
 }
 
 // foldStart is the start of a folded value: its first line, cut to fit a
@@ -94,23 +49,6 @@ func foldStart(v string) string {
 	return strings.TrimRight(line, " ") + "…"
 }
 
-// effectWords say what each effect a tool declares means for the user.
-var effectWords = map[string]string{
-	"writes":  "changes data",
-	"spends":  "spends money",
-	"device":  "uses your device",
-	"network": "reaches the internet",
-}
-
-// effectWord is what effect means for the user; an effect this page does
-// not know is named as it is.
-func effectWord(effect string) string {
-	if w, ok := effectWords[effect]; ok {
-		return w
-	}
-	return effect
-}
-
 // approvalOf returns the approval answered, for an approval card that was.
 func approvalOf(e *chat.ElicitView) (elicit.Approval, bool) {
 	var a elicit.Approval
@@ -118,32 +56,6 @@ func approvalOf(e *chat.ElicitView) (elicit.Approval, bool) {
 		return a, false
 	}
 	return a, true
-}
-
-// approvalSummary words an approval's answer: "Allowed once", "Denied:
-// “not that one”".
-func approvalSummary(a elicit.Approval) string {
-	var s string
-	switch a.Choice {
-	case elicit.AllowOnce:
-		s = "Allowed once"
-	case elicit.AllowConversation:
-		s = "Allowed for this conversation"
-	case elicit.AllowAlways:
-		s = "Always allowed"
-	case elicit.DenyCall:
-		s = "Denied"
-		if a.Reason != "" {
-			s += ": “" + a.Reason + "”"
-		}
-		return s
-	default:
-		return "Answered: " + a.Choice
-	}
-	if a.Args != "" {
-		s += ", with the arguments you edited"
-	}
-	return s
 }
 
 // editorOpen reports whether an approval card shows its arguments' editor
