@@ -365,3 +365,36 @@ func TestTerminalCtrlC(t *testing.T) {
 		t.Fatalf("chat exited with %d, want 0", code)
 	}
 }
+
+// An approval at the terminal: the call is shown, arguments edited to
+// something the tool does not take are refused with why, and the fixed
+// ones are what the call runs with.
+func TestTerminalApproval(t *testing.T) {
+	a := startTerm(t, "--agent", "showcase")
+	a.say("approve a tool call")
+	a.expect("Allow archiveDrafts?")
+	a.expect("Tool: archiveDrafts (of showcase)")
+	a.expect("Does: changes data")
+	a.expect("olderThanDays: 30")
+	a.expect("[o/c/a/d/e]: ")
+	a.send("e")
+	a.expect(`Now: {"olderThanDays":30,"folder":"Archive"}`)
+	a.send(`{"olderThanDays": 90}`)
+	a.expect("[o/c/a/d/e]: ")
+	a.send("o")
+	a.expect("! Arguments do not fit the tool's input")
+	a.expect(`The arguments you typed: {"olderThanDays": 90}`)
+	a.expect("[o/c/a/d/e]: ")
+	a.send("e")
+	a.send(`{"olderThanDays": 90, "folder": "Old"}`)
+	a.expect("[o/c/a/d/e]: ")
+	a.send("o")
+	a.expect("showcase> Archived the drafts older than 90 days into Old (allowed once).")
+	a.say("approve a tool call")
+	a.expect("[o/c/a/d/e]: ")
+	a.send("d")
+	a.expect("Why not? ")
+	a.send("not today")
+	a.expect("showcase> Not archived: you said “not today”.")
+	a.exit()
+}

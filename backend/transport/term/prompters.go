@@ -31,8 +31,8 @@ type Prompters struct {
 }
 
 // Builtin returns the prompters of the built-in kinds: forms, yes/no,
-// choices, location and the clipboard. An application registers its own
-// kinds' prompters on it.
+// choices, location, the clipboard and approvals of tool calls. An
+// application registers its own kinds' prompters on it.
 func Builtin() *Prompters {
 	p := &Prompters{byKind: map[string]Prompter{}}
 	p.Register(elicit.FormKind, PromptFunc(promptForm))
@@ -41,6 +41,7 @@ func Builtin() *Prompters {
 	p.Register(elicit.LocateDevice.Name, PromptFunc(promptLocation))
 	p.Register(elicit.ReadClipboard.Name, PromptFunc(promptClipboardRead))
 	p.Register(elicit.WriteClipboard.Name, PromptFunc(promptClipboardWrite))
+	p.Register(elicit.Approve.Name, PromptFunc(promptApproval))
 	return p
 }
 
