@@ -40,7 +40,7 @@ const (
 	EventToolCall       = "tool.call"       // ToolCall: a tool was called
 	EventToolResult     = "tool.result"     // ToolResult: what it returned
 	EventElicitAsked    = "elicit.asked"    // ElicitAsked: the agent asks the user
-	EventElicitAnswered = "elicit.answered" // ElicitAnswered: the answer was recorded
+	EventElicitAnswered = "elicit.answered" // ElicitAnswered: the answer was recorded (approvals add approval.go's)
 	EventProgress       = "progress"        // ProgressEvent: the agent reported progress
 	EventRunCompleted   = "run.completed"   // RunCompleted: the run ended: replied, stopped or failed
 )
@@ -88,22 +88,35 @@ type TokenDelta struct {
 }
 
 // ToolCall is the data of tool.call. Call is its id within the turn.
+// Input is null and Digest stands for it when a rule said not to keep the
+// arguments.
 type ToolCall struct {
-	Recorded
-	Call  string          `json:"call"`
-	Agent string          `json:"agent"`
-	Tool  string          `json:"tool"`
-	Input json.RawMessage `json:"input"`
-}
-
-// ToolResult is the data of tool.result: the tool's output, or its error.
-type ToolResult struct {
 	Recorded
 	Call   string          `json:"call"`
 	Agent  string          `json:"agent"`
 	Tool   string          `json:"tool"`
-	Output json.RawMessage `json:"output,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	Input  json.RawMessage `json:"input"`
+	Digest string          `json:"digest,omitempty"`
+}
+
+// ToolResult is the data of tool.result: the tool's output, or its error,
+// and, under the permission policy, its audit (tree.ToolRecord): what was
+// decided (allow, ask, deny, finalDeny) and by whom (rule, user,
+// remembered, default, unattended), the rule that decided, the outcome
+// (ok, error, denied, cancelled) and how long it ran. Calls recorded
+// before the policy have no audit.
+type ToolResult struct {
+	Recorded
+	Call      string          `json:"call"`
+	Agent     string          `json:"agent"`
+	Tool      string          `json:"tool"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Decision  string          `json:"decision,omitempty"`
+	DecidedBy string          `json:"decided_by,omitempty"`
+	Rule      string          `json:"rule,omitempty"`
+	Outcome   string          `json:"outcome,omitempty"`
+	Duration  int64           `json:"duration_us,omitempty"`
 }
 
 // ElicitAsked is the data of elicit.asked. Elicit is the id an answer is

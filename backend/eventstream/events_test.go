@@ -144,13 +144,13 @@ func eventsAssistants() *agents.Registry {
 		}
 		return "In short: " + second.Content, nil
 	}}
-	return agents.NewRegistry(echo, forecaster, rewriter)
+	return agents.NewRegistry(echo, forecaster, rewriter, booker())
 }
 
 func newEventsService(t *testing.T) (*chat.Service, *paced) {
 	t.Helper()
 	m := newPaced()
-	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true})
+	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true, Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
 	return svc, m
 }
 

@@ -82,11 +82,15 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 	case tree.ToolCall:
 		r, _ := tree.Decode[tree.ToolRecord](n)
 		data = append(data,
-			Event{Type: EventToolCall, Data: ToolCall{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Input: r.Input}},
-			Event{Type: EventToolResult, Data: ToolResult{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Output: r.Output, Error: r.Error}})
+			Event{Type: EventToolCall, Data: ToolCall{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Input: r.Input, Digest: r.Digest}},
+			Event{Type: EventToolResult, Data: ToolResult{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Output: r.Output, Error: r.Error,
+				Decision: r.Decision, DecidedBy: r.DecidedBy, Rule: r.Rule, Outcome: r.Outcome, Duration: r.Duration}})
 	case tree.ElicitRequest:
 		r, _ := tree.Decode[elicit.Request](n)
 		data = append(data, Event{Type: EventElicitAsked, Data: ElicitAsked{Recorded: rec, Elicit: n.Ref, Request: r}})
+		if a, ok := approvalRequired(rec, r); ok {
+			data = append(data, Event{Type: EventApprovalRequired, Data: a})
+		}
 	case tree.ElicitResponse:
 		if ri.aside {
 			// A side turn's reply goes on afresh after an answer, the answer
@@ -95,6 +99,9 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		}
 		r, _ := tree.Decode[elicit.Response](n)
 		data = append(data, Event{Type: EventElicitAnswered, Data: ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}})
+		if answersApproval(x, n) {
+			data = append(data, Event{Type: EventApprovalResolved, Data: approvalResolved(rec, n.Ref, r)})
+		}
 	case tree.Notify:
 		p, _ := tree.Decode[primitive.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})

@@ -29,7 +29,7 @@ type sideHeld struct {
 }
 
 // String writes p as an event id: "42", "42:1" (the first of node 42's two
-// events), "42.120.3k9x0b2lq1t" (and 120 bytes of the reply),
+// events: a tool call's, an approval's), "42.120.3k9x0b2lq1t" (and 120 bytes of the reply),
 // "42~40.30.1y2p0ij32e8e7" (and 30 bytes of side question 40's reply; one
 // such part for each side reply held).
 func (p position) String() string {
@@ -121,14 +121,14 @@ func parsePosition(id string) (position, error) {
 }
 
 // check refuses a position the conversation x has not reached, or that
-// splits a node that gives no more than one event.
+// splits a node past the events it gives.
 func (p position) check(x *tree.Index, id string) error {
 	if p.node > x.Newest() {
 		return apperr.Errorf(apperr.Invalid,
 			"Last-Event-ID %q is ahead of this conversation, whose newest event is at %d: it is not an id this conversation's stream sent.", clip(id), x.Newest())
 	}
 	if p.part > 0 {
-		if n, ok := x.Node(p.node); !ok || n.Kind != tree.ToolCall || p.part != 1 {
+		if n, ok := x.Node(p.node); !ok || p.part >= eventCount(x, n) {
 			return apperr.Errorf(apperr.Invalid,
 				"Last-Event-ID %q names an event this conversation's stream never sent.", clip(id))
 		}
