@@ -2,7 +2,9 @@
 // session's conversations as it was recorded, grouped by turn, with the
 // tool calls that followed, the refusals that made a middleware ask again
 // and the log lines in between; and, for an open page, what changed since
-// it was drawn — the turns that changed, not the whole page again.
+// it was drawn — the turns that changed, not the whole page again. It is
+// also the audit of the session's tool calls (tools.go): each call, who
+// decided it and how it went, newest first.
 //
 // The listing is read from the record, not from the live conversations: a
 // calls page looks at records, so it neither loads a conversation nor
@@ -34,6 +36,10 @@ type Records interface {
 	// Load returns a conversation the session owns with every node of it,
 	// as of one moment.
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
+	// ToolCalls returns the tool call nodes of the session's own
+	// conversations, newest first, at most limit (all for 0), narrowed by
+	// tool, decision and outcome where each is not empty (tools.go).
+	ToolCalls(ctx context.Context, session, tool, decision, outcome string, limit int) ([]tree.Node, error)
 }
 
 // Chat is what the calls page needs of the chat service: to be told when a

@@ -118,6 +118,10 @@ type Tool struct {
 	Node   int64
 	Output json.RawMessage
 	Error  string
+	// Record is the finished call's record: the arguments it ran with
+	// (the user may have edited the model's) and its audit, who decided
+	// it and how it went.
+	Record tree.ToolRecord
 }
 
 // Log is a log line of a turn.

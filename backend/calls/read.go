@@ -106,25 +106,32 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 		case tree.ToolCall:
 			// The call that asked for it is the nearest before it whose
 			// answer holds a call of this tool with these arguments not
-			// run yet.
+			// run yet; failing that, one of this tool: the user may have
+			// edited the arguments before allowing the call, or a rule
+			// kept a digest in their place.
 			rec, err := decodeRecord[tree.ToolRecord](rs, n)
 			if err != nil {
 				continue
 			}
-			ancestor(func(p tree.Node) bool {
-				c := calls[p.ID]
-				if p.Kind != tree.Sample || c == nil {
-					return false
-				}
-				for i := range c.Tools {
-					tool := &c.Tools[i]
-					if tool.Node == 0 && tool.Call.Name == rec.Tool && durable.SameJSON(toolArguments(tool.Call), rec.Input) {
-						tool.Node, tool.Output, tool.Error = n.ID, rec.Output, rec.Error
-						return true
+			for _, same := range []bool{true, false} {
+				_, found := ancestor(func(p tree.Node) bool {
+					c := calls[p.ID]
+					if p.Kind != tree.Sample || c == nil {
+						return false
 					}
+					for i := range c.Tools {
+						tool := &c.Tools[i]
+						if tool.Node == 0 && tool.Call.Name == rec.Tool && (!same || durable.SameJSON(toolArguments(tool.Call), rec.Input)) {
+							tool.Node, tool.Output, tool.Error, tool.Record = n.ID, rec.Output, rec.Error, rec
+							return true
+						}
+					}
+					return false
+				})
+				if found {
+					break
 				}
-				return false
-			})
+			}
 		case tree.Log:
 			rec, err := decodeRecord[tree.LogRecord](rs, n)
 			if err != nil {
