@@ -55,13 +55,17 @@ type ToolCall struct {
 	Record tree.ToolRecord
 }
 
-// Outcome is how the call went: ok, error, denied or cancelled. A call
-// recorded before the policy is ok or error by whether it failed.
-func (c ToolCall) Outcome() string {
+// Outcome is how the call went (OutcomeOf).
+func (c ToolCall) Outcome() string { return OutcomeOf(c.Record) }
+
+// OutcomeOf is how a recorded tool call went: ok, error, denied or
+// cancelled. A call recorded before the policy is ok or error by whether
+// it failed.
+func OutcomeOf(r tree.ToolRecord) string {
 	switch {
-	case c.Record.Outcome != "":
-		return c.Record.Outcome
-	case c.Record.Error != "":
+	case r.Outcome != "":
+		return r.Outcome
+	case r.Error != "":
 		return "error"
 	}
 	return "ok"

@@ -14,8 +14,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
-// Calls is what the debug pages need: the listing of model calls, read
-// from the record (package calls).
+// Calls is what the debug pages and the audit of tool calls need: the
+// listing of model calls and of tool calls, read from the record (package
+// calls).
 type Calls interface {
 	// List lists the model calls of the session's conversations, or of
 	// the one f names. Errors: NotFound for a conversation the session
@@ -24,6 +25,10 @@ type Calls interface {
 	// Watch follows what List lists, for one open page. Errors: NotFound,
 	// as for List.
 	Watch(ctx context.Context, session string, f calls.Filter) (*calls.Watch, error)
+	// ToolCalls lists the tool calls of the session's conversations that
+	// f keeps, newest first, at most limit. Errors: Invalid for a filter
+	// that names a decision or an outcome there is not.
+	ToolCalls(ctx context.Context, session string, f calls.ToolFilter, limit int) (calls.ToolListing, error)
 }
 
 // The calls service is what the debug pages run on; this fails to compile

@@ -48,6 +48,8 @@ func (s *Server) routes(datastar []byte) {
 		e.GET("/c/:id/debug/stream", s.debugStream)
 		e.GET("/debug", s.debugPage)
 		e.GET("/debug/stream", s.debugStream)
+		e.GET("/tools", s.toolsPage)
+		e.GET("/tools.jsonl", s.toolsExport)
 	}
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)

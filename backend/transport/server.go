@@ -23,9 +23,10 @@ type Config struct {
 	Log     *slog.Logger
 	MaxBody int64 // bytes; DefaultMaxBody when 0
 	// Calls, when set, serves the debug pages (GET /debug, GET
-	// /c/:id/debug and their streams): the listing of model calls, read
-	// from the record beside the chat service (calls.New over the store
-	// and Chat). Without it those pages are not found.
+	// /c/:id/debug and their streams) and the audit of tool calls (GET
+	// /tools, GET /tools.jsonl): the listings of model calls and of tool
+	// calls, read from the record beside the chat service (calls.New over
+	// the store and Chat). Without it those pages are not found.
 	Calls Calls
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool

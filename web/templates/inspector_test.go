@@ -1,9 +1,13 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
+	"golang.org/x/net/html"
+
+	"github.com/sweatpants-go/sweatpants/backend/inspector"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -21,6 +25,40 @@ func TestAValueNodeSaysWhatWasRead(t *testing.T) {
 	for _, tc := range tests {
 		if got := gist(tree.Node{Kind: tree.Value, Payload: tree.MustEncode(tc.rec)}); got != tc.want {
 			t.Errorf("gist of %+v = %q, want %q", tc.rec, got, tc.want)
+		}
+	}
+}
+
+// A tool node in the inspector says who decided it and how it went, in its
+// line and in its details: the decision and who made it, the rule, the
+// approval that asked (linked to its question), how long it ran, its
+// outcome.
+func TestAToolNodeShowsItsAudit(t *testing.T) {
+	q := tree.Node{ID: 2, Kind: tree.ElicitRequest, Ref: "1-1", Payload: tree.MustEncode(map[string]string{"kind": "approval"})}
+	n := tree.Node{ID: 3, Parent: 2, Kind: tree.ToolCall, Ref: "1-2", Payload: tree.MustEncode(tree.ToolRecord{
+		Agent: "travel", Tool: "book", Input: json.RawMessage(`{"seat":"4C"}`), Output: json.RawMessage(`"booked"`),
+		Decision: "ask", DecidedBy: "user", Approval: "1-1", Outcome: "ok", Started: 1764150000000, Duration: 1500,
+	})}
+	in := inspector.Inspection{Conversation: tree.Conversation{ID: "c"}, Nodes: map[int64]tree.Node{2: q, 3: n}, OnPath: map[int64]bool{}}
+	var buf bytes.Buffer
+	if err := treeNode(in, n, true).Render(t.Context(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"audit-decision": "allowed by you",
+		"audit-duration": "1 ms",
+		"audit-outcome":  "ok",
+		"node-decision":  "ask: allowed by you",
+		"node-approval":  "1-1, question #2",
+		"node-duration":  "1 ms",
+		"node-outcome":   "ok",
+	} {
+		if got := texts(findAll(doc, byTestID(id))); len(got) != 1 || got[0] != want {
+			t.Errorf("%s reads %q, want %q", id, got, want)
 		}
 	}
 }
