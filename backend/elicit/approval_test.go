@@ -25,7 +25,7 @@ func TestAnApprovalsEditedArgumentsMustFitTheTool(t *testing.T) {
 	}
 	ks := elicit.NewKinds(elicit.Approve)
 	for _, c := range []struct {
-		answer string
+		answer  string
 		refused string // "" when accepted
 	}{
 		{`{"choice":"once"}`, ""},
