@@ -108,38 +108,3 @@ func TestARegistryRefusesTwoKindsOfOneName(t *testing.T) {
 	type b struct{ B string }
 	elicit.NewKinds(elicit.Form[a](), elicit.Form[b]())
 }
-
-// The built-in kinds hold the approval's rules: an answer that allows a
-// tool call with arguments that are not JSON, or that do not fit the
-// tool's input, is refused, beside the arguments, wherever it arrives.
-func TestTheBuiltinKindsCheckAnApprovalsEditedArguments(t *testing.T) {
-	type booking struct {
-		Seat string `json:"seat" min:"1"`
-	}
-	req, err := elicit.Approve.Request("Allow book?", elicit.ApprovalInput{Agent: "flights", Tool: "book", Args: `{"seat": "3A"}`, Schema: elicit.MustSchemaFor[booking]()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := elicit.NewKinds(elicit.BuiltinKinds()...)
-	for _, c := range []struct {
-		name, content, refused string // refused: the field refused, "" for none
-	}{
-		{"allowed as asked", `{"choice":"once"}`, ""},
-		{"allowed edited", `{"choice":"conversation","args":"{\"seat\":\"4C\"}"}`, ""},
-		{"not JSON", `{"choice":"once","args":"{seat: 4C"}`, "args"},
-		{"not the tool's input", `{"choice":"once","args":"{\"row\":4}"}`, "args"},
-		{"denied with arguments", `{"choice":"deny","args":"{}"}`, "args"},
-		{"allowed with a reason", `{"choice":"always","reason":"why not"}`, "reason"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			err := kinds.Check(req, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(c.content)})
-			fe, _ := err.(elicit.FieldErrors)
-			switch {
-			case c.refused == "" && err != nil:
-				t.Errorf("refused: %v", err)
-			case c.refused != "" && fe.For(c.refused) == "":
-				t.Errorf("got %v, want a problem with %s", err, c.refused)
-			}
-		})
-	}
-}

@@ -37,9 +37,7 @@ func NewKinds(kinds ...Registered) *Kinds {
 	return ks
 }
 
-// BuiltinKinds lists the built-in kinds besides forms, for NewKinds. The
-// approval is among them, so that edited arguments that are not JSON, or
-// do not fit the tool's input, are refused wherever an answer arrives.
+// BuiltinKinds lists the built-in kinds besides forms, for NewKinds.
 func BuiltinKinds() []Registered {
 	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, Approve}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/eventstream"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 type seat struct {
@@ -32,7 +33,7 @@ func booker() agents.Assistant {
 	return agents.Assistant{Name: "booker", Turn: func(ctx context.Context, msg string) (string, error) {
 		res, err := primitive.Ask(ctx, elicit.Approve, "Allow book?", elicit.ApprovalInput{
 			Agent: "travel", Tool: "book", Description: "Book a seat", Args: "{\n  \"seat\": \"3A\"\n}",
-			Effects: []string{"writes", "spends"}, Reason: "you asked for " + msg, Schema: elicit.MustSchemaFor[seat](),
+			Effects: []string{"writes", "spends"}, Reason: "you asked for " + msg, Schema: tree.MustEncode(elicit.MustSchemaFor[seat]()),
 		})
 		if err != nil {
 			return "", err

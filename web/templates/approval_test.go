@@ -30,7 +30,7 @@ func bookingCall(t testing.TB) elicit.Request {
 		Args:    "{\n  \"seat\": \"3A\",\n  \"flight\": \"SP 101\",\n  \"note\": \"" + strings.Repeat("window please ", 12) + "\",\n  \"extras\": [\"meal\", \"bag\"]\n}",
 		Effects: []string{"writes", "spends"},
 		Reason:  `The user said "book it" <script>alert(1)</script>`,
-		Schema:  elicit.MustSchemaFor[booking](),
+		Schema:  tree.MustEncode(elicit.MustSchemaFor[booking]()),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,10 @@ func showApproval(ctx context.Context, _ noInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	schema, err := json.Marshal(elicit.MustSchemaFor[archiveInput]())
+	if err != nil {
+		return "", err
+	}
 	res, err := turn.Ask(ctx, elicit.Approve, "Allow archiveDrafts?", elicit.ApprovalInput{
 		Agent:       "showcase",
 		Tool:        "archiveDrafts",
@@ -35,7 +39,7 @@ func showApproval(ctx context.Context, _ noInput) (string, error) {
 		Args:        string(raw),
 		Effects:     []string{"writes"},
 		Reason:      "You asked to see an approval, and archiving changes your data.",
-		Schema:      elicit.MustSchemaFor[archiveInput](),
+		Schema:      schema,
 	})
 	if err != nil {
 		return "", err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // booking is an approval of a booking.
@@ -18,7 +19,7 @@ func booking(t *testing.T) elicit.Request {
 		Agent: "flights", Tool: "book", Description: "Book a seat",
 		Args:    "{\n  \"seat\": \"3A\",\n  \"flight\": \"SP 101\"\n}",
 		Effects: []string{"writes", "spends"}, Reason: "the user said so",
-		Schema: elicit.MustSchemaFor[input](),
+		Schema: tree.MustEncode(elicit.MustSchemaFor[input]()),
 	})
 }
 
