@@ -51,6 +51,8 @@ func (s *Server) routes(datastar []byte) {
 		e.GET("/tools", s.toolsPage)
 		e.GET("/tools.jsonl", s.toolsExport)
 	}
+	e.GET("/settings/permissions", s.permissionsPage)
+	e.POST("/settings/permissions/:id/revoke", s.revokeAlways, s.limitBody)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
 	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)

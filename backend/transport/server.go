@@ -53,18 +53,28 @@ type Config struct {
 	// Metrics, when set, serves GET /metrics (package telemetry). It is
 	// no session's: what it shows must hold nothing users wrote.
 	Metrics http.Handler
+	// Permissions, when set, lists on the settings page (GET
+	// /settings/permissions) the tools the session's user always allows,
+	// each to revoke; without it the page says the program keeps none.
+	Permissions Permissions
+	// ProgramRules are the program's rules for tool calls as written
+	// (policy.Rule's String), shown on the settings page to read.
+	ProgramRules []string
 }
 
 // Server serves the app.
 type Server struct {
-	chat    Chat
-	calls   Calls
-	log     *slog.Logger
-	maxBody int64
-	secure  bool
-	proxies proxies
-	streams *streamLimit
-	echo    *echo.Echo
+	chat  Chat
+	calls Calls
+	// permissions and programRules are the settings page's (Config).
+	permissions  Permissions
+	programRules []string
+	log          *slog.Logger
+	maxBody      int64
+	secure       bool
+	proxies      proxies
+	streams      *streamLimit
+	echo         *echo.Echo
 }
 
 // NewServer returns the app's HTTP handler. Requests for a host the app is
@@ -77,7 +87,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
