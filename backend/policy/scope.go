@@ -1,0 +1,70 @@
+package policy
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+)
+
+// levels are the policy's scope levels of a context, outermost first.
+type levels struct {
+	list []level
+	// program says the outermost level is the program's, whose allow
+	// lifts the default ask.
+	program bool
+}
+
+// level is one scope level's rules, compiled.
+type level struct {
+	rules []compiled
+}
+
+var scopeLevels = primitive.NewValue[*levels]("policy", nil)
+
+// Program returns a context whose calls are decided under rules as the
+// program's: the outermost scope level, the only one whose allow lifts the
+// default ask for a tool with effects. It takes effect so only on a context
+// with no policy yet, as a program's root scope is; on one that has some,
+// nothing may widen what is there, and Program narrows it as Narrow does.
+// With no rules it still marks the program's level as set, so that nothing
+// inside can claim it.
+func Program(ctx context.Context, rules ...Rule) context.Context {
+	if scopeLevels.Get(ctx) != nil {
+		return Narrow(ctx, rules...)
+	}
+	return scopeLevels.With(ctx, &levels{list: []level{compileLevel(rules)}, program: true})
+}
+
+// Narrow returns a context whose calls are decided under rules as well,
+// as a scope level inside those ctx has: an agent's, a conversation's, an
+// inner tool's. Inner scopes inherit it. A level narrows and never
+// widens: its deny, finalDeny and ask apply, while its allow lifts
+// nothing the outer levels or the default would ask (see the package
+// documentation). A rule Check would refuse is taken the strict way:
+// with an unknown action it denies, with a tool pattern that cannot be
+// read it covers every tool (and an allow none), and its condition, if
+// it cannot be read, is never met nor missed.
+func Narrow(ctx context.Context, rules ...Rule) context.Context {
+	if len(rules) == 0 {
+		return ctx
+	}
+	outer := scopeLevels.Get(ctx)
+	ls := &levels{}
+	if outer != nil {
+		ls.program = outer.program
+		ls.list = make([]level, len(outer.list), len(outer.list)+1)
+		copy(ls.list, outer.list)
+	}
+	ls.list = append(ls.list, compileLevel(rules))
+	return scopeLevels.With(ctx, ls)
+}
+
+// compileLevel compiles the rules of a level, each as well as it can be
+// read: compile makes an unreadable one fail closed.
+func compileLevel(rules []Rule) level {
+	lv := level{rules: make([]compiled, len(rules))}
+	for i, r := range rules {
+		lv.rules[i], _ = compile(r)
+	}
+	return lv
+}
