@@ -119,10 +119,12 @@ type lazyArgs struct {
 func (a *lazyArgs) get() (any, bool) {
 	if !a.decoded {
 		a.decoded = true
-		a.ok = json.Unmarshal(a.raw, &a.v) == nil
+		var v any // here, so that only a decision that decodes allocates
+		a.ok = json.Unmarshal(a.raw, &v) == nil
 		if a.ok {
-			markTwins(a.v)
+			markTwins(v)
 		}
+		a.v = v
 	}
 	return a.v, a.ok
 }
