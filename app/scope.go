@@ -36,11 +36,12 @@ func rootScope(getenv func(string) string, rules []policy.Rule) (func(context.Co
 		}
 		calls = n
 	}
+	program := policy.NewLevel(rules...) // compiled once, for every turn
 	return func(ctx context.Context) context.Context {
 		// The program's level comes first, with no rules as well: every
 		// level set inside it, the agent's and the application's own
 		// included, can only narrow it.
-		ctx = policy.Program(ctx, rules...)
+		ctx = program.Program(ctx)
 		if redact {
 			ctx = sampling.RedactPII(ctx)
 		}

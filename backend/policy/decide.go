@@ -23,7 +23,7 @@ func Decide(ctx context.Context, call Call, remembered func(Call) (Decision, boo
 	if ls := scopeLevels.Get(ctx); ls != nil {
 		args := lazyArgs{raw: call.Args}
 		for li := range ls.list {
-			lv := &ls.list[li]
+			lv := ls.list[li]
 			// Only the program's level allows: an inner allow lifts
 			// nothing, so it is read only for its redact.
 			allows := li == 0 && ls.program

@@ -152,3 +152,30 @@ func TestTheOrderOfEvaluation(t *testing.T) {
 		})
 	}
 }
+
+// TestALevelIsSetInManyContexts: a Level, compiled once, decides in every
+// context it is set in as the rules it was made of do, as the program's
+// level or inside another; a nil one has no rules.
+func TestALevelIsSetInManyContexts(t *testing.T) {
+	program := policy.NewLevel(rules(t, "p", "allow flights/*")...)
+	agent := policy.NewLevel(rules(t, "agent", "ask flights/book", "allow */*")...)
+	for range 2 {
+		ctx := program.Program(t.Context())
+		if got := policy.Decide(ctx, book, nil); got != allowBy("rule", "allow flights/* (p:1)") {
+			t.Errorf("the program's level: %+v", got)
+		}
+		if got := policy.Decide(agent.Narrow(ctx), book, nil); got != askBy("rule", "ask flights/book (agent:1)") {
+			t.Errorf("an agent's inside: %+v", got)
+		}
+		if got := policy.Decide(agent.Program(ctx), search, nil); got != allowBy("rule", "allow flights/* (p:1)") {
+			t.Errorf("a second program's level, which narrows: %+v", got)
+		}
+	}
+	var none *policy.Level
+	if got := policy.Decide(none.Program(t.Context()), book, nil); got != askBy("default", "") {
+		t.Errorf("a nil level: %+v", got)
+	}
+	if got := policy.Decide(none.Narrow(program.Program(t.Context())), book, nil); got != allowBy("rule", "allow flights/* (p:1)") {
+		t.Errorf("a nil level inside: %+v", got)
+	}
+}

@@ -9,7 +9,8 @@
 // Rules are set in scope levels carried by the context, as every other
 // setting is, and inherited by inner scopes: the program's (Program, from
 // --policy and app.Config.Policy), then an agent's (agents.Assistant's
-// Policy), a conversation's, an inner tool's (Narrow). The program's level
+// Policy), a conversation's, an inner tool's (Narrow); NewLevel compiles a
+// level's rules once, to set them in many contexts. The program's level
 // is the outermost; every level inside it narrows and never widens. A
 // context with no program's level (a test's, say) has no allow: there the
 // default decides what no rule denies or asks.
