@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/static"
@@ -186,7 +188,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			ElicitComponents: p.cfg.Components,
-			Datastar:         client.JS, Metrics: tel.Handler()}),
+			Datastar:         client.JS, Metrics: tel.Handler(),
+			ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...))}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -217,4 +220,14 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	svc.Close()
 	log.Info("stopped")
 	return nil
+}
+
+// ruleLines are rules as the settings page shows them, each as written
+// with where it was set.
+func ruleLines(rules []policy.Rule) []string {
+	lines := make([]string, len(rules))
+	for i, r := range rules {
+		lines[i] = r.String()
+	}
+	return lines
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -9,10 +11,15 @@ import (
 
 // The audit of tool calls and the settings page of permissions are a
 // link away from a conversation's header, pass the accessibility check
-// light and dark, and the audit lists the conversation's tool calls,
-// newest first, each linked to its conversation, narrowed by the filter.
+// light and dark; the audit lists the conversation's tool calls, newest
+// first, each linked to its conversation, narrowed by the filter, and the
+// settings page shows the program's rules (--policy) as written.
 func TestTheAuditAndPermissionsPagesFromTheHeader(t *testing.T) {
-	a := startApp(t)
+	rules := filepath.Join(t.TempDir(), "policy.rules")
+	if err := os.WriteFile(rules, []byte("finalDeny */delete*\nallow showcase/*\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startApp(t, "SWEATPANTS_POLICY="+rules)
 	p := openShowcase(t, a)
 	q := p.start("pick a colour", "choice")
 	p.must(q.GetByTestId("choice-green").Check())
@@ -53,5 +60,7 @@ func TestTheAuditAndPermissionsPagesFromTheHeader(t *testing.T) {
 	dev.must(dev.GetByTestId("permissions-link").Click())
 	dev.must(expect.Page(dev.Page).ToHaveURL(regexp.MustCompile(`/settings/permissions$`)))
 	dev.must(expect.Locator(dev.Locator("h1")).ToHaveText("Permissions"))
+	dev.must(expect.Locator(dev.GetByTestId("program-rules").Locator("li")).ToHaveText([]string{
+		"finalDeny */delete* (" + rules + ":1)", "allow showcase/* (" + rules + ":2)"}))
 	both("the settings page of permissions")
 }

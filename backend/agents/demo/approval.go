@@ -12,9 +12,10 @@ import (
 // The showcase's approval: the card a tool call waits on for the user's
 // consent, asked here by hand so that it can be tried on its own.
 //
-// TODO(issue 27): once the policy's guard asks for every tool call with
-// effects, make this a tool that declares what it does (Tool.Does: writes)
-// and let the guard ask, instead of asking elicit.Approve here.
+// TODO(issue 27): once the policy's guard (every tool call decided by the
+// policy) is on main, declare the showcase's archiving tool with what it
+// does (.Does(policy.Writes)) and let the guard ask, instead of asking
+// elicit.Approve here.
 
 // archiveInput is the input of the archiving the showcase asks about.
 type archiveInput struct {

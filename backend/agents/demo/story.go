@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/flights"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
@@ -67,13 +68,13 @@ type SeatBooking struct {
 	Key    string `json:"key" desc:"Books once per key: the same key again returns the first booking"`
 }
 
-// BookSeat books a seat on a flight.
+// BookSeat books a seat on a flight: it changes data and spends money,
+// which the permission policy asks the user about before each call.
 //
-// TODO(issue 27): declare what booking does, .Does(policy.Writes,
-// policy.Spends), once Tool.Does is on main, and drop BookFlight's
-// hand-written confirm before it: the permission policy then asks for the
-// booking with an approval card, and the story's e2e tests answer that
-// card instead of the confirm.
+// TODO(issue 27): once the policy's guard is on main (every tool call
+// decided by the policy), drop BookFlight's hand-written confirm before
+// the booking: the guard's approval card asks instead, and the story's e2e
+// tests answer that card.
 var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 	func(ctx context.Context, b SeatBooking) (flights.Booking, error) {
 		cat := Catalogue.Get(ctx)
@@ -81,7 +82,7 @@ var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 			return flights.Booking{}, errors.New("no flight catalogue is set up")
 		}
 		return cat.Book(ctx, b.Key, b.Flight, b.Seat)
-	})
+	}).Does(policy.Writes, policy.Spends)
 
 // ChatAgent holds the chat's own tools.
 var ChatAgent = agents.New("chat", "Talks with the traveller and books their flights.")
