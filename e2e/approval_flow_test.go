@@ -94,3 +94,44 @@ func TestConsentFromTheCardToTheAudit(t *testing.T) {
 	}
 	p.must(expect.Locator(rows.Nth(0).GetByTestId("tool-conversation")).ToHaveAttribute("href", regexp.MustCompile(`^/c/[0-9a-f]+$`)))
 }
+
+// "Always allow" is a setting of the browser's session: the tool runs
+// without a card in another conversation, the settings page lists it, and
+// once revoked there the next call asks again.
+func TestAlwaysAllowIsASettingToRevoke(t *testing.T) {
+	guardLanded(t)
+	note := func(text string) llmtest.Reply {
+		return llmtest.Reply{Chunks: []string{"Noting it."},
+			ToolCalls: []llmtest.ToolCall{{ID: "call_" + text, Name: "remember_note", Arguments: `{"text":"` + text + `"}`}}}
+	}
+	model := llmtest.NewServer(t,
+		note("buy milk"), llmtest.Text("Noted: buy milk."),
+		note("call mum"), llmtest.Text("Noted: call mum."),
+		note("water the plants"), llmtest.Text("Noted: water the plants."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "assistant")
+	q := p.start("Remember to buy milk", "approval")
+	p.must(q.GetByTestId("approval-always").Click())
+	p.replied("Noted: buy milk.")
+	p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Always allowed"))
+
+	// Another conversation of the session: no card.
+	_, err := p.Goto(a.URL + "/new?agent=assistant")
+	p.must(err)
+	p.send("Remember to call mum")
+	p.replied("Noted: call mum.")
+	p.must(expect.Locator(p.Locator(`[data-testid=elicit]`)).ToHaveCount(0))
+
+	// The setting, revoked: the next call asks.
+	p.must(p.GetByTestId("permissions-link").Click())
+	rule := p.GetByTestId("always-rule")
+	p.must(expect.Locator(rule).ToHaveCount(1))
+	p.must(expect.Locator(rule.GetByTestId("always-tool")).ToHaveText("remember_note"))
+	p.must(rule.GetByTestId("revoke").Click())
+	p.must(expect.Locator(p.GetByTestId("always-none")).ToHaveText("None yet."))
+	_, err = p.Goto(a.URL + "/new?agent=assistant")
+	p.must(err)
+	q = p.start("Remember to water the plants", "approval")
+	p.must(q.GetByTestId("approval-once").Click())
+	p.replied("Noted: water the plants.")
+}
