@@ -116,8 +116,9 @@ func Approval(a elicit.Approval) string {
 
 // DecidedBy says who decided a tool call, from its record: "rule “deny
 // flights/cancel* (policy.rules:3)”", "you", "your earlier choice", "the
-// default", "nobody (no one could approve)". Empty for a call recorded
-// before the policy.
+// default", "nobody (no one could approve)", "the allow it began under,
+// before a restart" (a call the guard resumed as it began). Empty for a
+// call recorded before the policy.
 func DecidedBy(r tree.ToolRecord) string {
 	switch r.DecidedBy {
 	case "":
@@ -135,6 +136,8 @@ func DecidedBy(r tree.ToolRecord) string {
 		return "the default"
 	case "unattended":
 		return "nobody (no one could approve)"
+	case "resumed":
+		return "the allow it began under, before a restart"
 	}
 	return r.DecidedBy
 }
