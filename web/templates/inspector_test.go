@@ -3,11 +3,14 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"golang.org/x/net/html"
 
+	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/inspector"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -60,5 +63,33 @@ func TestAToolNodeShowsItsAudit(t *testing.T) {
 		if got := texts(findAll(doc, byTestID(id))); len(got) != 1 || got[0] != want {
 			t.Errorf("%s reads %q, want %q", id, got, want)
 		}
+	}
+}
+
+// The calls page says, beside a tool call's result, who decided it and
+// how it went, and the arguments it ran with when the user edited the
+// model's.
+func TestTheCallsPageShowsAToolCallsAudit(t *testing.T) {
+	c := &calls.Call{Node: 2, Ref: "1-1", Attempt: 1, Record: tree.SampleRecord{Response: &llm.Response{
+		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "book", Arguments: `{"seat":"3A"}`}, {ID: "c2", Name: "search", Arguments: `{}`}}}},
+		Tools: []calls.Tool{
+			{Call: llm.ToolCall{ID: "c1", Name: "book", Arguments: `{"seat":"3A"}`}, Node: 3, Output: json.RawMessage(`"booked"`),
+				Record: tree.ToolRecord{Tool: "book", Input: json.RawMessage(`{"seat":"4C"}`), Decision: "ask", DecidedBy: "user", Outcome: "ok", Duration: 2000}},
+			{Call: llm.ToolCall{ID: "c2", Name: "search", Arguments: `{}`}, Node: 4, Output: json.RawMessage(`[]`),
+				Record: tree.ToolRecord{Tool: "search", Input: json.RawMessage(`{}`), Decision: "allow", DecidedBy: "default", Outcome: "ok"}},
+		}}
+	var buf bytes.Buffer
+	if err := debugCall("c", c).Render(t.Context(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(findAll(doc, byTestID("audit-decision"))), []string{"allowed by you", "allowed by the default"}; !slices.Equal(got, want) {
+		t.Errorf("decisions %q, want %q", got, want)
+	}
+	if got := texts(findAll(doc, byTestID("tool-edited"))); len(got) != 1 || got[0] != `Ran with arguments the user edited: {"seat":"4C"}` {
+		t.Errorf("edited arguments shown: %q, want the booking's alone", got)
 	}
 }
