@@ -78,8 +78,8 @@ func New(tp trace.TracerProvider) *Telemetry {
 		Help: "Tokens of the model calls answered in this process, by provider, model, agent and type (input or output)."},
 		[]string{"provider", "model", "agent", "type"})
 	t.toolSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sweatpants_tool_call_duration_seconds",
-		Help: "Tool calls run in this process, by agent, tool and outcome (ok or error).", Buckets: modelBuckets},
-		[]string{"agent", "tool", "outcome"})
+		Help: "Tool calls run in this process, by agent, tool, the permission policy's decision (allow, or ask: the user allowed it) and outcome (ok or error).", Buckets: modelBuckets},
+		[]string{"agent", "tool", "decision", "outcome"})
 	t.elicitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sweatpants_elicit_wait_seconds",
 		Help: "How long questions waited for their answer, from asked to answered (across restarts), by agent, kind and outcome (the answer's action, or stopped).", Buckets: waitBuckets},
 		[]string{"agent", "kind", "outcome"})
