@@ -111,11 +111,6 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (*Schema, error) {
 		if t == reflect.TypeFor[json.RawMessage]() {
 			return &Schema{}, nil
 		}
-		if t == reflect.TypeFor[Schema]() {
-			// A schema carried as a value (an approval's tool input) is a
-			// JSON Schema document: an object, of any keys.
-			return &Schema{Type: "object"}, nil
-		}
 		for _, s := range seen {
 			if s == t {
 				return nil, fmt.Errorf("elicit: %s refers to itself", t)
