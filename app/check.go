@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -39,6 +40,11 @@ func (p *program) check(ctx context.Context, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	// A path with no database is a mistake (a copy not made, a typo), not
+	// a database with nothing waiting: opening it would create one.
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("no database to check at %s: %w", db, err)
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	o, err := p.open(ctx, CheckCommand, db, store.Options{}, log)

@@ -48,6 +48,14 @@ func TestCheckListsTheWaitingTurnsANewReleaseWouldBreak(t *testing.T) {
 	}
 	before := snapshot(t, db)
 
+	missing := filepath.Join(t.TempDir(), "typo.db")
+	if _, _, err := runWith(testConfig(), "check", "--db", missing); err == nil || !strings.Contains(err.Error(), "no database to check at "+missing) {
+		t.Errorf("check of a path with no database: err = %v, want it named", err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("check created a database where there was none")
+	}
+
 	stdout, _, err := runWith(testConfig(), "check", "--db", db)
 	if err != nil || !strings.Contains(stdout, "resumes") {
 		t.Errorf("check with the release that recorded the turn: %v\n%s", err, stdout)

@@ -20,7 +20,7 @@ type ApprovalInput struct {
 	Reason string `json:"reason,omitempty" desc:"Why the model wants to make the call"`
 	// Schema is the JSON Schema of the tool's input, which edited
 	// arguments must fit.
-	Schema *Schema `json:"schema,omitempty"`
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 // The choices of an approval.
@@ -60,8 +60,12 @@ var Approve = NewKind[ApprovalInput, Approval]("approval", "Allow or deny a tool
 			if err := json.Unmarshal([]byte(a.Args), &v); err != nil {
 				return FieldErrors{{Field: "args", Message: "must be JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
 			}
-			if in.Schema != nil {
-				if errs := in.Schema.Validate(json.RawMessage(a.Args)); len(errs) > 0 {
+			if len(in.Schema) > 0 {
+				var schema Schema
+				if err := json.Unmarshal(in.Schema, &schema); err != nil {
+					return FieldErrors{{Field: "args", Message: "cannot be checked: the tool's input schema is unreadable"}}
+				}
+				if errs := schema.Validate(json.RawMessage(a.Args)); len(errs) > 0 {
 					return FieldErrors{{Field: "args", Message: "do not fit the tool's input: " + errs.Error()}}
 				}
 			}

@@ -84,6 +84,9 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (*Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return &Schema{}, nil // any JSON value
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return &Schema{Type: "string"}, nil
@@ -108,9 +111,6 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (*Schema, error) {
 	case reflect.Interface:
 		return &Schema{}, nil
 	case reflect.Struct:
-		if t == reflect.TypeFor[json.RawMessage]() {
-			return &Schema{}, nil
-		}
 		for _, s := range seen {
 			if s == t {
 				return nil, fmt.Errorf("elicit: %s refers to itself", t)
