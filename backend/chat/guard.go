@@ -199,8 +199,11 @@ func approvalInput(c agents.ToolCall) elicit.ApprovalInput {
 		args = indented.String()
 	}
 	_, effects := effectsNamed(c.Info)
-	return elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args,
-		Effects: effects, Reason: c.Reason, Schema: c.Info.Input}
+	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: effects, Reason: c.Reason}
+	if c.Info.Input != nil {
+		in.Schema, _ = json.Marshal(c.Info.Input) // a schema derived from a Go type always encodes
+	}
+	return in
 }
 
 // effectsOf is what the tool of info does beyond reading, for the policy.
