@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -129,7 +127,7 @@ func (t *turn) guard() guard {
 		record: t.record,
 		remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 			c.mu.Lock()
-			approval, ok := allowedOnBranch(t.place.branch(t), pc.Agent, pc.Tool)
+			approval, ok := t.choices.allowed(t.place.branch(t), pc.Agent, pc.Tool)
 			c.mu.Unlock()
 			if ok {
 				return policy.Decision{Action: policy.Allow, By: "remembered", Rule: "allowed for this conversation"}, approval, true
@@ -160,46 +158,3 @@ func (c *conversation) session() string {
 	return c.owner
 }
 
-// approvalKind is how an approval's kind reads in its recorded request.
-const approvalKind = `"kind":"approval"`
-
-// allowedOnBranch returns the approval on path whose answer allowed
-// agent's tool for the conversation ("Allow for this conversation"), the
-// latest if several did. It is a choice of the branch: a branch that
-// leaves the path before the answer does not have it.
-func allowedOnBranch(path tree.Path, agent, tool string) (string, bool) {
-	var asked map[string]bool // approvals of the tool, by call id
-	found := ""
-	for _, n := range path {
-		switch n.Kind {
-		case tree.ElicitRequest:
-			if !bytes.Contains(n.Payload, []byte(approvalKind)) { // most questions are not approvals: not decoded
-				continue
-			}
-			var req struct {
-				Kind  string
-				Input elicit.ApprovalInput
-			}
-			if json.Unmarshal(n.Payload, &req) != nil || req.Kind != elicit.Approve.Name || req.Input.Agent != agent || req.Input.Tool != tool {
-				continue
-			}
-			if asked == nil {
-				asked = map[string]bool{}
-			}
-			asked[n.Ref] = true
-		case tree.ElicitResponse:
-			if !asked[n.Ref] {
-				continue
-			}
-			resp, err := tree.Decode[elicit.Response](n)
-			if err != nil || resp.Action != elicit.Accept {
-				continue
-			}
-			var a elicit.Approval
-			if json.Unmarshal(resp.Content, &a) == nil && a.Choice == elicit.AllowConversation {
-				found = n.Ref
-			}
-		}
-	}
-	return found, found != ""
-}

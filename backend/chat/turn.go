@@ -153,6 +153,10 @@ type turn struct {
 	summary     *tree.SummaryRecord
 	summaryNode int64
 	lastHistory []message
+
+	// choices are the user's choices for the conversation on the turn's
+	// branch, as read so far (choices.go). c.mu guards them.
+	choices choices
 }
 
 // errParked ends a turn whose branch is no longer HEAD's: it stays where it
