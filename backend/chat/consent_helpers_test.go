@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -28,9 +29,12 @@ type noteIn struct {
 }
 
 // notebook is the notes agent's store: what its tool ran with, in order.
+// With confirm, the tool asks the user to confirm each note before it
+// keeps it.
 type notebook struct {
-	mu   sync.Mutex
-	kept []string
+	mu      sync.Mutex
+	kept    []string
+	confirm bool
 }
 
 func (n *notebook) notes() []string {
@@ -41,7 +45,12 @@ func (n *notebook) notes() []string {
 
 func (n *notebook) agent() *agents.Agent {
 	a := agents.New("notes", "Keeps notes")
-	agents.NewTool(a, "remember_note", "Keeps a note for later", func(_ context.Context, in noteIn) (string, error) {
+	agents.NewTool(a, "remember_note", "Keeps a note for later", func(ctx context.Context, in noteIn) (string, error) {
+		if n.confirm {
+			if _, err := primitive.Ask(ctx, elicit.Confirm, "Keep "+in.Text+"?", elicit.ConfirmInput{}); err != nil {
+				return "", err
+			}
+		}
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		n.kept = append(n.kept, in.Text)

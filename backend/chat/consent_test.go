@@ -332,3 +332,56 @@ func TestARedactingRuleKeepsADigest(t *testing.T) {
 		t.Errorf("the tool ran %d times, want once", len(got))
 	}
 }
+
+// A check before a deploy replays a turn that waits on an approval up to
+// it, as the live turn would resume, and runs nothing: the waiting
+// approval is reached, not taken for a divergence.
+func TestTheCheckReachesAWaitingApproval(t *testing.T) {
+	model := &noteModel{}
+	s, book := consentServer(t, model, askNotes)
+	conv, _ := s.svc.Create(t.Context(), "me", "keeper")
+	s.send("me", conv.ID, "milk")
+	s.approval("me", conv.ID)
+	got := checkWith(t, s, s.reg)
+	if got.Turns != 1 || len(got.Diverged) != 0 {
+		t.Errorf("checked %+v, want the one turn to resume", got)
+	}
+	if n := len(book.notes()); n != 0 || model.calls.Load() != 1 {
+		t.Errorf("the check ran the tool %d times and the model %d times, want neither", n, model.calls.Load()-1)
+	}
+}
+
+// A call that had begun when the server stopped — allowed, and waiting on
+// a question of its own — goes on as it began after the restart, though
+// the rule that allowed it was revoked meanwhile: what a replayed turn
+// does is what its record says, not what the rules say now.
+func TestACallThatHadBegunGoesOnAsItBegan(t *testing.T) {
+	ctx := t.Context()
+	s, book := consentServer(t, &noteModel{}, askNotes)
+	first, _ := s.svc.Create(ctx, "me", "keeper")
+	s.send("me", first.ID, "milk")
+	s.approve("me", first.ID, s.approval("me", first.ID).ID, elicit.Approval{Choice: elicit.AllowAlways})
+	s.reply("me", first.ID)
+
+	book.confirm = true
+	conv, _ := s.svc.Create(ctx, "me", "keeper")
+	s.send("me", conv.ID, "eggs")
+	v := waitView(t, s.svc, "me", conv.ID, "the tool's own question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.Kind == elicit.Confirm.Name
+	})
+	rules, _ := s.svc.AlwaysAllowed(ctx, "me")
+	if err := s.svc.RevokeAlways(ctx, "me", rules[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	s.restart()
+	if err := s.svc.Answer(ctx, "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"yes":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.reply("me", conv.ID); got != "noted: eggs" {
+		t.Errorf("reply %q, want the call to have gone on", got)
+	}
+	if rec := s.audits(conv.ID)[0]; rec.Decision != "allow" || rec.DecidedBy != "resumed" || rec.Outcome != "ok" {
+		t.Errorf("the audit %+v, want an allow the resumed call went on under", auditOf(rec))
+	}
+}
