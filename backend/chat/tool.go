@@ -157,4 +157,3 @@ func (c *conversation) session() string {
 	defer c.svc.mu.Unlock()
 	return c.owner
 }
-
