@@ -127,7 +127,7 @@ func (t *turn) guard() guard {
 		record: t.record,
 		remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 			c.mu.Lock()
-			approval, ok := t.choices.allowed(t.place.branch(t), pc.Agent, pc.Tool)
+			approval, ok := t.place.choices(t).allowed(t.place.branch(t), pc.Agent, pc.Tool)
 			c.mu.Unlock()
 			if ok {
 				return policy.Decision{Action: policy.Allow, By: "remembered", Rule: "allowed for this conversation"}, approval, true

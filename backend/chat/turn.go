@@ -154,8 +154,9 @@ type turn struct {
 	summaryNode int64
 	lastHistory []message
 
-	// choices are the user's choices for the conversation on the turn's
-	// branch, as read so far (choices.go). c.mu guards them.
+	// choices are the user's choices for the conversation on a side
+	// turn's branch, as read so far (choices.go); the flow's are the
+	// conversation's. c.mu guards them.
 	choices choices
 }
 
