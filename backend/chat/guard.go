@@ -125,7 +125,13 @@ func (g guard) asked(id string) (elicit.Request, bool) {
 		return elicit.Request{}, false
 	}
 	req, err := tree.Decode[elicit.Request](n)
-	return req, err == nil && req.Kind == elicit.Approve.Name
+	if err != nil {
+		// An approval that does not read is still taken for one: asked
+		// again, it fails the replay, rather than let the call run as if
+		// it had been allowed.
+		return elicit.Request{}, bytes.Contains(n.Payload, []byte(approvalKind))
+	}
+	return req, req.Kind == elicit.Approve.Name
 }
 
 // ask asks the user whether c may run, as d says to. asked is the approval
