@@ -35,6 +35,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 			if errors.Is(runErr, context.Canceled) && !errors.Is(context.Cause(ctx), errStopped) {
 				return rec, runErr // not recorded: the turn resumes here
 			}
+			t.conv.svc.observe.ToolDecided(ctx, rec.Agent, rec.Tool, rec.Decision, rec.DecidedBy, rec.Outcome)
 			return rec, nil
 		}, func(rec tree.ToolRecord) error {
 			t.conv.mu.Lock()
