@@ -20,6 +20,7 @@ type chatConfig struct {
 	conversation string
 	session      string
 	maxReply     int
+	policy       ruleFile
 }
 
 // chatSynopsis heads chat's usage.
@@ -40,6 +41,7 @@ func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
+	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -73,7 +75,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, "chat", cfg.db, store.Options{}, log)
+	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -46,6 +47,15 @@ type Config struct {
 	// a primitive's API, as package sampling's are made) and values. It is
 	// called at the start of each turn, a resumed one included.
 	Scope func(context.Context) context.Context
+
+	// Policy is the application's rules of the permission policy for
+	// tool calls, at the program's level with those of the file --policy
+	// names, which follow them: the order of evaluation (package policy),
+	// not where a rule is written, says which one decides. An assistant
+	// narrows them with its own (agents.Assistant's Policy), and so does a
+	// policy set in Scope. A rule that cannot be read stops every command
+	// that runs turns, naming it.
+	Policy []policy.Rule
 
 	// Model is the model turns sample from. Nil chooses it from the
 	// environment, as docs/configuration.md says: OpenAI-compatible with

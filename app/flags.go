@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 )
 
@@ -215,6 +217,44 @@ func (f prefixesFlag) Set(s string) error {
 }
 
 func (f prefixesFlag) String() string { return deref(f.raw) }
+
+// ruleFile is a rule file of the permission policy, read and parsed when
+// the flag is set, so a file that cannot be read stops the program before
+// anything starts, with each bad line named (policy.Parse).
+type ruleFile struct {
+	path  string
+	rules []policy.Rule
+}
+
+// policyFlag sets a ruleFile.
+type policyFlag struct{ p *ruleFile }
+
+func (f policyFlag) Set(path string) error {
+	if path == "" {
+		return errors.New("want a rule file")
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	rules, err := policy.Parse(path, file)
+	if err != nil {
+		return err
+	}
+	*f.p = ruleFile{path: path, rules: rules}
+	return nil
+}
+
+func (f policyFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.path
+}
+
+const policyUsage = "rule file of the permission policy for tool calls, the program's rules: one rule a line, " +
+	"as docs/configuration.md says (default: none; a tool that declares effects asks the user)"
 
 // nonEmptyFlag is a string that must not be empty.
 type nonEmptyFlag struct{ p *string }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
 )
 
@@ -13,11 +14,12 @@ import (
 const defaultTurnCalls = 40
 
 // rootScope is the program's scope for every turn (chat.Config.Scope): the
-// middleware every model call passes. It reads from the environment:
+// permission policy's program level, made of rules, and the middleware
+// every model call passes. It reads from the environment:
 // SWEATPANTS_REDACT_PII (true unless false: e-mail addresses, phone and card
 // numbers never reach the model) and SWEATPANTS_TURN_CALLS (model calls a
 // turn may make; 0 for no bound).
-func rootScope(getenv func(string) string) (func(context.Context) context.Context, error) {
+func rootScope(getenv func(string) string, rules []policy.Rule) (func(context.Context) context.Context, error) {
 	redact := true
 	if v := getenv("SWEATPANTS_REDACT_PII"); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -34,7 +36,12 @@ func rootScope(getenv func(string) string) (func(context.Context) context.Contex
 		}
 		calls = n
 	}
+	program := policy.NewLevel(rules...) // compiled once, for every turn
 	return func(ctx context.Context) context.Context {
+		// The program's level comes first, with no rules as well: every
+		// level set inside it, the agent's and the application's own
+		// included, can only narrow it.
+		ctx = program.Program(ctx)
 		if redact {
 			ctx = sampling.RedactPII(ctx)
 		}

@@ -37,7 +37,7 @@ func TestRootScope(t *testing.T) {
 		return sent, err
 	}
 
-	scope, err := rootScope(env())
+	scope, err := rootScope(env(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRootScope(t *testing.T) {
 		t.Fatalf("by default the model got %q (%v), want the address redacted", sent, err)
 	}
 
-	scope, err = rootScope(env("SWEATPANTS_REDACT_PII", "false", "SWEATPANTS_TURN_CALLS", "2"))
+	scope, err = rootScope(env("SWEATPANTS_REDACT_PII", "false", "SWEATPANTS_TURN_CALLS", "2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRootScope(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"SWEATPANTS_REDACT_PII", "maybe"}, {"SWEATPANTS_TURN_CALLS", "-1"}, {"SWEATPANTS_TURN_CALLS", "lots"}} {
-		if _, err := rootScope(env(bad...)); err == nil || !strings.Contains(err.Error(), bad[0]) {
+		if _, err := rootScope(env(bad...), nil); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%s=%s: err = %v, want one naming the variable", bad[0], bad[1], err)
 		}
 	}

@@ -41,6 +41,7 @@ type serveConfig struct {
 
 	otlpEndpoint string
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
+	policy       ruleFile
 }
 
 // serveSynopsis heads serve's usage.
@@ -92,6 +93,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 			transport.DefaultMaxStreamsPerClient))
 	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
+	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	if p.cfg.Flags != nil {
@@ -161,7 +163,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 	defer stopTelemetry() // last: the spans of turns that Close ends are sent
 
-	o, err := p.open(ctx, "serve", cfg.db, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
 	if err != nil {
 		return err
 	}
@@ -194,7 +196,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
-		"traces", cmp.Or(traces, "off"), "datastar", client.From)
+		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"))
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

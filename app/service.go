@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
@@ -23,19 +24,21 @@ type opened struct {
 }
 
 // open opens what a command's turns run on: the database at path, locked
-// for this process (lockDB), the model, the default middleware and the
-// application's own, its kinds, and what its Setup makes of them. The
+// for this process (lockDB), the model, the default middleware, the
+// permission policy (the application's rules, then rules, read from the
+// command's --policy), the application's own middleware, its kinds, and
+// what its Setup makes of them. The
 // chat.Config it returns has Store, Assistants, Model, Kinds, Scope,
 // DecideByRule and Log set; the command adds its own settings before
 // chat.New. Every command that runs the application's turns, or replays
 // them, opens them here, so that all of them run the same code.
-func (p *program) open(ctx context.Context, command, path string, opts store.Options, log *slog.Logger) (*opened, error) {
+func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, opts store.Options, log *slog.Logger) (*opened, error) {
 	db, release, err := openStore(ctx, p.cfg.Name, path, opts)
 	if err != nil {
 		return nil, err
 	}
 	o := &opened{db: db, close: func() { db.Close(); release() }}
-	cfg, err := p.chatConfig(ctx, command, db, log)
+	cfg, err := p.chatConfig(ctx, command, db, rules, log)
 	if err != nil {
 		o.close()
 		return nil, err
@@ -46,9 +49,11 @@ func (p *program) open(ctx context.Context, command, path string, opts store.Opt
 
 // chatConfig is the service configuration every command shares: the
 // model and the root scope of every turn, from the environment unless the
-// application gives them, and the application's assistants with the elicit
-// kinds they ask with, whose rules their answers are checked by.
-func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, log *slog.Logger) (chat.Config, error) {
+// application gives them, with the program's policy (Config.Policy, then
+// rules), and the application's assistants with the elicit kinds they ask
+// with, whose rules their answers are checked by. A rule of the
+// application's that cannot be read stops the command, as a file's does.
+func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, rules []policy.Rule, log *slog.Logger) (chat.Config, error) {
 	provider := p.cfg.Model
 	if provider == nil {
 		var err error
@@ -56,7 +61,10 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 			return chat.Config{}, err
 		}
 	}
-	root, err := rootScope(p.getenv)
+	if err := policy.Check(p.cfg.Policy...); err != nil {
+		return chat.Config{}, fmt.Errorf("app.Config.Policy: %w", err)
+	}
+	root, err := rootScope(p.getenv, append(slices.Clip(p.cfg.Policy), rules...))
 	if err != nil {
 		return chat.Config{}, err
 	}
@@ -74,6 +82,11 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 			assistants = turns.Assistants
 		}
 		scope = within(scope, turns.Scope)
+	}
+	for _, a := range assistants {
+		if err := policy.Check(a.Policy...); err != nil {
+			return chat.Config{}, fmt.Errorf("the policy of assistant %s: %w", a.Name, err)
+		}
 	}
 	return chat.Config{
 		Store:      db,

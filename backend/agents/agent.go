@@ -38,6 +38,11 @@ type ToolInfo struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Input       *elicit.Schema `json:"input_schema"`
+	// Effects is what the tool does beyond reading, as Tool.Does declared
+	// it, in JSON by name ("writes", "spends", "device", "network"); none
+	// for a read-only tool. The policy asks the user before a call with
+	// effects unless a rule says otherwise (package policy).
+	Effects policy.Effect `json:"effects,omitempty"`
 }
 
 // New declares an agent.
@@ -121,6 +126,23 @@ func (a *Agent) Invoke(ctx context.Context, tool string, input json.RawMessage) 
 
 // Info describes the tool.
 func (t *Tool[In, Out]) Info() ToolInfo { return t.info }
+
+// Does declares what the tool does beyond reading — policy.Writes,
+// policy.Spends, policy.Device, policy.Network — and returns the tool, so
+// that it is said where the tool is declared:
+//
+//	Book = agents.NewTool(Flights, "book", "Books a flight", book).Does(policy.Writes, policy.Spends)
+//
+// A tool that declares nothing is read-only: the policy's default lets
+// its calls run, and asks the user before a call of one with effects.
+// Does adds to what was declared before; it belongs with the declaration,
+// before any call, which it is not safe beside.
+func (t *Tool[In, Out]) Does(effects ...policy.Effect) *Tool[In, Out] {
+	for _, e := range effects {
+		t.info.Effects |= e
+	}
+	return t
+}
 
 // ToolCall is a tool invocation as middleware sees it.
 type ToolCall struct {

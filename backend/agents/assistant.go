@@ -1,6 +1,10 @@
 package agents
 
-import "context"
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/backend/policy"
+)
 
 // Assistant is what a conversation talks to: each user message starts a
 // turn of its Turn function, and the text the turn returns is the reply.
@@ -21,6 +25,12 @@ type Assistant struct {
 	// Input is what a message sent while a turn works does to it; the zero
 	// value interrupts it (see InputPolicy).
 	Input InputPolicy
+	// Policy narrows the program's permission policy for this assistant's
+	// turns, tools of other agents they call included: its deny, finalDeny
+	// and ask rules apply beside the program's, its allow lifts nothing
+	// the program or the default would ask (package policy). Set Source
+	// on each rule to say where it comes from ("agent concierge").
+	Policy []policy.Rule
 	// Starters are a few first messages the page offers on a conversation
 	// with this assistant not started yet, one click each to send: say what
 	// it is good at, in the words a user would type ("Book a flight to

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -113,7 +114,7 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 	if scope != nil {
 		ctx = scope(ctx)
 	}
-	ctx = narrowed(ctx, a)
+	ctx = policy.Narrow(ctx, a.Policy...) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(turnID, 10))
 	ctx = primitive.AgentName.With(ctx, a.Name)
 	ctx = primitive.ElicitAPI.Provide(ctx, d.elicit)

@@ -269,7 +269,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	if scope := c.svc.scope; scope != nil {
 		ctx = scope(ctx) // the program's middleware, values and model for every turn
 	}
-	ctx = narrowed(ctx, a) // the assistant's rules, inside the program's
+	ctx = c.svc.narrowed(ctx, a) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = primitive.AgentName.With(ctx, a.Name)
 	ctx = primitive.ElicitAPI.Provide(ctx, t.elicit)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 )
 
 // The notes agent keeps what the user asks the assistant to remember. The
@@ -28,4 +29,4 @@ var RememberNote = agents.NewTool(Notes, "remember_note", "Remember a note the u
 			return "", fmt.Errorf("say what to remember")
 		}
 		return "Noted: " + text, nil
-	})
+	}).Does(policy.Writes)
