@@ -35,6 +35,7 @@ type notebook struct {
 	mu      sync.Mutex
 	kept    []string
 	confirm bool
+	effects policy.Effect // what its tool declares it does
 }
 
 func (n *notebook) notes() []string {
@@ -55,7 +56,7 @@ func (n *notebook) agent() *agents.Agent {
 		defer n.mu.Unlock()
 		n.kept = append(n.kept, in.Text)
 		return "noted: " + in.Text, nil
-	})
+	}).Does(n.effects)
 	return a
 }
 
@@ -107,13 +108,21 @@ func (m *noteModel) Complete(_ context.Context, req llm.Request, _ func(string))
 func consentServer(t *testing.T, model *noteModel, rules ...policy.Rule) (*server, *notebook) {
 	t.Helper()
 	book := &notebook{}
+	return keeperServer(t, model, book, nil, rules...), book
+}
+
+// keeperServer starts a service whose assistant "keeper", under its own
+// policy assistant, takes notes in book with model, under the program's
+// rules.
+func keeperServer(t *testing.T, model *noteModel, book *notebook, assistant []policy.Rule, rules ...policy.Rule) *server {
+	t.Helper()
 	loop := agents.Loop{System: "You keep notes.", Agents: []*agents.Agent{book.agent()}, AskUser: true}
 	s := &server{t: t, path: t.TempDir() + "/consent.db", llm: model,
-		reg:   agents.NewRegistry(agents.Assistant{Name: "keeper", Turn: loop.Turn}),
-		scope: func(ctx context.Context) context.Context { return policy.Narrow(ctx, rules...) }}
+		reg:   agents.NewRegistry(agents.Assistant{Name: "keeper", Turn: loop.Turn, Policy: assistant}),
+		scope: func(ctx context.Context) context.Context { return policy.Program(ctx, rules...) }}
 	s.start()
 	t.Cleanup(s.stop)
-	return s, book
+	return s
 }
 
 // approval waits for the approval the conversation shows waiting.

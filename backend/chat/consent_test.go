@@ -385,3 +385,33 @@ func TestACallThatHadBegunGoesOnAsItBegan(t *testing.T) {
 		t.Errorf("the audit %+v, want an allow the resumed call went on under", auditOf(rec))
 	}
 }
+
+// With no rule about it, a tool that only reads runs and one that writes
+// asks (the default); an assistant's own policy narrows the program's for
+// its turns.
+func TestTheDefaultAndTheAssistantsPolicy(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		effects   policy.Effect
+		assistant []policy.Rule
+		want      string // the first call's decision by whom
+	}{
+		{"a tool that reads", 0, nil, "allow by default"},
+		{"a tool that writes", policy.Writes, nil, "ask by user"},
+		{"the assistant's deny", 0, []policy.Rule{{Action: policy.Deny, Tool: noteTool}}, "deny by rule"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			book := &notebook{effects: c.effects}
+			s := keeperServer(t, &noteModel{}, book, c.assistant)
+			conv, _ := s.svc.Create(t.Context(), "me", "keeper")
+			s.send("me", conv.ID, "milk")
+			if c.effects != 0 {
+				s.approve("me", conv.ID, s.approval("me", conv.ID).ID, elicit.Approval{Choice: elicit.AllowOnce})
+			}
+			s.reply("me", conv.ID)
+			if rec := s.audits(conv.ID)[0]; rec.Decision+" by "+rec.DecidedBy != c.want {
+				t.Errorf("audit %+v, want %s", auditOf(rec), c.want)
+			}
+		})
+	}
+}
