@@ -72,14 +72,16 @@ screenshots: build e2e-deps
 ## the runtime and store benchmarks (resume, history growth, cold start,
 ## idle conversations, tree operations at 1k and 1M nodes), then another
 ## user's page loads while 30 tree inspectors watch a busy conversation,
-## then the sample pipeline's own cost, then a model streaming into 100
-## conversations' pages, then what telemetry adds to a model call, then
-## the permission policy's decision under 100 rules (docs/performance.md)
+## then the sample pipeline's own cost, then what the permission policy
+## adds to a tool call, then a model streaming into 100 conversations'
+## pages, then what telemetry adds to a model call, then the permission
+## policy's decision under 100 rules (docs/performance.md)
 bench: build
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./backend/transport/
 	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./backend/primitive/
+	$(GO) test -run '^$$' -bench 'Guard|ToolPolicy' -benchmem ./backend/chat/
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./backend/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/

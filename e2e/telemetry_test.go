@@ -264,7 +264,7 @@ func TestMetricsShowATurnAndNoUserText(t *testing.T) {
 		`sweatpants_model_call_duration_seconds_count{agent="concierge",model="gpt-test",outcome="ok",provider="openai"}`: 1,
 		`sweatpants_model_call_duration_seconds_count{agent="travel",model="gpt-test",outcome="ok",provider="openai"}`:    1,
 		`sweatpants_elicit_wait_seconds_count{agent="travel",kind="form",outcome="accept"}`:                               1,
-		`sweatpants_tool_call_duration_seconds_count{agent="travel",outcome="ok",tool="plan-trip"}`:                       1,
+		`sweatpants_tool_call_duration_seconds_count{agent="travel",decision="allow",outcome="ok",tool="plan-trip"}`:      1,
 		`sweatpants_turns_running`:           0,
 		`sweatpants_conversations_suspended`: 0,
 	}

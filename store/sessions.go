@@ -64,7 +64,8 @@ func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, 
 // RotateSession moves the conversations of the browser that sent prev to a
 // session of its own and returns that session's id:
 //   - prev is a recorded session that was not rotated: next is recorded and
-//     takes prev's conversations over; prev leads to next (see Session) for
+//     takes prev's conversations and always rules over; prev leads to next
+//     (see Session) for
 //     within, for client only, and to nothing after that.
 //   - prev was rotated less than within ago for client: the request was sent
 //     before the browser heard of the rotation (a double-click, a second
@@ -99,6 +100,10 @@ func (db *DB) RotateSession(ctx context.Context, prev, next, client string, with
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
 			return fmt.Errorf("move conversations to the new session: %w", err)
+		}
+		// The user's always rules are theirs as the conversations are.
+		if _, err := tx.ExecContext(ctx, `UPDATE always_rules SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
+			return fmt.Errorf("move always rules to the new session: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET successor = ?, rotated_at = ?, rotated_for = ? WHERE id = ?`,
 			next, now.UnixMilli(), client, prev)

@@ -149,6 +149,18 @@ type ToolCall struct {
 	Agent string          `json:"agent"`
 	Tool  string          `json:"tool"`
 	Input json.RawMessage `json:"input"`
+
+	// Info describes the tool called, for middleware that shows or judges
+	// the call (the permission policy: what it does, its input schema).
+	Info ToolInfo `json:"-"`
+	// Reason is why the model made the call, in its words: the text of
+	// the model's reply that made it, when it had any (Loop); empty for a
+	// call the agent's own code makes.
+	Reason string `json:"-"`
+	// Decision is what the permission policy decided of the call, for the
+	// middleware beneath the conversation's guard (telemetry); the zero
+	// Decision where no guard decided.
+	Decision policy.Decision `json:"-"`
 }
 
 // ToolAPI is the API every tool call passes through, so middleware can
@@ -192,6 +204,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 			return nil, fmt.Errorf("decode %s input: %w", call.Tool, err)
 		}
 		ctx = primitive.AgentName.With(ctx, call.Agent)
+		ctx = withReason(ctx, "") // the model's reason was for this call, not for those the tool makes
 		res, err := impl(ctx, in)
 		if err != nil {
 			return nil, err
@@ -199,7 +212,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		return json.Marshal(res)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw})
+	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx)})
 }
 
 // Instance is an instantiated agent: implementations for some or all of its

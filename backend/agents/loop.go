@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -130,10 +131,13 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 			break
 		}
 		convo = append(convo, llm.Message{Role: llm.Assistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-		results, outcomes, err := runCalls(ctx, tools, resp.ToolCalls)
+		// What the model said with its calls is why it makes them, for
+		// whoever is asked to approve one.
+		results, outcomes, err := runCalls(withReason(ctx, strings.TrimSpace(resp.Content)), tools, resp.ToolCalls)
 		if err != nil {
 			return "", err
 		}
+		specs = withdrawFinal(tools, specs, outcomes)
 		if l.Direct != nil {
 			return l.Direct(outcomes), nil
 		}
@@ -215,7 +219,9 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 			}
 			outcomes[i] = Result{Tool: c.Name, Output: out, Err: err}
 			content := string(out)
-			if err != nil {
+			if _, denied := errors.AsType[*DeniedError](err); denied {
+				content = err.Error() // not an error of the tool's: it did not run
+			} else if err != nil {
 				content = "Error: " + err.Error()
 			}
 			results[i] = llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: content}
@@ -236,6 +242,19 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 		return nil, nil, err
 	}
 	return results, outcomes, nil
+}
+
+// withdrawFinal takes the tools whose calls a finalDeny refused out of
+// tools and specs, and returns the specs left: nothing can allow them in
+// this turn, so the model is not offered them again.
+func withdrawFinal(tools map[string]tool, specs []llm.ToolSpec, outcomes []Result) []llm.ToolSpec {
+	for _, o := range outcomes {
+		if d, ok := errors.AsType[*DeniedError](o.Err); ok && d.Final {
+			delete(tools, o.Tool)
+			specs = slices.DeleteFunc(slices.Clone(specs), func(s llm.ToolSpec) bool { return s.Name == o.Tool })
+		}
+	}
+	return specs
 }
 
 // EndsTurn reports whether err, met in a tool, ends the turn instead of

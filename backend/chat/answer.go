@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Answers. An answer arrives as the user sent it (an action, and form
@@ -149,6 +150,13 @@ func (c *conversation) notPendingLocked(eid string) error {
 			return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
 		}
 		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
+	}
+	for _, id := range c.idx.WithRef(eid) {
+		if n, _ := c.idx.Node(id); n.Kind == tree.ElicitRequest {
+			// Asked on a branch the conversation has left (an edit, a
+			// switch): it is there, but not to be answered from here.
+			return apperr.Errorf(apperr.Conflict, "That question was asked on a branch the conversation has left; it can no longer be answered.")
+		}
 	}
 	return apperr.Errorf(apperr.NotFound, "There is no question %q in this conversation.", eid)
 }

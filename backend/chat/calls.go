@@ -2,6 +2,9 @@ package chat
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
@@ -49,13 +52,57 @@ func sampleCall(id string, req llm.Request) durable.Call[tree.SampleRecord] {
 }
 
 // toolCall is tool call c as call id; the tool and its input must match.
-func toolCall(id string, c agents.ToolCall) durable.Call[tree.ToolRecord] {
+// The input matches the record's, or its digest where the record keeps
+// one instead (a rule said not to keep the arguments), or, where the user
+// edited the arguments on the approval j holds, the arguments the call
+// was asked with.
+func toolCall(j durable.Journal, id string, c agents.ToolCall) durable.Call[tree.ToolRecord] {
 	return durable.Call[tree.ToolRecord]{
 		ID: id, Kind: tree.ToolCall, Made: durable.DescribeTool(c.Agent, c.Tool),
 		Same: func(was tree.ToolRecord) bool {
-			return was.Agent == c.Agent && was.Tool == c.Tool && durable.SameJSON(was.Input, c.Input)
+			if was.Agent != c.Agent || was.Tool != c.Tool {
+				return false
+			}
+			if was.Digest != "" {
+				return was.Digest == digestOf(c.Input) || askedWith(j, was.Approval, c.Input)
+			}
+			return durable.SameJSON(was.Input, c.Input) || askedWith(j, was.Approval, c.Input)
 		},
 	}
+}
+
+// askedWith reports whether j holds approval, an approval asked about a
+// call with input: the call as the model made it, which the user edited.
+func askedWith(j durable.Journal, approval string, input json.RawMessage) bool {
+	if approval == "" {
+		return false
+	}
+	n, ok := j.Node(approval)
+	if !ok {
+		return false
+	}
+	req, err := tree.Decode[elicit.Request](n)
+	if err != nil || req.Kind != elicit.Approve.Name {
+		return false
+	}
+	var in elicit.ApprovalInput
+	return json.Unmarshal(req.Input, &in) == nil && durable.SameJSON(json.RawMessage(in.Args), input)
+}
+
+// digestOf is what the record keeps of a call's arguments when a rule says
+// not to keep them: "sha256:" and the hex digest of their JSON, written
+// compactly with its keys sorted, so that the same arguments, however
+// spaced, have the same digest.
+func digestOf(input json.RawMessage) string {
+	canonical := []byte(input)
+	var v any
+	if json.Unmarshal(input, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			canonical = b
+		}
+	}
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // retryCall is a middleware's refusal n of a model answer as call id.

@@ -32,6 +32,7 @@ type conversation struct {
 	noticeAt  time.Time              // when notice was set
 	active    time.Time              // when the last node was recorded
 	held      *heldAnswer            // an answer handed to the turn and not yet written (held.go)
+	choices   choices                // the user's choices for the conversation on HEAD's branch, as read (choices.go)
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -113,6 +114,7 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 	if scope != nil {
 		ctx = scope(ctx)
 	}
+	ctx = policy.Narrow(ctx, a.Policy...) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(turnID, 10))
 	ctx = primitive.AgentName.With(ctx, a.Name)
 	ctx = primitive.ElicitAPI.Provide(ctx, d.elicit)
@@ -287,23 +289,32 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 }
 
 // tool answers a tool call from the record; one still running when the
-// turn was suspended (the record holds calls made within it) is entered,
-// so that its calls are checked too.
+// turn was suspended (the record holds calls made within it: its approval,
+// its own calls) is entered, so that its calls are checked too. Its
+// decision comes from the record as the live turn's does (guard.go).
 func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, tc agents.ToolCall) (json.RawMessage, error) {
-		c := toolCall(durable.NextCall(ctx), tc)
+		c := toolCall(d.record, durable.NextCall(ctx), tc)
 		_, rec, replayed, err := durable.Lookup(d.record, c)
 		switch {
 		case err != nil:
 			return nil, d.diverged(err)
-		case replayed && rec.Error != "":
-			return nil, errors.New(rec.Error)
 		case replayed:
-			return rec.Output, nil
+			return recordedResult(rec)
 		case !d.record.Within(c.ID):
 			return nil, d.unrecorded(ctx, c.ID, c.Made, false)
 		}
-		out, err := next(durable.WithScope(ctx, c.ID), tc)
+		ctx = durable.WithScope(ctx, c.ID)
+		cons, err := guard{record: d.record}.decide(ctx, c.ID, tc)
+		var out json.RawMessage
+		switch {
+		case err != nil:
+			return nil, err
+		case cons.denied != nil:
+			err = cons.denied // the live turn records the denial and goes on live
+		default:
+			out, err = next(ctx, cons.call)
+		}
 		if ctx.Err() == nil {
 			// The tool finished: the live turn records it and goes on
 			// live, unless it left a question it waited on behind.

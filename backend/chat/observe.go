@@ -25,6 +25,11 @@ type Observer interface {
 	// withdrawn by a stop (outcome "stopped"; otherwise the answer's
 	// action). asked is when it was asked, perhaps by an earlier process.
 	ElicitWaited(ctx context.Context, req elicit.Request, asked time.Time, outcome string)
+	// ToolDecided is called once a tool call the permission policy decided
+	// in this process is recorded: the decision, who made it, and how the
+	// call ended (ok, error, denied, cancelled). A call answered from the
+	// record is not heard of again.
+	ToolDecided(ctx context.Context, agent, tool, decision, decidedBy, outcome string)
 	// Suspended is called when a waiting turn's conversation leaves memory
 	// (suspend.go), Loaded whenever a conversation is loaded into it.
 	Suspended(conversation string)
@@ -55,6 +60,7 @@ type noObserver struct{}
 func (noObserver) TurnStarted(ctx context.Context, _, _ string, _ bool) (context.Context, func(tree.Outcome)) {
 	return ctx, func(tree.Outcome) {}
 }
-func (noObserver) ElicitWaited(context.Context, elicit.Request, time.Time, string) {}
-func (noObserver) Suspended(string)                                                {}
-func (noObserver) Loaded(string)                                                   {}
+func (noObserver) ElicitWaited(context.Context, elicit.Request, time.Time, string)     {}
+func (noObserver) ToolDecided(context.Context, string, string, string, string, string) {}
+func (noObserver) Suspended(string)                                                    {}
+func (noObserver) Loaded(string)                                                       {}

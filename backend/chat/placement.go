@@ -31,6 +31,12 @@ type placement interface {
 	record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (tree.Node, error)
 	// answered returns the recorded answer to t's question eid.
 	answered(t *turn, eid string) (elicit.Response, bool)
+	// branch returns the path t records on, from the root to its latest
+	// node: where the choices the user made for the conversation are.
+	branch(t *turn) tree.Path
+	// choices returns what was read of the user's choices for the
+	// conversation on t's branch (choices.go).
+	choices(t *turn) *choices
 	// history returns what t's model is given of the conversation.
 	history(t *turn) []message
 	// draft returns what t's reply streamed so far.
@@ -72,6 +78,12 @@ func (flow) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (
 }
 
 func (flow) answered(t *turn, eid string) (elicit.Response, bool) { return t.conv.responseLocked(eid) }
+
+func (flow) branch(t *turn) tree.Path { return t.conv.path }
+
+// choices are the conversation's: a turn of the flow goes on from what the
+// one before it read of HEAD's branch.
+func (flow) choices(t *turn) *choices { return &t.conv.choices }
 
 func (flow) history(t *turn) []message { return historyOf(t.conv.path, t.id) }
 

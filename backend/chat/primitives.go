@@ -2,14 +2,12 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -187,54 +185,6 @@ func (t *turn) answeredLocked(eid string) (elicit.Response, bool) {
 func (t *turn) drafted(delta string) {
 	if t.liveLocked() {
 		t.place.drafted(t, delta)
-	}
-}
-
-// tool records each finished tool call, so a resumed turn skips a tool that
-// already ran and takes its recorded result; the calls a tool makes are
-// numbered within it.
-func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
-	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
-		id := durable.NextCall(ctx)
-		var (
-			ran    bool
-			out    json.RawMessage
-			runErr error // the tool's own error, when it ran now
-		)
-		rec, err := durable.Step(t.record, toolCall(id, c), func() (tree.ToolRecord, error) {
-			// A tool may act on the world: what it acts on is recorded
-			// first, so that no effect of it follows an answer the record
-			// lacks.
-			t.conv.flush()
-			ran = true
-			out, runErr = next(durable.WithScope(ctx, id), c)
-			if errors.Is(runErr, context.Canceled) {
-				return tree.ToolRecord{}, runErr // stopped or shutting down: the tool did not finish
-			}
-			rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out}
-			if runErr != nil {
-				rec.Error = runErr.Error()
-			}
-			return rec, nil
-		}, func(rec tree.ToolRecord) error {
-			t.conv.mu.Lock()
-			defer t.conv.mu.Unlock()
-			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
-			return err
-		})
-		switch {
-		case ran && errors.Is(runErr, context.Canceled):
-			return out, runErr
-		case ran && err != nil:
-			return out, errors.Join(runErr, err)
-		case ran:
-			return out, runErr
-		case err != nil:
-			return nil, err
-		case rec.Error != "":
-			return nil, errors.New(rec.Error)
-		}
-		return rec.Output, nil
 	}
 }
 

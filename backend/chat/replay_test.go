@@ -32,6 +32,8 @@ type server struct {
 	llm  llm.Provider
 	svc  *chat.Service
 	db   *store.DB
+	// scope is the program's root scope for every turn (Config.Scope).
+	scope func(context.Context) context.Context
 }
 
 func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server {
@@ -44,7 +46,7 @@ func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
 	_, isOffline := s.llm.(*offline.Provider)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: isOffline})
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: isOffline, Scope: s.scope})
 }
 
 func (s *server) stop() {

@@ -44,6 +44,7 @@ type Store interface {
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
 	ConversationStore // manage.go
+	AlwaysStore       // always.go
 }
 
 // Service runs the conversations of all sessions.
@@ -73,6 +74,8 @@ type Service struct {
 	drops uint64                   // how many conversations left live, for acquire
 
 	sessions sessionFeeds // the followers of whole sessions (sessionfeed.go)
+	always   alwaysRules  // the sessions' always rules, as read (always.go)
+	levels   levels       // the assistants' policies, compiled (effects.go)
 
 	observe Observer // see Config.Observer
 }
@@ -168,6 +171,7 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 	if prev == "" {
 		return next, nil
 	}
+	s.always.forget(prev, next) // moved with the conversations
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.live {

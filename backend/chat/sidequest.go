@@ -62,6 +62,10 @@ func (s *side) answered(t *turn, eid string) (elicit.Response, bool) {
 	return resp, err == nil
 }
 
+func (s *side) branch(t *turn) tree.Path { return t.conv.idx.PathTo(s.tip) }
+
+func (s *side) choices(t *turn) *choices { return &t.choices }
+
 func (s *side) history(t *turn) []message { return t.conv.sideHistory(t) }
 
 func (s *side) draft(*turn) string { return s.reply }

@@ -153,6 +153,11 @@ type turn struct {
 	summary     *tree.SummaryRecord
 	summaryNode int64
 	lastHistory []message
+
+	// choices are the user's choices for the conversation on a side
+	// turn's branch, as read so far (choices.go); the flow's are the
+	// conversation's. c.mu guards them.
+	choices choices
 }
 
 // errParked ends a turn whose branch is no longer HEAD's: it stays where it
@@ -264,6 +269,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	if scope := c.svc.scope; scope != nil {
 		ctx = scope(ctx) // the program's middleware, values and model for every turn
 	}
+	ctx = c.svc.narrowed(ctx, a) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = primitive.AgentName.With(ctx, a.Name)
 	ctx = primitive.ElicitAPI.Provide(ctx, t.elicit)

@@ -35,6 +35,12 @@ func NewJournal(nodes []tree.Node) Journal {
 // Len is how many calls the journal holds.
 func (j Journal) Len() int { return len(j.calls) }
 
+// Node returns the node call id recorded, if the journal holds it.
+func (j Journal) Node(id string) (tree.Node, bool) {
+	n, ok := j.calls[id]
+	return n, ok
+}
+
 // Response returns the recorded answer to the question asked by call eid.
 func (j Journal) Response(eid string) (tree.Node, bool) {
 	n, ok := j.responses[eid]

@@ -33,6 +33,8 @@ const (
 	turnOutcome   = attribute.Key("sweatpants.turn.outcome")
 	elicitKind    = attribute.Key("sweatpants.elicit.kind")
 	elicitOutcome = attribute.Key("sweatpants.elicit.outcome")
+	toolDecision  = attribute.Key("sweatpants.tool.decision")   // the permission policy's: allow, ask
+	toolDecidedBy = attribute.Key("sweatpants.tool.decided_by") // rule, user, remembered, default
 )
 
 // The operation names of the conventions the spans use.

@@ -62,17 +62,23 @@ func (t *Telemetry) complete(next primitive.Handler[primitive.Completion, llm.Re
 }
 
 // tool observes one tool call that runs (agents.ToolAPI middleware): a
-// span "execute_tool {tool}" and its latency.
+// span "execute_tool {tool}" and its latency, with what the permission
+// policy decided of it (a denied call does not run: its record says so).
 func (t *Telemetry) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
+		decision := cmp.Or(string(c.Decision.Action), "none") // none: no guard decided (a call outside a conversation)
 		var span trace.Span
 		if t.traced {
-			ctx, span = t.tracer.Start(ctx, opExecuteTool+" "+c.Tool, trace.WithSpanKind(trace.SpanKindInternal),
-				trace.WithAttributes(genAIOperation.String(opExecuteTool), genAIToolName.String(c.Tool), genAIAgentName.String(c.Agent)))
+			attrs := []attribute.KeyValue{genAIOperation.String(opExecuteTool), genAIToolName.String(c.Tool), genAIAgentName.String(c.Agent),
+				toolDecision.String(decision)}
+			if c.Decision.By != "" {
+				attrs = append(attrs, toolDecidedBy.String(c.Decision.By))
+			}
+			ctx, span = t.tracer.Start(ctx, opExecuteTool+" "+c.Tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 		}
 		start := time.Now()
 		out, err := next(ctx, c)
-		t.toolSeconds.WithLabelValues(c.Agent, c.Tool, outcome(err)).Observe(time.Since(start).Seconds())
+		t.toolSeconds.WithLabelValues(c.Agent, c.Tool, decision, outcome(err)).Observe(time.Since(start).Seconds())
 		if span != nil {
 			if err != nil {
 				failed(span, err)

@@ -71,6 +71,12 @@ func (t *Telemetry) Suspended(conversation string) {
 	t.mu.Unlock()
 }
 
+// ToolDecided counts a tool call the permission policy decided, denied
+// ones included, which run no tool and so have no span of their own.
+func (t *Telemetry) ToolDecided(_ context.Context, agent, tool, decision, decidedBy, outcome string) {
+	t.toolDecisions.WithLabelValues(agent, tool, decision, decidedBy, outcome).Inc()
+}
+
 // Loaded stops counting conversation as suspended.
 func (t *Telemetry) Loaded(conversation string) {
 	t.mu.Lock()

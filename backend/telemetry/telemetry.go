@@ -44,6 +44,7 @@ type Telemetry struct {
 	modelSeconds  *prometheus.HistogramVec
 	modelTokens   *prometheus.CounterVec
 	toolSeconds   *prometheus.HistogramVec
+	toolDecisions *prometheus.CounterVec
 	elicitSeconds *prometheus.HistogramVec
 	commitSeconds prometheus.Histogram
 
@@ -78,8 +79,11 @@ func New(tp trace.TracerProvider) *Telemetry {
 		Help: "Tokens of the model calls answered in this process, by provider, model, agent and type (input or output)."},
 		[]string{"provider", "model", "agent", "type"})
 	t.toolSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sweatpants_tool_call_duration_seconds",
-		Help: "Tool calls run in this process, by agent, tool and outcome (ok or error).", Buckets: modelBuckets},
-		[]string{"agent", "tool", "outcome"})
+		Help: "Tool calls run in this process, by agent, tool, the permission policy's decision (allow, or ask: the user allowed it) and outcome (ok or error).", Buckets: modelBuckets},
+		[]string{"agent", "tool", "decision", "outcome"})
+	t.toolDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sweatpants_tool_decisions_total",
+		Help: "Tool calls the permission policy decided in this process, by agent, tool, decision (allow, ask, deny, finalDeny), who decided (rule, user, remembered, default, unattended, resumed) and outcome (ok, error, denied, cancelled)."},
+		[]string{"agent", "tool", "decision", "decided_by", "outcome"})
 	t.elicitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sweatpants_elicit_wait_seconds",
 		Help: "How long questions waited for their answer, from asked to answered (across restarts), by agent, kind and outcome (the answer's action, or stopped).", Buckets: waitBuckets},
 		[]string{"agent", "kind", "outcome"})
@@ -93,7 +97,7 @@ func New(tp trace.TracerProvider) *Telemetry {
 			defer t.mu.Unlock()
 			return float64(len(t.suspended))
 		})
-	t.registry.MustRegister(t.turnsRunning, t.turns, t.modelSeconds, t.modelTokens, t.toolSeconds, t.elicitSeconds,
+	t.registry.MustRegister(t.turnsRunning, t.turns, t.modelSeconds, t.modelTokens, t.toolSeconds, t.toolDecisions, t.elicitSeconds,
 		t.commitSeconds, suspended, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return t
 }

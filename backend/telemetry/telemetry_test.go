@@ -205,7 +205,9 @@ func TestATurnIsTraced(t *testing.T) {
 		t.Fatalf("%d model call spans, want 2; spans: %v", len(calls), names(spans))
 	}
 	tool := one(t, spans, "execute_tool plan-trip")
-	wantAttrs(t, tool, map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "plan-trip"})
+	// A read-only tool with no rule of its own: allowed by the default.
+	wantAttrs(t, tool, map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "plan-trip",
+		"sweatpants.tool.decision": "allow", "sweatpants.tool.decided_by": "default"})
 	wait := one(t, spans, "elicit form")
 	wantAttrs(t, wait, map[string]string{"sweatpants.elicit.kind": "form", "sweatpants.elicit.outcome": "accept"})
 	for i, want := range []struct {
@@ -247,7 +249,7 @@ func TestATurnIsTraced(t *testing.T) {
 		`sweatpants_model_tokens_total{agent="travel",model="gpt-test",provider="openai",type="output"} 12`,
 		`sweatpants_model_call_duration_seconds_count{agent="concierge",model="gpt-test",outcome="ok",provider="openai"} 1`,
 		`sweatpants_model_call_duration_seconds_count{agent="travel",model="gpt-test",outcome="ok",provider="openai"} 1`,
-		`sweatpants_tool_call_duration_seconds_count{agent="travel",outcome="ok",tool="plan-trip"} 1`,
+		`sweatpants_tool_call_duration_seconds_count{agent="travel",decision="allow",outcome="ok",tool="plan-trip"} 1`,
 		`sweatpants_elicit_wait_seconds_count{agent="travel",kind="form",outcome="accept"} 1`,
 		`sweatpants_turns_total{agent="concierge",outcome="replied"} 1`,
 		"sweatpants_turns_running 0",

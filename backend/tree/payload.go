@@ -41,7 +41,9 @@ type ToolRecord struct {
 	// DecidedBy says who decided: "rule" (Rule names it), "user" (an
 	// approval, Approval is its call id), "remembered" (a choice the user
 	// made earlier for the conversation or for always; Rule names it),
-	// "default", or "unattended" (nobody could approve: denied).
+	// "default", "unattended" (nobody could approve: denied), or
+	// "resumed" (the call had begun before a restart, under an allow that
+	// no longer holds: it went on as it began).
 	DecidedBy string `json:"decided_by,omitempty"`
 	Rule      string `json:"rule,omitempty"`
 	Approval  string `json:"approval,omitempty"`

@@ -24,7 +24,7 @@ type Options struct {
 
 // Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) *agents.Registry {
-	general := Assistant(Travel, Weather, Packer, Diner, Figures)
+	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
 	if opts.AssistantFirst {
 		return agents.NewRegistry(Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey())
 	}

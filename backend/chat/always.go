@@ -1,0 +1,102 @@
+package chat
+
+import (
+	"context"
+	"sync"
+
+	"github.com/sweatpants-go/sweatpants/backend/policy"
+)
+
+// Always rules. A user who answers an approval "Always allow" lets the
+// agent's tool run without asking in every conversation of their session,
+// until they revoke it on the settings page. The rules are the store's; the
+// service keeps each session's in memory once read, since every tool call a
+// turn makes looks them up, and forgets them whenever they change.
+
+// AlwaysStore is what the service needs of the database for the always
+// rules. RevokeAlways returns an apperr NotFound for a rule the session
+// does not have; AllowAlways returns the rule a tool has already, if any.
+type AlwaysStore interface {
+	AlwaysAllowed(ctx context.Context, session string) ([]policy.AlwaysRule, error)
+	AllowAlways(ctx context.Context, session, agent, tool string) (policy.AlwaysRule, error)
+	RevokeAlways(ctx context.Context, session string, id int64) error
+}
+
+// AlwaysAllowed lists the tools the session's user always allows, oldest
+// first, for the settings page.
+func (s *Service) AlwaysAllowed(ctx context.Context, session string) ([]policy.AlwaysRule, error) {
+	return s.store.AlwaysAllowed(ctx, session)
+}
+
+// RevokeAlways revokes the session's always rule id: from the next call on,
+// its tool asks again (a call being approved or running goes on). NotFound
+// for a rule the session does not have.
+func (s *Service) RevokeAlways(ctx context.Context, session string, id int64) error {
+	defer s.always.forget(session)
+	return s.store.RevokeAlways(ctx, session, id)
+}
+
+// allowAlways keeps the user's "Always allow" of agent's tool for session.
+func (s *Service) allowAlways(ctx context.Context, session, agent, tool string) error {
+	defer s.always.forget(session)
+	_, err := s.store.AllowAlways(ctx, session, agent, tool)
+	return err
+}
+
+// alwaysAllowing returns session's always rule of agent's tool, if it has
+// one.
+func (s *Service) alwaysAllowing(ctx context.Context, session, agent, tool string) (policy.AlwaysRule, bool, error) {
+	rules, err := s.always.of(ctx, session, s.store.AlwaysAllowed)
+	if err != nil {
+		return policy.AlwaysRule{}, false, err
+	}
+	for _, r := range rules {
+		if r.Agent == agent && r.Tool == tool {
+			return r, true, nil
+		}
+	}
+	return policy.AlwaysRule{}, false, nil
+}
+
+// alwaysRules keeps the always rules of the sessions read so far.
+type alwaysRules struct {
+	mu     sync.Mutex
+	by     map[string][]policy.AlwaysRule // session → its rules
+	change uint64                         // counts the changes, so that a read that raced one is not kept
+}
+
+// of returns session's rules, read through read when they are not kept.
+func (a *alwaysRules) of(ctx context.Context, session string, read func(context.Context, string) ([]policy.AlwaysRule, error)) ([]policy.AlwaysRule, error) {
+	a.mu.Lock()
+	rules, ok := a.by[session]
+	change := a.change
+	a.mu.Unlock()
+	if ok {
+		return rules, nil
+	}
+	rules, err := read(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Rules read while they changed may be the old ones: used once, not
+	// kept. A revoked rule is never taken from memory after the revoke.
+	if a.change == change {
+		if a.by == nil {
+			a.by = map[string][]policy.AlwaysRule{}
+		}
+		a.by[session] = rules
+	}
+	return rules, nil
+}
+
+// forget drops what is kept of the sessions' rules, which changed.
+func (a *alwaysRules) forget(sessions ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.change++
+	for _, s := range sessions {
+		delete(a.by, s)
+	}
+}

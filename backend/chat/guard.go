@@ -1,0 +1,219 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// The guard. Every tool call a turn makes is decided by the permission
+// policy (package policy) before it runs: the rules of the program and of
+// the assistant, under the user's remembered choices. An ask is an
+// approval (elicit.Approve) asked within the tool's own call, as its first
+// call: recorded like any question, so it waits through a restart and a
+// replay answers it from the record. What was decided rides in the tool's
+// node (tree.ToolRecord's audit fields), written in the commit that records
+// the call: a finished call is answered from its node and never decided
+// again, and an unfinished one takes from the record what it was decided
+// then — an approval it asked, or its own calls, which it made only once
+// allowed — so that no rule changed since turns a replay another way.
+
+// Who decided a call, as tree.ToolRecord.DecidedBy says it, besides the
+// policy's own "rule", "remembered" and "default".
+const (
+	byUser       = "user"       // the user, on an approval
+	byUnattended = "unattended" // nobody could approve: denied
+	// byResumed is a call that had begun before a restart, under an allow
+	// that no longer holds: it goes on as it began.
+	byResumed = "resumed"
+)
+
+// The outcomes of a tool call (tree.ToolRecord.Outcome).
+const (
+	outcomeOK        = "ok"
+	outcomeError     = "error"
+	outcomeDenied    = "denied"
+	outcomeCancelled = "cancelled"
+)
+
+// consent is what the guard made of a tool call.
+type consent struct {
+	decision policy.Decision
+	by       string // who decided: tree.ToolRecord.DecidedBy
+	// approval is the call id of the approval that decided, or on which
+	// the user made the remembered choice; "" for none.
+	approval string
+	// call is the call to run: the user's edit of its arguments, if any.
+	call agents.ToolCall
+	// denied is set when the call may not run.
+	denied *agents.DeniedError
+}
+
+// guard decides the tool calls of one turn, live or in a dry run.
+type guard struct {
+	record durable.Journal
+	// remembered looks up the user's remembered choices for a call, and
+	// the approval a choice was made on; nil has none.
+	remembered func(policy.Call) (policy.Decision, string, bool)
+	// always keeps an "Always allow" the user gave just now; nil keeps
+	// nothing (a dry run).
+	always func(ctx context.Context, agent, tool string)
+}
+
+// approvalOf is the call id of the approval of tool call id: the first
+// call made within it.
+func approvalOf(id string) string { return id + ".1" }
+
+// decide decides tool call c, made as call id, from ctx: the tool's own
+// scope, in which an approval is asked. An error is the turn's (a stop, a
+// replay that diverged): nothing was decided.
+func (g guard) decide(ctx context.Context, id string, c agents.ToolCall) (consent, error) {
+	pc := policy.Call{Agent: c.Agent, Tool: c.Tool, Args: c.Input, Effects: effectsOf(c.Info)}
+	var approval string
+	remembered := func(pc policy.Call) (policy.Decision, bool) {
+		if g.remembered == nil {
+			return policy.Decision{}, false
+		}
+		d, a, ok := g.remembered(pc)
+		approval = a
+		return d, ok
+	}
+	if asked, ok := g.asked(approvalOf(id)); ok {
+		// Asked before a restart: asked again, and answered from the
+		// record if it was answered. The rules only name what asked.
+		d := policy.Decide(ctx, pc, nil)
+		if d.Action != policy.Ask {
+			d = policy.Decision{Action: policy.Ask, Redact: d.Redact}
+		}
+		return g.ask(ctx, id, c, d, &asked)
+	}
+	d := policy.Decide(ctx, pc, remembered)
+	if g.record.Within(id) {
+		// It made calls of its own before a restart, so it was allowed.
+		if d.Action != policy.Allow {
+			return consent{decision: policy.Decision{Action: policy.Allow, Redact: d.Redact}, by: byResumed, call: c}, nil
+		}
+	}
+	switch d.Action {
+	case policy.Allow:
+		return consent{decision: d, by: d.By, approval: approval, call: c}, nil
+	case policy.Ask:
+		return g.ask(ctx, id, c, d, nil)
+	}
+	// Deny, finalDeny, or what cannot be read: fails closed.
+	why := "a rule forbids it"
+	if d.Rule != "" {
+		why += ": " + d.Rule
+	}
+	return consent{decision: d, by: d.By, approval: approval, call: c,
+		denied: &agents.DeniedError{Tool: c.Tool, Why: why, Final: d.Action == policy.FinalDeny}}, nil
+}
+
+// asked returns the approval asked as call id, if the record holds one.
+func (g guard) asked(id string) (elicit.Request, bool) {
+	n, ok := g.record.Node(id)
+	if !ok || n.Kind != tree.ElicitRequest {
+		return elicit.Request{}, false
+	}
+	req, err := tree.Decode[elicit.Request](n)
+	if err != nil {
+		// An approval that does not read is still taken for one: asked
+		// again, it fails the replay, rather than let the call run as if
+		// it had been allowed.
+		return elicit.Request{}, bytes.Contains(n.Payload, []byte(approvalKind))
+	}
+	return req, req.Kind == elicit.Approve.Name
+}
+
+// ask asks the user whether c may run, as d says to. asked is the approval
+// the record holds, asked before a restart: it is asked again as it was
+// worded then, so that a tool whose description changed since still
+// finds its answer, provided it is about the same arguments.
+func (g guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.Decision, asked *elicit.Request) (consent, error) {
+	cons := consent{decision: d, by: byUser, approval: approvalOf(id), call: c}
+	message, in := approvalMessage(c), approvalInput(c)
+	if asked != nil {
+		var was elicit.ApprovalInput
+		if json.Unmarshal(asked.Input, &was) == nil && durable.SameJSON(json.RawMessage(was.Args), c.Input) {
+			message, in = asked.Message, was
+		}
+	}
+	res, err := primitive.Ask(ctx, elicit.Approve, message, in)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, errParked) || agents.EndsTurn(err) {
+			cons.by = byUnattended
+			return cons, err // the turn's own end: a stop records the call cancelled
+		}
+		// Nothing could ask, or the answer does not read: no one approved.
+		return unattended(cons), nil
+	}
+	if res.Action != elicit.Accept {
+		return unattended(cons), nil
+	}
+	a := res.Content
+	switch a.Choice {
+	case elicit.AllowOnce, elicit.AllowConversation, elicit.AllowAlways:
+	case elicit.DenyCall:
+		why := "the user denied it"
+		if a.Reason != "" {
+			why += ": " + a.Reason
+		}
+		cons.denied = &agents.DeniedError{Tool: c.Tool, Why: why}
+		return cons, nil
+	default:
+		return unattended(cons), nil // a choice that does not read fails closed
+	}
+	if a.Args != "" {
+		var edited bytes.Buffer
+		if err := json.Compact(&edited, []byte(a.Args)); err != nil {
+			return unattended(cons), nil
+		}
+		cons.call.Input = edited.Bytes()
+	}
+	if _, before := g.record.Response(cons.approval); a.Choice == elicit.AllowAlways && !before && g.always != nil {
+		g.always(ctx, c.Agent, c.Tool) // given now, not replayed: kept once
+	}
+	return cons, nil
+}
+
+// unattended is cons denied because nobody approved it.
+func unattended(cons consent) consent {
+	cons.by = byUnattended
+	cons.denied = &agents.DeniedError{Tool: cons.call.Tool, Why: "nobody was there to approve it"}
+	return cons
+}
+
+// approvalMessage is the question an approval of c asks.
+func approvalMessage(c agents.ToolCall) string {
+	return fmt.Sprintf("Allow %s to use %s?", c.Agent, c.Tool)
+}
+
+// approvalInput is what an approval of c shows the user.
+func approvalInput(c agents.ToolCall) elicit.ApprovalInput {
+	args := string(c.Input)
+	var indented bytes.Buffer
+	if json.Indent(&indented, c.Input, "", "  ") == nil {
+		args = indented.String()
+	}
+	_, effects := effectsNamed(c.Info)
+	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: effects, Reason: c.Reason}
+	if c.Info.Input != nil {
+		in.Schema, _ = json.Marshal(c.Info.Input) // a schema derived from a Go type always encodes
+	}
+	return in
+}
+
+// effectsOf is what the tool of info does beyond reading, for the policy.
+func effectsOf(info agents.ToolInfo) policy.Effect {
+	e, _ := effectsNamed(info)
+	return e
+}

@@ -1,0 +1,160 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// tool records each tool call with its audit, so a resumed turn skips a
+// tool that already ran and takes its recorded result; the calls a tool
+// makes are numbered within it. Before it runs, a call is decided by the
+// guard (guard.go); a denied one is recorded too, and does not run. A call
+// the user stops is recorded as cancelled; one cut off otherwise (its
+// branch left, the service closing) is not recorded, and is decided and
+// run again when its turn resumes.
+func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
+		id := durable.NextCall(ctx)
+		var (
+			ran    bool
+			out    json.RawMessage
+			runErr error // the tool's own error, or its denial, when it was decided now
+		)
+		rec, err := durable.Step(t.record, toolCall(t.record, id, c), func() (tree.ToolRecord, error) {
+			ran = true
+			var rec tree.ToolRecord
+			rec, out, runErr = t.decideAndRun(ctx, id, c, next)
+			if errors.Is(runErr, context.Canceled) && !errors.Is(context.Cause(ctx), errStopped) {
+				return rec, runErr // not recorded: the turn resumes here
+			}
+			t.conv.svc.observe.ToolDecided(ctx, rec.Agent, rec.Tool, rec.Decision, rec.DecidedBy, rec.Outcome)
+			return rec, nil
+		}, func(rec tree.ToolRecord) error {
+			t.conv.mu.Lock()
+			defer t.conv.mu.Unlock()
+			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
+			return err
+		})
+		switch {
+		case ran && errors.Is(runErr, context.Canceled):
+			return out, runErr
+		case ran && err != nil:
+			return out, errors.Join(runErr, err)
+		case ran:
+			return out, runErr
+		case err != nil:
+			return nil, err
+		}
+		return recordedResult(rec)
+	}
+}
+
+// decideAndRun decides call c, made as call id, and runs it if it may:
+// the record of the call, and the tool's result. ctx is the caller's.
+func (t *turn) decideAndRun(ctx context.Context, id string, c agents.ToolCall, next primitive.Handler[agents.ToolCall, json.RawMessage]) (tree.ToolRecord, json.RawMessage, error) {
+	ctx = durable.WithScope(ctx, id) // the calls the approval and the tool make are numbered within it
+	cons, err := t.guard().decide(ctx, id, c)
+	if err != nil {
+		return audit(cons, nil, err, outcomeCancelled), nil, err
+	}
+	if cons.denied != nil {
+		return audit(cons, nil, cons.denied, outcomeDenied), nil, cons.denied
+	}
+	// A tool may act on the world: what it acts on is recorded first (the
+	// user's approval among it), so that no effect of it follows an answer
+	// the record lacks.
+	t.conv.flush()
+	call := cons.call
+	call.Decision = policy.Decision{Action: cons.decision.Action, By: cons.by, Rule: cons.decision.Rule, Redact: cons.decision.Redact}
+	start := t.conv.svc.now()
+	out, err := next(ctx, call)
+	outcome := outcomeOK
+	switch {
+	case errors.Is(err, context.Canceled):
+		outcome = outcomeCancelled
+	case err != nil:
+		outcome = outcomeError
+	}
+	rec := audit(cons, out, err, outcome)
+	rec.Started, rec.Duration = start.UnixMilli(), t.conv.svc.since(start).Microseconds()
+	return rec, out, err
+}
+
+// audit is the record of a call decided as cons, whose result was out and
+// err, ending in outcome.
+func audit(cons consent, out json.RawMessage, err error, outcome string) tree.ToolRecord {
+	c, d := cons.call, cons.decision
+	rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out,
+		Decision: string(d.Action), DecidedBy: cons.by, Rule: d.Rule, Approval: cons.approval, Outcome: outcome}
+	if d.Redact {
+		rec.Input, rec.Digest = nil, digestOf(c.Input)
+	}
+	switch e, denied := errors.AsType[*agents.DeniedError](err); {
+	case denied:
+		rec.Error = e.Why
+	case err != nil:
+		rec.Error = err.Error()
+	}
+	return rec
+}
+
+// recordedResult is what a recorded call returns when it is replayed.
+func recordedResult(rec tree.ToolRecord) (json.RawMessage, error) {
+	switch {
+	case rec.Outcome == outcomeDenied:
+		return nil, &agents.DeniedError{Tool: rec.Tool, Why: rec.Error, Final: rec.Decision == string(policy.FinalDeny)}
+	case rec.Outcome == outcomeCancelled:
+		return nil, fmt.Errorf("the call of %s was cancelled", rec.Tool)
+	case rec.Error != "":
+		return nil, errors.New(rec.Error)
+	}
+	return rec.Output, nil
+}
+
+// guard is the turn's guard of its tool calls: its record, the user's
+// remembered choices on its branch and in their session, and the session
+// where an "Always allow" is kept.
+func (t *turn) guard() guard {
+	c := t.conv
+	return guard{
+		record: t.record,
+		remembered: func(pc policy.Call) (policy.Decision, string, bool) {
+			c.mu.Lock()
+			approval, ok := t.place.choices(t).allowed(t.place.branch(t), pc.Agent, pc.Tool)
+			c.mu.Unlock()
+			if ok {
+				return policy.Decision{Action: policy.Allow, By: "remembered", Rule: "allowed for this conversation"}, approval, true
+			}
+			r, ok, err := c.svc.alwaysAllowing(context.WithoutCancel(c.svc.ctx), c.session(), pc.Agent, pc.Tool)
+			if err != nil {
+				// Not known to be allowed: the call is decided as if it
+				// were not (it asks, where nothing else allows it).
+				c.svc.log.Warn("read the always rules", "conversation", c.conv.ID, "err", err)
+			}
+			if !ok {
+				return policy.Decision{}, "", false
+			}
+			return policy.Decision{Action: policy.Allow, By: "remembered", Rule: fmt.Sprintf("always allowed (rule %d)", r.ID)}, "", true
+		},
+		always: func(ctx context.Context, agent, tool string) {
+			if err := c.svc.allowAlways(context.WithoutCancel(ctx), c.session(), agent, tool); err != nil {
+				c.svc.log.Error("keep an always rule", "conversation", c.conv.ID, "agent", agent, "tool", tool, "err", err)
+			}
+		},
+	}
+}
+
+// session is the session that owns c now.
+func (c *conversation) session() string {
+	c.svc.mu.Lock()
+	defer c.svc.mu.Unlock()
+	return c.owner
+}
