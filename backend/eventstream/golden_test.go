@@ -118,8 +118,14 @@ func scriptedConversation(t *testing.T, svc *chat.Service, model *paced) (string
 // recordedAt is the time a node was recorded, as its events' JSON has it.
 var recordedAt = regexp.MustCompile(`"at":"[^"]*"`)
 
+// ranFor is how long a tool call ran, as tool.result's JSON has it: a
+// duration measured, which the golden files leave out (it may even be 0,
+// which the wire leaves out too; audit_test.go checks it is sent).
+var ranFor = regexp.MustCompile(`,"duration_us":[0-9]+`)
+
 // wire writes evs as the event stream sends them (transport/events.go):
-// type, id and one line of JSON each, with the times recorded as "…".
+// type, id and one line of JSON each, with the times recorded as "…" and
+// the durations measured left out.
 func wire(t *testing.T, evs []eventstream.Event) string {
 	t.Helper()
 	var b strings.Builder
@@ -131,7 +137,8 @@ func wire(t *testing.T, evs []eventstream.Event) string {
 		if !recordedAt.Match(data) && e.Type != eventstream.EventTokenDelta {
 			t.Errorf("%s %s carries no time recorded: %s", e.ID, e.Type, data)
 		}
-		fmt.Fprintf(&b, "event: %s\nid: %s\ndata: %s\n\n", e.Type, e.ID, recordedAt.ReplaceAll(data, []byte(`"at":"…"`)))
+		data = ranFor.ReplaceAll(recordedAt.ReplaceAll(data, []byte(`"at":"…"`)), nil)
+		fmt.Fprintf(&b, "event: %s\nid: %s\ndata: %s\n\n", e.Type, e.ID, data)
 	}
 	return b.String()
 }
