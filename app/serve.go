@@ -189,7 +189,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			ElicitComponents: p.cfg.Components,
 			Datastar:         client.JS, Metrics: tel.Handler(),
-			ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...))}),
+			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...))}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,

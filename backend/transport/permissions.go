@@ -4,11 +4,12 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
@@ -26,17 +27,11 @@ type Permissions interface {
 
 // AlwaysRule is a tool a session's user always allows: the answer "Always
 // allow" to an approval, kept for the session until revoked.
-//
-// TODO(issue 27): make it an alias of the chat service's rule
-// (policy.AlwaysRule, store.AlwaysRule), which has these fields, once it
-// is on main, so that chat.Service is the Permissions as it is.
-type AlwaysRule struct {
-	ID      int64
-	Session string
-	Agent   string
-	Tool    string
-	Created time.Time
-}
+type AlwaysRule = policy.AlwaysRule
+
+// The chat service is what the settings page runs on; this fails to
+// compile when the two drift apart.
+var _ Permissions = (*chat.Service)(nil)
 
 // permissionsPage answers GET /settings/permissions: the session's always
 // rules, each with a Revoke button, and the program's rules as written.

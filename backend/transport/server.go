@@ -55,7 +55,8 @@ type Config struct {
 	Metrics http.Handler
 	// Permissions, when set, lists on the settings page (GET
 	// /settings/permissions) the tools the session's user always allows,
-	// each to revoke; without it the page says the program keeps none.
+	// each to revoke (the chat service); without it the page says the
+	// program keeps none.
 	Permissions Permissions
 	// ProgramRules are the program's rules for tool calls as written
 	// (policy.Rule's String), shown on the settings page to read.
