@@ -27,14 +27,15 @@ func (p *chatPage) pickFirstSeat() {
 	p.must(q.GetByTestId("elicit-submit").Click())
 }
 
-// confirmBooking answers the confirmation yes or no.
-func (p *chatPage) confirmBooking(yes bool) {
+// allowBooking answers the booking's approval: allowed once, or denied.
+func (p *chatPage) allowBooking(yes bool) {
 	p.t.Helper()
-	q := p.Locator(`[data-testid=elicit][data-state=pending][data-kind=confirm]`)
-	p.must(expect.Locator(q).ToContainText("Book "))
-	button := "elicit-no"
+	q := p.Locator(`[data-testid=elicit][data-state=pending][data-kind=approval]`)
+	p.must(expect.Locator(q.GetByTestId("approval-tool")).ToHaveText("book"))
+	p.must(expect.Locator(q.GetByTestId("approval-effects")).ToHaveText("changes dataspends money"))
+	button := "approval-deny"
 	if yes {
-		button = "elicit-yes"
+		button = "approval-once"
 	}
 	p.must(q.GetByTestId(button).Click())
 }
@@ -54,7 +55,7 @@ func (p *chatPage) bookings() string {
 var reference = regexp.MustCompile(`SP-[0-9A-Z]{6}`)
 
 // 1. A flight to Tokyo next Friday: read from the words, searched with
-// progress, picked with a seat, confirmed, booked with a reference.
+// progress, picked with a seat, allowed, booked with a reference.
 func TestStoryBooksAFlight(t *testing.T) {
 	// The search's progress shows for one step of the demo's pace; a
 	// longer one leaves the new page's stream, which connects after the
@@ -65,7 +66,7 @@ func TestStoryBooksAFlight(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText("Searching flights…"))
 	p.must(expect.Locator(p.picker().Locator(".elicit-message")).ToContainText(regexp.MustCompile(`Which flight to Tokyo on Friday \d+ \w+\?`)))
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText(regexp.MustCompile(`Booked: \w+ .* → Tokyo, .* Your reference is SP-[0-9A-Z]{6}\.`)))
 	booked, err := p.lastAssistant().TextContent()
 	p.must(err)
@@ -84,7 +85,7 @@ func TestStorySideQuestionWhileThePickerWaits(t *testing.T) {
 	p.send("What's the weather in Tokyo?")
 	p.must(expect.Locator(p.GetByTestId("side-reply")).ToContainText("The weather in Tokyo today: light rain"))
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
 }
 
@@ -95,7 +96,7 @@ func TestStoryEditToOsakaBranches(t *testing.T) {
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("→ Tokyo"))
 
 	msg := p.GetByTestId("user-turn").First()
@@ -104,7 +105,7 @@ func TestStoryEditToOsakaBranches(t *testing.T) {
 	p.must(msg.GetByTestId("edit-send").Click())
 	p.must(expect.Locator(p.picker().Locator(".elicit-message")).ToContainText("Which flight to Osaka"))
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("→ Osaka"))
 	p.must(expect.Locator(p.GetByTestId("user-turn").First().GetByTestId("branch-index")).ToHaveText("2 / 2"))
 
@@ -126,15 +127,15 @@ func TestStoryWeatherHere(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("The weather in Tokyo (35.6595, 139.7005) today: light rain, 17°C at most and 12°C at least."))
 }
 
-// 5. No booking without a yes, none when stopped mid-search, and exactly
+// 5. No booking unless allowed, none when stopped mid-search, and exactly
 // one after a kill -9 while the picker waited.
 func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
 	a := startApp(t, "SWEATPANTS_DEMO_PACE=2s")
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
 	p.pickFirstSeat()
-	p.confirmBooking(false)
-	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Not booked: you did not confirm."))
+	p.allowBooking(false)
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Not booked: you did not allow it."))
 
 	p.send("Book me a flight to Osaka next Friday")
 	p.must(expect.Locator(p.GetByTestId("progress")).ToContainText("Searching flights…"))
@@ -152,7 +153,7 @@ func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
 	p.must(err)
 	p.waitForStream()
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
 	if got := reference.FindAllString(p.bookings(), -1); len(got) != 1 {
 		t.Errorf("bookings %v after the crash, want exactly one", got)
@@ -160,7 +161,7 @@ func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
 }
 
 // The story at the terminal: the flight picker as a numbered list, the
-// confirmation as y/n, the booking's reference; then the weather at a
+// approval as o, the booking's reference; then the weather at a
 // place typed as lat,lng.
 func TestStoryAtTheTerminal(t *testing.T) {
 	a := startTerm(t, "--agent", "chat", "--demo-pace", "0")
@@ -170,8 +171,9 @@ func TestStoryAtTheTerminal(t *testing.T) {
 	a.send("1")
 	a.expect("Seat [1-")
 	a.send("1")
-	a.expect("[y/n]: ")
-	a.send("y")
+	a.expect("Does: changes data, spends money")
+	a.expect("[o/c/a/d/e]: ")
+	a.send("o")
 	a.expect("Your reference is SP-")
 	a.say("What's the weather here?")
 	a.expect("May I see where you are, to tell the weather there?")
@@ -226,7 +228,7 @@ func TestTourScreenshots(t *testing.T) {
 	shot(p, "tour-booking.png")
 
 	p.pickFirstSeat()
-	p.confirmBooking(true)
+	p.allowBooking(true)
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your reference is SP-"))
 	msg := p.GetByTestId("user-turn").First()
 	p.must(msg.GetByTestId("edit-message").Click())

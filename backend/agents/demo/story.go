@@ -70,11 +70,6 @@ type SeatBooking struct {
 
 // BookSeat books a seat on a flight: it changes data and spends money,
 // which the permission policy asks the user about before each call.
-//
-// TODO(issue 27): once the policy's guard is on main (every tool call
-// decided by the policy), drop BookFlight's hand-written confirm before
-// the booking: the guard's approval card asks instead, and the story's e2e
-// tests answer that card.
 var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 	func(ctx context.Context, b SeatBooking) (flights.Booking, error) {
 		cat := Catalogue.Get(ctx)
@@ -103,8 +98,8 @@ type TripAsk struct {
 func (TripAsk) Describe() string { return "where and when the user wants to fly" }
 
 // BookFlight books a flight for a trip described in words: it reads where
-// and when, searches, lets the user pick a flight and a seat, asks to
-// confirm, and books.
+// and when, searches, lets the user pick a flight and a seat, and books,
+// which the permission policy asks the user to allow (BookSeat).
 var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a trip the user describes in words",
 	func(ctx context.Context, w TripWords) (string, error) {
 		today := turn.Now(ctx).UTC()
@@ -156,20 +151,13 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			return outcome(pick.Action, "No flight booked."), nil
 		}
 		f := flightOf(found, pick.Content.Flight)
-		// TODO(issue 27): the policy's approval of BookSeat takes this
-		// confirm's place (see BookSeat).
-		sure, err := turn.Ask(ctx, elicit.Confirm, fmt.Sprintf("Book %s %s → %s, %s, seat %s, for %s?",
-			f.Number, f.From, f.To, f.Departs.Format("Mon 2 Jan 15:04"), pick.Content.Seat, f.Fare()), elicit.ConfirmInput{})
-		if err != nil {
-			return "", err
-		}
-		if sure.Action != elicit.Accept || !sure.Content.Yes {
-			return "Not booked: you did not confirm.", nil
-		}
 		b, err := BookSeat.Call(ctx, SeatBooking{Flight: f.ID, Seat: pick.Content.Seat, Key: key})
 		if err != nil {
 			if fe, ok := errors.AsType[*flights.Error](err); ok {
 				return "I could not book it: " + fe.Message, nil
+			}
+			if _, ok := errors.AsType[*agents.DeniedError](err); ok {
+				return "Not booked: you did not allow it.", nil
 			}
 			return "", err
 		}
