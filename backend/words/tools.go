@@ -144,7 +144,8 @@ func DecidedBy(r tree.ToolRecord) string {
 
 // Decision says how a tool call was decided, in a line: "allowed by rule
 // “allow flights/search”", "denied by you", "denied: no one could
-// approve". Empty for a call recorded before the policy.
+// approve", "not decided: the turn stopped while it asked". Empty for a
+// call recorded before the policy.
 func Decision(r tree.ToolRecord) string {
 	if r.Decision == "" {
 		return ""
@@ -157,6 +158,10 @@ func Decision(r tree.ToolRecord) string {
 		verdict = "denied"
 	}
 	if r.DecidedBy == "unattended" {
+		if r.Outcome == "cancelled" {
+			// The turn ended (a stop) while the call was asked about.
+			return "not decided: the turn stopped while it asked"
+		}
 		return verdict + ": no one could approve"
 	}
 	if by := DecidedBy(r); by != "" {
