@@ -94,8 +94,10 @@ func TestTheStoryRunsAgainstAFlightAgentDouble(t *testing.T) {
 	if err := svc.Answer(t.Context(), "s", conv.ID, picker.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"flight":"TEST1","seat":"` + seat + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the confirmation", func(v chat.View) bool { return pending(v) != nil && pending(v).Request.Kind == "confirm" })
-	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"yes":true}`)}); err != nil {
+	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v chat.View) bool {
+		return pending(v) != nil && pending(v).Request.Kind == elicit.Approve.Name
+	})
+	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"choice":"once"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitFor(t, svc, conv.ID, "the booking", func(v chat.View) bool { return !v.Status.Running })
@@ -170,8 +172,10 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 		Content: []byte(`{"flight":"` + f.ID + `","seat":"` + f.Seats[0] + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the confirmation", func(v chat.View) bool { return pending(v) != nil && pending(v).Request.Kind == "confirm" })
-	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"yes":true}`)}); err != nil {
+	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v chat.View) bool {
+		return pending(v) != nil && pending(v).Request.Kind == elicit.Approve.Name
+	})
+	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"choice":"once"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitFor(t, svc, conv.ID, "the booking", func(v chat.View) bool { return !v.Status.Running })
