@@ -116,18 +116,13 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 	}
 	ctx = policy.Narrow(ctx, a.Policy...) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(turnID, 10))
-	ctx = primitive.AgentName.With(ctx, a.Name)
-	ctx = primitive.ElicitAPI.Provide(ctx, d.elicit)
-	ctx = primitive.NotifyAPI.Provide(ctx, d.notify)
-	ctx = primitive.ShowAPI.Provide(ctx, d.show)
-	ctx = primitive.SampleAPI.Provide(ctx, d.sample)
-	ctx = primitive.SampleRetryAPI.Provide(ctx, d.sampleRetry)
-	ctx = primitive.LogAPI.Provide(ctx, d.logLine)
+	ctx = primitive.Cores{
+		Elicit: d.elicit, Notify: d.notify, Show: d.show, Sample: d.sample, SampleRetry: d.sampleRetry,
+		Log: d.logLine, History: d.historyCore, Version: d.version,
+		Now:    func(ctx context.Context, _ struct{}) (time.Time, error) { return dryValue(d, ctx, "now", time.Now) },
+		Random: func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) },
+	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, d.tool, primitive.Max)
-	ctx = primitive.NowAPI.Provide(ctx, func(ctx context.Context, _ struct{}) (time.Time, error) { return dryValue(d, ctx, "now", time.Now) })
-	ctx = primitive.RandomAPI.Provide(ctx, func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) })
-	ctx = primitive.VersionAPI.Provide(ctx, d.version)
-	ctx = primitive.HistoryAPI.Provide(ctx, d.historyCore)
 	ctx = primitive.HistoryAPI.Around(ctx, d.compact, primitive.Min)
 	return primitive.Lanes.With(ctx, durable.Lanes)
 }

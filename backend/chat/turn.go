@@ -271,18 +271,11 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	}
 	ctx = c.svc.narrowed(ctx, a) // the assistant's rules, inside the program's
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
-	ctx = primitive.AgentName.With(ctx, a.Name)
-	ctx = primitive.ElicitAPI.Provide(ctx, t.elicit)
-	ctx = primitive.NotifyAPI.Provide(ctx, t.notify)
-	ctx = primitive.ShowAPI.Provide(ctx, t.show)
-	ctx = primitive.SampleAPI.Provide(ctx, t.sample)
-	ctx = primitive.SampleRetryAPI.Provide(ctx, t.sampleRetry)
-	ctx = primitive.LogAPI.Provide(ctx, t.logLine)
+	ctx = primitive.Cores{
+		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,
+		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
+	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
-	ctx = primitive.NowAPI.Provide(ctx, t.now)
-	ctx = primitive.RandomAPI.Provide(ctx, t.random)
-	ctx = primitive.VersionAPI.Provide(ctx, t.version)
-	ctx = primitive.HistoryAPI.Provide(ctx, t.history)
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
 	if n := c.svc.compactTokens; n > 0 {

@@ -2,12 +2,12 @@ package chat_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
@@ -16,32 +16,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
-
-// checkIn is an agent whose code a deploy changes: release 1 asks "Go
-// on?"; release 2 reports progress first, guarded by turn.Version when
-// versioned. Its reply says which path the turn took.
-func checkIn(release int, versioned bool) agents.Assistant {
-	return agents.Assistant{Name: "check-in", Description: "Asks before it goes on.", Turn: func(ctx context.Context, message string) (string, error) {
-		v := 0
-		if release >= 2 {
-			v = 1
-			if versioned {
-				v = turn.Version(ctx, "notify-before-ask", 1)
-			}
-			if v >= 1 {
-				if err := turn.Notify(ctx, "Looking up your booking", -1); err != nil {
-					return "", err
-				}
-			}
-		}
-		if _, err := turn.Ask(ctx, elicit.Form[struct {
-			OK bool `json:"ok"`
-		}](), "Go on?", struct{}{}); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("done on path %d", v), nil
-	}}
-}
 
 // askedAndWaiting starts a turn of the service's agent and returns the
 // conversation and the question it waits on.
@@ -74,9 +48,9 @@ func answerAndReply(t *testing.T, svc *chat.Service, conv, eid string) chat.Item
 // after the deploy takes the new one.
 func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 	t.Run("not versioned: the waiting turn diverges", func(t *testing.T) {
-		s := startServer(t, agents.NewRegistry(checkIn(1, false)), offline.New())
+		s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
 		conv, _ := askedAndWaiting(t, s.svc)
-		s.reg = agents.NewRegistry(checkIn(2, false))
+		s.reg = agents.NewRegistry(chattest.CheckIn(2, false))
 		s.restart()
 		v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
 		if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Details, "replay diverged at call") {
@@ -84,9 +58,9 @@ func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 		}
 	})
 	t.Run("versioned: the waiting turn resumes on the old path", func(t *testing.T) {
-		s := startServer(t, agents.NewRegistry(checkIn(1, false)), offline.New())
+		s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
 		old, oldQ := askedAndWaiting(t, s.svc)
-		s.reg = agents.NewRegistry(checkIn(2, true))
+		s.reg = agents.NewRegistry(chattest.CheckIn(2, true))
 		s.restart()
 		if it := answerAndReply(t, s.svc, old, oldQ); it.Kind != tree.AssistantMessage || it.Text != "done on path 0" {
 			t.Fatalf("the turn recorded before the change ended with %+v, want the old path's reply", it)
@@ -111,7 +85,7 @@ func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 // A turn recorded with the change's marker takes the new path again when it
 // is replayed, and its marker shows in the tree as a value.
 func TestVersionRecordedIsReplayed(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(checkIn(2, true)), offline.New())
+	s := startServer(t, agents.NewRegistry(chattest.CheckIn(2, true)), offline.New())
 	conv, eid := askedAndWaiting(t, s.svc)
 	markers := s.nodes(conv, tree.Value)
 	if len(markers) != 1 {
@@ -139,9 +113,9 @@ func TestVersionRecordedIsReplayed(t *testing.T) {
 // again from the user's message, on a new branch, where the new code asks
 // afresh and answers.
 func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(checkIn(1, false)), offline.New())
+	s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
 	conv, old := askedAndWaiting(t, s.svc)
-	s.reg = agents.NewRegistry(checkIn(2, false))
+	s.reg = agents.NewRegistry(chattest.CheckIn(2, false))
 	s.restart()
 
 	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })

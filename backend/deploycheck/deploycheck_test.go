@@ -22,32 +22,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
-// checkIn is the agent a deploy changes: release 1 asks "Go on?"; release
-// 2 reports progress before it asks, guarded by turn.Version when
-// versioned. Its reply says which path the turn took.
-func checkIn(release int, versioned bool) agents.Assistant {
-	return agents.Assistant{Name: "check-in", Description: "Asks before it goes on.", Turn: func(ctx context.Context, message string) (string, error) {
-		v := 0
-		if release >= 2 {
-			v = 1
-			if versioned {
-				v = turn.Version(ctx, "notify-before-ask", 1)
-			}
-			if v >= 1 {
-				if err := turn.Notify(ctx, "Looking up your booking", -1); err != nil {
-					return "", err
-				}
-			}
-		}
-		if _, err := turn.Ask(ctx, elicit.Form[struct {
-			OK bool `json:"ok"`
-		}](), "Go on?", struct{}{}); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("done on path %d", v), nil
-	}}
-}
-
 // steady is an agent the deploy leaves as it was.
 var steady = agents.Assistant{Name: "steady", Description: "Asks for a name.", Turn: func(ctx context.Context, message string) (string, error) {
 	res, err := turn.Ask(ctx, elicit.Form[struct {
@@ -96,7 +70,7 @@ func recordRelease1(t *testing.T) recorded {
 	r := recorded{path: filepath.Join(t.TempDir(), "sweatpants.db"), questions: map[string]string{}}
 	fake := llmtest.NewServer(t, llmtest.Call(agents.AskUserTool, `{"question":"Window or aisle?","kind":"choice","options":["window","aisle"]}`))
 	db := storetest.OpenAt(t, r.path)
-	svc := chat.New(chat.Config{Store: db, Assistants: release(checkIn(1, false)), Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})})
+	svc := chat.New(chat.Config{Store: db, Assistants: release(chattest.CheckIn(1, false)), Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})})
 	start := func(agent, message string) string {
 		c, err := svc.Create(t.Context(), "s-"+agent, agent)
 		if err != nil {
@@ -145,7 +119,7 @@ func check(t *testing.T, path string, reg *agents.Registry) (int, string) {
 func TestTheCheckListsExactlyTheTurnsThatWouldDiverge(t *testing.T) {
 	r := recordRelease1(t)
 	before := dump(t, r.path)
-	n, out := check(t, r.path, release(checkIn(2, false)))
+	n, out := check(t, r.path, release(chattest.CheckIn(2, false)))
 	t.Logf("the check says:\n%s", out)
 	if n != 2 {
 		t.Errorf("%d turns diverge, want 2; the check says:\n%s", n, out)
@@ -190,13 +164,13 @@ func conversationTitle(conv string, r recorded) string {
 // before the change on the old path.
 func TestVersionedTurnsPassTheCheckAndResume(t *testing.T) {
 	r := recordRelease1(t)
-	n, out := check(t, r.path, release(checkIn(2, true)))
+	n, out := check(t, r.path, release(chattest.CheckIn(2, true)))
 	if n != 0 || out != "All 4 suspended turns resume with this build.\n" {
 		t.Fatalf("the check found %d divergences:\n%s", n, out)
 	}
 
 	fake := llmtest.NewServer(t, llmtest.Text("Window it is."))
-	svc, _ := newService(t, r.path, release(checkIn(2, true)), openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	svc, _ := newService(t, r.path, release(chattest.CheckIn(2, true)), openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
 	for conv, want := range map[string]string{r.waitingA: "done on path 0", r.waitingB: "done on path 0", r.waitingSteady: "Hello, Ada", r.waitingSeats: "Window it is."} {
 		session, answer := "s-check-in", `{"ok":true}`
 		switch conv {

@@ -90,13 +90,11 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	if r.cfg.scope != nil {
 		ctx = r.cfg.scope(ctx)
 	}
-	ctx = primitive.AgentName.With(ctx, a.Name)
-	ctx = primitive.ElicitAPI.Provide(ctx, r.elicit)
-	ctx = primitive.NotifyAPI.Provide(ctx, r.notify)
-	ctx = primitive.ShowAPI.Provide(ctx, r.show)
-	ctx = primitive.SampleAPI.Provide(ctx, r.sample)
-	ctx = primitive.LogAPI.Provide(ctx, r.log)
-	ctx = primitive.HistoryAPI.Provide(ctx, r.history)
+	// Now, Random and Version are the clock's, chance's and the newest
+	// code's: nothing is replayed in process.
+	ctx = primitive.Cores{
+		Elicit: r.elicit, Notify: r.notify, Show: r.show, Sample: r.sample, Log: r.log, History: r.history,
+	}.Provide(ctx, a.Name)
 	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
 }
 
