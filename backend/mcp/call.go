@@ -51,8 +51,16 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		if res, done := w.step(ctx, v); done {
 			return res, nil
 		}
-		if _, err := f.Next(ctx); err != nil {
+		u, err := f.Next(ctx)
+		if err != nil {
 			return nil, err
+		}
+		// Progress is taken from each change as well as from the view, so
+		// a stage shown only between two looks still reaches the client.
+		for _, c := range u.Changes {
+			if c.Status != nil {
+				w.progress(ctx, *c.Status)
+			}
 		}
 	}
 }
