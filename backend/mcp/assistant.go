@@ -90,6 +90,7 @@ func (t *Tools) Assistant() agents.Assistant {
 		Name:        AssistantName,
 		Description: "Runs the tool calls of MCP clients.",
 		Input:       agents.Queue,
+		Unlisted:    true,
 		Turn: func(ctx context.Context, message string) (string, error) {
 			var c call
 			if err := json.Unmarshal([]byte(message), &c); err != nil {
