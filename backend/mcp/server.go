@@ -61,7 +61,8 @@ func NewServer(cfg Config) *Server {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, nil)
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version},
+		&sdk.ServerOptions{SupportedProtocolVersions: handshakeVersions()})
 	for _, name := range cfg.Tools.order {
 		tl := cfg.Tools.byName[name]
 		schema, err := json.Marshal(tl.info.Input)
@@ -108,4 +109,23 @@ func (s *Server) conversation(ctx context.Context, ss *sdk.ServerSession) (*conv
 		s.mu.Unlock()
 	}()
 	return cv, nil
+}
+
+// stateless is the first revision whose tool calls cannot send
+// elicitation/create while they run (they answer input_required instead),
+// which this server does not serve yet.
+const stateless = "2026-07-28"
+
+// handshakeVersions are the protocol revisions the server speaks: the
+// SDK's, up to 2025-11-25. A client of a later revision is answered with
+// the newest of these, so a question inside a tool still reaches it as
+// elicitation/create.
+func handshakeVersions() []string {
+	var out []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v < stateless {
+			out = append(out, v)
+		}
+	}
+	return out
 }
