@@ -40,8 +40,8 @@ func (p *program) mcpSynopsis() string {
 // mcpFlags defines the mcp command's flags, and the application's.
 func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet(mcpCommand, flag.ContinueOnError)
-	*cfg = mcpConfig{db: "data/" + p.cfg.Name + ".db"}
-	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file; one process at a time may use it")
+	*cfg = mcpConfig{db: "data/mcp.db"}
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	if p.cfg.Flags != nil {
