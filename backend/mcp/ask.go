@@ -29,7 +29,7 @@ func (w *watch) ask(ctx context.Context, req elicit.Request) {
 		w.log(ctx, fmt.Sprintf("The question %q (%s) cannot be asked over MCP: %s. It was declined.", req.Message, req.Kind, why))
 		a = chat.Answer{Action: refusal(req)}
 	default:
-		res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: req.Message, RequestedSchema: form})
+		res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
 		if err != nil {
 			if ctx.Err() != nil {
 				return // the call went away; the question stays pending in the conversation
@@ -92,4 +92,28 @@ func cancelOrDecline(req elicit.Request) elicit.Action {
 // logging.
 func (w *watch) log(ctx context.Context, text string) {
 	_ = w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "sweatpants", Data: text})
+}
+
+// messageOf is the question as the client shows it. An approval's form
+// holds only the decision, so its message carries what a browser's card
+// shows beside it: the call's arguments, and why the model wants it.
+func messageOf(req elicit.Request) string {
+	if req.Kind != elicit.Approve.Name {
+		return req.Message
+	}
+	var in elicit.ApprovalInput
+	if json.Unmarshal(req.Input, &in) != nil {
+		return req.Message
+	}
+	msg := req.Message
+	if in.Description != "" {
+		msg += "\n" + in.Tool + ": " + in.Description
+	}
+	if in.Args != "" {
+		msg += "\nArguments: " + in.Args
+	}
+	if in.Reason != "" {
+		msg += "\nWhy: " + in.Reason
+	}
+	return msg
 }

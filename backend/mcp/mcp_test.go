@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/mcp"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
@@ -70,7 +71,11 @@ func testAgents() []*agents.Agent {
 	agents.NewTool(host, "add", "Adds a guest", func(_ context.Context, in greetIn) (greetOut, error) {
 		return greetOut{Text: "added " + in.Greeting}, nil
 	})
-	return []*agents.Agent{calc, host}
+	notes := agents.New("notes", "Keeps notes.")
+	agents.NewTool(notes, "keep", "Keeps a note", func(_ context.Context, in greetIn) (greetOut, error) {
+		return greetOut{Text: "kept " + in.Greeting}, nil
+	}).Does(policy.Writes)
+	return []*agents.Agent{calc, host, notes}
 }
 
 // fixture is a chat service on a fresh database with the MCP server of the
@@ -312,5 +317,47 @@ func TestACrossOriginRequestIsRefused(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("status %d; want 403", resp.StatusCode)
+	}
+}
+
+// TestAnApprovalReachesTheClient: a tool that writes runs under the
+// policy's ask, whose approval the client answers as a form.
+func TestAnApprovalReachesTheClient(t *testing.T) {
+	for _, tc := range []struct {
+		choice string
+		want   string
+		failed bool
+	}{
+		{"once", `{"text":"kept milk"}`, false},
+		{"deny", "", true},
+	} {
+		t.Run(tc.choice, func(t *testing.T) {
+			f := newFixture(t)
+			var (
+				mu      sync.Mutex
+				message string
+			)
+			opts := &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				message = req.Params.Message
+				mu.Unlock()
+				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"choice": tc.choice}}, nil
+			}}
+			cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "notes.keep", Arguments: map[string]any{"greeting": "milk"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !strings.Contains(message, "keep") || !strings.Contains(message, "milk") {
+				t.Errorf("the approval asked %q; want it to name the tool and its arguments", message)
+			}
+			if res.IsError != tc.failed || (!tc.failed && text(res) != tc.want) {
+				t.Errorf("result = %q (error: %v); want %q (error: %v)", text(res), res.IsError, tc.want, tc.failed)
+			}
+		})
 	}
 }
