@@ -30,11 +30,12 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	owner := s.cfg.Owner
 	// The follower is in place before the message is sent, so no change of
 	// the turn is missed.
-	f, err := s.cfg.Chat.Follow(ctx, owner, cv.id, chat.Want{Page: true})
+	f, err := s.cfg.Chat.Follow(ctx, owner, cv.id, chat.Want{Page: true, Nodes: true})
 	if err != nil {
 		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 	}
 	defer f.Close()
+	f.Look(func(chat.Live) {}) // the nodes of earlier calls are not this call's
 	before, err := s.cfg.Chat.View(ctx, owner, cv.id)
 	if err != nil {
 		return nil, fmt.Errorf("read the conversation of the call: %w", err)
@@ -44,6 +45,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	}
 	w := &watch{s: s, req: req, conv: cv.id, from: len(before.Items), asked: map[string]bool{}}
 	for {
+		w.logs(ctx, f)
 		v, err := s.cfg.Chat.View(ctx, owner, cv.id)
 		if err != nil {
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)

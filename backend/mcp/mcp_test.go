@@ -3,8 +3,10 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +57,7 @@ func testAgents() []*agents.Agent {
 	})
 	host := agents.New("host", "Greets people.")
 	agents.NewTool(host, "greet", "Greets the user by name", func(ctx context.Context, in greetIn) (greetOut, error) {
+		turn.Log(ctx, slog.LevelInfo, "greeting someone", "greeting", in.Greeting)
 		if err := turn.Notify(ctx, "looking for a name", 0.5); err != nil {
 			return greetOut{}, err
 		}
@@ -359,5 +362,41 @@ func TestAnApprovalReachesTheClient(t *testing.T) {
 				t.Errorf("result = %q (error: %v); want %q (error: %v)", text(res), res.IsError, tc.want, tc.failed)
 			}
 		})
+	}
+}
+
+// TestTheToolsLogReachesAClientThatAskedForIt: turn.Log inside a tool is a
+// logging message to a client that set a level.
+func TestTheToolsLogReachesAClientThatAskedForIt(t *testing.T) {
+	f := newFixture(t)
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	opts := &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+		b, _ := json.Marshal(req.Params.Data)
+		mu.Lock()
+		lines = append(lines, string(req.Params.Level)+" "+req.Params.Logger+" "+string(b))
+		mu.Unlock()
+	}}
+	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, cs, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hey"}})
+	want := `info host.greet {"greeting":"Hey","message":"greeting someone"}`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		got := slices.Contains(lines, want)
+		seen := slices.Clone(lines)
+		mu.Unlock()
+		if got {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log lines = %q; want %q among them", seen, want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
