@@ -20,8 +20,7 @@
 // While the turn runs, its progress (turn.Notify) becomes MCP progress
 // notifications when the client sent a progress token, its log lines
 // (turn.Log) logging messages where the client set a level, and each
-// question it
-// asks (an elicit, an approval of the permission policy included) reaches
+// question it asks (an elicit, an approval of the policy included) reaches
 // the client as elicitation/create in form mode; the client's answer is
 // recorded through chat.Service.Answer as a browser's would be. A question
 // whose schema is not a flat form (strings, numbers, booleans, enums) is
