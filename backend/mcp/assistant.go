@@ -13,6 +13,28 @@ import (
 // calls MCP clients make.
 const AssistantName = "mcp"
 
+// outcome is the reply a call's turn records: the tool's JSON result, or
+// the words of its error, as a model in a Loop would be told them. A
+// failed tool is an outcome of the call, not a failure of the turn, whose
+// error a conversation words for a person ("something went wrong").
+type outcome struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// replyOf is the reply of a call that returned out and err.
+func replyOf(out json.RawMessage, err error) (string, error) {
+	o := outcome{Result: out}
+	if err != nil {
+		o = outcome{Error: err.Error()}
+	}
+	b, merr := json.Marshal(o)
+	if merr != nil {
+		return "", fmt.Errorf("write the result: %w", merr)
+	}
+	return string(b), nil
+}
+
 // call is the message a call is sent to the assistant as: the qualified
 // tool name and the arguments, in JSON.
 type call struct {
@@ -84,7 +106,8 @@ func containsName(names []string, n string) bool {
 
 // Assistant is the built-in assistant whose turn runs one call: its
 // message names the tool and holds the arguments, its reply is the tool's
-// JSON result. A failed call ends the turn with the error, recorded.
+// outcome: its JSON result or its error's words. A turn ends in error only
+// when the call cannot go on (a model's outage inside the tool, a stop).
 func (t *Tools) Assistant() agents.Assistant {
 	return agents.Assistant{
 		Name:        AssistantName,
@@ -105,10 +128,13 @@ func (t *Tools) Assistant() agents.Assistant {
 				args = json.RawMessage("{}")
 			}
 			out, err := tl.agent.Invoke(ctx, tl.info.Name, args)
-			if err != nil {
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return "", context.Cause(ctx)
+			case err != nil && agents.EndsTurn(err):
 				return "", err
 			}
-			return string(out), nil
+			return replyOf(out, err)
 		},
 		Side: func(context.Context, string) (string, error) {
 			return "This conversation holds the tool calls of an MCP client; it answers nothing else.", nil

@@ -100,7 +100,14 @@ func (w *watch) step(ctx context.Context, v chat.View) (*sdk.CallToolResult, boo
 	for i := len(items) - 1; i >= 0; i-- {
 		switch it := items[i]; it.Kind {
 		case tree.AssistantMessage:
-			return result(it.Text), true
+			var o outcome
+			switch {
+			case json.Unmarshal([]byte(it.Text), &o) != nil:
+				return errorResult("The call's reply cannot be read: " + it.Text), true
+			case o.Error != "":
+				return errorResult(o.Error), true
+			}
+			return result(string(o.Result)), true
 		case tree.TurnError:
 			text := it.Text
 			if it.Details != "" {

@@ -12,7 +12,7 @@
 // store as the browser's: the built-in assistant Assistant (named
 // AssistantName) answers each message of such a conversation by invoking
 // the named tool with the arguments (agents.Agent.Invoke) and replying with
-// its JSON result. So the record, replay, the permission policy and the
+// its outcome, {"result": …} or {"error": "…"}. So the record, replay, the permission policy and the
 // audit apply unchanged. Each MCP session has a conversation of its own,
 // created at its first call and titled with the client's name from
 // initialize; its calls run one after the other.

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -78,8 +80,27 @@ func testAgents() []*agents.Agent {
 	agents.NewTool(notes, "keep", "Keeps a note", func(_ context.Context, in greetIn) (greetOut, error) {
 		return greetOut{Text: "kept " + in.Greeting}, nil
 	}).Does(policy.Writes)
+	agents.NewTool(host, "tag", "Asks for tags, a list a form over MCP cannot hold", func(ctx context.Context, _ struct{}) (string, error) {
+		r, err := turn.Ask(ctx, tagsForm, "Which tags?", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		return "answered " + string(r.Action), nil
+	})
+	agents.NewTool(calc, "divide", "Divides a by b", func(_ context.Context, in addIn) (addOut, error) {
+		if in.B == 0 {
+			return addOut{}, errors.New("cannot divide by zero")
+		}
+		return addOut{Sum: in.A / in.B}, nil
+	})
 	return []*agents.Agent{calc, host, notes}
 }
+
+type tags struct {
+	Tags []string `json:"tags"`
+}
+
+var tagsForm = elicit.Form[tags]()
 
 // fixture is a chat service on a fresh database with the MCP server of the
 // test agents.
@@ -195,7 +216,7 @@ func TestACallIsATurnOfTheClientsConversation(t *testing.T) {
 	}
 	var reply bool
 	for _, it := range v.Items {
-		reply = reply || (it.Kind == tree.AssistantMessage && it.Text == `{"sum":5}`)
+		reply = reply || (it.Kind == tree.AssistantMessage && it.Text == `{"result":{"sum":5}}`)
 	}
 	if !reply {
 		t.Errorf("the conversation holds no reply with the result: %+v", v.Items)
@@ -398,5 +419,66 @@ func TestTheToolsLogReachesAClientThatAskedForIt(t *testing.T) {
 			t.Fatalf("log lines = %q; want %q among them", seen, want)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAQuestionAFormCannotHoldIsDeclinedSayingWhy: a list field has no
+// place in an MCP form; the client is not asked, and is told why.
+func TestAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T) {
+	f := newFixture(t)
+	var (
+		mu    sync.Mutex
+		asked int
+		lines []string
+	)
+	opts := &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			mu.Lock()
+			asked++
+			mu.Unlock()
+			return &sdk.ElicitResult{Action: "cancel"}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			mu.Lock()
+			lines = append(lines, fmt.Sprint(req.Params.Data))
+			mu.Unlock()
+		},
+	}
+	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "host.tag", Arguments: map[string]any{}})); got != `"answered decline"` {
+		t.Errorf("result = %s; want the question declined", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n, seen := asked, slices.Clone(lines)
+		mu.Unlock()
+		if n != 0 {
+			t.Fatalf("the client was asked %d times; want never", n)
+		}
+		if len(seen) == 1 && strings.Contains(seen[0], `its field "tags" is of type "array"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log lines = %q; want one saying why the question was declined", seen)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAFailedToolIsAnErrorResult: the tool's error reaches the client as
+// an error result with its words.
+func TestAFailedToolIsAnErrorResult(t *testing.T) {
+	f := newFixture(t)
+	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "calc.divide", Arguments: map[string]any{"a": 1, "b": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "cannot divide by zero") {
+		t.Errorf("result = %q (error: %v); want an error result with the tool's words", text(res), res.IsError)
 	}
 }
