@@ -44,9 +44,24 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	w := &watch{s: s, req: req, conv: cv.id, from: len(before.Items), asked: map[string]bool{}}
+	res, err := w.wait(ctx, f)
+	if err != nil && ctx.Err() != nil {
+		// The client cancelled the call or went away: its turn is stopped,
+		// as the browser's Stop would, so the session's next call does not
+		// wait behind it. The record keeps it, stopped.
+		if serr := s.cfg.Chat.Stop(context.WithoutCancel(ctx), owner, cv.id); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
+			s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", cv.id, "err", serr)
+		}
+	}
+	return res, err
+}
+
+// wait follows the call's turn until it ends, and returns its result.
+func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult, error) {
+	s, owner, id := w.s, w.s.cfg.Owner, w.conv
 	for {
 		w.logs(ctx, f)
-		v, err := s.cfg.Chat.View(ctx, owner, cv.id)
+		v, err := s.cfg.Chat.View(ctx, owner, id)
 		if err != nil {
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)
 		}

@@ -482,3 +482,46 @@ func TestAFailedToolIsAnErrorResult(t *testing.T) {
 		t.Errorf("result = %q (error: %v); want an error result with the tool's words", text(res), res.IsError)
 	}
 }
+
+// TestACancelledCallStopsItsTurn: a call the client gives up on while its
+// question waits is stopped in the conversation, and the session's next
+// call runs.
+func TestACancelledCallStopsItsTurn(t *testing.T) {
+	f := newFixture(t)
+	asked, gone := make(chan struct{}, 1), make(chan struct{})
+	opts := &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked <- struct{}{}
+		select { // the person never answers
+		case <-ctx.Done():
+		case <-gone:
+		}
+		return &sdk.ElicitResult{Action: "cancel"}, nil
+	}}
+	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+	t.Cleanup(func() { close(gone) }) // before the client closes, which waits on its handlers
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Yo"}})
+		errc <- err
+	}()
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the question never reached the client")
+	}
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("the cancelled call returned no error")
+	}
+	convs, err := f.svc.Conversations(context.Background(), f.owner)
+	if err != nil || len(convs) != 1 {
+		t.Fatalf("conversations = %v, %v", convs, err)
+	}
+	chattest.WaitView(t, f.svc, f.owner, convs[0].ID, "the call's turn stopped", func(v chat.View) bool {
+		return !v.Status.Running && len(v.Items) > 0 && v.Items[len(v.Items)-1].Kind == tree.Stopped
+	})
+	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 1, "b": 1}})); got != `{"sum":2}` {
+		t.Errorf("the next call = %q", got)
+	}
+}

@@ -21,6 +21,7 @@ type Chat interface {
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
 	View(ctx context.Context, session, id string) (chat.View, error)
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
+	Stop(ctx context.Context, session, id string) error
 }
 
 // Config is what NewServer needs.
