@@ -43,6 +43,9 @@ func (p *program) commands() []command {
 				var db string
 				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}), deploycheck.Synopsis(p.cfg.Name))
 			}},
+		{name: mcpCommand, args: "[flags]", does: "serve the agents' tools over MCP on stdio",
+			run:  p.serveMCP,
+			help: func() { printFlags(p.stdout, p.mcpFlags(&mcpConfig{}), p.mcpSynopsis()) }},
 		{name: "version", does: "print the version",
 			run: p.version,
 			help: func() {

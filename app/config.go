@@ -28,6 +28,13 @@ type Config struct {
 	// chat --agent names another.
 	Assistants []agents.Assistant
 
+	// Agents are the agents whose tools are served over MCP: at /mcp by
+	// serve and over stdio by the mcp command, each tool named
+	// AGENT.TOOL (docs/mcp.md). Their calls run as turns of the built-in
+	// assistant "mcp", which joins Assistants when there are any. None
+	// serves no MCP.
+	Agents []*agents.Agent
+
 	// Kinds are the application's own elicit kinds, which its assistants
 	// ask with beside the built-in ones (elicit.BuiltinKinds, always
 	// there): an answer to one is checked by the kind's rules as well as

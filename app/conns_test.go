@@ -21,13 +21,19 @@ import (
 // fresh database and returns its address; it stops with the test.
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
+	return startServerWith(t, testConfig(), args...)
+}
+
+// startServerWith is startServer for the application cfg.
+func startServerWith(t *testing.T, cfg Config, args ...string) string {
+	t.Helper()
 	needDatastar(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "app.db")}, args...)
 	go func() {
-		p := newProgram(testConfig(), func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
+		p := newProgram(cfg, func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
 		done <- p.run(ctx, args)
 		pw.Close()
 	}()

@@ -44,6 +44,7 @@ type serveConfig struct {
 	otlpEndpoint string
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
 	policy       ruleFile
+	mcpToken     string // the bearer token of /mcp; "": open, on loopback only
 }
 
 // serveSynopsis heads serve's usage.
@@ -96,6 +97,8 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
+	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
+		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	if p.cfg.Flags != nil {
@@ -181,6 +184,11 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	mounts, err := p.mcpMount(svc, app, cfg.mcpToken, ln, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	srv := &http.Server{
@@ -189,7 +197,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			ElicitComponents: p.cfg.Components,
 			Datastar:         client.JS, Metrics: tel.Handler(),
-			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...))}),
+			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/mcp"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -87,6 +88,9 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		if err := policy.Check(a.Policy...); err != nil {
 			return chat.Config{}, fmt.Errorf("the policy of assistant %s: %w", a.Name, err)
 		}
+	}
+	if len(p.cfg.Agents) > 0 {
+		assistants = append(slices.Clip(assistants), mcp.NewTools(p.cfg.Agents...).Assistant())
 	}
 	return chat.Config{
 		Store:      db,

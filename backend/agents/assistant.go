@@ -36,6 +36,10 @@ type Assistant struct {
 	// it is good at, in the words a user would type ("Book a flight to
 	// Lisbon next Friday"). One or two are best; none shows none.
 	Starters []string
+	// Unlisted keeps the assistant off the pages' choice of assistants:
+	// one a binding starts its conversations with itself, such as the one
+	// that runs MCP clients' tool calls (package mcp).
+	Unlisted bool
 }
 
 // SideLoop answers side questions for an assistant that does not say how:

@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/web/templates"
@@ -55,7 +56,7 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error 
 		return err
 	}
 	n.Agent, n.Model, n.Starters = a.Name, s.chat.ModelName(), a.Starters
-	return render(c, status, templates.NewChatPage(n, templates.Shell{Conversations: convs, Agents: s.chat.Assistants()}))
+	return render(c, status, templates.NewChatPage(n, templates.Shell{Conversations: convs, Agents: listed(s.chat.Assistants())}))
 }
 
 // createConversation answers POST /c, a form with "agent" (the default agent
@@ -112,6 +113,18 @@ func (s *Server) chatPage(c echo.Context, status int, sh templates.Shell) error 
 	if sh.Conversations, err = s.chat.Conversations(ctx, sessionOf(c)); err != nil {
 		return err
 	}
-	sh.Agents = s.chat.Assistants()
+	sh.Agents = listed(s.chat.Assistants())
 	return render(c, status, templates.ChatPage(v, sh))
+}
+
+// listed are the assistants a user may choose on the pages: all but the
+// unlisted ones, which bindings start conversations with themselves.
+func listed(all []agents.Assistant) []agents.Assistant {
+	out := make([]agents.Assistant, 0, len(all))
+	for _, a := range all {
+		if !a.Unlisted {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -61,6 +61,8 @@ type Config struct {
 	// ProgramRules are the program's rules for tool calls as written
 	// (policy.Rule's String), shown on the settings page to read.
 	ProgramRules []string
+	// Mounts are the bindings served beside the pages (see Mount).
+	Mounts []Mount
 }
 
 // Server serves the app.
@@ -104,6 +106,7 @@ func NewServer(cfg Config) http.Handler {
 	})
 	s.echo.Use(s.session)
 	s.routes(cfg.Datastar)
+	s.mount(cfg.Mounts)
 	if cfg.Metrics != nil {
 		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/app"
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo/demoweb"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -32,6 +33,9 @@ func Config() app.Config {
 		Name: "sweatpants",
 		// The help names these; Setup makes them again with the pace.
 		Assistants: demo.Agents(demo.Options{}).All(),
+		// The tools served over MCP (docs/mcp.md), the showcase's questions
+		// among them.
+		Agents:     []*agents.Agent{demo.Weather, demo.Notes, demo.Travel, demo.FlightAgent, demo.Packer, demo.Diner, demo.Demos()},
 		Kinds:      []elicit.Registered{demo.PickFlight},
 		Components: demoweb.Components(),
 		Prompters:  map[string]term.Prompter{demo.PickFlight.Name: term.PromptFunc(promptFlight)},

@@ -1,0 +1,119 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+)
+
+// ask hands a question of the call's turn to the client and records its
+// answer in the conversation, as a browser's would be: by
+// elicitation/create when the client can be asked and the schema said as a
+// flat form, else the kind's automatic answer or a decline.
+func (w *watch) ask(ctx context.Context, req elicit.Request) {
+	ss := w.req.Session
+	var a chat.Answer
+	p := ss.InitializeParams()
+	form, why := flatForm(req.Schema)
+	switch {
+	case p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil:
+		auto := w.s.cfg.Kinds.Automatic(req)
+		a = chat.Answer{Action: auto.Action, Content: auto.Content, Text: auto.Text}
+	case why != "":
+		w.log(ctx, fmt.Sprintf("The question %q (%s) cannot be asked over MCP: %s. It was declined.", req.Message, req.Kind, why))
+		a = chat.Answer{Action: refusal(req)}
+	default:
+		res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
+		if err != nil {
+			if ctx.Err() != nil {
+				return // the call went away; the question stays pending in the conversation
+			}
+			w.log(ctx, fmt.Sprintf("The question %q could not be asked: %v. It was cancelled.", req.Message, err))
+			a = chat.Answer{Action: elicit.Cancel}
+			break
+		}
+		a = answerOf(req, res)
+	}
+	err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, a)
+	if err != nil && apperr.CodeOf(err) == apperr.Invalid && a.Action == elicit.Accept {
+		// Content the question's rules refuse: said to the client, and the
+		// question is cancelled rather than asked again without end.
+		w.log(ctx, fmt.Sprintf("The answer to %q was refused: %s. The question was cancelled.", req.Message, apperr.MessageOf(err)))
+		err = w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, chat.Answer{Action: cancelOrDecline(req)})
+	}
+	if err != nil && apperr.CodeOf(err) != apperr.Conflict {
+		w.s.cfg.Log.Warn("mcp: answer not recorded", "elicit", req.ID, "err", err)
+	}
+}
+
+// answerOf is the client's answer as the conversation takes it.
+func answerOf(req elicit.Request, res *sdk.ElicitResult) chat.Answer {
+	switch elicit.Action(res.Action) {
+	case elicit.Accept:
+		content := res.Content
+		if content == nil {
+			content = map[string]any{}
+		}
+		raw, err := json.Marshal(content)
+		if err != nil {
+			return chat.Answer{Action: cancelOrDecline(req)}
+		}
+		return chat.Answer{Action: elicit.Accept, Content: raw}
+	case elicit.Decline:
+		return chat.Answer{Action: refusal(req)}
+	default:
+		return chat.Answer{Action: cancelOrDecline(req)}
+	}
+}
+
+// refusal is Decline when the question allows it, else Cancel.
+func refusal(req elicit.Request) elicit.Action {
+	if req.Allows(elicit.Decline) {
+		return elicit.Decline
+	}
+	return elicit.Cancel
+}
+
+// cancelOrDecline is Cancel when the question allows it, else Decline.
+func cancelOrDecline(req elicit.Request) elicit.Action {
+	if req.Allows(elicit.Cancel) {
+		return elicit.Cancel
+	}
+	return elicit.Decline
+}
+
+// log sends a warning to the client, which shows it when it enabled
+// logging.
+func (w *watch) log(ctx context.Context, text string) {
+	_ = w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "sweatpants", Data: text})
+}
+
+// messageOf is the question as the client shows it. An approval's form
+// holds only the decision, so its message carries what a browser's card
+// shows beside it: the call's arguments, and why the model wants it.
+func messageOf(req elicit.Request) string {
+	if req.Kind != elicit.Approve.Name {
+		return req.Message
+	}
+	var in elicit.ApprovalInput
+	if json.Unmarshal(req.Input, &in) != nil {
+		return req.Message
+	}
+	msg := req.Message
+	if in.Description != "" {
+		msg += "\n" + in.Tool + ": " + in.Description
+	}
+	if in.Args != "" {
+		msg += "\nArguments: " + in.Args
+	}
+	if in.Reason != "" {
+		msg += "\nWhy: " + in.Reason
+	}
+	return msg
+}

@@ -1,0 +1,169 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// call runs a tool call as a turn of the session's conversation and
+// returns the turn's end as the tool's result: its reply as structured
+// content and text, or its error as an error result.
+func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	cv, err := s.conversation(ctx, req.Session)
+	if err != nil {
+		return nil, fmt.Errorf("start the conversation of the call: %w", err)
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
+	if err != nil {
+		return nil, fmt.Errorf("write the call: %w", err)
+	}
+	owner := s.cfg.Owner
+	// The follower is in place before the message is sent, so no change of
+	// the turn is missed.
+	f, err := s.cfg.Chat.Follow(ctx, owner, cv.id, chat.Want{Page: true, Nodes: true})
+	if err != nil {
+		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
+	}
+	defer f.Close()
+	f.Look(func(chat.Live) {}) // the nodes of earlier calls are not this call's
+	before, err := s.cfg.Chat.View(ctx, owner, cv.id)
+	if err != nil {
+		return nil, fmt.Errorf("read the conversation of the call: %w", err)
+	}
+	if err := s.cfg.Chat.Send(ctx, owner, cv.id, string(msg)); err != nil {
+		return errorResult(apperr.MessageOf(err)), nil
+	}
+	w := &watch{s: s, req: req, conv: cv.id, from: len(before.Items), asked: map[string]bool{}}
+	res, err := w.wait(ctx, f)
+	if err != nil && ctx.Err() != nil {
+		// The client cancelled the call or went away: its turn is stopped,
+		// as the browser's Stop would, so the session's next call does not
+		// wait behind it. The record keeps it, stopped.
+		if serr := s.cfg.Chat.Stop(context.WithoutCancel(ctx), owner, cv.id); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
+			s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", cv.id, "err", serr)
+		}
+	}
+	return res, err
+}
+
+// wait follows the call's turn until it ends, and returns its result.
+func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult, error) {
+	s, owner, id := w.s, w.s.cfg.Owner, w.conv
+	for {
+		w.logs(ctx, f)
+		v, err := s.cfg.Chat.View(ctx, owner, id)
+		if err != nil {
+			return nil, fmt.Errorf("read the conversation of the call: %w", err)
+		}
+		if res, done := w.step(ctx, v); done {
+			return res, nil
+		}
+		u, err := f.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// Progress is taken from each change as well as from the view, so
+		// a stage shown only between two looks still reaches the client.
+		for _, c := range u.Changes {
+			if c.Status != nil {
+				w.progress(ctx, *c.Status)
+			}
+		}
+	}
+}
+
+// watch follows one call's turn.
+type watch struct {
+	s     *Server
+	req   *sdk.CallToolRequest
+	conv  string
+	from  int             // the items before the call's message
+	asked map[string]bool // the questions handed to the client
+	last  *primitive.Progress
+}
+
+// step acts on the view: it reports progress, hands pending questions to
+// the client, and returns the result once the turn has ended.
+func (w *watch) step(ctx context.Context, v chat.View) (*sdk.CallToolResult, bool) {
+	if w.from > len(v.Items) {
+		w.from = len(v.Items) // the branch moved: look at what is there
+	}
+	items := v.Items[w.from:]
+	for _, it := range items {
+		if it.Kind == tree.UserMessage {
+			continue
+		}
+		if e := it.Elicit; e != nil && e.State == chat.Pending && !w.asked[e.Request.ID] {
+			w.asked[e.Request.ID] = true
+			w.ask(ctx, e.Request)
+		}
+	}
+	w.progress(ctx, v.Status)
+	if v.Status.Running {
+		return nil, false
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		switch it := items[i]; it.Kind {
+		case tree.AssistantMessage:
+			var o outcome
+			switch {
+			case json.Unmarshal([]byte(it.Text), &o) != nil:
+				return errorResult("The call's reply cannot be read: " + it.Text), true
+			case o.Error != "":
+				return errorResult(o.Error), true
+			}
+			return result(string(o.Result)), true
+		case tree.TurnError:
+			text := it.Text
+			if it.Details != "" {
+				text += "\n" + it.Details
+			}
+			return errorResult(text), true
+		case tree.Stopped:
+			return errorResult("The call was stopped."), true
+		}
+	}
+	return nil, false
+}
+
+// progress sends the turn's progress, when it changed and the client
+// asked for it with a progress token.
+func (w *watch) progress(ctx context.Context, st chat.Status) {
+	token := w.req.Params.GetProgressToken()
+	if token == nil || st.Progress == nil || (w.last != nil && *w.last == *st.Progress) {
+		return
+	}
+	p := *st.Progress
+	w.last = &p
+	err := w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+		ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1})
+	if err != nil {
+		w.s.cfg.Log.Warn("mcp: progress not sent", "err", err)
+	}
+}
+
+// result is a tool's JSON result: as structured content when it is an
+// object, and as text.
+func result(reply string) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: reply}}}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(reply), &obj) == nil {
+		res.StructuredContent = json.RawMessage(reply)
+	}
+	return res
+}
+
+// errorResult is a failed call's result: the error, for the model to read.
+func errorResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}

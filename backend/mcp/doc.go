@@ -1,0 +1,30 @@
+// Package mcp serves the agents' tools over the Model Context Protocol
+// (revision 2025-11-25), on the official Go SDK: over Streamable HTTP at
+// /mcp beside the pages (Handler, mounted through transport.Mount) and over
+// stdio (Serve, for the mcp command).
+//
+// Naming: a tool is listed as "AGENT.TOOL" — the agent's name, a dot, the
+// tool's name — so that two agents' tools of the same name never clash.
+// The description and the input JSON Schema are the tool's own
+// (agents.ToolInfo).
+//
+// Calling a tool runs it as a durable turn of a conversation in the same
+// store as the browser's: the built-in assistant Assistant (named
+// AssistantName) answers each message of such a conversation by invoking
+// the named tool with the arguments (agents.Agent.Invoke) and replying with
+// its outcome, {"result": …} or {"error": "…"}. So the record, replay, the permission policy and the
+// audit apply unchanged. Each MCP session has a conversation of its own,
+// created at its first call and titled with the client's name from
+// initialize; its calls run one after the other.
+//
+// While the turn runs, its progress (turn.Notify) becomes MCP progress
+// notifications when the client sent a progress token, its log lines
+// (turn.Log) logging messages where the client set a level, and each
+// question it asks (an elicit, an approval of the policy included) reaches
+// the client as elicitation/create in form mode; the client's answer is
+// recorded through chat.Service.Answer as a browser's would be. A question
+// whose schema is not a flat form (strings, numbers, booleans, enums) is
+// declined, with a log message to the client saying why; a client without
+// the elicitation capability gets the kind's automatic answer
+// (elicit.Kinds.Automatic).
+package mcp
