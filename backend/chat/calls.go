@@ -2,11 +2,9 @@ package chat
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -64,45 +62,11 @@ func toolCall(j durable.Journal, id string, c agents.ToolCall) durable.Call[tree
 				return false
 			}
 			if was.Digest != "" {
-				return was.Digest == digestOf(c.Input) || askedWith(j, was.Approval, c.Input)
+				return was.Digest == consent.Digest(c.Input) || consent.AskedWith(j, was.Approval, c.Input)
 			}
-			return durable.SameJSON(was.Input, c.Input) || askedWith(j, was.Approval, c.Input)
+			return durable.SameJSON(was.Input, c.Input) || consent.AskedWith(j, was.Approval, c.Input)
 		},
 	}
-}
-
-// askedWith reports whether j holds approval, an approval asked about a
-// call with input: the call as the model made it, which the user edited.
-func askedWith(j durable.Journal, approval string, input json.RawMessage) bool {
-	if approval == "" {
-		return false
-	}
-	n, ok := j.Node(approval)
-	if !ok {
-		return false
-	}
-	req, err := tree.Decode[elicit.Request](n)
-	if err != nil || req.Kind != elicit.Approve.Name {
-		return false
-	}
-	var in elicit.ApprovalInput
-	return json.Unmarshal(req.Input, &in) == nil && durable.SameJSON(json.RawMessage(in.Args), input)
-}
-
-// digestOf is what the record keeps of a call's arguments when a rule says
-// not to keep them: "sha256:" and the hex digest of their JSON, written
-// compactly with its keys sorted, so that the same arguments, however
-// spaced, have the same digest.
-func digestOf(input json.RawMessage) string {
-	canonical := []byte(input)
-	var v any
-	if json.Unmarshal(input, &v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			canonical = b
-		}
-	}
-	sum := sha256.Sum256(canonical)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // retryCall is a middleware's refusal n of a model answer as call id.

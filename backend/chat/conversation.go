@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -32,7 +33,7 @@ type conversation struct {
 	noticeAt  time.Time              // when notice was set
 	active    time.Time              // when the last node was recorded
 	held      *heldAnswer            // an answer handed to the turn and not yet written (held.go)
-	choices   choices                // the user's choices for the conversation on HEAD's branch, as read (choices.go)
+	choices   consent.Choices        // the user's choices for the conversation on HEAD's branch, as read (package consent)
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
@@ -286,7 +287,7 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 // tool answers a tool call from the record; one still running when the
 // turn was suspended (the record holds calls made within it: its approval,
 // its own calls) is entered, so that its calls are checked too. Its
-// decision comes from the record as the live turn's does (guard.go).
+// decision comes from the record as the live turn's does (package consent).
 func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, tc agents.ToolCall) (json.RawMessage, error) {
 		c := toolCall(d.record, durable.NextCall(ctx), tc)
@@ -295,20 +296,20 @@ func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage])
 		case err != nil:
 			return nil, d.diverged(err)
 		case replayed:
-			return recordedResult(rec)
+			return consent.Recorded(rec)
 		case !d.record.Within(c.ID):
 			return nil, d.unrecorded(ctx, c.ID, c.Made, false)
 		}
 		ctx = durable.WithScope(ctx, c.ID)
-		cons, err := guard{record: d.record}.decide(ctx, c.ID, tc)
+		cons, err := consent.Guard{Record: d.record, Ended: func(err error) bool { return errors.Is(err, errParked) }}.Decide(ctx, c.ID, tc)
 		var out json.RawMessage
 		switch {
 		case err != nil:
 			return nil, err
-		case cons.denied != nil:
-			err = cons.denied // the live turn records the denial and goes on live
+		case cons.Denied != nil:
+			err = cons.Denied // the live turn records the denial and goes on live
 		default:
-			out, err = next(ctx, cons.call)
+			out, err = next(ctx, cons.Call)
 		}
 		if ctx.Err() == nil {
 			// The tool finished: the live turn records it and goes on

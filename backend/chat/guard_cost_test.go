@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -33,14 +34,14 @@ func benchGuard(b *testing.B, first bool) {
 	ctx := policy.Narrow(context.Background(), rules...)
 	path := benchBranch(300, 10)
 	var mu sync.Mutex // as the conversation's, which the branch is read under
-	var ch choices
+	var ch consent.Choices
 	always := &alwaysRules{by: map[string][]policy.AlwaysRule{"me": {{ID: 1, Agent: "notes", Tool: "forget_note"}}}}
-	g := guard{remembered: func(pc policy.Call) (policy.Decision, string, bool) {
+	g := consent.Guard{Remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 		mu.Lock()
 		if first {
-			ch = choices{}
+			ch = consent.Choices{}
 		}
-		approval, ok := ch.allowed(path, pc.Agent, pc.Tool)
+		approval, ok := ch.Allowed(path, pc.Agent, pc.Tool)
 		mu.Unlock()
 		if ok {
 			return policy.Decision{Action: policy.Allow, By: "remembered"}, approval, true
@@ -59,11 +60,11 @@ func benchGuard(b *testing.B, first bool) {
 		}]()}}
 	out := json.RawMessage(`8`)
 	for b.Loop() {
-		cons, err := g.decide(ctx, "7-3", call)
-		if err != nil || cons.denied != nil || cons.decision.Action != policy.Allow {
+		cons, err := g.Decide(ctx, "7-3", call)
+		if err != nil || cons.Denied != nil || cons.Decision.Action != policy.Allow {
 			b.Fatalf("decided %+v, %v; want an allow", cons, err)
 		}
-		rec := audit(cons, out, nil, outcomeOK)
+		rec := consent.Audit(cons, out, nil, consent.OutcomeOK)
 		rec.Started, rec.Duration = 1, 1
 		tree.MustEncode(rec)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -35,8 +36,8 @@ type placement interface {
 	// node: where the choices the user made for the conversation are.
 	branch(t *turn) tree.Path
 	// choices returns what was read of the user's choices for the
-	// conversation on t's branch (choices.go).
-	choices(t *turn) *choices
+	// conversation on t's branch (package consent).
+	choices(t *turn) *consent.Choices
 	// history returns what t's model is given of the conversation.
 	history(t *turn) []message
 	// draft returns what t's reply streamed so far.
@@ -83,7 +84,7 @@ func (flow) branch(t *turn) tree.Path { return t.conv.path }
 
 // choices are the conversation's: a turn of the flow goes on from what the
 // one before it read of HEAD's branch.
-func (flow) choices(t *turn) *choices { return &t.conv.choices }
+func (flow) choices(t *turn) *consent.Choices { return &t.conv.choices }
 
 func (flow) history(t *turn) []message { return historyOf(t.conv.path, t.id) }
 

@@ -75,7 +75,7 @@ type Service struct {
 
 	sessions sessionFeeds // the followers of whole sessions (sessionfeed.go)
 	always   alwaysRules  // the sessions' always rules, as read (always.go)
-	levels   levels       // the assistants' policies, compiled (effects.go)
+	levels   levels       // the assistants' policies, compiled (levels.go)
 
 	observe Observer // see Config.Observer
 }

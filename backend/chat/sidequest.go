@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -64,7 +65,7 @@ func (s *side) answered(t *turn, eid string) (elicit.Response, bool) {
 
 func (s *side) branch(t *turn) tree.Path { return t.conv.idx.PathTo(s.tip) }
 
-func (s *side) choices(t *turn) *choices { return &t.choices }
+func (s *side) choices(t *turn) *consent.Choices { return &t.choices }
 
 func (s *side) history(t *turn) []message { return t.conv.sideHistory(t) }
 

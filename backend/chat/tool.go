@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
@@ -16,7 +17,7 @@ import (
 // tool records each tool call with its audit, so a resumed turn skips a
 // tool that already ran and takes its recorded result; the calls a tool
 // makes are numbered within it. Before it runs, a call is decided by the
-// guard (guard.go); a denied one is recorded too, and does not run. A call
+// guard (package consent); a denied one is recorded too, and does not run. A call
 // the user stops is recorded as cancelled; one cut off otherwise (its
 // branch left, the service closing) is not recorded, and is decided and
 // run again when its turn resumes.
@@ -53,7 +54,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 		case err != nil:
 			return nil, err
 		}
-		return recordedResult(rec)
+		return consent.Recorded(rec)
 	}
 }
 
@@ -61,74 +62,44 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 // the record of the call, and the tool's result. ctx is the caller's.
 func (t *turn) decideAndRun(ctx context.Context, id string, c agents.ToolCall, next primitive.Handler[agents.ToolCall, json.RawMessage]) (tree.ToolRecord, json.RawMessage, error) {
 	ctx = durable.WithScope(ctx, id) // the calls the approval and the tool make are numbered within it
-	cons, err := t.guard().decide(ctx, id, c)
+	cons, err := t.guard().Decide(ctx, id, c)
 	if err != nil {
-		return audit(cons, nil, err, outcomeCancelled), nil, err
+		return consent.Audit(cons, nil, err, consent.OutcomeCancelled), nil, err
 	}
-	if cons.denied != nil {
-		return audit(cons, nil, cons.denied, outcomeDenied), nil, cons.denied
+	if cons.Denied != nil {
+		return consent.Audit(cons, nil, cons.Denied, consent.OutcomeDenied), nil, cons.Denied
 	}
 	// A tool may act on the world: what it acts on is recorded first (the
 	// user's approval among it), so that no effect of it follows an answer
 	// the record lacks.
 	t.conv.flush()
-	call := cons.call
-	call.Decision = policy.Decision{Action: cons.decision.Action, By: cons.by, Rule: cons.decision.Rule, Redact: cons.decision.Redact}
+	call := cons.Call
+	call.Decision = policy.Decision{Action: cons.Decision.Action, By: cons.By, Rule: cons.Decision.Rule, Redact: cons.Decision.Redact}
 	start := t.conv.svc.now()
 	out, err := next(ctx, call)
-	outcome := outcomeOK
+	outcome := consent.OutcomeOK
 	switch {
 	case errors.Is(err, context.Canceled):
-		outcome = outcomeCancelled
+		outcome = consent.OutcomeCancelled
 	case err != nil:
-		outcome = outcomeError
+		outcome = consent.OutcomeError
 	}
-	rec := audit(cons, out, err, outcome)
+	rec := consent.Audit(cons, out, err, outcome)
 	rec.Started, rec.Duration = start.UnixMilli(), t.conv.svc.since(start).Microseconds()
 	return rec, out, err
-}
-
-// audit is the record of a call decided as cons, whose result was out and
-// err, ending in outcome.
-func audit(cons consent, out json.RawMessage, err error, outcome string) tree.ToolRecord {
-	c, d := cons.call, cons.decision
-	rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out,
-		Decision: string(d.Action), DecidedBy: cons.by, Rule: d.Rule, Approval: cons.approval, Outcome: outcome}
-	if d.Redact {
-		rec.Input, rec.Digest = nil, digestOf(c.Input)
-	}
-	switch e, denied := errors.AsType[*agents.DeniedError](err); {
-	case denied:
-		rec.Error = e.Why
-	case err != nil:
-		rec.Error = err.Error()
-	}
-	return rec
-}
-
-// recordedResult is what a recorded call returns when it is replayed.
-func recordedResult(rec tree.ToolRecord) (json.RawMessage, error) {
-	switch {
-	case rec.Outcome == outcomeDenied:
-		return nil, &agents.DeniedError{Tool: rec.Tool, Why: rec.Error, Final: rec.Decision == string(policy.FinalDeny)}
-	case rec.Outcome == outcomeCancelled:
-		return nil, fmt.Errorf("the call of %s was cancelled", rec.Tool)
-	case rec.Error != "":
-		return nil, errors.New(rec.Error)
-	}
-	return rec.Output, nil
 }
 
 // guard is the turn's guard of its tool calls: its record, the user's
 // remembered choices on its branch and in their session, and the session
 // where an "Always allow" is kept.
-func (t *turn) guard() guard {
+func (t *turn) guard() consent.Guard {
 	c := t.conv
-	return guard{
-		record: t.record,
-		remembered: func(pc policy.Call) (policy.Decision, string, bool) {
+	return consent.Guard{
+		Record: t.record,
+		Ended:  func(err error) bool { return errors.Is(err, errParked) },
+		Remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 			c.mu.Lock()
-			approval, ok := t.place.choices(t).allowed(t.place.branch(t), pc.Agent, pc.Tool)
+			approval, ok := t.place.choices(t).Allowed(t.place.branch(t), pc.Agent, pc.Tool)
 			c.mu.Unlock()
 			if ok {
 				return policy.Decision{Action: policy.Allow, By: "remembered", Rule: "allowed for this conversation"}, approval, true
@@ -144,7 +115,7 @@ func (t *turn) guard() guard {
 			}
 			return policy.Decision{Action: policy.Allow, By: "remembered", Rule: fmt.Sprintf("always allowed (rule %d)", r.ID)}, "", true
 		},
-		always: func(ctx context.Context, agent, tool string) {
+		Always: func(ctx context.Context, agent, tool string) {
 			if err := c.svc.allowAlways(context.WithoutCancel(ctx), c.session(), agent, tool); err != nil {
 				c.svc.log.Error("keep an always rule", "conversation", c.conv.ID, "agent", agent, "tool", tool, "err", err)
 			}

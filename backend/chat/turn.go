@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
@@ -155,9 +156,9 @@ type turn struct {
 	lastHistory []message
 
 	// choices are the user's choices for the conversation on a side
-	// turn's branch, as read so far (choices.go); the flow's are the
+	// turn's branch, as read so far (package consent); the flow's are the
 	// conversation's. c.mu guards them.
-	choices choices
+	choices consent.Choices
 }
 
 // errParked ends a turn whose branch is no longer HEAD's: it stays where it

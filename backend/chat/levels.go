@@ -8,11 +8,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 )
 
-// effectsNamed is what the tool of info does beyond reading, and its names.
-func effectsNamed(info agents.ToolInfo) (policy.Effect, []string) {
-	return info.Effects, info.Effects.Names()
-}
-
 // levels keeps each assistant's policy compiled (policy.NewLevel), so that
 // a turn's start narrows the program's rules by it without compiling it
 // again: the assistants are the service's from its start to its end.

@@ -1,10 +1,16 @@
-package chat
+// Package consent applies the permission policy (package policy) to the
+// tool calls of a turn: the guard decides each call, asks the user's
+// approval through the elicit machinery where the policy says ask, reads
+// the user's "Allow for this conversation" choices from the branch, and
+// makes the audit record of each call (tree.ToolRecord). It runs inside
+// whatever records the turn — the conversation (package chat), or the
+// pre-deploy check's dry run — which hands it the turn's record.
+package consent
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
@@ -30,64 +36,68 @@ import (
 // Who decided a call, as tree.ToolRecord.DecidedBy says it, besides the
 // policy's own "rule", "remembered" and "default".
 const (
-	byUser       = "user"       // the user, on an approval
-	byUnattended = "unattended" // nobody could approve: denied
-	// byResumed is a call that had begun before a restart, under an allow
+	ByUser       = "user"       // the user, on an approval
+	ByUnattended = "unattended" // nobody could approve: denied
+	// ByResumed is a call that had begun before a restart, under an allow
 	// that no longer holds: it goes on as it began.
-	byResumed = "resumed"
+	ByResumed = "resumed"
 )
 
 // The outcomes of a tool call (tree.ToolRecord.Outcome).
 const (
-	outcomeOK        = "ok"
-	outcomeError     = "error"
-	outcomeDenied    = "denied"
-	outcomeCancelled = "cancelled"
+	OutcomeOK        = "ok"
+	OutcomeError     = "error"
+	OutcomeDenied    = "denied"
+	OutcomeCancelled = "cancelled"
 )
 
-// consent is what the guard made of a tool call.
-type consent struct {
-	decision policy.Decision
-	by       string // who decided: tree.ToolRecord.DecidedBy
-	// approval is the call id of the approval that decided, or on which
+// Consent is what the guard made of a tool call.
+type Consent struct {
+	Decision policy.Decision
+	By       string // who decided: tree.ToolRecord.DecidedBy
+	// Approval is the call id of the approval that decided, or on which
 	// the user made the remembered choice; "" for none.
-	approval string
-	// call is the call to run: the user's edit of its arguments, if any.
-	call agents.ToolCall
-	// denied is set when the call may not run.
-	denied *agents.DeniedError
+	Approval string
+	// Call is the call to run: the user's edit of its arguments, if any.
+	Call agents.ToolCall
+	// Denied is set when the call may not run.
+	Denied *agents.DeniedError
 }
 
-// guard decides the tool calls of one turn, live or in a dry run.
-type guard struct {
-	record durable.Journal
-	// remembered looks up the user's remembered choices for a call, and
+// Guard decides the tool calls of one turn, live or in a dry run.
+type Guard struct {
+	Record durable.Journal
+	// Remembered looks up the user's remembered choices for a call, and
 	// the approval a choice was made on; nil has none.
-	remembered func(policy.Call) (policy.Decision, string, bool)
-	// always keeps an "Always allow" the user gave just now; nil keeps
+	Remembered func(policy.Call) (policy.Decision, string, bool)
+	// Always keeps an "Always allow" the user gave just now; nil keeps
 	// nothing (a dry run).
-	always func(ctx context.Context, agent, tool string)
+	Always func(ctx context.Context, agent, tool string)
+	// Ended reports whether an error of the approval's question is the
+	// turn's own end (besides a done context), which records the call
+	// cancelled rather than denied; nil knows none.
+	Ended func(error) bool
 }
 
 // approvalOf is the call id of the approval of tool call id: the first
 // call made within it.
-func approvalOf(id string) string { return id + ".1" }
+func ApprovalOf(id string) string { return id + ".1" }
 
 // decide decides tool call c, made as call id, from ctx: the tool's own
 // scope, in which an approval is asked. An error is the turn's (a stop, a
 // replay that diverged): nothing was decided.
-func (g guard) decide(ctx context.Context, id string, c agents.ToolCall) (consent, error) {
-	pc := policy.Call{Agent: c.Agent, Tool: c.Tool, Args: c.Input, Effects: effectsOf(c.Info)}
+func (g Guard) Decide(ctx context.Context, id string, c agents.ToolCall) (Consent, error) {
+	pc := policy.Call{Agent: c.Agent, Tool: c.Tool, Args: c.Input, Effects: c.Info.Effects}
 	var approval string
 	remembered := func(pc policy.Call) (policy.Decision, bool) {
-		if g.remembered == nil {
+		if g.Remembered == nil {
 			return policy.Decision{}, false
 		}
-		d, a, ok := g.remembered(pc)
+		d, a, ok := g.Remembered(pc)
 		approval = a
 		return d, ok
 	}
-	if asked, ok := g.asked(approvalOf(id)); ok {
+	if asked, ok := g.asked(ApprovalOf(id)); ok {
 		// Asked before a restart: asked again, and answered from the
 		// record if it was answered. The rules only name what asked.
 		d := policy.Decide(ctx, pc, nil)
@@ -97,15 +107,15 @@ func (g guard) decide(ctx context.Context, id string, c agents.ToolCall) (consen
 		return g.ask(ctx, id, c, d, &asked)
 	}
 	d := policy.Decide(ctx, pc, remembered)
-	if g.record.Within(id) {
+	if g.Record.Within(id) {
 		// It made calls of its own before a restart, so it was allowed.
 		if d.Action != policy.Allow {
-			return consent{decision: policy.Decision{Action: policy.Allow, Redact: d.Redact}, by: byResumed, call: c}, nil
+			return Consent{Decision: policy.Decision{Action: policy.Allow, Redact: d.Redact}, By: ByResumed, Call: c}, nil
 		}
 	}
 	switch d.Action {
 	case policy.Allow:
-		return consent{decision: d, by: d.By, approval: approval, call: c}, nil
+		return Consent{Decision: d, By: d.By, Approval: approval, Call: c}, nil
 	case policy.Ask:
 		return g.ask(ctx, id, c, d, nil)
 	}
@@ -114,13 +124,13 @@ func (g guard) decide(ctx context.Context, id string, c agents.ToolCall) (consen
 	if d.Rule != "" {
 		why += ": " + d.Rule
 	}
-	return consent{decision: d, by: d.By, approval: approval, call: c,
-		denied: &agents.DeniedError{Tool: c.Tool, Why: why, Final: d.Action == policy.FinalDeny}}, nil
+	return Consent{Decision: d, By: d.By, Approval: approval, Call: c,
+		Denied: &agents.DeniedError{Tool: c.Tool, Why: why, Final: d.Action == policy.FinalDeny}}, nil
 }
 
 // asked returns the approval asked as call id, if the record holds one.
-func (g guard) asked(id string) (elicit.Request, bool) {
-	n, ok := g.record.Node(id)
+func (g Guard) asked(id string) (elicit.Request, bool) {
+	n, ok := g.Record.Node(id)
 	if !ok || n.Kind != tree.ElicitRequest {
 		return elicit.Request{}, false
 	}
@@ -138,8 +148,8 @@ func (g guard) asked(id string) (elicit.Request, bool) {
 // the record holds, asked before a restart: it is asked again as it was
 // worded then, so that a tool whose description changed since still
 // finds its answer, provided it is about the same arguments.
-func (g guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.Decision, asked *elicit.Request) (consent, error) {
-	cons := consent{decision: d, by: byUser, approval: approvalOf(id), call: c}
+func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.Decision, asked *elicit.Request) (Consent, error) {
+	cons := Consent{Decision: d, By: ByUser, Approval: ApprovalOf(id), Call: c}
 	message, in := approvalMessage(c), approvalInput(c)
 	if asked != nil {
 		var was elicit.ApprovalInput
@@ -149,8 +159,8 @@ func (g guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 	}
 	res, err := primitive.Ask(ctx, elicit.Approve, message, in)
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, errParked) || agents.EndsTurn(err) {
-			cons.by = byUnattended
+		if ctx.Err() != nil || g.Ended != nil && g.Ended(err) || agents.EndsTurn(err) {
+			cons.By = ByUnattended
 			return cons, err // the turn's own end: a stop records the call cancelled
 		}
 		// Nothing could ask, or the answer does not read: no one approved.
@@ -167,7 +177,7 @@ func (g guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 		if a.Reason != "" {
 			why += ": " + a.Reason
 		}
-		cons.denied = &agents.DeniedError{Tool: c.Tool, Why: why}
+		cons.Denied = &agents.DeniedError{Tool: c.Tool, Why: why}
 		return cons, nil
 	default:
 		return unattended(cons), nil // a choice that does not read fails closed
@@ -177,18 +187,18 @@ func (g guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 		if err := json.Compact(&edited, []byte(a.Args)); err != nil {
 			return unattended(cons), nil
 		}
-		cons.call.Input = edited.Bytes()
+		cons.Call.Input = edited.Bytes()
 	}
-	if _, before := g.record.Response(cons.approval); a.Choice == elicit.AllowAlways && !before && g.always != nil {
-		g.always(ctx, c.Agent, c.Tool) // given now, not replayed: kept once
+	if _, before := g.Record.Response(cons.Approval); a.Choice == elicit.AllowAlways && !before && g.Always != nil {
+		g.Always(ctx, c.Agent, c.Tool) // given now, not replayed: kept once
 	}
 	return cons, nil
 }
 
 // unattended is cons denied because nobody approved it.
-func unattended(cons consent) consent {
-	cons.by = byUnattended
-	cons.denied = &agents.DeniedError{Tool: cons.call.Tool, Why: "nobody was there to approve it"}
+func unattended(cons Consent) Consent {
+	cons.By = ByUnattended
+	cons.Denied = &agents.DeniedError{Tool: cons.Call.Tool, Why: "nobody was there to approve it"}
 	return cons
 }
 
@@ -204,16 +214,9 @@ func approvalInput(c agents.ToolCall) elicit.ApprovalInput {
 	if json.Indent(&indented, c.Input, "", "  ") == nil {
 		args = indented.String()
 	}
-	_, effects := effectsNamed(c.Info)
-	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: effects, Reason: c.Reason}
+	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: c.Info.Effects.Names(), Reason: c.Reason}
 	if c.Info.Input != nil {
 		in.Schema, _ = json.Marshal(c.Info.Input) // a schema derived from a Go type always encodes
 	}
 	return in
-}
-
-// effectsOf is what the tool of info does beyond reading, for the policy.
-func effectsOf(info agents.ToolInfo) policy.Effect {
-	e, _ := effectsNamed(info)
-	return e
 }

@@ -1,4 +1,4 @@
-package chat
+package consent
 
 import (
 	"bytes"
@@ -14,10 +14,10 @@ import (
 // path before it (an edit, a switch) does not have it, and one recovered
 // from the reflog has it again, with no state of its own to keep in step.
 
-// choices are the "Allow for this conversation" answers of a turn's branch,
+// Choices are the "Allow for this conversation" answers of a turn's branch,
 // read from its path as it grows: each node is read once in a turn, so a
 // tool call pays only for what was recorded since the one before.
-type choices struct {
+type Choices struct {
 	read     int   // how many nodes of the path were read
 	last     int64 // the last of them, to tell that the path still holds them
 	asked    map[string]toolKey
@@ -27,11 +27,11 @@ type choices struct {
 // toolKey names a tool of an agent.
 type toolKey struct{ agent, tool string }
 
-// allowed returns the approval on path whose answer allowed agent's tool
-// for the conversation, the latest if several did. c.mu is held.
-func (ch *choices) allowed(path tree.Path, agent, tool string) (string, bool) {
+// Allowed returns the approval on path whose answer allowed agent's tool
+// for the conversation, the latest if several did. The caller keeps ch from running concurrently.
+func (ch *Choices) Allowed(path tree.Path, agent, tool string) (string, bool) {
 	if ch.read > len(path) || ch.read > 0 && path[ch.read-1].ID != ch.last {
-		*ch = choices{} // another path than the one read: read it whole
+		*ch = Choices{} // another path than the one read: read it whole
 	}
 	for _, n := range path[ch.read:] {
 		ch.add(n)
@@ -47,7 +47,7 @@ func (ch *choices) allowed(path tree.Path, agent, tool string) (string, bool) {
 const approvalKind = `"kind":"approval"`
 
 // add reads node n of the path.
-func (ch *choices) add(n tree.Node) {
+func (ch *Choices) add(n tree.Node) {
 	switch n.Kind {
 	case tree.ElicitRequest:
 		if !bytes.Contains(n.Payload, []byte(approvalKind)) { // most questions are not approvals: not decoded
