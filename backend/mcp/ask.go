@@ -14,32 +14,47 @@ import (
 
 // ask hands a question of the call's turn to the client and records its
 // answer in the conversation, as a browser's would be: by
-// elicitation/create when the client can be asked and the schema said as a
-// flat form, else the kind's automatic answer or a decline.
+// elicitation/create when the client can be asked (see route), else as
+// route answers it.
 func (w *watch) ask(ctx context.Context, req elicit.Request) {
-	ss := w.req.Session
-	var a chat.Answer
-	p := ss.InitializeParams()
-	form, why := flatForm(req.Schema)
-	switch {
-	case p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil:
-		auto := w.s.cfg.Kinds.Automatic(req)
-		a = chat.Answer{Action: auto.Action, Content: auto.Content, Text: auto.Text}
-	case why != "":
-		w.log(ctx, fmt.Sprintf("The question %q (%s) cannot be asked over MCP: %s. It was declined.", req.Message, req.Kind, why))
-		a = chat.Answer{Action: refusal(req)}
-	default:
-		res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
+	form, a := w.route(ctx, req)
+	if form != nil {
+		res, err := w.req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
 		if err != nil {
 			if ctx.Err() != nil {
 				return // the call went away; the question stays pending in the conversation
 			}
 			w.log(ctx, fmt.Sprintf("The question %q could not be asked: %v. It was cancelled.", req.Message, err))
 			a = chat.Answer{Action: elicit.Cancel}
-			break
+		} else {
+			a = answerOf(req, res)
 		}
-		a = answerOf(req, res)
 	}
+	w.record(ctx, req, a)
+}
+
+// route says how a question reaches this client: asked as form, a flat
+// form of the question's schema, when the client has the elicitation
+// capability; else answered here, with the answer returned: the kind's
+// automatic answer for a client that cannot be asked, a refusal (said to
+// the client in a log message) for a question no flat form can hold.
+func (w *watch) route(ctx context.Context, req elicit.Request) (map[string]any, chat.Answer) {
+	caps := w.req.ClientCapabilities()
+	form, why := flatForm(req.Schema)
+	switch {
+	case caps == nil || caps.Elicitation == nil:
+		auto := w.s.cfg.Kinds.Automatic(req)
+		return nil, chat.Answer{Action: auto.Action, Content: auto.Content, Text: auto.Text}
+	case why != "":
+		w.log(ctx, fmt.Sprintf("The question %q (%s) cannot be asked over MCP: %s. It was declined.", req.Message, req.Kind, why))
+		return nil, chat.Answer{Action: refusal(req)}
+	}
+	return form, chat.Answer{}
+}
+
+// record records a's answer to the question req of the call's turn. An
+// answer already recorded (a retry) is left as it is.
+func (w *watch) record(ctx context.Context, req elicit.Request, a chat.Answer) {
 	err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, a)
 	if err != nil && apperr.CodeOf(err) == apperr.Invalid && a.Action == elicit.Accept {
 		// Content the question's rules refuse: said to the client, and the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -17,7 +18,10 @@ import (
 // returns the turn's end as the tool's result: its reply as structured
 // content and text, or its error as an error result.
 func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	cv, err := s.conversation(ctx, req.Session)
+	if req.ProtocolVersion() >= stateless {
+		return s.callStateless(ctx, req)
+	}
+	cv, err := s.conversation(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the call: %w", err)
 	}
@@ -44,13 +48,18 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	w := &watch{s: s, req: req, conv: cv.id, from: len(before.Items), asked: map[string]bool{}}
+	return w.waitOrStop(ctx, f)
+}
+
+// waitOrStop waits for the call's result. When the client cancels the call
+// or goes away meanwhile, its turn is stopped, as the browser's Stop
+// would, so the session's next call does not wait behind it; the record
+// keeps it, stopped.
+func (w *watch) waitOrStop(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult, error) {
 	res, err := w.wait(ctx, f)
 	if err != nil && ctx.Err() != nil {
-		// The client cancelled the call or went away: its turn is stopped,
-		// as the browser's Stop would, so the session's next call does not
-		// wait behind it. The record keeps it, stopped.
-		if serr := s.cfg.Chat.Stop(context.WithoutCancel(ctx), owner, cv.id); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
-			s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", cv.id, "err", serr)
+		if serr := w.s.cfg.Chat.Stop(context.WithoutCancel(ctx), w.s.cfg.Owner, w.conv); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
+			w.s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", w.conv, "err", serr)
 		}
 	}
 	return res, err
@@ -90,6 +99,12 @@ type watch struct {
 	from  int             // the items before the call's message
 	asked map[string]bool // the questions handed to the client
 	last  *primitive.Progress
+
+	// stateless marks a call of revision 2026-07-28, whose pending
+	// questions are returned as input requests (inputs) rather than asked.
+	stateless bool
+	inputs    []elicit.Request
+	refused   map[string]string // question id → why the client's answer was refused
 }
 
 // step acts on the view: it reports progress, hands pending questions to
@@ -99,16 +114,25 @@ func (w *watch) step(ctx context.Context, v chat.View) (*sdk.CallToolResult, boo
 		w.from = len(v.Items) // the branch moved: look at what is there
 	}
 	items := v.Items[w.from:]
+	w.inputs = nil
 	for _, it := range items {
 		if it.Kind == tree.UserMessage {
 			continue
 		}
-		if e := it.Elicit; e != nil && e.State == chat.Pending && !w.asked[e.Request.ID] {
+		e := it.Elicit
+		switch {
+		case e == nil || e.State != chat.Pending:
+		case w.stateless:
+			w.input(ctx, e.Request)
+		case !w.asked[e.Request.ID]:
 			w.asked[e.Request.ID] = true
 			w.ask(ctx, e.Request)
 		}
 	}
 	w.progress(ctx, v.Status)
+	if len(w.inputs) > 0 {
+		return w.inputRequired(), true
+	}
 	if v.Status.Running {
 		return nil, false
 	}

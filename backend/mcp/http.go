@@ -16,8 +16,7 @@ import (
 // only when it listens on loopback. Cross-origin requests a browser makes
 // are refused here too, beside the pages' own protection that a mount gets.
 func Handler(s *Server, token string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log})
-	var next http.Handler = http.NewCrossOriginProtection().Handler(h)
+	var next http.Handler = http.NewCrossOriginProtection().Handler(revisions(s))
 	if token == "" {
 		return next
 	}
@@ -29,6 +28,27 @@ func Handler(s *Server, token string) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// revisions serves both kinds of revision from one endpoint: a request of
+// 2026-07-28 or later, which says so in its Mcp-Protocol-Version header,
+// is served statelessly (the revision has no sessions; a question inside a
+// call is an input_required result), any other by sessions (initialize,
+// Mcp-Session-Id, a question sent as elicitation/create while the call
+// runs). The SDK offers each as a handler of its own, not both in one.
+func revisions(s *Server) http.Handler {
+	get := func(*http.Request) *sdk.Server { return s.sdk }
+	sessions := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log})
+	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true,
+		// A call the client gives up on is stopped, as one of a session is.
+		PropagateRequestCancellation: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= stateless {
+			sessionless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
 	})
 }
 

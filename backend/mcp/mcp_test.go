@@ -119,19 +119,42 @@ func newFixture(t *testing.T) fixture {
 	return fixture{svc: svc, srv: srv, owner: owner}
 }
 
-// httpClient connects a client over Streamable HTTP to h.
+// revisions are the protocol revisions the server speaks that differ in
+// how a question inside a call reaches the client: by elicitation/create
+// while the call runs, or in an input_required result.
+var revisions = []string{"2025-11-25", "2026-07-28"}
+
+// eachRevision runs test once with a client of each revision.
+func eachRevision(t *testing.T, test func(t *testing.T, rev string)) {
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { test(t, rev) })
+	}
+}
+
+// connectHTTP connects a client of the latest revision over Streamable
+// HTTP to h.
 func connectHTTP(t *testing.T, h http.Handler, opts *sdk.ClientOptions, hc *http.Client) *sdk.ClientSession {
+	t.Helper()
+	return connectHTTPAt(t, "", h, opts, hc)
+}
+
+// connectHTTPAt connects a client of revision rev ("": the latest) over
+// Streamable HTTP to h, and checks the revision is the one spoken.
+func connectHTTPAt(t *testing.T, rev string, h http.Handler, opts *sdk.ClientOptions, hc *http.Client) *sdk.ClientSession {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; rev != "" && got != rev {
+		t.Fatalf("the server speaks %s to a client of %s", got, rev)
+	}
 	return cs
 }
 
@@ -193,8 +216,12 @@ func keys(m map[string]*sdk.Tool) []string {
 }
 
 func TestACallIsATurnOfTheClientsConversation(t *testing.T) {
+	eachRevision(t, testACallIsATurnOfTheClientsConversation)
+}
+
+func testACallIsATurnOfTheClientsConversation(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 2, "b": 3}})
 	if got := text(res); got != `{"sum":5}` {
 		t.Errorf("text = %q; want the JSON result", got)
@@ -228,6 +255,10 @@ func TestACallIsATurnOfTheClientsConversation(t *testing.T) {
 }
 
 func TestAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T) {
+	eachRevision(t, testAQuestionReachesTheClientAndItsAnswerIsRecorded)
+}
+
+func testAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T, rev string) {
 	f := newFixture(t)
 	var (
 		mu       sync.Mutex
@@ -248,7 +279,7 @@ func TestAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T) {
 			progress = append(progress, req.Params.Message)
 		},
 	}
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
 	params := &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hello"}}
 	params.SetProgressToken("p1")
 	res := callTool(t, cs, params)
@@ -280,8 +311,12 @@ func TestAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T) {
 }
 
 func TestAClientThatCannotBeAskedGetsTheAutomaticAnswer(t *testing.T) {
+	eachRevision(t, testAClientThatCannotBeAskedGetsTheAutomaticAnswer)
+}
+
+func testAClientThatCannotBeAskedGetsTheAutomaticAnswer(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hi"}})
 	if got := text(res); got != `{"text":"Hi, friend"}` {
 		t.Errorf("result = %q; want the form's default, answered automatically", got)
@@ -346,7 +381,9 @@ func TestACrossOriginRequestIsRefused(t *testing.T) {
 
 // TestAnApprovalReachesTheClient: a tool that writes runs under the
 // policy's ask, whose approval the client answers as a form.
-func TestAnApprovalReachesTheClient(t *testing.T) {
+func TestAnApprovalReachesTheClient(t *testing.T) { eachRevision(t, testAnApprovalReachesTheClient) }
+
+func testAnApprovalReachesTheClient(t *testing.T, rev string) {
 	for _, tc := range []struct {
 		choice string
 		want   string
@@ -367,7 +404,7 @@ func TestAnApprovalReachesTheClient(t *testing.T) {
 				mu.Unlock()
 				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"choice": tc.choice}}, nil
 			}}
-			cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+			cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "notes.keep", Arguments: map[string]any{"greeting": "milk"}})
@@ -389,6 +426,10 @@ func TestAnApprovalReachesTheClient(t *testing.T) {
 // TestTheToolsLogReachesAClientThatAskedForIt: turn.Log inside a tool is a
 // logging message to a client that set a level.
 func TestTheToolsLogReachesAClientThatAskedForIt(t *testing.T) {
+	eachRevision(t, testTheToolsLogReachesAClientThatAskedForIt)
+}
+
+func testTheToolsLogReachesAClientThatAskedForIt(t *testing.T, rev string) {
 	f := newFixture(t)
 	var (
 		mu    sync.Mutex
@@ -400,11 +441,10 @@ func TestTheToolsLogReachesAClientThatAskedForIt(t *testing.T) {
 		lines = append(lines, string(req.Params.Level)+" "+req.Params.Logger+" "+string(b))
 		mu.Unlock()
 	}}
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
-	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
-		t.Fatal(err)
-	}
-	callTool(t, cs, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hey"}})
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	params := &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hey"}}
+	askForLogs(t, cs, rev, params, "info")
+	callTool(t, cs, params)
 	want := `info host.greet {"greeting":"Hey","message":"greeting someone"}`
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -422,9 +462,27 @@ func TestTheToolsLogReachesAClientThatAskedForIt(t *testing.T) {
 	}
 }
 
+// askForLogs asks for the log lines at level and above of the call of
+// params: for the session by logging/setLevel before 2026-07-28, in the
+// call's _meta since.
+func askForLogs(t *testing.T, cs *sdk.ClientSession, rev string, params *sdk.CallToolParams, level sdk.LoggingLevel) {
+	t.Helper()
+	if rev >= "2026-07-28" {
+		params.SetMeta(map[string]any{sdk.MetaKeyLogLevel: level})
+		return
+	}
+	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: level}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAQuestionAFormCannotHoldIsDeclinedSayingWhy: a list field has no
 // place in an MCP form; the client is not asked, and is told why.
 func TestAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T) {
+	eachRevision(t, testAQuestionAFormCannotHoldIsDeclinedSayingWhy)
+}
+
+func testAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T, rev string) {
 	f := newFixture(t)
 	var (
 		mu    sync.Mutex
@@ -444,11 +502,10 @@ func TestAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T) {
 			mu.Unlock()
 		},
 	}
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
-	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "host.tag", Arguments: map[string]any{}})); got != `"answered decline"` {
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	params := &sdk.CallToolParams{Name: "host.tag", Arguments: map[string]any{}}
+	askForLogs(t, cs, rev, params, "warning")
+	if got := text(callTool(t, cs, params)); got != `"answered decline"` {
 		t.Errorf("result = %s; want the question declined", got)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -471,9 +528,11 @@ func TestAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T) {
 
 // TestAFailedToolIsAnErrorResult: the tool's error reaches the client as
 // an error result with its words.
-func TestAFailedToolIsAnErrorResult(t *testing.T) {
+func TestAFailedToolIsAnErrorResult(t *testing.T) { eachRevision(t, testAFailedToolIsAnErrorResult) }
+
+func testAFailedToolIsAnErrorResult(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "calc.divide", Arguments: map[string]any{"a": 1, "b": 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -485,8 +544,11 @@ func TestAFailedToolIsAnErrorResult(t *testing.T) {
 
 // TestACancelledCallStopsItsTurn: a call the client gives up on while its
 // question waits is stopped in the conversation, and the session's next
-// call runs.
+// call runs. (A call of 2026-07-28 has no session: while its question is
+// with the client, the server holds nothing of it but the waiting turn,
+// which the client's retry can still continue; see stateless_test.go.)
 func TestACancelledCallStopsItsTurn(t *testing.T) {
+	rev := "2025-11-25"
 	f := newFixture(t)
 	asked, gone := make(chan struct{}, 1), make(chan struct{})
 	opts := &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -497,7 +559,7 @@ func TestACancelledCallStopsItsTurn(t *testing.T) {
 		}
 		return &sdk.ElicitResult{Action: "cancel"}, nil
 	}}
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
 	t.Cleanup(func() { close(gone) }) // before the client closes, which waits on its handlers
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

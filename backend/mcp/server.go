@@ -31,8 +31,14 @@ type Config struct {
 	// Kinds give the automatic answer to a question a client without the
 	// elicitation capability cannot be asked; nil: the built-in kinds.
 	Kinds *elicit.Kinds
-	// Owner is the chat session that owns the conversations of MCP calls.
+	// Owner is the chat session that owns the conversations of MCP calls;
+	// the same across restarts, or a stateless call's retry after one
+	// finds its conversation someone else's.
 	Owner string
+	// Secret signs the requestState of stateless calls (see state): at
+	// least 32 random bytes, the same across restarts, or a retry after
+	// one is refused.
+	Secret []byte
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
@@ -63,7 +69,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version},
-		&sdk.ServerOptions{SupportedProtocolVersions: handshakeVersions()})
+		nil)
 	for _, name := range cfg.Tools.order {
 		tl := cfg.Tools.byName[name]
 		schema, err := json.Marshal(tl.info.Input)
@@ -83,7 +89,8 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // conversation returns the session's conversation, creating it at its
 // first call, titled with the client's name.
-func (s *Server) conversation(ctx context.Context, ss *sdk.ServerSession) (*conv, error) {
+func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest) (*conv, error) {
+	ss := req.Session
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.convs[ss]; ok {
@@ -93,11 +100,7 @@ func (s *Server) conversation(ctx context.Context, ss *sdk.ServerSession) (*conv
 	if err != nil {
 		return nil, err
 	}
-	client := "an MCP client"
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
-		client = p.ClientInfo.Name
-	}
-	if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, "MCP: "+client); err != nil {
+	if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
 		return nil, err
 	}
 	cv := &conv{id: c.ID}
@@ -112,21 +115,11 @@ func (s *Server) conversation(ctx context.Context, ss *sdk.ServerSession) (*conv
 	return cv, nil
 }
 
-// stateless is the first revision whose tool calls cannot send
-// elicitation/create while they run (they answer input_required instead),
-// which this server does not serve yet.
-const stateless = "2026-07-28"
-
-// handshakeVersions are the protocol revisions the server speaks: the
-// SDK's, up to 2025-11-25. A client of a later revision is answered with
-// the newest of these, so a question inside a tool still reaches it as
-// elicitation/create.
-func handshakeVersions() []string {
-	var out []string
-	for _, v := range sdk.SupportedProtocolVersions() {
-		if v < stateless {
-			out = append(out, v)
-		}
+// titleOf is the title of the conversation of a client's calls.
+func titleOf(client *sdk.Implementation) string {
+	name := "an MCP client"
+	if client != nil && client.Name != "" {
+		name = client.Name
 	}
-	return out
+	return "MCP: " + name
 }

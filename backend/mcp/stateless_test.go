@@ -1,0 +1,244 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/mcp"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
+)
+
+type age struct {
+	Age int `json:"age" min:"0" max:"150"`
+}
+
+var ageForm = elicit.Form[age]()
+
+// statelessFixture serves, on one database across restarts, a tool that
+// asks a name, then an age, and counts how often its work runs.
+type statelessFixture struct {
+	t      *testing.T
+	tools  *mcp.Tools
+	secret []byte
+	owner  string
+	ran    atomic.Int32
+	db     chat.Store
+	svc    *chat.Service
+	url    string
+	close  func()
+}
+
+func newStatelessFixture(t *testing.T) *statelessFixture {
+	f := &statelessFixture{t: t, secret: []byte(strings.Repeat("k", 32)), owner: chat.NewSessionID()}
+	a := agents.New("clerk", "Registers people.")
+	agents.NewTool(a, "register", "Registers a person", func(ctx context.Context, _ struct{}) (string, error) {
+		n, err := turn.Ask(ctx, nameForm, "What is your name?", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		y, err := turn.Ask(ctx, ageForm, "How old are you?", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		f.ran.Add(1) // the work the answers are for, done once
+		return n.Content.Name + " is " + strconv.Itoa(y.Content.Age), nil
+	})
+	f.tools = mcp.NewTools(a)
+	f.db = storetest.Open(t)
+	f.start()
+	t.Cleanup(func() { f.close() })
+	return f
+}
+
+// start serves the tool on a fresh chat service over db, as a restarted
+// server would.
+func (f *statelessFixture) start() {
+	f.svc = chat.New(chat.Config{Store: f.db, Assistants: agents.NewRegistry(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	srv := mcp.NewServer(mcp.Config{Chat: f.svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1"})
+	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	f.url = ts.URL
+	f.close = func() { ts.Close(); f.svc.Close() }
+}
+
+// restart stops the service and starts another on the same database.
+func (f *statelessFixture) restart() {
+	f.close()
+	f.start()
+}
+
+// client connects a 2026-07-28 client that handles input_required itself.
+func (f *statelessFixture) client() *sdk.ClientSession {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "retrier", Version: "1"}, &sdk.ClientOptions{
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		// The capability is declared; the handler is never called, since
+		// the test answers the input requests itself.
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, errors.New("not asked this way")
+		},
+	})
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: f.url, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		f.t.Fatalf("connect: %v", err)
+	}
+	f.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls clerk.register with the input responses and state given.
+func call(t *testing.T, cs *sdk.ClientSession, responses sdk.InputResponseMap, state string) (*sdk.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return cs.CallTool(ctx, &sdk.CallToolParams{Name: "clerk.register", Arguments: map[string]any{},
+		InputResponses: responses, RequestState: state})
+}
+
+// question is the one elicitation a result asks for, and its key.
+func question(t *testing.T, res *sdk.CallToolResult) (string, *sdk.ElicitParams) {
+	t.Helper()
+	if !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
+		t.Fatalf("result = %+v; want input_required with one input request and a requestState", res)
+	}
+	for key, r := range res.InputRequests {
+		p, ok := r.(*sdk.ElicitParams)
+		if !ok {
+			t.Fatalf("input request %s is a %T; want an elicitation", key, r)
+		}
+		return key, p
+	}
+	panic("unreachable")
+}
+
+func accept(content map[string]any) *sdk.ElicitResult {
+	return &sdk.ElicitResult{Action: "accept", Content: content}
+}
+
+// TestAStatelessCallAsksByInputRequiredAndARestartLosesNothing: a call of
+// 2026-07-28 whose turn asks answers input_required; the client's retry
+// with the answer and the requestState continues the recorded turn, across
+// a restart of the server between any two requests, and a retry sent twice
+// does the work once.
+func TestAStatelessCallAsksByInputRequiredAndARestartLosesNothing(t *testing.T) {
+	f := newStatelessFixture(t)
+	res, err := call(t, f.client(), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, q := question(t, res)
+	if q.Message != "What is your name?" {
+		t.Errorf("asked %q; want the tool's question", q.Message)
+	}
+
+	f.restart()
+	res, err = call(t, f.client(), sdk.InputResponseMap{key: accept(map[string]any{"name": "Ada"})}, res.RequestState)
+	if err != nil {
+		t.Fatalf("the retry after a restart: %v", err)
+	}
+	key, q = question(t, res)
+	if q.Message != "How old are you?" {
+		t.Errorf("asked %q; want the tool's second question", q.Message)
+	}
+
+	f.restart()
+	answer := sdk.InputResponseMap{key: accept(map[string]any{"age": 36})}
+	first, err := call(t, f.client(), answer, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.NeedsInput() || first.IsError || text(first) != `"Ada is 36"` {
+		t.Fatalf("result = %+v (%s); want the tool's result", first, text(first))
+	}
+	again, err := call(t, f.client(), answer, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text(again) != text(first) {
+		t.Errorf("the same retry again = %s; want the same result, %s", text(again), text(first))
+	}
+	if n := f.ran.Load(); n != 1 {
+		t.Errorf("the tool's work ran %d times; want once", n)
+	}
+}
+
+// TestARequestStateThatWasChangedIsRefused: a requestState is the server's
+// own; changed by a byte, or handed to another tool, it is a protocol error
+// and records nothing.
+func TestARequestStateThatWasChangedIsRefused(t *testing.T) {
+	f := newStatelessFixture(t)
+	cs := f.client()
+	res, err := call(t, cs, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := question(t, res)
+	answer := sdk.InputResponseMap{key: accept(map[string]any{"name": "Eve"})}
+	for _, state := range []string{res.RequestState + "x", "x" + res.RequestState[1:], "garbage"} {
+		_, err = call(t, cs, answer, state)
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("a call with requestState %q: err = %v; want invalid params", state, err)
+		}
+	}
+	// The untouched state still works: nothing was recorded meanwhile.
+	res, err = call(t, cs, answer, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, q := question(t, res); q.Message != "How old are you?" {
+		t.Errorf("asked %q after the genuine retry; want the second question", q.Message)
+	}
+}
+
+// TestAMissingOrRefusedAnswerIsAskedAgain: a retry without the answer to a
+// question asks it again; an answer the question's rules refuse asks it
+// again saying why, and is not recorded.
+func TestAMissingOrRefusedAnswerIsAskedAgain(t *testing.T) {
+	f := newStatelessFixture(t)
+	cs := f.client()
+	res, err := call(t, cs, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := question(t, res)
+	res, err = call(t, cs, sdk.InputResponseMap{"another": accept(map[string]any{"name": "Eve"})}, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, q := question(t, res)
+	if again != key || q.Message != "What is your name?" {
+		t.Errorf("asked %s %q; want the same question again", again, q.Message)
+	}
+	res, err = call(t, cs, sdk.InputResponseMap{key: accept(map[string]any{"name": "Eve"})}, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ageKey, _ := question(t, res)
+	res, err = call(t, cs, sdk.InputResponseMap{ageKey: accept(map[string]any{"age": 400})}, res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, q = question(t, res)
+	if !strings.HasPrefix(q.Message, "Your answer was refused: ") || !strings.HasSuffix(q.Message, "How old are you?") {
+		t.Errorf("asked %q; want the age asked again, saying why the answer was refused", q.Message)
+	}
+	if n := f.ran.Load(); n != 0 {
+		t.Errorf("the tool's work ran %d times on a refused answer", n)
+	}
+}
