@@ -146,6 +146,24 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 	case <-ctx.Done():
 		return Update{}, ctx.Err()
 	}
+	return f.take(), nil
+}
+
+// Pending returns the changes the follower was handed and not yet taken,
+// without waiting: an Update with nothing in it when there are none. A
+// reader that is done following takes them so that nothing it was handed
+// goes unseen.
+func (f *Follower) Pending() Update {
+	select {
+	case <-f.ready:
+	default:
+		return Update{}
+	}
+	return f.take()
+}
+
+// take takes the changes the follower was handed.
+func (f *Follower) take() Update {
 	c := f.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -157,7 +175,7 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 		u.Changes = f.changes
 	}
 	f.changes, f.resync = nil, false
-	return u, nil
+	return u
 }
 
 // Live is a conversation as it is now, for a reader to look at under the

@@ -75,18 +75,26 @@ func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)
 		}
 		if res, done := w.step(ctx, v); done {
+			// What changed meanwhile is taken too: a stage shown only
+			// before the turn came to ask still reaches the client.
+			w.changes(ctx, f.Pending())
 			return res, nil
 		}
 		u, err := f.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		// Progress is taken from each change as well as from the view, so
-		// a stage shown only between two looks still reaches the client.
-		for _, c := range u.Changes {
-			if c.Status != nil {
-				w.progress(ctx, *c.Status)
-			}
+		w.changes(ctx, u)
+	}
+}
+
+// changes reports the progress in u's changes: progress is taken from each
+// change as well as from the view, so a stage shown only between two looks
+// still reaches the client.
+func (w *watch) changes(ctx context.Context, u chat.Update) {
+	for _, c := range u.Changes {
+		if c.Status != nil {
+			w.progress(ctx, *c.Status)
 		}
 	}
 }

@@ -290,10 +290,20 @@ func testAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T, rev strin
 	if len(asked) != 1 || !strings.HasPrefix(asked[0], "What is your name? ") || !strings.Contains(asked[0], `"default":"friend"`) {
 		t.Errorf("asked = %q; want the form once, with its default", asked)
 	}
-	if len(progress) == 0 || progress[0] != "looking for a name" {
-		t.Errorf("progress = %q; want the tool's notify", progress)
-	}
 	mu.Unlock()
+	// The client hands notifications to their handler apart from results,
+	// so the progress may be seen after the call returns.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		seen := slices.Clone(progress)
+		mu.Unlock()
+		if len(seen) > 0 && seen[0] == "looking for a name" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("progress = %q; want the tool's notify", seen)
+		}
+	}
 	convs, _ := f.svc.Conversations(context.Background(), f.owner)
 	v, err := f.svc.View(context.Background(), f.owner, convs[0].ID)
 	if err != nil {
