@@ -21,13 +21,30 @@ import (
 // serving, mounted through transport.Mount, the extension point for
 // bindings.
 
+// MCP is how an application serves its agents' tools over MCP, beyond
+// the default.
+type MCP struct {
+	// OwnNames lists each tool under its own name ("getWeather") rather
+	// than as AGENT.TOOL ("weather.getWeather"), for clients that expect
+	// the names the tools were written with. The tools served must not
+	// share a name: a command that serves them refuses to start, naming
+	// the two. The mcp command's --own-names chooses it for one run.
+	OwnNames bool
+	// Extension is what the application serves beside the tools, written
+	// against the MCP SDK: resources, prompts, completion (mcp.Extension).
+	// Its handlers answer outside any conversation; nothing of them is
+	// recorded.
+	Extension mcp.Extension
+}
+
 // mcpCommand is the name of the command that serves MCP over stdio.
 const mcpCommand = "mcp"
 
 type mcpConfig struct {
-	db     string
-	agent  string
-	policy ruleFile
+	db       string
+	agent    string
+	ownNames bool
+	policy   ruleFile
 }
 
 // mcpSynopsis heads the mcp command's usage.
@@ -43,6 +60,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	*cfg = mcpConfig{db: "data/mcp.db"}
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
+	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
@@ -70,6 +88,11 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 			return &usageError{mcpCommand, err}
 		}
 	}
+	if cfg.ownNames || p.cfg.MCP.OwnNames {
+		if tools, err = tools.OwnNames(); err != nil {
+			return &usageError{mcpCommand, err}
+		}
+	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, store.Options{}, log)
 	if err != nil {
@@ -79,7 +102,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 	svc := chat.New(o.chat)
 	defer svc.Close()
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: o.chat.Kinds, Owner: chat.NewSessionID(),
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return mcp.Serve(ctx, srv, io.NopCloser(p.stdin), nopWriteCloser{p.stdout})
 }
 
@@ -98,8 +121,15 @@ func (p *program) mcpMount(svc *chat.Service, kindsOf chat.Config, token string,
 	if token == "" && !loopback(ln.Addr()) {
 		return nil, fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", ln.Addr())
 	}
-	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: mcp.NewTools(p.cfg.Agents...), Kinds: kindsOf.Kinds, Owner: chat.NewSessionID(),
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
+	tools := mcp.NewTools(p.cfg.Agents...)
+	if p.cfg.MCP.OwnNames {
+		var err error
+		if tools, err = tools.OwnNames(); err != nil {
+			return nil, fmt.Errorf("app.Config.MCP.OwnNames: %w", err)
+		}
+	}
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: chat.NewSessionID(),
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, nil
 }
 

@@ -16,10 +16,12 @@ import (
 
 // serverOf is an MCP server of tools on a chat service of a fresh
 // database, with ext beside them.
-func serverOf(t *testing.T, tools *mcp.Tools, ext mcp.Extension) *mcp.Server {
+func serverOf(t *testing.T, tools *mcp.Tools, ext mcp.Extension) fixture {
 	t.Helper()
 	svc, _ := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
-	return mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Name: "sweatpants-test", Version: "test", Extension: ext})
+	owner := chat.NewSessionID()
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, Name: "sweatpants-test", Version: "test", Extension: ext})
+	return fixture{svc: svc, srv: srv, owner: owner}
 }
 
 // TestAToolsContentReachesTheClientAsBlocks: a tool that returns
@@ -40,7 +42,7 @@ func TestAToolsContentReachesTheClientAsBlocks(t *testing.T) {
 	agents.NewTool(media, "size", "Says a size", func(context.Context, struct{}) (map[string]any, error) {
 		return map[string]any{"content": "big"}, nil // an object with a member "content" is not Content
 	})
-	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(media), mcp.Extension{}), ""), nil, nil)
+	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(media), mcp.Extension{}).srv, ""), nil, nil)
 
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "media.show"})
 	if len(res.Content) != 4 {

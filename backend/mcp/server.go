@@ -36,6 +36,8 @@ type Config struct {
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
+	// Extension is what the application serves beside the tools.
+	Extension Extension
 }
 
 // Server serves the tools over MCP sessions.
@@ -62,18 +64,26 @@ func NewServer(cfg Config) *Server {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version},
-		&sdk.ServerOptions{SupportedProtocolVersions: handshakeVersions()})
+	opts := &sdk.ServerOptions{}
+	if cfg.Extension.Options != nil {
+		cfg.Extension.Options(opts)
+	}
+	opts.SupportedProtocolVersions = handshakeVersions()
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	for _, name := range cfg.Tools.order {
 		tl := cfg.Tools.byName[name]
 		schema, err := json.Marshal(tl.info.Input)
 		if err != nil {
 			panic("mcp: a tool's schema does not marshal: " + err.Error())
 		}
-		s.sdk.AddTool(&sdk.Tool{Name: name, Description: tl.info.Description, InputSchema: json.RawMessage(schema)},
+		s.sdk.AddTool(&sdk.Tool{Name: cfg.Tools.listedName(name), Description: tl.info.Description, InputSchema: json.RawMessage(schema)},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				req.Params.Name = name // recorded under its qualified name, however it is listed
 				return s.call(ctx, req)
 			})
+	}
+	if cfg.Extension.Add != nil {
+		cfg.Extension.Add(s.sdk)
 	}
 	return s
 }
