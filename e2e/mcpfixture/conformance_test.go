@@ -25,8 +25,8 @@ var expectedFailures = map[string]map[string]string{
 	"2025-11-25": {
 		"tools-call-sampling": "a tool's model calls go to the application's model (turn.Sample), " +
 			"never to the client's: the binding offers no MCP sampling",
-		"elicitation-sep1330-enums": "an elicit's schema has no titled options (oneOf or anyOf of const and title, enumNames), " +
-			"and a form over MCP holds no list, so the question is declined rather than asked",
+		"elicitation-sep1330-enums": "an elicit's schema has no titled options (oneOf or anyOf of const and title, enumNames): " +
+			"the untitled single and multiple choices are asked, the three titled variants cannot be",
 	},
 	"2026-07-28": stateless(
 		"server-stateless", "completion-complete", "tools-list", "tools-call-simple-text", "tools-call-image",
