@@ -6,12 +6,12 @@
 # Both are fetched once with the ordinary npm client (its cache serves a
 # second install offline) and left alone while their files are there.
 #
-# The versions come from the Makefile (MCP_NODE_VERSION,
-# MCP_CONFORMANCE_VERSION); run alone, the defaults below are the same.
+# The versions are pinned in one place, the Makefile (MCP_NODE_VERSION,
+# MCP_CONFORMANCE_VERSION): run it as make mcp-deps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node_version=${MCP_NODE_VERSION:-22.23.3}
-suite_version=${MCP_CONFORMANCE_VERSION:-0.2.0-alpha.12}
+node_version=${MCP_NODE_VERSION:?is unset: run make mcp-deps, which pins the versions}
+suite_version=${MCP_CONFORMANCE_VERSION:?is unset: run make mcp-deps, which pins the versions}
 node_dir=.cache/node-$node_version
 suite_dir=.cache/mcp-conformance-$suite_version
 
