@@ -73,47 +73,56 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	url := startFixture(t, buildFixture(t)) + "/mcp"
-	for _, rev := range []struct {
-		name string
-		args []string
-		// scored says whether the revision's requirement set decides
-		// which scenarios count; else every one the suite runs does.
-		scored bool
-	}{
+	for _, rev := range []revision{
 		{"2025-11-25", []string{"--spec-version", "2025-11-25"}, false},
 		{"2026-07-28", []string{"--requirements", "2026-07-28"}, true},
 	} {
 		t.Run(rev.name, func(t *testing.T) {
 			t.Parallel()
-			req := readRequirements(t, suite, rev.name)
 			results, log := runSuite(t, node, suite, url, rev.args)
-			for _, s := range req.server {
-				if _, ok := results[s]; !ok {
-					t.Errorf("the suite ran no scenario %s, which revision %s requires:\n%s", s, rev.name, log)
-				}
+			checkRevision(t, rev, readRequirements(t, suite, rev.name), results, log)
+		})
+	}
+}
+
+// revision is a run of the suite: the revision and how it is chosen.
+type revision struct {
+	name string
+	args []string
+	// scored says whether the revision's requirement set decides which
+	// scenarios count; else every one the suite runs does.
+	scored bool
+}
+
+// checkRevision checks the results of a revision's run, a subtest for
+// each scenario, against what its requirement set names and the list of
+// expected failures.
+func checkRevision(t *testing.T, rev revision, req requirements, results map[string]checks, log string) {
+	for _, s := range req.server {
+		if _, ok := results[s]; !ok {
+			t.Errorf("the suite ran no scenario %s, which revision %s requires:\n%s", s, rev.name, log)
+		}
+	}
+	expected := expectedFailures[rev.name]
+	for s := range expected {
+		if _, ok := results[s]; !ok {
+			t.Errorf("expectedFailures names %s, which the suite does not run for %s", s, rev.name)
+		}
+	}
+	for _, s := range slices.Sorted(maps.Keys(results)) {
+		t.Run(s, func(t *testing.T) {
+			failed := results[s].failures()
+			if reason, ok := req.notScored[s]; ok && rev.scored {
+				t.Skipf("not scored for %s (%s); failures: %q", rev.name, reason, failed)
 			}
-			expected := expectedFailures[rev.name]
-			for s := range expected {
-				if _, ok := results[s]; !ok {
-					t.Errorf("expectedFailures names %s, which the suite does not run for %s", s, rev.name)
-				}
-			}
-			for _, s := range slices.Sorted(maps.Keys(results)) {
-				t.Run(s, func(t *testing.T) {
-					failed := results[s].failures()
-					if reason, ok := req.notScored[s]; ok && rev.scored {
-						t.Skipf("not scored for %s (%s); failures: %q", rev.name, reason, failed)
-					}
-					reason, expectedToFail := expected[s]
-					switch {
-					case expectedToFail && len(failed) == 0:
-						t.Errorf("passes now: take it off expectedFailures (and the README's list), whose reason was %q", reason)
-					case expectedToFail:
-						t.Skipf("expected to fail: %s; failures: %q", reason, failed)
-					case len(failed) > 0:
-						t.Errorf("failed checks:\n%s", strings.Join(failed, "\n"))
-					}
-				})
+			reason, expectedToFail := expected[s]
+			switch {
+			case expectedToFail && len(failed) == 0:
+				t.Errorf("passes now: take it off expectedFailures (and the lists in README.md and docs/mcp.md), whose reason was %q", reason)
+			case expectedToFail:
+				t.Skipf("expected to fail: %s; failures: %q", reason, failed)
+			case len(failed) > 0:
+				t.Errorf("failed checks:\n%s", strings.Join(failed, "\n"))
 			}
 		})
 	}
