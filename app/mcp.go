@@ -90,7 +90,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 	}
 	if cfg.ownNames || p.cfg.MCP.OwnNames {
 		if tools, err = tools.OwnNames(); err != nil {
-			return &usageError{mcpCommand, err}
+			return &usageError{mcpCommand, fmt.Errorf("%w: serve one agent's tools (--agent)", err)}
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

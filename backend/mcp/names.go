@@ -17,7 +17,7 @@ func (t *Tools) OwnNames() (*Tools, error) {
 	for _, n := range t.order {
 		tl := t.byName[n]
 		if other, dup := seen[tl.info.Name]; dup {
-			return nil, fmt.Errorf("the tools %s and %s cannot both be served under their own name %q; serve one agent's tools (--agent)", other, n, tl.info.Name)
+			return nil, fmt.Errorf("the tools %s and %s cannot both be listed under their own name %q", other, n, tl.info.Name)
 		}
 		seen[tl.info.Name] = n
 	}
