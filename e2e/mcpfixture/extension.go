@@ -81,6 +81,21 @@ func addPrompts(s *sdk.Server) {
 				user(&sdk.TextContent{Text: "Please process the embedded resource above."}),
 			}}, nil
 		})
+	// A prompt that asks for context first, as revision 2026-07-28 lets
+	// any request do (input_required): the SDK's own, since a prompt runs
+	// outside any conversation.
+	s.AddPrompt(&sdk.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks for context first"},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			if r, ok := req.Params.InputResponses["user_context"].(*sdk.ElicitResult); ok && r.Action == "accept" {
+				return &sdk.GetPromptResult{Description: "A prompt with context",
+					Messages: []*sdk.PromptMessage{user(&sdk.TextContent{Text: fmt.Sprintf("Context: %v", r.Content["context"])})}}, nil
+			}
+			return &sdk.GetPromptResult{InputRequests: sdk.InputRequestMap{"user_context": &sdk.ElicitParams{
+				Message: "Please provide context for the prompt",
+				RequestedSchema: map[string]any{"type": "object", "required": []string{"context"},
+					"properties": map[string]any{"context": map[string]any{"type": "string"}}},
+			}}}, nil
+		})
 	s.AddPrompt(&sdk.Prompt{Name: "test_prompt_with_image", Title: "Prompt With Image", Description: "A prompt that holds an image"},
 		func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			return &sdk.GetPromptResult{Description: "A prompt with an image", Messages: []*sdk.PromptMessage{
