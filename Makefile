@@ -3,12 +3,20 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin/sweatpants
 PLAYWRIGHT_DRIVER_VERSION := 1.52.0
+# The MCP conformance suite and the Node it needs (>= 22), installed under
+# .cache/ by mcp-deps; the suite's test (e2e/mcpfixture) finds them by
+# MCP_NODE and MCP_CONFORMANCE, and skips without them.
+MCP_NODE_VERSION        := 22.23.3
+MCP_CONFORMANCE_VERSION := 0.2.0-alpha.12
 
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_DRIVER_VERSION)
 export PLAYWRIGHT_NODEJS_PATH := $(shell command -v node)
 export CHROMIUM_PATH ?= /usr/bin/chromium
+export MCP_NODE_VERSION MCP_CONFORMANCE_VERSION
+export MCP_NODE        := $(CURDIR)/.cache/node-$(MCP_NODE_VERSION)/package/bin/node
+export MCP_CONFORMANCE := $(CURDIR)/.cache/mcp-conformance-$(MCP_CONFORMANCE_VERSION)/node_modules/.bin/conformance
 
-.PHONY: run build test unit e2e bench generate check deps e2e-deps clean screenshots
+.PHONY: run build test unit e2e bench generate check deps e2e-deps mcp-deps clean screenshots
 
 ## run: build and serve on ADDR (default 127.0.0.1:8080; make run
 ## ADDR=127.0.0.1:9090) with the database under ./data/
@@ -20,12 +28,14 @@ run: build
 build: deps
 	$(GO) build -o $(BIN) ./cmd/web
 
-## test: vet, unit tests with the race detector, then the browser tests
+## test: vet, unit tests with the race detector (the official MCP
+## conformance suite against the real program among them, in
+## e2e/mcpfixture), then the browser tests
 test: check unit fuzz-short e2e
 
-unit: deps
+unit: deps mcp-deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v /e2e)
+	$(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
 
 ## fuzz: every fuzz target (func Fuzz… in a _test.go file) for FUZZTIME
 ## each; fuzz-short, part of test, gives each FUZZTIME_SHORT. Go fuzzes one
@@ -104,6 +114,10 @@ deps:
 
 e2e-deps:
 	./scripts/e2e-deps.sh
+
+## mcp-deps: Node 22 and the MCP conformance suite, under .cache/
+mcp-deps:
+	./scripts/mcp-deps.sh
 
 clean:
 	rm -rf bin .cache web/static/datastar.js

@@ -34,6 +34,10 @@ type Config struct {
 	// assistant "mcp", which joins Assistants when there are any. None
 	// serves no MCP.
 	Agents []*agents.Agent
+	// MCP is how the application serves them: under their own names,
+	// and with what it serves beside them (resources, prompts,
+	// completion). The zero value serves the tools alone, as AGENT.TOOL.
+	MCP MCP
 
 	// Kinds are the application's own elicit kinds, which its assistants
 	// ask with beside the built-in ones (elicit.BuiltinKinds, always

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,13 +22,30 @@ import (
 // serving, mounted through transport.Mount, the extension point for
 // bindings.
 
+// MCP is how an application serves its agents' tools over MCP, beyond
+// the default.
+type MCP struct {
+	// OwnNames lists each tool under its own name ("getWeather") rather
+	// than as AGENT.TOOL ("weather.getWeather"), for clients that expect
+	// the names the tools were written with. The tools served must not
+	// share a name: a command that serves them refuses to start, naming
+	// the two. The mcp command's --own-names chooses it for one run.
+	OwnNames bool
+	// Extension is what the application serves beside the tools, written
+	// against the MCP SDK: resources, prompts, completion (mcp.Extension).
+	// Its handlers answer outside any conversation; nothing of them is
+	// recorded.
+	Extension mcp.Extension
+}
+
 // mcpCommand is the name of the command that serves MCP over stdio.
 const mcpCommand = "mcp"
 
 type mcpConfig struct {
-	db     string
-	agent  string
-	policy ruleFile
+	db       string
+	agent    string
+	ownNames bool
+	policy   ruleFile
 }
 
 // mcpSynopsis heads the mcp command's usage.
@@ -43,6 +61,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	*cfg = mcpConfig{db: "data/mcp.db"}
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
+	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
@@ -70,6 +89,11 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 			return &usageError{mcpCommand, err}
 		}
 	}
+	if cfg.ownNames || p.cfg.MCP.OwnNames {
+		if tools, err = tools.OwnNames(); err != nil {
+			return &usageError{mcpCommand, fmt.Errorf("%w: serve one agent's tools (--agent)", err)}
+		}
+	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, store.Options{}, log)
 	if err != nil {
@@ -78,8 +102,12 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 	defer o.close()
 	svc := chat.New(o.chat)
 	defer svc.Close()
-	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: o.chat.Kinds, Owner: chat.NewSessionID(),
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
+	owner, secret, err := mcpSecrets(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: o.chat.Kinds, Owner: owner, Secret: secret,
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return mcp.Serve(ctx, srv, io.NopCloser(p.stdin), nopWriteCloser{p.stdout})
 }
 
@@ -91,16 +119,42 @@ func (nopWriteCloser) Close() error { return nil }
 
 // mcpMount is /mcp for serve, or no mount when the application serves no
 // agents' tools. Without a token it is refused beyond loopback.
-func (p *program) mcpMount(svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, error) {
+func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, error) {
 	if len(p.cfg.Agents) == 0 {
 		return nil, nil
 	}
 	if token == "" && !loopback(ln.Addr()) {
 		return nil, fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", ln.Addr())
 	}
-	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: mcp.NewTools(p.cfg.Agents...), Kinds: kindsOf.Kinds, Owner: chat.NewSessionID(),
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
+	tools := mcp.NewTools(p.cfg.Agents...)
+	if p.cfg.MCP.OwnNames {
+		var err error
+		if tools, err = tools.OwnNames(); err != nil {
+			return nil, fmt.Errorf("app.Config.MCP.OwnNames: %w", err)
+		}
+	}
+	owner, secret, err := mcpSecrets(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret,
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, nil
+}
+
+// mcpSecrets are the session that owns the conversations of MCP calls and
+// the key that seals their requestState, both kept in the database: the
+// same after a restart, so a stateless call's retry finds its turn.
+func mcpSecrets(ctx context.Context, db *store.DB) (owner string, key []byte, err error) {
+	id, err := db.Secret(ctx, "mcp-owner", 16)
+	if err != nil {
+		return "", nil, err
+	}
+	key, err = db.Secret(ctx, "mcp-request-state", 32)
+	if err != nil {
+		return "", nil, err
+	}
+	return hex.EncodeToString(id), key, nil
 }
 
 // loopback reports whether a listens on a loopback address only.

@@ -46,6 +46,8 @@ type call struct {
 type Tools struct {
 	byName map[string]tool
 	order  []string
+	// own lists each tool under its own name instead (OwnNames).
+	own bool
 }
 
 // tool is one agent's tool under its qualified name.
@@ -77,7 +79,7 @@ func QualifiedName(agent, tool string) string { return agent + "." + tool }
 // Only returns the tools of the agent named agent, or an error naming the
 // agents there are when none is named so.
 func (t *Tools) Only(agent string) (*Tools, error) {
-	out := &Tools{byName: map[string]tool{}}
+	out := &Tools{byName: map[string]tool{}, own: t.own}
 	var names []string
 	for _, n := range t.order {
 		tl := t.byName[n]

@@ -184,15 +184,39 @@ func (w *watch) progress(ctx context.Context, st chat.Status) {
 	}
 }
 
-// result is a tool's JSON result: as structured content when it is an
-// object, and as text.
+// result is a tool's JSON result. One shaped as agents.Content (an
+// object of "content" alone, a list of MCP content blocks) is returned as
+// those blocks: text, images, audio, embedded resources. Any other is
+// returned as text, and as structured content too when it is an object.
 func result(reply string) *sdk.CallToolResult {
+	if res, ok := contentResult(reply); ok {
+		return res
+	}
 	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: reply}}}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(reply), &obj) == nil {
 		res.StructuredContent = json.RawMessage(reply)
 	}
 	return res
+}
+
+// contentResult reads reply as agents.Content, when it is one: an object
+// whose only member is a list of blocks the protocol knows.
+func contentResult(reply string) (*sdk.CallToolResult, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(reply), &obj) != nil || len(obj) != 1 || obj["content"] == nil {
+		return nil, false
+	}
+	var blocks []json.RawMessage
+	if json.Unmarshal(obj["content"], &blocks) != nil || len(blocks) == 0 {
+		return nil, false
+	}
+	// The SDK's own reading refuses a block of a type it does not know.
+	var res sdk.CallToolResult
+	if json.Unmarshal([]byte(reply), &res) != nil || len(res.Content) != len(blocks) {
+		return nil, false
+	}
+	return &res, true
 }
 
 // errorResult is a failed call's result: the error, for the model to read.

@@ -6,7 +6,12 @@
 // Naming: a tool is listed as "AGENT.TOOL" — the agent's name, a dot, the
 // tool's name — so that two agents' tools of the same name never clash.
 // The description and the input JSON Schema are the tool's own
-// (agents.ToolInfo).
+// (agents.ToolInfo). Tools.OwnNames lists them under their own names
+// instead, when they do not clash; a call is recorded under the qualified
+// name either way. A tool's result is its JSON, as text and structured
+// content, or its blocks when it returns agents.Content. What an
+// application serves beside the tools (resources, prompts, completion) it
+// adds through an Extension, outside any conversation.
 //
 // Calling a tool runs it as a durable turn of a conversation in the same
 // store as the browser's: the built-in assistant Assistant (named
@@ -23,8 +28,8 @@
 // question it asks (an elicit, an approval of the policy included) reaches
 // the client as elicitation/create in form mode; the client's answer is
 // recorded through chat.Service.Answer as a browser's would be. A question
-// whose schema is not a flat form (strings, numbers, booleans, enums) is
-// declined, with a log message to the client saying why; a client without
+// whose schema is not a flat form (strings, numbers, booleans, enums,
+// multiple choices) is declined, with a log message to the client saying why; a client without
 // the elicitation capability gets the kind's automatic answer
 // (elicit.Kinds.Automatic).
 package mcp

@@ -11,8 +11,9 @@ import (
 var mcpFormats = map[string]bool{"email": true, "uri": true, "date": true, "date-time": true}
 
 // flatForm says schema as the requested schema of elicitation/create: an
-// object of strings, numbers, integers and booleans, with titles,
-// descriptions, enums, defaults and bounds. When it cannot be said so, it
+// object of strings, numbers, integers, booleans and multiple choices
+// (lists of strings from an enum), with titles, descriptions, enums,
+// defaults and bounds. When it cannot be said so, it
 // returns why instead.
 func flatForm(schema *elicit.Schema) (map[string]any, string) {
 	if schema == nil || schema.Type != "object" {
@@ -33,14 +34,23 @@ func flatForm(schema *elicit.Schema) (map[string]any, string) {
 	return form, ""
 }
 
-// flatField says one field of a flat form.
+// flatField says one field of a flat form. A list is a field only as a
+// multiple choice: a list of strings from an enum.
 func flatField(p *elicit.Schema) (map[string]any, error) {
-	switch p.Type {
-	case "string", "number", "integer", "boolean":
+	f := map[string]any{"type": p.Type}
+	switch {
+	case p.Type == "string", p.Type == "number", p.Type == "integer", p.Type == "boolean":
+	case p.Type == "array" && p.Items != nil && p.Items.Type == "string" && len(p.Items.Enum) > 0:
+		f["items"] = map[string]any{"type": "string", "enum": p.Items.Enum}
+		if p.MinItems != nil {
+			f["minItems"] = *p.MinItems
+		}
+		if p.MaxItems != nil {
+			f["maxItems"] = *p.MaxItems
+		}
 	default:
 		return nil, fmt.Errorf("is of type %q, which a form over MCP cannot hold", p.Type)
 	}
-	f := map[string]any{"type": p.Type}
 	set := func(k string, v any, ok bool) {
 		if ok {
 			f[k] = v

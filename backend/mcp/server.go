@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"log/slog"
 	"sync"
@@ -42,6 +43,8 @@ type Config struct {
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
+	// Extension is what the application serves beside the tools.
+	Extension Extension
 }
 
 // Server serves the tools over MCP sessions.
@@ -67,19 +70,31 @@ func NewServer(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if len(cfg.Secret) == 0 {
+		// A key of this process only: a retry after a restart is refused.
+		cfg.Secret = make([]byte, 32)
+		rand.Read(cfg.Secret)
+	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version},
-		nil)
+	opts := &sdk.ServerOptions{}
+	if cfg.Extension.Options != nil {
+		cfg.Extension.Options(opts)
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	for _, name := range cfg.Tools.order {
 		tl := cfg.Tools.byName[name]
 		schema, err := json.Marshal(tl.info.Input)
 		if err != nil {
 			panic("mcp: a tool's schema does not marshal: " + err.Error())
 		}
-		s.sdk.AddTool(&sdk.Tool{Name: name, Description: tl.info.Description, InputSchema: json.RawMessage(schema)},
+		s.sdk.AddTool(&sdk.Tool{Name: cfg.Tools.listedName(name), Description: tl.info.Description, InputSchema: json.RawMessage(schema)},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				req.Params.Name = name // recorded under its qualified name, however it is listed
 				return s.call(ctx, req)
 			})
+	}
+	if cfg.Extension.Add != nil {
+		cfg.Extension.Add(s.sdk)
 	}
 	return s
 }
