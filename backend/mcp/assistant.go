@@ -40,6 +40,9 @@ func replyOf(out json.RawMessage, err error) (string, error) {
 type call struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Stateless marks a call of 2026-07-28, which its client continues
+	// by requestState: no session takes it over (see Server.cutOff).
+	Stateless bool `json:"stateless,omitempty"`
 }
 
 // Tools finds the agents' tools by their qualified names.

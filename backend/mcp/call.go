@@ -21,16 +21,16 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	if req.ProtocolVersion() >= stateless {
 		return s.callStateless(ctx, req)
 	}
-	cv, err := s.conversation(ctx, req)
+	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
+	if err != nil {
+		return nil, fmt.Errorf("write the call: %w", err)
+	}
+	cv, err := s.conversation(ctx, req, string(msg))
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the call: %w", err)
 	}
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
-	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
-	if err != nil {
-		return nil, fmt.Errorf("write the call: %w", err)
-	}
 	owner := s.cfg.Owner
 	// The follower is in place before the message is sent, so no change of
 	// the turn is missed.
@@ -40,14 +40,21 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	}
 	defer f.Close()
 	f.Look(func(chat.Live) {}) // the nodes of earlier calls are not this call's
-	before, err := s.cfg.Chat.View(ctx, owner, cv.id)
-	if err != nil {
-		return nil, fmt.Errorf("read the conversation of the call: %w", err)
+	w := &watch{s: s, req: req, conv: cv.id, asked: map[string]bool{}}
+	if cv.taken >= 0 {
+		// The session took this call over from one cut off while its
+		// question waited: the turn goes on, not again.
+		w.from, cv.taken = cv.taken, -1
+	} else {
+		before, err := s.cfg.Chat.View(ctx, owner, cv.id)
+		if err != nil {
+			return nil, fmt.Errorf("read the conversation of the call: %w", err)
+		}
+		if err := s.cfg.Chat.Send(ctx, owner, cv.id, string(msg)); err != nil {
+			return errorResult(apperr.MessageOf(err)), nil
+		}
+		w.from = len(before.Items)
 	}
-	if err := s.cfg.Chat.Send(ctx, owner, cv.id, string(msg)); err != nil {
-		return errorResult(apperr.MessageOf(err)), nil
-	}
-	w := &watch{s: s, req: req, conv: cv.id, from: len(before.Items), asked: map[string]bool{}}
 	return w.waitOrStop(ctx, f)
 }
 
@@ -75,9 +82,11 @@ func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)
 		}
 		if res, done := w.step(ctx, v); done {
-			// What changed meanwhile is taken too: a stage shown only
-			// before the turn came to ask still reaches the client.
+			// What changed meanwhile is said too: a stage shown or a line
+			// logged just before the turn came to ask still reaches the
+			// client.
 			w.changes(ctx, f.Pending())
+			w.logs(ctx, f)
 			return res, nil
 		}
 		u, err := f.Next(ctx)

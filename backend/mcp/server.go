@@ -17,6 +17,7 @@ import (
 // Chat is what the binding needs of the chat service.
 type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
+	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	Rename(ctx context.Context, session, id, title string) error
 	Send(ctx context.Context, session, id, text string) error
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
@@ -60,6 +61,9 @@ type Server struct {
 type conv struct {
 	mu sync.Mutex
 	id string
+	// taken is the index of the item of the call the session took over
+	// (see cutOff), for its first call to go on from; -1 when none.
+	taken int
 }
 
 // NewServer makes the MCP server of cfg's tools.
@@ -102,23 +106,31 @@ func NewServer(cfg Config) *Server {
 // SDK returns the SDK's server, to serve over a transport.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
-// conversation returns the session's conversation, creating it at its
-// first call, titled with the client's name.
-func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest) (*conv, error) {
+// conversation returns the session's conversation. At the session's first
+// call it is a new one, titled with the client's name, unless the call
+// (msg) is one a session cut off (see cutOff) left waiting on a question:
+// then the session takes that conversation over, the call to go on there.
+func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg string) (*conv, error) {
 	ss := req.Session
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.convs[ss]; ok {
 		return c, nil
 	}
-	c, err := s.cfg.Chat.Create(ctx, s.cfg.Owner, AssistantName)
+	cv, err := s.cutOff(ctx, msg)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
-		return nil, err
+	if cv == nil {
+		c, err := s.cfg.Chat.Create(ctx, s.cfg.Owner, AssistantName)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
+			return nil, err
+		}
+		cv = &conv{id: c.ID, taken: -1}
 	}
-	cv := &conv{id: c.ID}
 	s.convs[ss] = cv
 	go func() {
 		// The session's entry goes with the session.
@@ -128,6 +140,49 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest) (*c
 		s.mu.Unlock()
 	}()
 	return cv, nil
+}
+
+// recentCutOff bounds how many of the owner's newest conversations cutOff
+// looks through: a session is cut off by a restart, and its client calls
+// again soon after or not at all.
+const recentCutOff = 20
+
+// cutOff finds the conversation of a session that ended (the server was
+// restarted, the connection lost) while its call msg waited on a question:
+// its last message is msg, its turn waits, and no live session holds it.
+// A client calls again in a new session after such an end; taking the
+// waiting turn over asks the question again and finishes the call once,
+// rather than running it anew beside the first. s.mu is held.
+func (s *Server) cutOff(ctx context.Context, msg string) (*conv, error) {
+	held := map[string]bool{}
+	for _, c := range s.convs {
+		held[c.id] = true
+	}
+	convs, err := s.cfg.Chat.Conversations(ctx, s.cfg.Owner)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range convs {
+		if i == recentCutOff {
+			break
+		}
+		if c.Agent != AssistantName || held[c.ID] {
+			continue
+		}
+		v, err := s.cfg.Chat.View(ctx, s.cfg.Owner, c.ID)
+		if err != nil || !v.Status.Waiting {
+			continue
+		}
+		for j := len(v.Items) - 1; j >= 0; j-- {
+			if v.Items[j].Kind == tree.UserMessage {
+				if v.Items[j].Text == msg {
+					return &conv{id: c.ID, taken: j}, nil
+				}
+				break
+			}
+		}
+	}
+	return nil, nil
 }
 
 // titleOf is the title of the conversation of a client's calls.

@@ -38,13 +38,19 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 	if req.Params.InputResponses == nil && req.Params.RequestState != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "a call with a requestState must carry inputResponses"}
 	}
-	if st.Conv == "" {
-		c, err := s.start(ctx, req)
+	first := st.Conv == ""
+	if first {
+		c, err := s.cfg.Chat.Create(ctx, owner, AssistantName)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("start the conversation of the call: %w", err)
 		}
-		st = state{Conv: c, Tool: req.Params.Name}
+		if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())); err != nil {
+			return nil, fmt.Errorf("name the conversation of the call: %w", err)
+		}
+		st = state{Conv: c.ID, Tool: req.Params.Name}
 	}
+	// The follower is in place before the call is sent or answered, so no
+	// change of the turn is missed.
 	f, err := s.cfg.Chat.Follow(ctx, owner, st.Conv, chat.Want{Page: true, Nodes: true})
 	if err != nil {
 		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
@@ -52,30 +58,18 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 	defer f.Close()
 	f.Look(func(chat.Live) {}) // what was logged before this request was said before
 	w := &watch{s: s, req: req, conv: st.Conv, stateless: true, refused: map[string]string{}}
-	if err := w.answers(ctx, st); err != nil {
+	if first {
+		msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true})
+		if err != nil {
+			return nil, fmt.Errorf("write the call: %w", err)
+		}
+		if err := s.cfg.Chat.Send(ctx, owner, st.Conv, string(msg)); err != nil {
+			return errorResult(apperr.MessageOf(err)), nil
+		}
+	} else if err := w.answers(ctx, st); err != nil {
 		return nil, err
 	}
 	return w.waitOrStop(ctx, f)
-}
-
-// start makes the call's conversation and sends it the call, and returns
-// the conversation's id.
-func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest) (string, error) {
-	c, err := s.cfg.Chat.Create(ctx, s.cfg.Owner, AssistantName)
-	if err != nil {
-		return "", fmt.Errorf("start the conversation of the call: %w", err)
-	}
-	if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
-		return "", fmt.Errorf("name the conversation of the call: %w", err)
-	}
-	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
-	if err != nil {
-		return "", fmt.Errorf("write the call: %w", err)
-	}
-	if err := s.cfg.Chat.Send(ctx, s.cfg.Owner, c.ID, string(msg)); err != nil {
-		return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: apperr.MessageOf(err)}
-	}
-	return c.ID, nil
 }
 
 // answers records the client's answers to the questions st says were

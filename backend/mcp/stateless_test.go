@@ -71,7 +71,13 @@ func (f *statelessFixture) start() {
 	srv := mcp.NewServer(mcp.Config{Chat: f.svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1"})
 	ts := httptest.NewServer(mcp.Handler(srv, ""))
 	f.url = ts.URL
-	f.close = func() { ts.Close(); f.svc.Close() }
+	f.close = func() {
+		// As a server that goes down: nothing recorded after the service
+		// stops, connections cut.
+		f.svc.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+	}
 }
 
 // restart stops the service and starts another on the same database.
@@ -241,4 +247,69 @@ func TestAMissingOrRefusedAnswerIsAskedAgain(t *testing.T) {
 	if n := f.ran.Load(); n != 0 {
 		t.Errorf("the tool's work ran %d times on a refused answer", n)
 	}
+}
+
+// TestACallCutOffWhileItsQuestionWaitsIsTakenOverByItsRetry: a session of
+// 2025-11-25 ends while its call's question waits (here the server is
+// restarted on the same database); the client's retry of the same call in
+// a new session is asked the waiting question, not the ones answered
+// before, and the call finishes once, in its first conversation.
+func TestACallCutOffWhileItsQuestionWaitsIsTakenOverByItsRetry(t *testing.T) {
+	f := newStatelessFixture(t)
+	asked := make(chan string, 4)
+	waiting := make(chan struct{})
+	first := f.sessionClient(func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked <- req.Params.Message
+		if req.Params.Message == "How old are you?" {
+			<-waiting // the person is still thinking when the server goes down
+			return nil, errors.New("gone")
+		}
+		return accept(map[string]any{"name": "Ada"}), nil
+	})
+	go call(t, first, nil, "") //nolint:errcheck // cut off below
+	for _, want := range []string{"What is your name?", "How old are you?"} {
+		if got := <-asked; got != want {
+			t.Fatalf("asked %q; want %q", got, want)
+		}
+	}
+	f.restart()
+	defer close(waiting)
+
+	var retried []string
+	second := f.sessionClient(func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		retried = append(retried, req.Params.Message)
+		return accept(map[string]any{"age": 36}), nil
+	})
+	res, err := call(t, second, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text(res) != `"Ada is 36"` {
+		t.Errorf("the retry's result = %s; want the call finished with both answers", text(res))
+	}
+	if len(retried) != 1 || retried[0] != "How old are you?" {
+		t.Errorf("the retry was asked %q; want only the question that waited", retried)
+	}
+	convs, err := f.svc.Conversations(context.Background(), f.owner)
+	if err != nil || len(convs) != 1 {
+		t.Errorf("conversations = %d (%v); want the call's first one, finished there", len(convs), err)
+	}
+	if n := f.ran.Load(); n != 1 {
+		t.Errorf("the tool's work ran %d times; want once", n)
+	}
+}
+
+// sessionClient connects a 2025-11-25 client that answers questions with
+// answer while the call runs.
+func (f *statelessFixture) sessionClient(answer func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error)) *sdk.ClientSession {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "sessions", Version: "1"}, &sdk.ClientOptions{ElicitationHandler: answer})
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: f.url, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		f.t.Fatalf("connect: %v", err)
+	}
+	f.t.Cleanup(func() { cs.Close() })
+	return cs
 }
