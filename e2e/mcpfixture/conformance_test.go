@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -248,62 +246,11 @@ func buildFixture(t *testing.T) string {
 }
 
 // startFixture serves the fixture on a free port of loopback with a fresh
-// database, and returns its URL once it is healthy; it is stopped when the
+// database, and returns its URL once it listens; it is stopped when the
 // test ends, its log shown if the test failed.
 func startFixture(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "fixture.db"))
-	cmd.Env = append(os.Environ(), "SWEATPANTS_PROVIDER=offline")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu  sync.Mutex
-		log bytes.Buffer
-	)
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return log.Write(p)
-	})
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("the fixture's log, its warnings and errors:\n%s", notable(log.String()))
-			mu.Unlock()
-		}
-	})
-	listening := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-				listening <- u
-			}
-		}
-	}()
-	select {
-	case u := <-listening:
-		return u
-	case <-done:
-		t.Fatalf("the fixture exited before listening:\n%s", log.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("the fixture did not start listening")
-	}
-	return ""
+	return newProc(t, bin).start().url
 }
 
 // notable keeps the lines of a log above INFO: a request log of every
