@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/mcp"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
@@ -117,29 +119,51 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// mcpMount is /mcp for serve, or no mount when the application serves no
-// agents' tools. Without a token it is refused beyond loopback.
-func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, error) {
+// mcpMount is /mcp for serve, and the way a browser joins the session of
+// MCP calls to look at them (GET /join); none when the application serves
+// no agents' tools. Without a token it is refused beyond loopback.
+func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, *transport.Join, error) {
 	if len(p.cfg.Agents) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if token == "" && !loopback(ln.Addr()) {
-		return nil, fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", ln.Addr())
+		return nil, nil, fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", ln.Addr())
 	}
 	tools := mcp.NewTools(p.cfg.Agents...)
 	if p.cfg.MCP.OwnNames {
 		var err error
 		if tools, err = tools.OwnNames(); err != nil {
-			return nil, fmt.Errorf("app.Config.MCP.OwnNames: %w", err)
+			return nil, nil, fmt.Errorf("app.Config.MCP.OwnNames: %w", err)
 		}
 	}
 	owner, secret, err := mcpSecrets(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	// A browser that joins the owner's session keeps it: the session is
+	// pinned, never rotated away by a conversation the browser starts.
+	if err := db.PinSession(ctx, owner); err != nil {
+		return nil, nil, err
 	}
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret,
 		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
-	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, nil
+	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token), nil
+}
+
+// mcpJoin lets a browser join the session of MCP calls with the MCP token:
+// who may call the tools may see their conversations. Without a token,
+// which serve allows on loopback only, no key is asked.
+func mcpJoin(owner, token string) *transport.Join {
+	j := &transport.Join{What: "the conversations of MCP calls", Session: func(_ context.Context, key string) (string, error) {
+		if token != "" && subtle.ConstantTimeCompare([]byte(key), []byte(token)) != 1 {
+			return "", apperr.Errorf(apperr.Invalid, "That is not the MCP token this server was started with (--mcp-token or SWEATPANTS_MCP_TOKEN).")
+		}
+		return owner, nil
+	}}
+	if token != "" {
+		j.KeyLabel = "The MCP token"
+	}
+	return j
 }
 
 // mcpSecrets are the session that owns the conversations of MCP calls and

@@ -184,7 +184,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	mounts, err := p.mcpMount(ctx, db, svc, app, cfg.mcpToken, ln, log)
+	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg.mcpToken, ln, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -197,7 +197,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			ElicitComponents: p.cfg.Components,
 			Datastar:         client.JS, Metrics: tel.Handler(),
-			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts}),
+			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -8,6 +8,18 @@ import (
 	"time"
 )
 
+// PinSession records the session id, pinned: RotateSession keeps it as it
+// is, its conversations with it. It is for a session the program itself
+// owns conversations in (those of MCP calls), which a browser may be handed
+// to look at them; its id is a secret the program keeps.
+func (db *DB) PinSession(ctx context.Context, id string) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at, pinned) VALUES (?, ?, 1)
+			ON CONFLICT(id) DO UPDATE SET pinned = 1`, id, db.now().UnixMilli())
+		return err
+	})
+}
+
 // EnsureSession records a browser session id if it is new.
 func (db *DB) EnsureSession(ctx context.Context, id string) error {
 	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -72,6 +84,8 @@ func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, 
 //     tab), so it gets the session prev leads to, and next is not recorded.
 //     Rotating again would hand the browser two ids at once, and whichever
 //     cookie it kept last would strand the other's conversations.
+//   - prev is pinned (PinSession): prev is returned as it is, and next is
+//     not recorded.
 //   - otherwise (empty, never issued, rotated for someone else or long ago):
 //     next is recorded and owns nothing.
 //
@@ -90,6 +104,16 @@ func (db *DB) RotateSession(ctx context.Context, prev, next, client string, with
 		}
 		if live != "" && live != prev {
 			got = live
+			return nil
+		}
+		var pinned bool
+		if live != "" && live == prev {
+			if err := tx.QueryRowContext(ctx, `SELECT pinned FROM sessions WHERE id = ?`, prev).Scan(&pinned); err != nil {
+				return fmt.Errorf("read session: %w", err)
+			}
+		}
+		if pinned {
+			got = prev
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?)`, next, now.UnixMilli()); err != nil {

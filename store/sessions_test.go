@@ -189,3 +189,29 @@ func TestConcurrentRotationsOfOneSessionAgree(t *testing.T) {
 		t.Errorf("the session all rotations agreed on owns %v, want c1 and c2", owns)
 	}
 }
+
+// TestAPinnedSessionIsNeverRotated: a browser that holds a pinned session
+// (one the program owns conversations in) keeps it when it starts a
+// conversation: nothing moves, no successor is recorded.
+func TestAPinnedSessionIsNeverRotated(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	if err := db.PinSession(ctx, "pinned"); err != nil {
+		t.Fatal(err)
+	}
+	newConversation(t, db, "pinned", "c1")
+	got, err := db.RotateSession(ctx, "pinned", "next", handoff.Client, handoff.Within)
+	if err != nil || got != "pinned" {
+		t.Fatalf("rotating a pinned session = %q, %v; want it kept", got, err)
+	}
+	if got := owned(t, db, "pinned"); len(got) != 1 {
+		t.Errorf("the pinned session owns %v after the rotation; want its conversation", got)
+	}
+	if id, err := db.Session(ctx, "next", handoff.Client, handoff.Within); err != nil || id != "" {
+		t.Errorf("the successor not issued resolves to %q, %v; want nothing", id, err)
+	}
+	// Pinning again is harmless.
+	if err := db.PinSession(ctx, "pinned"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,8 +168,8 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 	if err != nil {
 		return "", err
 	}
-	if prev == "" {
-		return next, nil
+	if prev == "" || next == prev {
+		return next, nil // nothing moved: no session, or a pinned one
 	}
 	s.always.forget(prev, next) // moved with the conversations
 	s.mu.Lock()

@@ -53,6 +53,10 @@ func (s *Server) routes(datastar []byte) {
 	}
 	e.GET("/settings/permissions", s.permissionsPage)
 	e.POST("/settings/permissions/:id/revoke", s.revokeAlways, s.limitBody)
+	if s.join != nil {
+		e.GET("/join", s.joinPage)
+		e.POST("/join", s.joinSession, s.limitBody)
+	}
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
 	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)

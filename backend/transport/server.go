@@ -63,6 +63,9 @@ type Config struct {
 	ProgramRules []string
 	// Mounts are the bindings served beside the pages (see Mount).
 	Mounts []Mount
+	// Join, when set, serves GET and POST /join: a browser joins a session
+	// the program owns conversations in (see Join).
+	Join *Join
 }
 
 // Server serves the app.
@@ -72,6 +75,7 @@ type Server struct {
 	// permissions and programRules are the settings page's (Config).
 	permissions  Permissions
 	programRules []string
+	join         *Join
 	log          *slog.Logger
 	maxBody      int64
 	secure       bool
@@ -90,7 +94,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError

@@ -5,3 +5,8 @@ CREATE TABLE secrets (
     name  TEXT PRIMARY KEY,
     value BLOB NOT NULL
 ) WITHOUT ROWID;
+
+-- A pinned session is never rotated: the session of MCP calls, which a
+-- browser may join, keeps its id and its conversations whatever that
+-- browser starts.
+ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
