@@ -109,26 +109,48 @@ func (w *watch) log(ctx context.Context, text string) {
 	_ = w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "sweatpants", Data: text})
 }
 
-// messageOf is the question as the client shows it. An approval's form
-// holds only the decision, so its message carries what a browser's card
-// shows beside it: the call's arguments, and why the model wants it.
+// messageOf is the question as the client shows it: a form holds only the
+// answer, so the message carries what a browser's card shows beside it.
+// An approval says the call's arguments and why the model wants it; any
+// other kind with an input says that input, as JSON, after the message
+// (the text a clipboard write would copy, the flights a picker offers).
 func messageOf(req elicit.Request) string {
-	if req.Kind != elicit.Approve.Name {
+	if req.Kind == elicit.Approve.Name {
+		var in elicit.ApprovalInput
+		if json.Unmarshal(req.Input, &in) != nil {
+			return req.Message
+		}
+		msg := req.Message
+		if in.Description != "" {
+			msg += "\n" + in.Tool + ": " + in.Description
+		}
+		if in.Args != "" {
+			msg += "\nArguments: " + in.Args
+		}
+		if in.Reason != "" {
+			msg += "\nWhy: " + in.Reason
+		}
+		return msg
+	}
+	var in any
+	if json.Unmarshal(req.Input, &in) != nil || isEmpty(in) {
 		return req.Message
 	}
-	var in elicit.ApprovalInput
-	if json.Unmarshal(req.Input, &in) != nil {
-		return req.Message
+	return req.Message + "\n" + string(req.Input)
+}
+
+// isEmpty reports whether a decoded JSON value says nothing: null, "", an
+// empty object or list.
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
 	}
-	msg := req.Message
-	if in.Description != "" {
-		msg += "\n" + in.Tool + ": " + in.Description
-	}
-	if in.Args != "" {
-		msg += "\nArguments: " + in.Args
-	}
-	if in.Reason != "" {
-		msg += "\nWhy: " + in.Reason
-	}
-	return msg
+	return false
 }
