@@ -90,8 +90,10 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // mcpMount is /mcp for serve, or no mount when the application serves no
-// agents' tools. Without a token it is refused beyond loopback.
-func (p *program) mcpMount(svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, error) {
+// agents' tools. Without a token it is refused beyond loopback. Its
+// streams' events are kept in db, so a client resumes them after a
+// restart too.
+func (p *program) mcpMount(svc *chat.Service, kindsOf chat.Config, db *store.DB, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, error) {
 	if len(p.cfg.Agents) == 0 {
 		return nil, nil
 	}
@@ -99,7 +101,7 @@ func (p *program) mcpMount(svc *chat.Service, kindsOf chat.Config, token string,
 		return nil, fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", ln.Addr())
 	}
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: mcp.NewTools(p.cfg.Agents...), Kinds: kindsOf.Kinds, Owner: chat.NewSessionID(),
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
+		Events: db, Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, nil
 }
 

@@ -184,7 +184,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	mounts, err := p.mcpMount(svc, app, cfg.mcpToken, ln, log)
+	mounts, err := p.mcpMount(svc, app, db, cfg.mcpToken, ln, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -15,8 +15,14 @@ import (
 // answered 401; without one the handler is open, which the program allows
 // only when it listens on loopback. Cross-origin requests a browser makes
 // are refused here too, beside the pages' own protection that a mount gets.
+// With Config.Events, the streams' events are kept there (EventStore), so
+// a client resumes a broken stream with Last-Event-ID.
 func Handler(s *Server, token string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log})
+	opts := &sdk.StreamableHTTPOptions{Logger: s.cfg.Log}
+	if s.cfg.Events != nil {
+		opts.EventStore = NewEventStore(s.cfg.Events, EventOptions{})
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, opts)
 	var next http.Handler = http.NewCrossOriginProtection().Handler(h)
 	if token == "" {
 		return next

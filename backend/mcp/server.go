@@ -33,6 +33,11 @@ type Config struct {
 	Kinds *elicit.Kinds
 	// Owner is the chat session that owns the conversations of MCP calls.
 	Owner string
+	// Events keeps what the sessions' streams carried, so that a client
+	// resumes a broken stream with Last-Event-ID and misses nothing, even
+	// across a restart (Handler; the database in the app). Nil: streams
+	// are not resumable.
+	Events EventLog
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
