@@ -105,11 +105,19 @@ func (s *Server) conversation(ctx context.Context, ss *sdk.ServerSession) (*conv
 	if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, "MCP: "+client); err != nil {
 		return nil, err
 	}
+	// The session holds its conversation in memory while it lasts, as an
+	// open page does: its calls then find it loaded, not read back from
+	// the store each time.
+	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, c.ID, chat.Want{})
+	if err != nil {
+		return nil, err
+	}
 	cv := &conv{id: c.ID}
 	s.convs[ss] = cv
 	go func() {
 		// The session's entry goes with the session.
 		ss.Wait()
+		held.Close()
 		s.mu.Lock()
 		delete(s.convs, ss)
 		s.mu.Unlock()
