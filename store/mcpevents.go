@@ -16,37 +16,29 @@ import (
 // A stream's events are numbered from 0 in the order they were appended,
 // as the MCP SDK numbers the event ids it writes.
 
-// OpenEventStream starts the session's stream, empty. A stream opened
-// again starts afresh, its events dropped: the SDK numbers a stream's
-// events from 0 each time it opens it (which, for the same id, happens
-// only when a session is connected again under its id), and an index must
-// name one event.
-func (db *DB) OpenEventStream(ctx context.Context, session, stream string) error {
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`, session, stream); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO mcp_streams(session_id, stream_id, touched_at) VALUES (?, ?, ?)
-			ON CONFLICT (session_id, stream_id) DO UPDATE SET first = 0, next = 0, bytes = 0, touched_at = excluded.touched_at`,
-			session, stream, db.now().UnixMilli())
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("open MCP stream: %w", err)
-	}
-	return nil
-}
-
 // AppendEvent appends data to the session's stream as its next event.
-// When the stream's events then hold more than keep bytes, the oldest are
-// dropped until they fit, the new one always kept (keep 0: no bound). A
-// stream that was never opened, or was forgotten, is NotFound: its events
-// could not be numbered as the client was told.
-func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []byte, keep int) error {
+// With opening, the stream starts with it, afresh: a stream of that name
+// loses what it held, since the SDK numbers a stream's events from 0 each
+// time it opens it (which, for the same id, happens only when a session is
+// connected again under its id) and an index must name one event. When
+// the stream's events then hold more than keep bytes, the oldest are
+// dropped until they fit, the new one always kept (keep 0: no bound).
+// Without opening, a stream that was never started, or was forgotten, is
+// NotFound: its event could not be numbered as the client was told.
+func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []byte, keep int, opening bool) error {
 	if data == nil {
 		data = []byte{} // an event with no data (the SDK's priming event) still takes its place
 	}
 	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if opening {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`, session, stream); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_streams(session_id, stream_id, touched_at) VALUES (?, ?, 0)
+				ON CONFLICT (session_id, stream_id) DO UPDATE SET first = 0, next = 0, bytes = 0`, session, stream); err != nil {
+				return err
+			}
+		}
 		var idx, first, bytes int
 		err := tx.QueryRowContext(ctx, `UPDATE mcp_streams SET next = next + 1, bytes = bytes + ?, touched_at = ?
 			WHERE session_id = ? AND stream_id = ? RETURNING next - 1, first, bytes`,
@@ -158,7 +150,7 @@ func (db *DB) ForgetEventSession(ctx context.Context, session string) error {
 }
 
 // ForgetIdleEventSessions drops the streams, and their events, of every
-// session none of whose streams was opened or appended to since before,
+// session none of whose streams was appended to since before,
 // and returns how many sessions that was: a session whose client went
 // away without closing it.
 func (db *DB) ForgetIdleEventSessions(ctx context.Context, before time.Time) (int, error) {

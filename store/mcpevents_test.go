@@ -28,9 +28,17 @@ func events(t *testing.T, db *DB, session, stream string, index int) (int, []str
 func appendEvents(t *testing.T, db *DB, session, stream string, keep int, data ...string) {
 	t.Helper()
 	for _, d := range data {
-		if err := db.AppendEvent(context.Background(), session, stream, []byte(d), keep); err != nil {
+		if err := db.AppendEvent(context.Background(), session, stream, []byte(d), keep, false); err != nil {
 			t.Fatalf("append %q to %s/%s: %v", d, session, stream, err)
 		}
+	}
+}
+
+// openStream starts the stream with its first event.
+func openStream(t *testing.T, db *DB, session, stream string, keep int, first string) {
+	t.Helper()
+	if err := db.AppendEvent(context.Background(), session, stream, []byte(first), keep, true); err != nil {
+		t.Fatalf("open %s/%s with %q: %v", session, stream, first, err)
 	}
 }
 
@@ -44,16 +52,11 @@ func TestMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"a", "b"} {
-		if err := db.OpenEventStream(ctx, "s1", s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.AppendEvent(ctx, "s1", "a", nil, 0); err != nil { // a priming event has no data
+	if err := db.AppendEvent(ctx, "s1", "a", nil, 0, true); err != nil { // a priming event has no data
 		t.Fatal(err)
 	}
 	appendEvents(t, db, "s1", "a", 0, "one", "two")
-	appendEvents(t, db, "s1", "b", 0, "other")
+	openStream(t, db, "s1", "b", 0, "other")
 	appendEvents(t, db, "s1", "a", 0, "three")
 
 	for _, c := range []struct {
@@ -85,7 +88,7 @@ func TestMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen(t *testing.T) {
 func TestAnMCPStreamNotOpenIsNotFound(t *testing.T) {
 	ctx := context.Background()
 	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
-	if err := db.AppendEvent(ctx, "s1", "a", []byte("x"), 0); apperr.CodeOf(err) != apperr.NotFound {
+	if err := db.AppendEvent(ctx, "s1", "a", []byte("x"), 0, false); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("append to a stream never opened: %v, want NotFound", err)
 	}
 	if _, _, err := db.EventsAfter(ctx, "s1", "a", -1); apperr.CodeOf(err) != apperr.NotFound {
@@ -95,16 +98,11 @@ func TestAnMCPStreamNotOpenIsNotFound(t *testing.T) {
 
 // A stream opened again starts over, as the SDK numbers it from 0 again.
 func TestAnMCPStreamOpenedAgainStartsOver(t *testing.T) {
-	ctx := context.Background()
 	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
-	if err := db.OpenEventStream(ctx, "s1", ""); err != nil {
-		t.Fatal(err)
-	}
-	appendEvents(t, db, "s1", "", 0, "old0", "old1")
-	if err := db.OpenEventStream(ctx, "s1", ""); err != nil {
-		t.Fatal(err)
-	}
-	appendEvents(t, db, "s1", "", 0, "new0", "new1")
+	openStream(t, db, "s1", "", 0, "old0")
+	appendEvents(t, db, "s1", "", 0, "old1")
+	openStream(t, db, "s1", "", 0, "new0")
+	appendEvents(t, db, "s1", "", 0, "new1")
 	if first, got := events(t, db, "s1", "", 0); first != 0 || strings.Join(got, "|") != "new1" {
 		t.Errorf("after 0: first %d, %q; want 0, new1", first, got)
 	}
@@ -113,15 +111,10 @@ func TestAnMCPStreamOpenedAgainStartsOver(t *testing.T) {
 // Over its bound a stream drops its oldest events, keeps the newest, and
 // says from which index it keeps them.
 func TestAnMCPStreamOverItsBoundDropsItsOldestEvents(t *testing.T) {
-	ctx := context.Background()
 	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
-	for _, s := range []string{"a", "b"} {
-		if err := db.OpenEventStream(ctx, "s1", s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	appendEvents(t, db, "s1", "b", 10, "bbbb")
-	appendEvents(t, db, "s1", "a", 10, "0000", "1111", "2222")
+	openStream(t, db, "s1", "b", 10, "bbbb")
+	openStream(t, db, "s1", "a", 10, "0000")
+	appendEvents(t, db, "s1", "a", 10, "1111", "2222")
 	if first, got := events(t, db, "s1", "a", -1); first != 1 || strings.Join(got, "|") != "1111|2222" {
 		t.Errorf("12 bytes over a bound of 10: first %d, %q; want 1, 1111|2222", first, got)
 	}
@@ -145,12 +138,8 @@ func TestMCPSessionsClosedOrIdleAreForgotten(t *testing.T) {
 	c := &clock{t: time.UnixMilli(1_700_000_000_000)}
 	db := openAt(t, c)
 	for _, s := range []string{"closed", "idle", "busy"} {
-		for _, st := range []string{"", "x"} {
-			if err := db.OpenEventStream(ctx, s, st); err != nil {
-				t.Fatal(err)
-			}
-		}
-		appendEvents(t, db, s, "x", 0, "e")
+		openStream(t, db, s, "", 0, "")
+		openStream(t, db, s, "x", 0, "e")
 	}
 	c.advance(time.Hour)
 	appendEvents(t, db, "busy", "", 0, "later")

@@ -16,20 +16,19 @@ import (
 // (store.DB). A stream is named by its session's id and its own, as the SDK
 // gives them; its events are numbered from 0 in the order appended.
 type EventLog interface {
-	// OpenEventStream starts the stream, empty, dropping what a stream of
-	// that name held before.
-	OpenEventStream(ctx context.Context, session, stream string) error
 	// AppendEvent appends data to the stream, then drops its oldest events
-	// until they hold at most keep bytes, the new one always kept. A
-	// stream not open is NotFound (apperr).
-	AppendEvent(ctx context.Context, session, stream string, data []byte, keep int) error
+	// until they hold at most keep bytes, the new one always kept. With
+	// opening, the stream starts with it, dropping what a stream of that
+	// name held before; without, a stream not started is NotFound
+	// (apperr).
+	AppendEvent(ctx context.Context, session, stream string, data []byte, keep int, opening bool) error
 	// EventsAfter returns the stream's events after index, and the index
 	// of the oldest it keeps. A stream not open is NotFound (apperr).
 	EventsAfter(ctx context.Context, session, stream string, index int) (first int, data [][]byte, err error)
 	// ForgetEventSession drops the session's streams.
 	ForgetEventSession(ctx context.Context, session string) error
 	// ForgetIdleEventSessions drops the streams of the sessions none of
-	// whose streams was opened or appended to since before.
+	// whose streams was appended to since before.
 	ForgetIdleEventSessions(ctx context.Context, before time.Time) (int, error)
 }
 
@@ -60,9 +59,13 @@ type EventStore struct {
 	now  func() time.Time
 	keep int
 
-	mu    sync.Mutex
-	swept time.Time // when idle sessions were last looked for
+	mu     sync.Mutex
+	swept  time.Time          // when idle sessions were last looked for
+	opened map[streamKey]bool // streams opened that have no event yet
 }
+
+// streamKey names a stream of a session.
+type streamKey struct{ session, stream string }
 
 // EventOptions tune an EventStore; the zero value is the defaults.
 type EventOptions struct {
@@ -80,18 +83,25 @@ func NewEventStore(log EventLog, opts EventOptions) *EventStore {
 	if opts.StreamBytes <= 0 {
 		opts.StreamBytes = DefaultStreamBytes
 	}
-	return &EventStore{log: log, now: opts.Now, keep: opts.StreamBytes}
+	return &EventStore{log: log, now: opts.Now, keep: opts.StreamBytes, opened: map[streamKey]bool{}}
 }
 
 var _ sdk.EventStore = (*EventStore)(nil)
 
-// Open starts the session's stream. Now and then it first forgets the
-// sessions idle for longer than IdleSession.
+// Open starts the session's stream. It writes nothing: the stream is
+// written with its first event, in the same commit (a call's stream gets
+// its priming event at once), and until then it is an empty stream of
+// this process, which is all a restarted server could replay of it. Now
+// and then Open first forgets the sessions idle for longer than
+// IdleSession.
 func (s *EventStore) Open(ctx context.Context, session, stream string) error {
 	if err := s.sweep(ctx); err != nil {
 		return err
 	}
-	return s.log.OpenEventStream(ctx, session, stream)
+	s.mu.Lock()
+	s.opened[streamKey{session, stream}] = true
+	s.mu.Unlock()
+	return nil
 }
 
 // sweep forgets the idle sessions, at most once every sweepEvery.
@@ -116,7 +126,25 @@ func (s *EventStore) sweep(ctx context.Context) error {
 // (it was forgotten) is an error: its event could not be replayed under
 // the id the client is given.
 func (s *EventStore) Append(ctx context.Context, session, stream string, data []byte) error {
-	return s.log.AppendEvent(ctx, session, stream, data, s.keep)
+	k := streamKey{session, stream}
+	s.mu.Lock()
+	opening := s.opened[k]
+	delete(s.opened, k)
+	s.mu.Unlock()
+	err := s.log.AppendEvent(ctx, session, stream, data, s.keep, opening)
+	if err != nil && opening {
+		s.mu.Lock()
+		s.opened[k] = true // the stream is still to be started
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// pending reports whether the stream was opened and has no event yet.
+func (s *EventStore) pending(session, stream string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened[streamKey{session, stream}]
 }
 
 // After yields the events of the session's stream after index. It yields
@@ -126,6 +154,11 @@ func (s *EventStore) Append(ctx context.Context, session, stream string, data []
 // for the whole.
 func (s *EventStore) After(ctx context.Context, session, stream string, index int) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
+		if s.pending(session, stream) {
+			// Opened, nothing in it yet: what a stream of that name held
+			// before (a session connected again under its id) is not its.
+			return
+		}
 		first, data, err := s.log.EventsAfter(ctx, session, stream, index)
 		switch {
 		case apperr.CodeOf(err) == apperr.NotFound:
@@ -149,5 +182,12 @@ func (s *EventStore) After(ctx context.Context, session, stream string, index in
 
 // SessionClosed forgets the session's streams and their events.
 func (s *EventStore) SessionClosed(ctx context.Context, session string) error {
+	s.mu.Lock()
+	for k := range s.opened {
+		if k.session == session {
+			delete(s.opened, k)
+		}
+	}
+	s.mu.Unlock()
 	return s.log.ForgetEventSession(ctx, session)
 }

@@ -134,3 +134,39 @@ func TestAnIdleSessionsEventsAreForgotten(t *testing.T) {
 		t.Errorf("the busy session's stream: %q, %v; want e|f", got, errs)
 	}
 }
+
+// After a restart, a session connected again under its id opens its
+// standalone stream again, which the SDK numbers from 0 again: it starts
+// over, while the streams of the calls made before stay to be resumed.
+func TestASessionConnectedAgainStartsItsStandaloneStreamOver(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	before := mcp.NewEventStore(db, mcp.EventOptions{})
+	for _, st := range []string{"", "call"} {
+		if err := before.Open(ctx, "s1", st); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{"old0", "old1"} {
+			if err := before.Append(ctx, "s1", st, []byte(d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	after := mcp.NewEventStore(db, mcp.EventOptions{}) // the server restarted
+	if err := after.Open(ctx, "s1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, errs := replay(after, "s1", "", -1); got != nil || errs != nil {
+		t.Errorf("the standalone stream opened again: %q, %v; want it empty", got, errs)
+	}
+	if err := after.Append(ctx, "s1", "", []byte("new0")); err != nil {
+		t.Fatal(err)
+	}
+	if got, errs := replay(after, "s1", "", -1); strings.Join(got, "|") != "new0" || errs != nil {
+		t.Errorf("then: %q, %v; want new0 alone", got, errs)
+	}
+	if got, errs := replay(after, "s1", "call", 0); strings.Join(got, "|") != "old1" || errs != nil {
+		t.Errorf("a call's stream from before: %q, %v; want old1", got, errs)
+	}
+}
