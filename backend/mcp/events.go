@@ -59,9 +59,12 @@ type EventStore struct {
 	now  func() time.Time
 	keep int
 
-	mu     sync.Mutex
-	swept  time.Time          // when idle sessions were last looked for
-	opened map[streamKey]bool // streams opened that have no event yet
+	mu    sync.Mutex
+	swept time.Time // when idle sessions were last looked for
+	// opened holds the streams opened that have no event yet: a
+	// session's standalone stream stays here until its first event or
+	// the session's close, as the SDK keeps the session itself.
+	opened map[streamKey]bool
 }
 
 // streamKey names a stream of a session.
