@@ -85,7 +85,8 @@ screenshots: build e2e-deps
 ## then the sample pipeline's own cost, then what the permission policy
 ## adds to a tool call, then a model streaming into 100 conversations'
 ## pages, then what telemetry adds to a model call, then the permission
-## policy's decision under 100 rules (docs/performance.md)
+## policy's decision under 100 rules, then 100 MCP sessions calling a
+## tool that asks once, beside a plain go-sdk server (docs/performance.md)
 bench: build
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
@@ -95,6 +96,7 @@ bench: build
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./backend/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/
+	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
 
 ## generate: templ components to Go
 generate:

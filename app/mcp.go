@@ -121,7 +121,9 @@ func (nopWriteCloser) Close() error { return nil }
 
 // mcpMount is /mcp for serve, and the way a browser joins the session of
 // MCP calls to look at them (GET /join); none when the application serves
-// no agents' tools. Without a token it is refused beyond loopback.
+// no agents' tools. Without a token it is refused beyond loopback. Its
+// streams' events are kept in db, so a client resumes them after a
+// restart too.
 func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, *transport.Join, error) {
 	if len(p.cfg.Agents) == 0 {
 		return nil, nil, nil
@@ -145,7 +147,7 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 	if err := db.PinSession(ctx, owner); err != nil {
 		return nil, nil, err
 	}
-	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret,
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db,
 		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token), nil
 }

@@ -15,6 +15,8 @@ import (
 // answered 401; without one the handler is open, which the program allows
 // only when it listens on loopback. Cross-origin requests a browser makes
 // are refused here too, beside the pages' own protection that a mount gets.
+// With Config.Events, the streams' events are kept there (EventStore), so
+// a client resumes a broken stream with Last-Event-ID.
 func Handler(s *Server, token string) http.Handler {
 	var next http.Handler = http.NewCrossOriginProtection().Handler(revisions(s))
 	if token == "" {
@@ -39,7 +41,11 @@ func Handler(s *Server, token string) http.Handler {
 // runs). The SDK offers each as a handler of its own, not both in one.
 func revisions(s *Server) http.Handler {
 	get := func(*http.Request) *sdk.Server { return s.sdk }
-	sessions := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log})
+	opts := &sdk.StreamableHTTPOptions{Logger: s.cfg.Log}
+	if s.cfg.Events != nil {
+		opts.EventStore = NewEventStore(s.cfg.Events, EventOptions{})
+	}
+	sessions := sdk.NewStreamableHTTPHandler(get, opts)
 	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true,
 		// A call the client gives up on is stopped, as one of a session is.
 		PropagateRequestCancellation: true})

@@ -41,6 +41,11 @@ type Config struct {
 	// least 32 random bytes, the same across restarts, or a retry after
 	// one is refused.
 	Secret []byte
+	// Events keeps what the sessions' streams carried, so that a client
+	// resumes a broken stream with Last-Event-ID and misses nothing, even
+	// across a restart (Handler; the database in the app). Nil: streams
+	// are not resumable.
+	Events EventLog
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
@@ -131,10 +136,18 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		}
 		cv = &conv{id: c.ID, taken: -1}
 	}
+	// The session holds its conversation in memory while it lasts, as an
+	// open page does: its calls then find it loaded, not read back from
+	// the store each time.
+	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, chat.Want{})
+	if err != nil {
+		return nil, err
+	}
 	s.convs[ss] = cv
 	go func() {
 		// The session's entry goes with the session.
 		ss.Wait()
+		held.Close()
 		s.mu.Lock()
 		delete(s.convs, ss)
 		s.mu.Unlock()
