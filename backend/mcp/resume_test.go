@@ -171,10 +171,11 @@ func TestACutStreamResumesWithLastEventIDAndMissesNothing(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	// The client tries to resume a broken stream (MaxRetries 0: the
+	// A client of sessions (2025-11-25; the stateless revision resumes by
+	// requestState instead) tries to resume a broken stream (MaxRetries 0: the
 	// SDK's five attempts).
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: c}}, nil)
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: c}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

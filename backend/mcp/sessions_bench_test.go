@@ -214,7 +214,7 @@ func connectFleet(ctx context.Context, url string, n int) (*benchFleet, error) {
 				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Bea"}}, nil
 			},
 		})
-		cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			f.close()
 			return nil, fmt.Errorf("connect session %d: %w", len(f.sessions), err)
