@@ -1,0 +1,94 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
+)
+
+// elicit answers the server's elicitation/create: a question of the
+// conversation, asked in the call that runs (see conn), whose answer goes
+// back to the server. A form is asked from the schema the server
+// requested (flat, as the protocol allows); a URL elicitation, or a
+// question with no call running, is declined.
+func (c *conn) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	run := c.running()
+	if run == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	run.quiet.pause() // the user takes the time they need
+	defer run.quiet.resume()
+	p := req.Params
+	if p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, err := formSchema(p.RequestedSchema)
+	if err != nil {
+		return nil, fmt.Errorf("the question's schema cannot be shown as a form: %w", err)
+	}
+	resp, err := turn.Elicit(run.questions, elicit.Request{Kind: elicit.FormKind, Message: p.Message, Schema: schema,
+		Actions: []elicit.Action{elicit.Accept, elicit.Decline, elicit.Cancel}})
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ElicitResult{Action: string(resp.Action)}
+	if resp.Action == elicit.Accept {
+		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
+			return nil, fmt.Errorf("the answer cannot be sent: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// formSchema reads a requested schema as a form's: an object of flat
+// properties, strings, numbers, booleans and enums, with their defaults.
+func formSchema(requested any) (*elicit.Schema, error) {
+	var s elicit.Schema
+	if requested != nil {
+		raw, err := json.Marshal(requested)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+	}
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	if s.Type != "object" {
+		return nil, errors.New("it is not an object")
+	}
+	for name, p := range s.Properties {
+		if p == nil || p.Type == "object" || p.Type == "array" && p.Items == nil {
+			return nil, fmt.Errorf("the field %s is not a flat value", name)
+		}
+	}
+	return &s, nil
+}
+
+// progressed shows the server's progress as the call's turn's.
+func (c *conn) progressed(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	run := c.running()
+	if run == nil || fmt.Sprint(req.Params.ProgressToken) != run.token {
+		return // a late word of a call that ended
+	}
+	run.quiet.feed()
+	fraction := -1.0
+	if p := req.Params; p.Total > 0 {
+		fraction = min(1, p.Progress/p.Total)
+	}
+	msg := req.Params.Message
+	if msg == "" {
+		msg = "Working…"
+	}
+	if err := turn.Notify(run.progress, msg, fraction); err != nil {
+		c.log.Warn("show an MCP server's progress", "server", c.cfg.Name, "err", err)
+	}
+}

@@ -1,0 +1,85 @@
+package mcpclient_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// TestAnOutsideToolAsksInTheConversationAndIsNeverCalledAgainOnReplay
+// checks the whole way of an outside tool over HTTP with a token: the
+// model is offered it, the user approves the call (the default for a tool
+// of an outside server), the server's question is a form of the
+// conversation whose answer reaches it, its progress is the turn's; and
+// after a restart with the server gone, the turn goes on from the record —
+// the model shown the same tools, the server not called again.
+func TestAnOutsideToolAsksInTheConversationAndIsNeverCalledAgainOnReplay(t *testing.T) {
+	var n counts
+	ts := httpPaint(t, &n, "", "s3cret")
+	model := &painter{askAfter: true}
+	a := newApp(t, model, mcpclient.Server{Name: "paint", URL: ts.URL, Token: "s3cret"})
+
+	id := a.send("kitchen")
+	approval := a.question(id, "approval")
+	if got := approval.Request.Message; !strings.Contains(got, "paint") {
+		t.Errorf("the approval asks %q, want it to name the tool paint", got)
+	}
+	a.answer(id, approval, `{"choice":"once"}`)
+	form := a.question(id, "form")
+	if got, want := form.Request.Message, "Which color for the kitchen?"; got != want {
+		t.Errorf("the server's question reads %q, want %q", got, want)
+	}
+	if got := form.Value("color"); got != "red" {
+		t.Errorf("the form's color starts as %q, want the server's default red", got)
+	}
+	a.answer(id, form, `{"color":"blue"}`)
+	a.question(id, "confirm") // ask_user, after the outside call: the turn waits here
+	if got := n.calls.Load(); got != 1 {
+		t.Fatalf("the server was called %d times, want 1", got)
+	}
+	var progress []string
+	for _, nd := range nodesOf(t, a, id, tree.Notify) {
+		progress = append(progress, string(nd.Payload))
+	}
+	if !strings.Contains(strings.Join(progress, " "), "Mixing the paint") {
+		t.Errorf("the turn's progress is %q, want the server's \"Mixing the paint\"", progress)
+	}
+	lists := n.lists.Load()
+
+	// The process ends with the turn waiting; the server goes away.
+	a.stop()
+	ts.Close()
+	a.start()
+	confirm := a.question(id, "confirm")
+	a.answer(id, confirm, `{"yes":true}`)
+	if got, want := a.reply(id), "painted the kitchen blue"; !strings.Contains(got, want) {
+		t.Fatalf("the reply is %q, want it to hold the outside tool's result %q", got, want)
+	}
+	if got := n.calls.Load(); got != 1 {
+		t.Errorf("after the replay the server was called %d times, want 1 (answered from the record)", got)
+	}
+	if got := n.lists.Load(); got != lists {
+		t.Errorf("after the replay the server was asked for its tools %d times, want %d", got, lists)
+	}
+	offers := model.offers()
+	if got := offers[len(offers)-1]; !strings.Contains(strings.Join(got, ","), "paint") {
+		t.Errorf("after the replay the model was offered %q, want the outside tool among them", got)
+	}
+}
+
+func nodesOf(t *testing.T, a *app, id string, kind tree.Kind) []tree.Node {
+	t.Helper()
+	all, err := a.db.Nodes(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []tree.Node
+	for _, n := range all {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
