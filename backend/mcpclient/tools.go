@@ -69,7 +69,7 @@ func desc(t *mcp.Tool) ToolDesc {
 func (c *conn) recordedList(ctx context.Context) ([]ToolDesc, error) {
 	info := agents.ToolInfo{Agent: c.cfg.Name, Name: ListTool, Description: "Lists the tools of the MCP server " + c.cfg.Name}
 	ctx = agents.ToolAPI.Provide(ctx, func(ctx context.Context, _ agents.ToolCall) (json.RawMessage, error) {
-		descs, err := c.recordedList(ctx)
+		descs, err := c.list(ctx)
 		if err != nil {
 			return nil, err
 		}
