@@ -42,8 +42,8 @@ type paintIn struct {
 // paintServer is the outside server. Its tool paint asks the user which
 // color (a form with an enum and a default), reports progress, and says
 // what it painted; with die, it exits the process mid-call instead, and
-// with hang it never answers.
-func paintServer(n *counts, behave string) *mcp.Server {
+// with hang it does not answer until released.
+func paintServer(n *counts, behave string, release <-chan struct{}) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "paint", Version: "1"}, nil)
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -51,7 +51,9 @@ func paintServer(n *counts, behave string) *mcp.Server {
 			case "tools/list":
 				n.lists.Add(1)
 			case "tools/call":
-				n.calls.Add(1)
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); !ok || p.InputResponses == nil {
+					n.calls.Add(1) // a call, not its retry with the user's answer
+				}
 			}
 			return next(ctx, method, req)
 		}
@@ -62,21 +64,27 @@ func paintServer(n *counts, behave string) *mcp.Server {
 			case "die":
 				os.Exit(3)
 			case "hang":
-				<-ctx.Done()
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
 				return nil, nil, ctx.Err()
 			}
 			if tok := req.Params.GetProgressToken(); tok != nil {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "Mixing the paint"})
 			}
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which color for the " + in.Wall + "?", RequestedSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}, "default": "red"},
-				},
-				"required": []string{"color"},
-			}})
-			if err != nil {
-				return nil, nil, err
+			// Asked the multi-round-trip way, which the SDK serves to
+			// clients of every revision.
+			res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": &mcp.ElicitParams{
+					Message: "Which color for the " + in.Wall + "?", RequestedSchema: map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}, "default": "red"},
+						},
+						"required": []string{"color"},
+					}}}}, nil, nil
 			}
 			if res.Action != "accept" {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nothing painted: " + res.Action}}}, nil, nil
@@ -89,7 +97,8 @@ func paintServer(n *counts, behave string) *mcp.Server {
 // httpPaint serves the paint server over Streamable HTTP, checking the
 // bearer token when one is given.
 func httpPaint(t *testing.T, n *counts, behave, token string) *httptest.Server {
-	s := paintServer(n, behave)
+	release := make(chan struct{})
+	s := paintServer(n, behave, release)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
@@ -99,6 +108,7 @@ func httpPaint(t *testing.T, n *counts, behave, token string) *httptest.Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) }) // first: a hanging call lets the server close
 	return ts
 }
 
@@ -114,7 +124,7 @@ func stdioPaint(behave string) mcpclient.Server {
 func TestMain(m *testing.M) {
 	if behave, ok := os.LookupEnv(stdioEnv); ok {
 		var n counts
-		if err := paintServer(&n, behave).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		if err := paintServer(&n, behave, nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
