@@ -25,9 +25,10 @@ import (
 const mcpCommand = "mcp"
 
 type mcpConfig struct {
-	db     string
-	agent  string
-	policy ruleFile
+	db      string
+	agent   string
+	policy  ruleFile
+	servers serverFile
 }
 
 // mcpSynopsis heads the mcp command's usage.
@@ -44,6 +45,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
+	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -71,7 +73,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, store.Options{}, log)
+	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
 	if err != nil {
 		return err
 	}

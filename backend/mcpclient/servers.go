@@ -57,6 +57,9 @@ func (s *Servers) Len() int {
 // background: the settings page then shows how each went. A server that
 // fails is tried again when a turn needs it.
 func (s *Servers) Start(ctx context.Context) {
+	if s == nil {
+		return
+	}
 	for _, c := range s.list {
 		go func() {
 			if _, err := c.list(ctx); err != nil {

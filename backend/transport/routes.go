@@ -53,6 +53,7 @@ func (s *Server) routes(datastar []byte) {
 	}
 	e.GET("/settings/permissions", s.permissionsPage)
 	e.POST("/settings/permissions/:id/revoke", s.revokeAlways, s.limitBody)
+	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
 	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)

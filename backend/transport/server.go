@@ -61,6 +61,10 @@ type Config struct {
 	// ProgramRules are the program's rules for tool calls as written
 	// (policy.Rule's String), shown on the settings page to read.
 	ProgramRules []string
+	// MCPServers, when set, gives the settings page of servers (GET
+	// /settings/servers) the outside MCP servers as they are now; nil has
+	// none.
+	MCPServers func() []templates.MCPServer
 	// Mounts are the bindings served beside the pages (see Mount).
 	Mounts []Mount
 }
@@ -72,6 +76,7 @@ type Server struct {
 	// permissions and programRules are the settings page's (Config).
 	permissions  Permissions
 	programRules []string
+	mcpServers   func() []templates.MCPServer
 	log          *slog.Logger
 	maxBody      int64
 	secure       bool
@@ -90,7 +95,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
