@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,6 +59,7 @@ func formSchema(requested any) (*elicit.Schema, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
+		s.Order = propertyOrder(raw)
 	}
 	if s.Type == "" {
 		s.Type = "object"
@@ -71,6 +73,35 @@ func formSchema(requested any) (*elicit.Schema, error) {
 		}
 	}
 	return &s, nil
+}
+
+// propertyOrder is the order the schema raw names its properties in: the
+// page shows a form's fields in its schema's Order, and shows none
+// without one. (The SDK hands the requested schema over as a map, so the
+// order is by name by the time it arrives here.)
+func propertyOrder(raw []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(top["properties"]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := t.(string)
+		names = append(names, name)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return names
 }
 
 // progressed shows the server's progress as the call's turn's.
