@@ -54,3 +54,10 @@ func (t *outsideTool) callJSON(ctx context.Context, raw json.RawMessage) (json.R
 	ctx = ToolAPI.Provide(ctx, core)
 	return ToolAPI.Call(ctx, ToolCall{Agent: t.info.Agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx)})
 }
+
+// CallJSON runs t on JSON input, through ToolAPI as a Loop runs the
+// model's calls: for code that calls a tool it found by name rather than
+// declared (a tool a ToolSource listed).
+func CallJSON(ctx context.Context, t AnyTool, input json.RawMessage) (json.RawMessage, error) {
+	return t.callJSON(ctx, input)
+}
