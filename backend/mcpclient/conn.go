@@ -109,7 +109,9 @@ func (c *conn) watch(s *mcp.ClientSession) {
 }
 
 // failed records err as the server's state, drops the session and returns
-// err.
+// err. The session is closed on the side: closing waits on the server
+// (its command's exit, its answer to the session's end), and a server
+// that failed may never give it, while the turn is owed its error now.
 func (c *conn) failed(err error) error {
 	c.mu.Lock()
 	s := c.session
@@ -117,7 +119,7 @@ func (c *conn) failed(err error) error {
 	c.state = State{Status: Failed, Err: err.Error(), Since: time.Now()}
 	c.mu.Unlock()
 	if s != nil {
-		s.Close()
+		go s.Close()
 	}
 	return err
 }
