@@ -23,7 +23,9 @@ import (
 // model calls paint: the user allows it on the approval card (an outside
 // tool asks by default), answers the server's question on a form card,
 // and the answer reaches the server, whose result the model replies with.
-// The settings page lists the server, connected, with its tool.
+// The settings page lists the server, connected, with its tool, and a
+// server whose command is not there, failed, saying so; it passes the
+// accessibility check light and dark.
 func TestAnOutsideServerAsksInThePage(t *testing.T) {
 	var mu sync.Mutex
 	var painted []string
@@ -58,7 +60,7 @@ func TestAnOutsideServerAsksInThePage(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	file := filepath.Join(t.TempDir(), "servers.json")
-	if err := os.WriteFile(file, fmt.Appendf(nil, `{"mcpServers": {"paint": {"url": %q, "token": "paint-token"}}}`, ts.URL), 0o600); err != nil {
+	if err := os.WriteFile(file, fmt.Appendf(nil, `{"mcpServers": {"paint": {"url": %q, "token": "paint-token"}, "broken": {"command": "/nonexistent/mcp-server"}}}`, ts.URL), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,11 +99,18 @@ func TestAnOutsideServerAsksInThePage(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("servers-link")).ToHaveAttribute("href", "/settings/servers"))
 	_, err = p.Goto(a.URL + "/settings/servers")
 	p.must(err)
-	server := p.GetByTestId("server")
-	p.must(expect.Locator(server).ToHaveCount(1))
+	p.must(expect.Locator(p.GetByTestId("server")).ToHaveCount(2))
+	server := p.Locator(`[data-testid=server][data-server=paint]`)
 	p.must(expect.Locator(server.GetByTestId("server-status")).ToHaveAttribute("data-status", "connected"))
 	p.must(expect.Locator(server.GetByTestId("server-where")).ToHaveText(ts.URL))
 	p.must(expect.Locator(server.GetByTestId("server-tool")).ToContainText("paint"))
+	broken := p.Locator(`[data-testid=server][data-server=broken]`)
+	p.must(expect.Locator(broken.GetByTestId("server-status")).ToHaveAttribute("data-status", "failed"))
+	p.must(expect.Locator(broken.GetByTestId("server-error")).ToContainText(`the command "/nonexistent/mcp-server" was not found`))
+	for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
+		p.must(p.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}))
+		checkAccessible(t, p.Page, "the settings page of MCP servers, "+fmt.Sprint(*scheme))
+	}
 }
 
 // containsToolResult reports whether req hands the model a tool result
