@@ -38,6 +38,7 @@ type conn struct {
 	session *mcp.ClientSession
 	stderr  *tail // the command's last words, for a start that failed
 	state   State
+	closed  bool // the program is done with the server: no new session
 	current *running   // the call that runs, for the handlers
 	tools   []ToolDesc // as listed last, for the settings page
 }
@@ -79,6 +80,11 @@ func (c *conn) connected(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, err
 	}
 	c.mu.Lock()
+	if c.closed { // closed while connecting: the session must not outlive it
+		c.mu.Unlock()
+		s.Close()
+		return nil, fmt.Errorf("the MCP server %s is closed: the program is stopping", c.cfg.Name)
+	}
 	c.session, c.stderr = s, stderr
 	c.state = State{Status: Connected, Since: time.Now()}
 	c.mu.Unlock()
@@ -124,11 +130,11 @@ func (c *conn) failed(err error) error {
 	return err
 }
 
-// close ends the connection.
+// close ends the connection, for good.
 func (c *conn) close() {
 	c.mu.Lock()
 	s := c.session
-	c.session = nil
+	c.session, c.closed = nil, true
 	c.state = State{Status: NotConnected}
 	c.mu.Unlock()
 	if s != nil {

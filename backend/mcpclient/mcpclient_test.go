@@ -83,3 +83,30 @@ func nodesOf(t *testing.T, a *app, id string, kind tree.Kind) []tree.Node {
 	}
 	return out
 }
+
+// TestAServersQuestionWaitsThroughARestart: the process ends while the
+// server's question waits; the turn resumes, its unfinished call is made
+// again, and the server's question is the same one, still waiting, in the
+// same place; answered, its answer reaches the server.
+func TestAServersQuestionWaitsThroughARestart(t *testing.T) {
+	var n counts
+	ts := httpPaint(t, &n, "", "")
+	a := newApp(t, &painter{}, mcpclient.Server{Name: "paint", URL: ts.URL})
+	id := a.send("porch")
+	a.answer(id, a.question(id, "approval"), `{"choice":"once"}`)
+	before := a.question(id, "form")
+
+	a.stop()
+	a.start()
+	after := a.question(id, "form")
+	if after.Request.ID != before.Request.ID {
+		t.Errorf("after the restart the question is %s, want the same one, %s", after.Request.ID, before.Request.ID)
+	}
+	a.answer(id, after, `{"color":"blue"}`)
+	if got, want := a.reply(id), "painted the porch blue"; !strings.Contains(got, want) {
+		t.Fatalf("the reply is %q, want %q", got, want)
+	}
+	if got := n.calls.Load(); got != 2 {
+		t.Errorf("the server was called %d times, want 2: the call that waited, and the same call made again", got)
+	}
+}
