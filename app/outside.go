@@ -53,12 +53,13 @@ const serversUsage = `file of outside MCP servers whose tools the assistants may
 
 // outside makes the program's outside servers: the application's, then
 // the file's. None is a nil *Servers, which offers no tools.
-func (p *program) outside(file serverFile) (*mcpclient.Servers, error) {
+// The check, which only replays, never calls them.
+func (p *program) outside(command string, file serverFile) (*mcpclient.Servers, error) {
 	all := append(slices.Clip(p.cfg.MCPServers), file.servers...)
 	if len(all) == 0 {
 		return nil, nil
 	}
-	return mcpclient.New(all, mcpclient.Options{Name: p.cfg.Name, Version: buildVersion(p.cfg.Name)})
+	return mcpclient.New(all, mcpclient.Options{Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Replay: command == CheckCommand})
 }
 
 // serverViews are the outside servers as the settings page shows them.

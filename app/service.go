@@ -39,7 +39,7 @@ type opened struct {
 // chat.New. Every command that runs the application's turns, or replays
 // them, opens them here, so that all of them run the same code.
 func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, servers serverFile, opts store.Options, log *slog.Logger) (*opened, error) {
-	outside, err := p.outside(servers)
+	outside, err := p.outside(command, servers)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,8 @@ type conn struct {
 	cfg  Server
 	impl *mcp.Implementation
 	log  *slog.Logger
+	// replay never connects (Options.Replay).
+	replay bool
 
 	turn chan struct{} // held by the call that runs
 
@@ -38,7 +40,7 @@ type conn struct {
 	session *mcp.ClientSession
 	stderr  *tail // the command's last words, for a start that failed
 	state   State
-	closed  bool // the program is done with the server: no new session
+	closed  bool       // the program is done with the server: no new session
 	current *running   // the call that runs, for the handlers
 	tools   []ToolDesc // as listed last, for the settings page
 }
@@ -60,6 +62,10 @@ func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger) *conn {
 
 // connected returns the session, connecting first when there is none.
 func (c *conn) connected(ctx context.Context) (*mcp.ClientSession, error) {
+	if c.replay {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}
 	c.mu.Lock()
 	if s := c.session; s != nil {
 		c.mu.Unlock()

@@ -230,12 +230,18 @@ func (a *app) start() {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	loop := agents.Loop{System: "You paint walls.", Sources: []agents.ToolSource{mcpclient.All()}, AskUser: true}
-	reg := agents.NewRegistry(agents.Assistant{Name: "painter", Turn: loop.Turn})
+	reg := a.registry()
 	a.db = storetest.OpenAt(a.t, a.path)
 	a.outside = outside
 	a.svc = chat.New(chat.Config{Store: a.db, Assistants: reg, Model: a.model, Kinds: elicit.NewKinds(elicit.BuiltinKinds()...),
 		Scope: func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) }})
+}
+
+// registry holds the painter: a loop that takes the outside servers'
+// tools.
+func (a *app) registry() *agents.Registry {
+	loop := agents.Loop{System: "You paint walls.", Sources: []agents.ToolSource{mcpclient.All()}, AskUser: true}
+	return agents.NewRegistry(agents.Assistant{Name: "painter", Turn: loop.Turn})
 }
 
 func (a *app) stop() {

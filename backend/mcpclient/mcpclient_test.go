@@ -1,11 +1,15 @@
 package mcpclient_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // TestAnOutsideToolAsksInTheConversationAndIsNeverCalledAgainOnReplay
@@ -108,5 +112,49 @@ func TestAServersQuestionWaitsThroughARestart(t *testing.T) {
 	}
 	if got := n.calls.Load(); got != 2 {
 		t.Errorf("the server was called %d times, want 2: the call that waited, and the same call made again", got)
+	}
+}
+
+// TestTheCheckReplaysTheListingAndCallsNoServer: the pre-deploy check
+// replays a turn waiting after an outside call, the server gone: the
+// listing and the call come from the record, and nothing diverges; without
+// the servers configured the turn would list nothing, and the check says
+// it would diverge.
+func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
+	var n counts
+	ts := httpPaint(t, &n, "", "")
+	a := newApp(t, &painter{askAfter: true}, mcpclient.Server{Name: "paint", URL: ts.URL})
+	id := a.send("shed")
+	a.answer(id, a.question(id, "approval"), `{"choice":"once"}`)
+	a.answer(id, a.question(id, "form"), `{"color":"red"}`)
+	a.question(id, "confirm")
+	a.stop()
+	ts.Close()
+	calls, lists := n.calls.Load(), n.lists.Load()
+
+	check := func(servers ...mcpclient.Server) chat.Checked {
+		t.Helper()
+		outside, err := mcpclient.New(servers, mcpclient.Options{Replay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer outside.Close()
+		db := storetest.OpenAt(t, a.path)
+		defer db.Close()
+		checked, err := chat.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: a.registry(), Model: a.model,
+			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return checked
+	}
+	if got := check(mcpclient.Server{Name: "paint", URL: ts.URL}); len(got.Diverged) != 0 || got.Turns != 1 {
+		t.Errorf("with the servers, the check found %+v, want the one turn checked and nothing diverged", got)
+	}
+	if got := check(); len(got.Diverged) != 1 {
+		t.Errorf("without the servers, the check found %+v, want the turn to diverge", got)
+	}
+	if n.calls.Load() != calls || n.lists.Load() != lists {
+		t.Errorf("the check called the server")
 	}
 }

@@ -21,6 +21,11 @@ type Options struct {
 	// Name and Version are the program's, as its MCP client.
 	Name, Version string
 	Log           *slog.Logger
+	// Replay never calls the servers, for a program that only replays
+	// what turns recorded (the pre-deploy check): a listing or a call the
+	// record lacks waits until its turn is stopped, as a question of the
+	// live turn would.
+	Replay bool
 }
 
 // New returns the servers, not connected yet; a server that fails its
@@ -40,7 +45,9 @@ func New(servers []Server, opts Options) (*Servers, error) {
 			return nil, fmt.Errorf("two servers are named %s", cfg.Name)
 		}
 		seen[cfg.Name] = true
-		s.list = append(s.list, newConn(cfg, impl, opts.Log))
+		c := newConn(cfg, impl, opts.Log)
+		c.replay = opts.Replay
+		s.list = append(s.list, c)
 	}
 	return s, nil
 }
