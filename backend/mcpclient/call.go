@@ -16,19 +16,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 )
 
-// take waits for the server's turn (see conn): one call at a time. The
-// caller gives it back with give.
-func (c *conn) take(ctx context.Context) error {
-	select {
-	case c.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-func (c *conn) give() { <-c.turn }
-
 // errQuiet is a call the server let go quiet for longer than its timeout.
 var errQuiet = errors.New("the server went quiet")
 
@@ -42,37 +29,36 @@ var errQuiet = errors.New("the server went quiet")
 // server reports is not the same twice.
 func (c *conn) call(ctx context.Context, tool string, input json.RawMessage) (json.RawMessage, error) {
 	lanes := durable.Lanes(ctx)
-	if err := c.take(ctx); err != nil {
-		return nil, err
-	}
-	defer c.give()
-	s, err := c.connected(ctx)
+	l, err := c.take(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer c.give(l)
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	token := rand.Text()
 	run := &running{ctx: ctx, token: token, questions: lanes(0),
 		progress: durable.WithScope(ctx, durable.NextCall(lanes(1))+"run"+token),
 		quiet:    newWatchdog(c.cfg.timeout(), func() { cancel(errQuiet) })}
-	c.mu.Lock()
-	c.current = run
-	c.mu.Unlock()
+	l.mu.Lock()
+	l.current = run
+	l.mu.Unlock()
 	defer func() {
 		run.quiet.stop()
-		c.mu.Lock()
-		c.current = nil
-		c.mu.Unlock()
+		l.mu.Lock()
+		l.current = nil
+		l.mu.Unlock()
 	}()
 	params := &mcp.CallToolParams{Name: tool, Arguments: input}
-	params.SetProgressToken(run.token)
-	res, err := s.CallTool(callCtx, params)
+	params.SetProgressToken(token)
+	res, err := l.session.CallTool(callCtx, params)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
+		l.breaks()                     // the call may still run on the server: the link is not free
 		return nil, context.Cause(ctx) // the turn stopped: not the server's fault
 	case errors.Is(context.Cause(callCtx), errQuiet):
+		l.breaks()
 		c.failed(fmt.Errorf("the server %s did not answer a call of %s within %s", c.cfg.Name, tool, c.cfg.timeout()))
 		return nil, fmt.Errorf("the MCP server %s did not answer within %s: the call of %s was given up", c.cfg.Name, c.cfg.timeout(), tool)
 	default:
@@ -81,17 +67,25 @@ func (c *conn) call(ctx context.Context, tool string, input json.RawMessage) (js
 			// The server answered, with an error: it is still there.
 			return nil, fmt.Errorf("the MCP server %s refused the call of %s: %s", c.cfg.Name, tool, rpc.Message)
 		}
+		l.breaks()
 		c.failed(fmt.Errorf("the server %s failed during a call of %s: %v", c.cfg.Name, tool, err))
 		return nil, fmt.Errorf("the MCP server %s failed during the call of %s: %v", c.cfg.Name, tool, err)
 	}
 	return result(c.cfg.Name, tool, res)
 }
 
-// current returns the call that runs, if any.
-func (c *conn) running() *running {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.current
+// breaks marks l not to be used again.
+func (l *link) breaks() {
+	l.mu.Lock()
+	l.broken = true
+	l.mu.Unlock()
+}
+
+// running returns the call l runs, if any.
+func (l *link) running() *running {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.current
 }
 
 // result is a tool's result as the model reads it: its structured content

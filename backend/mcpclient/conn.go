@@ -15,18 +15,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// conn is the program's connection to one outside server, made when it is
-// first needed and made again after it broke.
+// conn is the program's connection to one outside server: sessions
+// (links) made when a call needs one, kept for the next, and made again
+// after one broke.
 //
-// Calls take turns: one call at a time per server. A server's questions
+// A link runs one call at a time. A server's questions
 // (elicitation/create) and progress arrive at the SDK's handlers with no
 // sign of the call that caused them — over stdio there is none to give,
 // and the SDK hands the handlers the session's context, not the call's —
-// so the call that runs when they arrive is the one they belong to. A
+// so the call its link runs when they arrive is the one they belong to. A
 // progress token per call would tie progress to its call, but not
-// questions; one call at a time ties both, and a turn's calls of one
-// server are seldom many at once. The progress token is still checked, so
-// that a late notification of an ended call is not shown on the next.
+// questions; a link per call at a time ties both. Calls at once, of two
+// conversations say, each take a link of their own (another process, for
+// a command), so that a question one waits on for an hour holds no other
+// call up. The progress token is still checked, so that a late
+// notification of an ended call is not shown on the next.
 type conn struct {
 	cfg  Server
 	impl *mcp.Implementation
@@ -34,15 +37,26 @@ type conn struct {
 	// replay never connects (Options.Replay).
 	replay bool
 
-	turn chan struct{} // held by the call that runs
+	mu     sync.Mutex
+	idle   []*link // links no call runs on
+	links  int     // links open, idle or not
+	state  State
+	closed bool       // the program is done with the server: no new link
+	tools  []ToolDesc // as listed last, for the settings page
+}
 
-	mu      sync.Mutex
+// maxLinks bounds the links to one server: calls beyond wait for one.
+const maxLinks = 16
+
+// link is one session with the server, and the call it runs.
+type link struct {
+	c       *conn
 	session *mcp.ClientSession
 	stderr  *tail // the command's last words, for a start that failed
-	state   State
-	closed  bool       // the program is done with the server: no new session
-	current *running   // the call that runs, for the handlers
-	tools   []ToolDesc // as listed last, for the settings page
+
+	mu      sync.Mutex
+	current *running // the call that runs, for the handlers
+	broken  bool     // it failed or ended: not to be used again
 }
 
 // running is a call in progress, as the handlers see it.
@@ -57,94 +71,150 @@ type running struct {
 }
 
 func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger) *conn {
-	return &conn{cfg: cfg, impl: impl, log: log, turn: make(chan struct{}, 1), state: State{Status: NotConnected}}
+	return &conn{cfg: cfg, impl: impl, log: log, state: State{Status: NotConnected}}
 }
 
-// connected returns the session, connecting first when there is none.
-func (c *conn) connected(ctx context.Context) (*mcp.ClientSession, error) {
+// take returns a link for one call: an idle one, or a new one. The caller
+// gives it back with give.
+func (c *conn) take(ctx context.Context) (*link, error) {
 	if c.replay {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
 	}
-	c.mu.Lock()
-	if s := c.session; s != nil {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("the MCP server %s is closed: the program is stopping", c.cfg.Name)
+		}
+		if n := len(c.idle); n > 0 {
+			l := c.idle[n-1]
+			c.idle = c.idle[:n-1]
+			c.mu.Unlock()
+			if l.usable() {
+				return l, nil
+			}
+			c.drop(l)
+			continue
+		}
+		if c.links < maxLinks {
+			c.links++
+			c.mu.Unlock()
+			l, err := c.connect(ctx)
+			if err != nil {
+				c.mu.Lock()
+				c.links--
+				c.mu.Unlock()
+			}
+			return l, err
+		}
 		c.mu.Unlock()
-		return s, nil
+		select { // every link busy: wait a moment for one
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// give puts l back for the next call, or closes it if it broke.
+func (c *conn) give(l *link) {
+	c.mu.Lock()
+	if l.usable() && !c.closed {
+		c.idle = append(c.idle, l)
+		c.mu.Unlock()
+		return
 	}
 	c.mu.Unlock()
+	c.drop(l)
+}
+
+// drop forgets l and closes it on the side: closing waits on the server
+// (its command's exit, its answer to the session's end), and a server
+// that failed may never give it, while the turn is owed its error now.
+func (c *conn) drop(l *link) {
+	c.mu.Lock()
+	c.links--
+	c.mu.Unlock()
+	l.mu.Lock()
+	l.broken = true
+	l.mu.Unlock()
+	go l.session.Close()
+}
+
+func (l *link) usable() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.broken
+}
+
+// connect makes a new link, within the server's timeout.
+func (c *conn) connect(ctx context.Context) (*link, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
 	defer cancel()
+	l := &link{c: c}
 	client := mcp.NewClient(c.impl, &mcp.ClientOptions{
-		ElicitationHandler:          c.elicit,
-		ProgressNotificationHandler: c.progressed,
+		ElicitationHandler:          l.elicit,
+		ProgressNotificationHandler: l.progressed,
 		Capabilities:                &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 	})
 	transport, stderr := c.transport()
 	s, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		err = c.failed(connectError(c.cfg, ctx, err, stderr))
-		return nil, err
+		return nil, c.failed(connectError(c.cfg, ctx, err, stderr))
 	}
+	l.session, l.stderr = s, stderr
 	c.mu.Lock()
-	if c.closed { // closed while connecting: the session must not outlive it
-		c.mu.Unlock()
-		s.Close()
-		return nil, fmt.Errorf("the MCP server %s is closed: the program is stopping", c.cfg.Name)
-	}
-	c.session, c.stderr = s, stderr
 	c.state = State{Status: Connected, Since: time.Now()}
 	c.mu.Unlock()
-	go c.watch(s)
-	return s, nil
+	go l.watch()
+	return l, nil
 }
 
-// watch forgets s when it ends (the command exited, the server went
-// away), so that the next call connects again.
-func (c *conn) watch(s *mcp.ClientSession) {
-	err := s.Wait()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.session != s {
+// watch marks l broken when its session ends (the command exited, the
+// server went away), and says so in the server's state unless the
+// program closed it.
+func (l *link) watch() {
+	err := l.session.Wait()
+	l.mu.Lock()
+	closedByUs := l.broken
+	l.broken = true
+	l.mu.Unlock()
+	if closedByUs {
 		return
 	}
-	c.session = nil
-	if c.state.Status == Connected {
-		why := "the connection closed"
-		if err != nil {
-			why = err.Error()
-		}
-		if c.stderr != nil && c.stderr.String() != "" {
-			why += ": " + c.stderr.String()
-		}
-		c.state = State{Status: Failed, Err: fmt.Sprintf("the server %s went away (%s)", c.cfg.Name, why), Since: time.Now()}
+	why := "the connection closed"
+	if err != nil {
+		why = err.Error()
 	}
+	if l.stderr != nil && l.stderr.String() != "" {
+		why += ": " + l.stderr.String()
+	}
+	l.c.failed(fmt.Errorf("the server %s went away (%s)", l.c.cfg.Name, why))
 }
 
-// failed records err as the server's state, drops the session and returns
-// err. The session is closed on the side: closing waits on the server
-// (its command's exit, its answer to the session's end), and a server
-// that failed may never give it, while the turn is owed its error now.
+// failed records err as the server's state and returns it.
 func (c *conn) failed(err error) error {
 	c.mu.Lock()
-	s := c.session
-	c.session = nil
-	c.state = State{Status: Failed, Err: err.Error(), Since: time.Now()}
-	c.mu.Unlock()
-	if s != nil {
-		go s.Close()
+	if !c.closed {
+		c.state = State{Status: Failed, Err: err.Error(), Since: time.Now()}
 	}
+	c.mu.Unlock()
 	return err
 }
 
-// close ends the connection, for good.
+// close ends every link, for good.
 func (c *conn) close() {
 	c.mu.Lock()
-	s := c.session
-	c.session, c.closed = nil, true
+	idle := c.idle
+	c.idle, c.closed = nil, true
 	c.state = State{Status: NotConnected}
 	c.mu.Unlock()
-	if s != nil {
-		s.Close()
+	for _, l := range idle {
+		l.mu.Lock()
+		l.broken = true
+		l.mu.Unlock()
+		l.session.Close()
 	}
 }
 

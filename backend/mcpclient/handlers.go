@@ -14,12 +14,12 @@ import (
 )
 
 // elicit answers the server's elicitation/create: a question of the
-// conversation, asked in the call that runs (see conn), whose answer goes
+// conversation, asked in the call its link runs (see conn), whose answer goes
 // back to the server. A form is asked from the schema the server
 // requested (flat, as the protocol allows); a URL elicitation, or a
 // question with no call running, is declined.
-func (c *conn) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	run := c.running()
+func (l *link) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	run := l.running()
 	if run == nil {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
@@ -105,8 +105,8 @@ func propertyOrder(raw []byte) []string {
 }
 
 // progressed shows the server's progress as the call's turn's.
-func (c *conn) progressed(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	run := c.running()
+func (l *link) progressed(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	run := l.running()
 	if run == nil || fmt.Sprint(req.Params.ProgressToken) != run.token {
 		return // a late word of a call that ended
 	}
@@ -120,6 +120,6 @@ func (c *conn) progressed(_ context.Context, req *mcp.ProgressNotificationClient
 		msg = "Working…"
 	}
 	if err := turn.Notify(run.progress, msg, fraction); err != nil {
-		c.log.Warn("show an MCP server's progress", "server", c.cfg.Name, "err", err)
+		l.c.log.Warn("show an MCP server's progress", "server", l.c.cfg.Name, "err", err)
 	}
 }

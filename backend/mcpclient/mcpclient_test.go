@@ -158,3 +158,37 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 		t.Errorf("the check called the server")
 	}
 }
+
+// TestAQuestionWaitingHoldsNoOtherCallUp: while a call of one
+// conversation waits on the user's answer to the server's question, a
+// call of the same server from another conversation goes on, asks its own
+// question, and each answer reaches its own call.
+func TestAQuestionWaitingHoldsNoOtherCallUp(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		server func(t *testing.T) mcpclient.Server
+	}{
+		{"over HTTP", func(t *testing.T) mcpclient.Server {
+			var n counts
+			return mcpclient.Server{Name: "paint", URL: httpPaint(t, &n, "", "").URL}
+		}},
+		{"over stdio", func(*testing.T) mcpclient.Server { return stdioPaint("") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t, &painter{}, tt.server(t))
+			first := a.send("kitchen")
+			a.answer(first, a.question(first, "approval"), `{"choice":"once"}`)
+			firstForm := a.question(first, "form")
+			second := a.send("hall")
+			a.answer(second, a.question(second, "approval"), `{"choice":"once"}`)
+			a.answer(second, a.question(second, "form"), `{"color":"blue"}`)
+			if got, want := a.reply(second), "painted the hall blue"; !strings.Contains(got, want) {
+				t.Fatalf("the second conversation's reply is %q, want %q", got, want)
+			}
+			a.answer(first, firstForm, `{"color":"red"}`)
+			if got, want := a.reply(first), "painted the kitchen red"; !strings.Contains(got, want) {
+				t.Fatalf("the first conversation's reply is %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -29,22 +29,20 @@ const ListTool = "list_tools"
 
 // list asks the server for its tools, every page of them.
 func (c *conn) list(ctx context.Context) ([]ToolDesc, error) {
-	if err := c.take(ctx); err != nil {
-		return nil, err
-	}
-	defer c.give()
-	s, err := c.connected(ctx)
+	l, err := c.take(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer c.give(l)
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
 	defer cancel()
 	var descs []ToolDesc
-	for t, err := range s.Tools(ctx, nil) {
+	for t, err := range l.session.Tools(ctx, nil) {
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				err = fmt.Errorf("it did not answer within %s", c.cfg.timeout())
 			}
+			l.breaks()
 			return nil, c.failed(fmt.Errorf("could not list the tools of the MCP server %s: %v", c.cfg.Name, err))
 		}
 		descs = append(descs, desc(t))
