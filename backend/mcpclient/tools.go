@@ -95,10 +95,30 @@ func (c *conn) tool(d ToolDesc) agents.AnyTool {
 	if description == "" {
 		description = d.Title
 	}
-	info := agents.ToolInfo{Agent: c.cfg.Name, Name: d.Name, Description: description, Input: form, Effects: policy.Network}
+	info := agents.ToolInfo{Agent: c.cfg.Name, Name: modelName(d.Name), Description: description, Input: form, Effects: policy.Network}
 	return agents.Outside(info, d.InputSchema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 		return c.call(ctx, d.Name, in)
 	})
+}
+
+// modelName is name as a model may call it: models take letters, digits,
+// '_' and '-', at most 64, where an MCP tool's name may hold dots and
+// slashes too, which become '_'. The call is made by the server's own
+// name.
+func modelName(name string) string {
+	b := []byte(name)
+	for i, ch := range b {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
 }
 
 type serversKey struct{}
