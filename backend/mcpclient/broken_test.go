@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 )
 
@@ -16,6 +18,21 @@ func TestAnOutsideToolOverStdio(t *testing.T) {
 	a.answer(id, a.question(id, "approval"), `{"choice":"once"}`)
 	a.answer(id, a.question(id, "form"), `{"color":"red"}`)
 	if got, want := a.reply(id), "painted the hall red"; !strings.Contains(got, want) {
+		t.Fatalf("the reply is %q, want %q", got, want)
+	}
+}
+
+// TestADeclinedQuestionReachesTheServer: the user declines the server's
+// question; the server hears decline and says what it made of it.
+func TestADeclinedQuestionReachesTheServer(t *testing.T) {
+	a := newApp(t, &painter{}, stdioPaint(""))
+	id := a.send("cellar")
+	a.answer(id, a.question(id, "approval"), `{"choice":"once"}`)
+	form := a.question(id, "form")
+	if err := a.svc.Answer(t.Context(), session, id, form.Request.ID, chat.Answer{Action: elicit.Decline}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.reply(id), "nothing painted: decline"; !strings.Contains(got, want) {
 		t.Fatalf("the reply is %q, want %q", got, want)
 	}
 }
