@@ -38,8 +38,9 @@ type conn struct {
 	replay bool
 
 	mu     sync.Mutex
-	idle   []*link // links no call runs on
-	links  int     // links open, idle or not
+	idle   []*link        // links no call runs on
+	open   map[*link]bool // links open, idle or not
+	links  int            // links open or being made
 	state  State
 	closed bool       // the program is done with the server: no new link
 	tools  []ToolDesc // as listed last, for the settings page
@@ -71,7 +72,7 @@ type running struct {
 }
 
 func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger) *conn {
-	return &conn{cfg: cfg, impl: impl, log: log, state: State{Status: NotConnected}}
+	return &conn{cfg: cfg, impl: impl, log: log, open: map[*link]bool{}, state: State{Status: NotConnected}}
 }
 
 // take returns a link for one call: an idle one, or a new one. The caller
@@ -135,6 +136,7 @@ func (c *conn) give(l *link) {
 func (c *conn) drop(l *link) {
 	c.mu.Lock()
 	c.links--
+	delete(c.open, l)
 	c.mu.Unlock()
 	l.mu.Lock()
 	l.broken = true
@@ -165,6 +167,12 @@ func (c *conn) connect(ctx context.Context) (*link, error) {
 	}
 	l.session, l.stderr = s, stderr
 	c.mu.Lock()
+	if c.closed { // closed while connecting: the link must not outlive it
+		c.mu.Unlock()
+		s.Close()
+		return nil, fmt.Errorf("the MCP server %s is closed: the program is stopping", c.cfg.Name)
+	}
+	c.open[l] = true
 	c.state = State{Status: Connected, Since: time.Now()}
 	c.mu.Unlock()
 	go l.watch()
@@ -203,19 +211,20 @@ func (c *conn) failed(err error) error {
 	return err
 }
 
-// close ends every link, for good.
+// close ends every link, for good, those a call still runs on included:
+// their calls fail, and the server is told the session ended.
 func (c *conn) close() {
 	c.mu.Lock()
-	idle := c.idle
-	c.idle, c.closed = nil, true
+	open := c.open
+	c.idle, c.open, c.closed = nil, map[*link]bool{}, true
 	c.state = State{Status: NotConnected}
 	c.mu.Unlock()
-	for _, l := range idle {
-		l.mu.Lock()
-		l.broken = true
-		l.mu.Unlock()
-		l.session.Close()
+	var wg sync.WaitGroup
+	for l := range open {
+		l.breaks()
+		wg.Go(func() { l.session.Close() })
 	}
+	wg.Wait()
 }
 
 // transport is how to reach the server, and where a command's stderr

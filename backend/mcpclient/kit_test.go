@@ -108,7 +108,14 @@ func httpPaint(t *testing.T, n *counts, behave, token string) *httptest.Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	t.Cleanup(func() { close(release) }) // first: a hanging call lets the server close
+	t.Cleanup(func() {
+		// First: a call that hangs, or waits on a question a client that
+		// went away will never answer, lets the server close.
+		close(release)
+		for ss := range s.Sessions() {
+			ss.Close()
+		}
+	})
 	return ts
 }
 
