@@ -35,6 +35,11 @@ func (l *link) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 	}
 	resp, err := turn.Elicit(run.questions, elicit.Request{Kind: elicit.FormKind, Message: p.Message, Schema: schema,
 		Actions: []elicit.Action{elicit.Accept, elicit.Decline, elicit.Cancel}})
+	if err != nil && run.ctx.Err() != nil {
+		// The turn stopped while the question waited: it went away
+		// unanswered, which the protocol says as cancel.
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
