@@ -21,6 +21,7 @@ type chatConfig struct {
 	session      string
 	maxReply     int
 	policy       ruleFile
+	servers      serverFile
 }
 
 // chatSynopsis heads chat's usage.
@@ -42,6 +43,7 @@ func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
+	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -75,7 +77,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, store.Options{}, log)
+	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -38,6 +39,14 @@ type Config struct {
 	// and with what it serves beside them (resources, prompts,
 	// completion). The zero value serves the tools alone, as AGENT.TOOL.
 	MCP MCP
+
+	// MCPServers are outside MCP servers whose tools the application's
+	// loops take as their own where their Sources hold mcpclient.All (or
+	// mcpclient.Named): beside those of the file --mcp-servers names,
+	// which follow them. A tool of theirs reaches outside the program, so
+	// the policy asks the user before each call unless a rule says
+	// otherwise (docs/mcp.md).
+	MCPServers []mcpclient.Server
 
 	// Kinds are the application's own elicit kinds, which its assistants
 	// ask with beside the built-in ones (elicit.BuiltinKinds, always

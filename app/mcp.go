@@ -48,6 +48,7 @@ type mcpConfig struct {
 	agent    string
 	ownNames bool
 	policy   ruleFile
+	servers  serverFile
 }
 
 // mcpSynopsis heads the mcp command's usage.
@@ -65,6 +66,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
 	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
+	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -97,7 +99,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, store.Options{}, log)
+	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
 	if err != nil {
 		return err
 	}

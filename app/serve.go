@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/web/static"
+	"github.com/sweatpants-go/sweatpants/web/templates"
 )
 
 type serveConfig struct {
@@ -44,6 +45,7 @@ type serveConfig struct {
 	otlpEndpoint string
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
 	policy       ruleFile
+	servers      serverFile
 	mcpToken     string // the bearer token of /mcp; "": open, on loopback only
 }
 
@@ -97,6 +99,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
 		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
+	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
 		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
 	fs.StringVar(&cfg.datastar, "datastar", "",
@@ -168,12 +171,13 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 	defer stopTelemetry() // last: the spans of turns that Close ends are sent
 
-	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
 	if err != nil {
 		return err
 	}
 	defer o.close()
 	app, db := o.chat, o.db
+	o.outside.Start(ctx) // connected at once, so that the settings page says how each is
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
 	observe(&app, tel)
 	svc := chat.New(app)
@@ -197,7 +201,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 			ElicitComponents: p.cfg.Components,
 			Datastar:         client.JS, Metrics: tel.Handler(),
-			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join}),
+			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
+			MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }}),
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -207,7 +212,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
-		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"))
+		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len())
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 )
 
@@ -130,6 +131,7 @@ func TestServeGCRetentionReachesGC(t *testing.T) {
 // its environment variable, takes the variable's value.
 func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	rules := writeFile(t, "policy.rules", "deny */delete*\n")
+	servers := writeFile(t, "servers.json", `{"mcpServers": {"search": {"url": "https://search.example/mcp"}}}`)
 	env := map[string]string{
 		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
 		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536",
@@ -138,7 +140,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
 		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
-		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken",
+		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken", "SWEATPANTS_MCP_SERVERS": servers,
 	}
 	var flags serveConfig
 	n := 0
@@ -159,7 +161,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		maxReply: 65536, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
-		policy: ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: rules + ":1"}}}}
+		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: rules + ":1"}}},
+		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}

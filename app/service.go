@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/mcp"
+	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -20,6 +21,9 @@ import (
 type opened struct {
 	db   *store.DB
 	chat chat.Config
+	// outside are the outside MCP servers every turn's context holds; nil
+	// for none.
+	outside *mcpclient.Servers
 	// close closes the database and gives its lock back.
 	close func()
 }
@@ -27,22 +31,31 @@ type opened struct {
 // open opens what a command's turns run on: the database at path, locked
 // for this process (lockDB), the model, the default middleware, the
 // permission policy (the application's rules, then rules, read from the
-// command's --policy), the application's own middleware, its kinds, and
-// what its Setup makes of them. The
+// command's --policy), the outside MCP servers (the application's, then
+// those of the command's --mcp-servers), the application's own
+// middleware, its kinds, and what its Setup makes of them. The
 // chat.Config it returns has Store, Assistants, Model, Kinds, Scope,
 // DecideByRule and Log set; the command adds its own settings before
 // chat.New. Every command that runs the application's turns, or replays
 // them, opens them here, so that all of them run the same code.
-func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, opts store.Options, log *slog.Logger) (*opened, error) {
+func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, servers serverFile, opts store.Options, log *slog.Logger) (*opened, error) {
+	outside, err := p.outside(command, servers)
+	if err != nil {
+		return nil, err
+	}
 	db, release, err := openStore(ctx, p.cfg.Name, path, opts)
 	if err != nil {
 		return nil, err
 	}
-	o := &opened{db: db, close: func() { db.Close(); release() }}
+	// The servers close first: a command a server runs as ends with us.
+	o := &opened{db: db, outside: outside, close: func() { outside.Close(); db.Close(); release() }}
 	cfg, err := p.chatConfig(ctx, command, db, rules, log)
 	if err != nil {
 		o.close()
 		return nil, err
+	}
+	if outside != nil {
+		cfg.Scope = within(cfg.Scope, func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) })
 	}
 	o.chat = cfg
 	return o, nil

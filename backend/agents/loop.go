@@ -33,6 +33,11 @@ type Loop struct {
 	// of a loop may share a name (the model calls a tool by its name alone):
 	// Run refuses such a loop with an error naming them.
 	Tools []AnyTool
+	// Sources give tools found when the loop runs, offered after Tools:
+	// an outside MCP server's (package mcpclient). What a source could
+	// not list is said to the model in the system prompt, so that it can
+	// tell the user; a source with nothing to offer changes nothing.
+	Sources []ToolSource
 	// AskUser offers the model the ask_user tool (see AskUserTool): a
 	// form, a choice or a yes/no it writes itself.
 	AskUser bool
@@ -99,17 +104,23 @@ func (l Loop) Turn(ctx context.Context, message string) (string, error) {
 // Run continues msgs, the conversation so far, until the model answers in
 // words, and returns that answer.
 func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
-	tools, specs, err := l.toolbox()
+	found, unavailable := l.found(ctx)
+	tools, specs, clashes, err := l.toolbox(found)
 	if err != nil {
 		return "", err
 	}
+	unavailable = append(unavailable, clashes...)
 	steps := l.MaxSteps
 	if steps <= 0 {
 		steps = DefaultMaxSteps
 	}
 	convo := make([]llm.Message, 0, len(msgs)+1+2*steps)
-	if l.System != "" {
-		convo = append(convo, llm.Message{Role: llm.System, Content: l.System})
+	system := l.System
+	if len(unavailable) > 0 {
+		system = strings.TrimSpace(system + "\n\nSome tools are unavailable now; if the user asks for them, say why: " + strings.Join(unavailable, "; "))
+	}
+	if system != "" {
+		convo = append(convo, llm.Message{Role: llm.System, Content: system})
 	}
 	convo = append(convo, msgs...)
 	for step := 1; step <= steps; step++ {
@@ -146,15 +157,32 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 	return "", &StepsError{Steps: steps}
 }
 
+// found lists the tools of the loop's sources, and says for the model
+// what they could not list.
+func (l Loop) found(ctx context.Context) ([]AnyTool, []string) {
+	var tools []AnyTool
+	var failed []string
+	for _, src := range l.Sources {
+		ts, err := src.Tools(ctx)
+		tools = append(tools, ts...)
+		if err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	return tools, failed
+}
+
 // tool is one tool the loop offers, by the name the model calls it.
 type tool func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 
 // toolbox gathers the tools the model is offered and their specs: the
-// agents' tools in the agents' order, then Tools, then ask_user.
-func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
-	tools := map[string]tool{}
+// agents' tools in the agents' order, then Tools, then found (the
+// sources'), then ask_user.
+// A found tool whose name another tool has is left out, said in clashes:
+// an outside server is not the loop's author, who can rename a tool.
+func (l Loop) toolbox(found []AnyTool) (tools map[string]tool, specs []llm.ToolSpec, clashes []string, err error) {
+	tools = map[string]tool{}
 	owners := map[string]string{} // who offers each tool, to name a clash
-	var specs []llm.ToolSpec
 	add := func(owner, name, description string, schema any, run tool) error {
 		if was, dup := owners[name]; dup {
 			return fmt.Errorf("two tools are named %q (%s and %s); a model could not tell them apart", name, was, owner)
@@ -169,6 +197,11 @@ func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
 	}
 	offer := func(owner string, t AnyTool) error {
 		info := t.Info()
+		if o, ok := t.(*outsideTool); ok {
+			// An outside tool's schema is shown as it was written, and
+			// the outside program checks its own input.
+			return add(owner, info.Name, info.Description, o.inputSchema(), o.callJSON)
+		}
 		run := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 			if errs := info.Input.Validate(in); len(errs) > 0 {
 				return nil, fmt.Errorf("the arguments do not fit the tool's input: %w", errs)
@@ -180,24 +213,34 @@ func (l Loop) toolbox() (map[string]tool, []llm.ToolSpec, error) {
 	for _, a := range l.Agents {
 		for _, t := range a.tools {
 			if err := offer("of agent "+a.Name, t); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	for i, t := range l.Tools {
 		if t == nil {
-			return nil, nil, fmt.Errorf("the loop's Tools[%d] is nil", i)
+			return nil, nil, nil, fmt.Errorf("the loop's Tools[%d] is nil", i)
 		}
 		if err := offer(fmt.Sprintf("Tools[%d]", i), t); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+	}
+	for _, t := range found {
+		info := t.Info()
+		if was, dup := owners[info.Name]; dup {
+			clashes = append(clashes, fmt.Sprintf("the tool %s of %s is left out, since a tool %s has its name", info.Name, info.Agent, was))
+			continue
+		}
+		if err := offer("of "+info.Agent, t); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	if l.AskUser {
 		if err := add("AskUser", AskUserTool, askUserDescription, askUserSchema, askUser); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return tools, specs, nil
+	return tools, specs, clashes, nil
 }
 
 // runCalls runs the model's tool calls, several at once together, and

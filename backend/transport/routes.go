@@ -57,6 +57,7 @@ func (s *Server) routes(datastar []byte) {
 		e.GET("/join", s.joinPage)
 		e.POST("/join", s.joinSession, s.limitBody)
 	}
+	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)
 	e.POST("/c/:id/delete", s.deleteConversation, s.limitBody)

@@ -61,6 +61,10 @@ type Config struct {
 	// ProgramRules are the program's rules for tool calls as written
 	// (policy.Rule's String), shown on the settings page to read.
 	ProgramRules []string
+	// MCPServers, when set, gives the settings page of servers (GET
+	// /settings/servers) the outside MCP servers as they are now; nil has
+	// none.
+	MCPServers func() []templates.MCPServer
 	// Mounts are the bindings served beside the pages (see Mount).
 	Mounts []Mount
 	// Join, when set, serves GET and POST /join: a browser joins a session
@@ -76,6 +80,7 @@ type Server struct {
 	permissions  Permissions
 	programRules []string
 	join         *Join
+	mcpServers   func() []templates.MCPServer
 	log          *slog.Logger
 	maxBody      int64
 	secure       bool
@@ -94,7 +99,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError

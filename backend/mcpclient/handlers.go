@@ -1,0 +1,130 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
+)
+
+// elicit answers the server's elicitation/create: a question of the
+// conversation, asked in the call its link runs (see conn), whose answer goes
+// back to the server. A form is asked from the schema the server
+// requested (flat, as the protocol allows); a URL elicitation, or a
+// question with no call running, is declined.
+func (l *link) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	run := l.running()
+	if run == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	run.quiet.pause() // the user takes the time they need
+	defer run.quiet.resume()
+	p := req.Params
+	if p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, err := formSchema(p.RequestedSchema)
+	if err != nil {
+		return nil, fmt.Errorf("the question's schema cannot be shown as a form: %w", err)
+	}
+	resp, err := turn.Elicit(run.questions, elicit.Request{Kind: elicit.FormKind, Message: p.Message, Schema: schema,
+		Actions: []elicit.Action{elicit.Accept, elicit.Decline, elicit.Cancel}})
+	if err != nil && run.ctx.Err() != nil {
+		// The turn stopped while the question waited: it went away
+		// unanswered, which the protocol says as cancel.
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ElicitResult{Action: string(resp.Action)}
+	if resp.Action == elicit.Accept {
+		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
+			return nil, fmt.Errorf("the answer cannot be sent: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// formSchema reads a requested schema as a form's: an object of flat
+// properties, strings, numbers, booleans and enums, with their defaults.
+func formSchema(requested any) (*elicit.Schema, error) {
+	var s elicit.Schema
+	if requested != nil {
+		raw, err := json.Marshal(requested)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		s.Order = propertyOrder(raw)
+	}
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	if s.Type != "object" {
+		return nil, errors.New("it is not an object")
+	}
+	for name, p := range s.Properties {
+		if p == nil || p.Type == "object" || p.Type == "array" && p.Items == nil {
+			return nil, fmt.Errorf("the field %s is not a flat value", name)
+		}
+	}
+	return &s, nil
+}
+
+// propertyOrder is the order the schema raw names its properties in: the
+// page shows a form's fields in its schema's Order, and shows none
+// without one. (The SDK hands the requested schema over as a map, so the
+// order is by name by the time it arrives here.)
+func propertyOrder(raw []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(top["properties"]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := t.(string)
+		names = append(names, name)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return names
+}
+
+// progressed shows the server's progress as the call's turn's.
+func (l *link) progressed(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	run := l.running()
+	if run == nil || fmt.Sprint(req.Params.ProgressToken) != run.token {
+		return // a late word of a call that ended
+	}
+	run.quiet.feed()
+	fraction := -1.0
+	if p := req.Params; p.Total > 0 {
+		fraction = min(1, p.Progress/p.Total)
+	}
+	msg := req.Params.Message
+	if msg == "" {
+		msg = "Working…"
+	}
+	if err := turn.Notify(run.progress, msg, fraction); err != nil {
+		l.c.log.Warn("show an MCP server's progress", "server", l.c.cfg.Name, "err", err)
+	}
+}

@@ -1,0 +1,137 @@
+package mcpclient
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Servers are the outside servers a program uses, each connected when
+// first needed (Start connects them all at once) and again after it broke.
+type Servers struct {
+	list []*conn
+}
+
+// Options say who the program is to the servers.
+type Options struct {
+	// Name and Version are the program's, as its MCP client.
+	Name, Version string
+	Log           *slog.Logger
+	// Replay never calls the servers, for a program that only replays
+	// what turns recorded (the pre-deploy check): a listing or a call the
+	// record lacks waits until its turn is stopped, as a question of the
+	// live turn would.
+	Replay bool
+}
+
+// New returns the servers, not connected yet; a server that fails its
+// Check is an error naming it.
+func New(servers []Server, opts Options) (*Servers, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	impl := &mcp.Implementation{Name: opts.Name, Version: opts.Version}
+	s := &Servers{}
+	seen := map[string]bool{}
+	for _, cfg := range servers {
+		if err := cfg.Check(); err != nil {
+			return nil, err
+		}
+		if seen[cfg.Name] {
+			return nil, fmt.Errorf("two servers are named %s", cfg.Name)
+		}
+		seen[cfg.Name] = true
+		c := newConn(cfg, impl, opts.Log)
+		c.replay = opts.Replay
+		s.list = append(s.list, c)
+	}
+	return s, nil
+}
+
+// Len is how many servers there are.
+func (s *Servers) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.list)
+}
+
+// Start connects to every server and lists its tools, at once, in the
+// background: the settings page then shows how each went. A server that
+// fails is tried again when a turn needs it.
+func (s *Servers) Start(ctx context.Context) {
+	if s == nil {
+		return
+	}
+	for _, c := range s.list {
+		go func() {
+			if _, err := c.list(ctx); err != nil {
+				c.log.Warn("MCP server unavailable", "server", c.cfg.Name, "err", err)
+			}
+		}()
+	}
+}
+
+// Close ends every connection; a command a server runs as is ended.
+func (s *Servers) Close() {
+	if s == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range s.list {
+		wg.Go(c.close)
+	}
+	wg.Wait()
+}
+
+// Status is a server's connection as the settings page shows it.
+type Status string
+
+const (
+	NotConnected Status = "not connected"
+	Connected    Status = "connected"
+	Failed       Status = "failed"
+)
+
+// State is how a server is, and the tools it listed last.
+type State struct {
+	Status Status
+	Err    string    // why it failed
+	Since  time.Time // when it came to be so
+}
+
+// ServerState is one server's settings (no token, no environment), state
+// and tools, for the settings page.
+type ServerState struct {
+	Name, Where string
+	State
+	Tools []ToolDesc
+}
+
+// States lists the servers as they are now, in the order of their names.
+func (s *Servers) States() []ServerState {
+	if s == nil {
+		return nil
+	}
+	out := make([]ServerState, len(s.list))
+	for i, c := range s.list {
+		c.mu.Lock()
+		out[i] = ServerState{Name: c.cfg.Name, Where: c.cfg.Where(), State: c.state, Tools: c.tools}
+		c.mu.Unlock()
+	}
+	return out
+}
+
+// get returns the server named name.
+func (s *Servers) get(name string) *conn {
+	for _, c := range s.list {
+		if c.cfg.Name == name {
+			return c
+		}
+	}
+	return nil
+}
