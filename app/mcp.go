@@ -144,23 +144,23 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 	if err != nil {
 		return nil, nil, err
 	}
-	// A browser that joins the owner's session keeps it: the session is
-	// pinned, never rotated away by a conversation the browser starts.
-	if err := db.PinSession(ctx, owner); err != nil {
-		return nil, nil, err
-	}
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db,
 		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
-	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token), nil
+	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token, db.PinSession), nil
 }
 
 // mcpJoin lets a browser join the session of MCP calls with the MCP token:
 // who may call the tools may see their conversations. Without a token,
-// which serve allows on loopback only, no key is asked.
-func mcpJoin(owner, token string) *transport.Join {
-	j := &transport.Join{What: "the conversations of MCP calls", Session: func(_ context.Context, key string) (string, error) {
+// which serve allows on loopback only, no key is asked. The session is
+// recorded, pinned, when a browser first joins it: pinned, a conversation
+// the browser starts never rotates it away (see store.PinSession).
+func mcpJoin(owner, token string, pin func(context.Context, string) error) *transport.Join {
+	j := &transport.Join{What: "the conversations of MCP calls", Session: func(ctx context.Context, key string) (string, error) {
 		if token != "" && subtle.ConstantTimeCompare([]byte(key), []byte(token)) != 1 {
 			return "", apperr.Errorf(apperr.Invalid, "That is not the MCP token this server was started with (--mcp-token or SWEATPANTS_MCP_TOKEN).")
+		}
+		if err := pin(ctx, owner); err != nil {
+			return "", err
 		}
 		return owner, nil
 	}}

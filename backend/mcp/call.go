@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -75,11 +76,15 @@ func (w *watch) waitOrStop(ctx context.Context, f *chat.Follower) (*sdk.CallTool
 // wait follows the call's turn until it ends, and returns its result.
 func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult, error) {
 	s, owner, id := w.s, w.s.cfg.Owner, w.conv
+	var v chat.View
+	stale := true
 	for {
 		w.logs(ctx, f)
-		v, err := s.cfg.Chat.View(ctx, owner, id)
-		if err != nil {
-			return nil, fmt.Errorf("read the conversation of the call: %w", err)
+		if stale {
+			var err error
+			if v, err = s.cfg.Chat.View(ctx, owner, id); err != nil {
+				return nil, fmt.Errorf("read the conversation of the call: %w", err)
+			}
 		}
 		if res, done := w.step(ctx, v); done {
 			// What changed meanwhile is said too: a stage shown or a line
@@ -94,7 +99,37 @@ func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult
 			return nil, err
 		}
 		w.changes(ctx, u)
+		stale = !apply(&v, u)
 	}
+}
+
+// apply brings v up to date with u's changes, as a page does, and reports
+// whether it could: a view rebuilt at each change of a long call cost more
+// than the rest of the call (docs/performance.md). It cannot when u
+// redraws the page (Resync) or replaces an item v does not hold; the view
+// is then read again.
+func apply(v *chat.View, u chat.Update) bool {
+	if u.Resync != nil {
+		return false
+	}
+	for _, c := range u.Changes {
+		if c.Status != nil {
+			v.Status = *c.Status
+		}
+		if c.Item == nil {
+			continue
+		}
+		i := slices.IndexFunc(v.Items, func(it chat.Item) bool { return it.ID == c.Item.ID })
+		switch {
+		case i >= 0:
+			v.Items[i] = *c.Item // shown already, or seen both in the view and as a change
+		case c.New:
+			v.Items = append(v.Items, *c.Item)
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // changes reports the progress in u's changes: progress is taken from each
