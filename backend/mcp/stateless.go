@@ -35,9 +35,6 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: errState.Error()}
 		}
 	}
-	if req.Params.InputResponses == nil && req.Params.RequestState != "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "a call with a requestState must carry inputResponses"}
-	}
 	first := st.Conv == ""
 	if first {
 		c, err := s.cfg.Chat.Create(ctx, owner, AssistantName)
