@@ -144,7 +144,7 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 	if err != nil {
 		return nil, nil, err
 	}
-	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db,
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db, Sessions: db,
 		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token, db.PinSession), nil
 }

@@ -45,7 +45,10 @@ func revisions(s *Server) http.Handler {
 	if s.cfg.Events != nil {
 		opts.EventStore = NewEventStore(s.cfg.Events, EventOptions{})
 	}
-	sessions := sdk.NewStreamableHTTPHandler(get, opts)
+	var sessions http.Handler = sdk.NewStreamableHTTPHandler(get, opts)
+	if s.revive != nil {
+		sessions = s.revive.handler(sessions)
+	}
 	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true,
 		// A call the client gives up on is stopped, as one of a session is.
 		PropagateRequestCancellation: true})

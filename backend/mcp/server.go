@@ -46,6 +46,10 @@ type Config struct {
 	// across a restart (Handler; the database in the app). Nil: streams
 	// are not resumable.
 	Events EventLog
+	// Sessions records the sessions begun, so that after a restart a
+	// client's request finds its session begun again under its id
+	// (reviver). Nil: a restart ends every session (404).
+	Sessions SessionLog
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
@@ -55,8 +59,9 @@ type Config struct {
 
 // Server serves the tools over MCP sessions.
 type Server struct {
-	cfg Config
-	sdk *sdk.Server
+	cfg    Config
+	sdk    *sdk.Server
+	revive *reviver // nil without Config.Sessions
 
 	mu    sync.Mutex
 	convs map[*sdk.ServerSession]*conv
@@ -88,6 +93,17 @@ func NewServer(cfg Config) *Server {
 	opts := &sdk.ServerOptions{}
 	if cfg.Extension.Options != nil {
 		cfg.Extension.Options(opts)
+	}
+	if cfg.Sessions != nil {
+		s.revive = &reviver{s: s, log: cfg.Sessions}
+		opts.GetSessionID = s.revive.sessionID
+		then := opts.InitializedHandler
+		opts.InitializedHandler = func(ctx context.Context, req *sdk.InitializedRequest) {
+			s.revive.begun(ctx, req)
+			if then != nil {
+				then(ctx, req)
+			}
+		}
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	for _, name := range cfg.Tools.order {
