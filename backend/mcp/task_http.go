@@ -96,7 +96,7 @@ func (s *Server) tasks(next http.Handler) http.Handler {
 			res, err = s.serveTask(r.Context(), r, m)
 		case "tools/call":
 			var handled bool
-			if res, handled, err = s.callTask(r.Context(), m, listed); !handled {
+			if res, handled, err = s.callTask(r.Context(), r.Header, m, listed); !handled {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -126,7 +126,7 @@ var errNoTasks = &rpcError{Code: codeMissingCapability,
 // callTask serves a tools/call as a task when the tool is one and the
 // client takes tasks; handled is false for a call the SDK serves as any
 // other.
-func (s *Server) callTask(ctx context.Context, m rpcRequest, listed map[string]string) (res any, handled bool, err error) {
+func (s *Server) callTask(ctx context.Context, h http.Header, m rpcRequest, listed map[string]string) (res any, handled bool, err error) {
 	var p sdk.CallToolParamsRaw
 	if json.Unmarshal(m.Params, &p) != nil {
 		return nil, false, nil // the SDK says what is wrong with it
@@ -143,6 +143,9 @@ func (s *Server) callTask(ctx context.Context, m rpcRequest, listed map[string]s
 		return nil, false, nil
 	case t.AfterInput && p.RequestState == "":
 		return nil, false, nil // its questions first, by input_required
+	}
+	if err := routing(h, p.Name); err != nil {
+		return nil, true, err
 	}
 	p.Name = name
 	req := &sdk.CallToolRequest{Params: &p}
@@ -167,9 +170,8 @@ func (s *Server) serveTask(ctx context.Context, r *http.Request, m rpcRequest) (
 	if !takesTasks(p.Meta) {
 		return nil, errNoTasks
 	}
-	if h, ok := r.Header["Mcp-Name"]; ok && strings.TrimSpace(strings.Join(h, ",")) != p.TaskID {
-		return nil, &rpcError{Code: codeHeaderMismatch, status: http.StatusBadRequest,
-			Message: fmt.Sprintf("the Mcp-Name header says %q but the request is about task %q", strings.Join(h, ","), p.TaskID)}
+	if err := routing(r.Header, p.TaskID); err != nil {
+		return nil, err
 	}
 	st, err := open(taskKey(s.cfg.Secret), p.TaskID)
 	if err != nil {
@@ -189,6 +191,21 @@ func (s *Server) serveTask(ctx context.Context, r *http.Request, m rpcRequest) (
 		}
 		return ack, nil
 	}
+}
+
+// routing checks the headers SEP-2243 asks of a request, as the SDK
+// checks those of the requests it serves: Mcp-Method, and Mcp-Name saying
+// what the request names (the tool called, the task). The method itself
+// was checked against the body already (tasks).
+func routing(h http.Header, name string) error {
+	if h.Get("Mcp-Method") == "" {
+		return &rpcError{Code: codeHeaderMismatch, status: http.StatusBadRequest, Message: "the request has no Mcp-Method header"}
+	}
+	if got := strings.TrimSpace(h.Get("Mcp-Name")); got != name {
+		return &rpcError{Code: codeHeaderMismatch, status: http.StatusBadRequest,
+			Message: fmt.Sprintf("the Mcp-Name header says %q but the request names %q", got, name)}
+	}
+	return nil
 }
 
 // ack is the answer to tasks/update and tasks/cancel: the task's state is
