@@ -31,14 +31,26 @@ type taskFixture struct {
 	secret []byte
 	owner  string
 	ran    atomic.Int32
-	db     chat.Store
-	url    string
-	close  func()
+	// release lets worker.slow end its work; started counts its starts.
+	release chan struct{}
+	started atomic.Int32
+	db      chat.Store
+	url     string
+	close   func()
 }
 
 func newTaskFixture(t *testing.T) *taskFixture {
-	f := &taskFixture{t: t, secret: []byte(strings.Repeat("t", 32)), owner: chat.NewSessionID()}
+	f := &taskFixture{t: t, secret: []byte(strings.Repeat("t", 32)), owner: chat.NewSessionID(), release: make(chan struct{})}
 	a := agents.New("worker", "Works long.")
+	agents.NewTool(a, "slow", "Works until the test lets it end", func(ctx context.Context, _ struct{}) (string, error) {
+		f.started.Add(1)
+		select {
+		case <-f.release:
+			return "worked", nil
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	})
 	agents.NewTool(a, "review", "Asks whose work to review, then reviews it", func(ctx context.Context, _ struct{}) (string, error) {
 		n, err := turn.Ask(ctx, nameForm, "Whose work?", struct{}{})
 		if err != nil {
@@ -66,7 +78,7 @@ func newTaskFixture(t *testing.T) *taskFixture {
 func (f *taskFixture) start() {
 	svc := chat.New(chat.Config{Store: f.db, Assistants: agents.NewRegistry(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1",
-		Tasks: map[string]mcp.Task{"worker.review": {}, "worker.wait": {}, "worker.quick": {}}})
+		Tasks: map[string]mcp.Task{"worker.review": {}, "worker.wait": {}, "worker.quick": {}, "worker.slow": {}}})
 	ts := httptest.NewServer(mcp.Handler(srv, ""))
 	f.url = ts.URL
 	f.close = func() {
@@ -213,6 +225,31 @@ func TestATaskIsPolledAnsweredLaterAndReadAcrossRestarts(t *testing.T) {
 	}
 	if n := f.ran.Load(); n != 1 {
 		t.Errorf("the tool's work ran %d times; want once", n)
+	}
+}
+
+// TestATaskCutOffByARestartGoesOn: a task whose tool was working when
+// the server went down is taken up again when it is next polled, and
+// completes.
+func TestATaskCutOffByARestartGoesOn(t *testing.T) {
+	f := newTaskFixture(t)
+	id := f.create("worker.slow")
+	f.until(id, "working")
+	for deadline := time.Now().Add(10 * time.Second); f.started.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the tool did not start")
+		}
+	}
+	f.restart()
+	f.until(id, "working")
+	close(f.release)
+	done := f.until(id, "completed")
+	var res sdk.CallToolResult
+	if err := json.Unmarshal(done["result"], &res); err != nil || text(&res) != `"worked"` {
+		t.Errorf("result = %s; want the tool's result", done["result"])
+	}
+	if n := f.started.Load(); n != 2 {
+		t.Errorf("the tool started %d times; want twice, cut off by the restart and taken up after it", n)
 	}
 }
 
