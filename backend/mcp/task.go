@@ -6,6 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -204,8 +207,12 @@ func text(res *sdk.CallToolResult) string {
 // client to correct them: a task's questions are asked again on its next
 // poll, without the words a retry's input_required carries.
 func (w *watch) refusal() error {
-	for id, why := range w.refused {
-		return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("the answer to %s was refused: %s", id, why)}
+	var whys []string
+	for _, id := range slices.Sorted(maps.Keys(w.refused)) {
+		whys = append(whys, fmt.Sprintf("the answer to %s was refused: %s", id, w.refused[id]))
 	}
-	return nil
+	if len(whys) == 0 {
+		return nil
+	}
+	return &rpcError{Code: codeInvalidParams, Message: strings.Join(whys, "; ")}
 }

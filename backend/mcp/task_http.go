@@ -24,9 +24,6 @@ const (
 	codeMissingCapability = -32021 // the client did not declare what the request needs (SEP-2575)
 )
 
-// maxTaskRequest bounds the body of a request the tasks surface reads.
-const maxTaskRequest = 4 << 20
-
 // rpcError is a JSON-RPC error of the tasks surface.
 type rpcError struct {
 	Code    int    `json:"code"`
@@ -74,9 +71,14 @@ func (s *Server) tasks(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxTaskRequest))
+		// Bounded as the SDK bounds the bodies it reads.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
 		if err != nil {
-			http.Error(w, "The request's body could not be read: "+err.Error(), http.StatusBadRequest)
+			status := http.StatusBadRequest
+			if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+				status = http.StatusRequestEntityTooLarge
+			}
+			http.Error(w, "The request's body could not be read: "+err.Error(), status)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -296,6 +296,26 @@ func TestATaskIsRefusedWhatItCannotBe(t *testing.T) {
 	}
 }
 
+// TestARefusedAnswerToATaskIsSaidAndAskedAgain: an answer the question's
+// rules refuse is an error saying why, and the question stays pending.
+func TestARefusedAnswerToATaskIsSaidAndAskedAgain(t *testing.T) {
+	f := newTaskFixture(t)
+	id := f.create("worker.review")
+	var reqs map[string]json.RawMessage
+	json.Unmarshal(f.until(id, "input_required")["inputRequests"], &reqs)
+	for key := range reqs {
+		bad := map[string]any{"taskId": id, "inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": 5}}}}
+		r := f.post("tasks/update", bad, takesTasks)
+		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "refused") {
+			t.Errorf("tasks/update with a wrong answer = %+v; want -32602 saying it was refused", r)
+		}
+	}
+	f.until(id, "input_required")
+	if n := f.ran.Load(); n != 0 {
+		t.Errorf("the tool's work ran %d times on a refused answer", n)
+	}
+}
+
 // TestATaskToolCalledWithoutTheExtensionAnswersItsResult: a client that
 // does not take tasks calls the same tool as any other, and gets its
 // result.
