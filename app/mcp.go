@@ -38,7 +38,7 @@ type MCP struct {
 	// Its handlers answer outside any conversation; nothing of them is
 	// recorded.
 	Extension mcp.Extension
-	// Tasks are the tools whose calls are served as tasks to clients that
+	// Tasks are the tools whose calls /mcp serves as tasks to clients that
 	// take the tasks extension, by qualified name ("AGENT.TOOL"):
 	// polled, answered later, cancelled, surviving a restart (mcp.Task,
 	// docs/mcp.md).
@@ -115,8 +115,10 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// No tasks here: they ride the stateless requests of 2026-07-28, which
+	// only /mcp serves.
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: o.chat.Kinds, Owner: owner, Secret: secret,
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension, Tasks: p.cfg.MCP.Tasks})
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return mcp.Serve(ctx, srv, io.NopCloser(p.stdin), nopWriteCloser{p.stdout})
 }
 
