@@ -38,6 +38,11 @@ type MCP struct {
 	// Its handlers answer outside any conversation; nothing of them is
 	// recorded.
 	Extension mcp.Extension
+	// Tasks are the tools whose calls /mcp serves as tasks to clients that
+	// take the tasks extension, by qualified name ("AGENT.TOOL"):
+	// polled, answered later, cancelled, surviving a restart (mcp.Task,
+	// docs/mcp.md).
+	Tasks map[string]mcp.Task
 }
 
 // mcpCommand is the name of the command that serves MCP over stdio.
@@ -110,6 +115,8 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// No tasks here: they ride the stateless requests of 2026-07-28, which
+	// only /mcp serves.
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: o.chat.Kinds, Owner: owner, Secret: secret,
 		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
 	return mcp.Serve(ctx, srv, io.NopCloser(p.stdin), nopWriteCloser{p.stdout})
@@ -145,7 +152,7 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 		return nil, nil, err
 	}
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db, Sessions: db,
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension})
+		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension, Tasks: p.cfg.MCP.Tasks})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token, db.PinSession), nil
 }
 

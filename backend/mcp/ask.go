@@ -106,6 +106,9 @@ func cancelOrDecline(req elicit.Request) elicit.Action {
 // log sends a warning to the client, which shows it when it enabled
 // logging.
 func (w *watch) log(ctx context.Context, text string) {
+	if w.req.Session == nil {
+		return // a task's poll (tasks/get) has no session to log to
+	}
 	_ = w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "sweatpants", Data: text})
 }
 

@@ -52,9 +52,10 @@ func revisions(s *Server) http.Handler {
 	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true,
 		// A call the client gives up on is stopped, as one of a session is.
 		PropagateRequestCancellation: true})
+	tasks := s.tasks(sessionless) // the tasks extension, beside the SDK (see tasks)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= stateless {
-			sessionless.ServeHTTP(w, r)
+			tasks.ServeHTTP(w, r)
 			return
 		}
 		sessions.ServeHTTP(w, r)

@@ -55,6 +55,9 @@ type Config struct {
 	Log           *slog.Logger
 	// Extension is what the application serves beside the tools.
 	Extension Extension
+	// Tasks are the tools whose calls are served as tasks to a client that
+	// takes them, by qualified name ("AGENT.TOOL"); see Task.
+	Tasks map[string]Task
 }
 
 // Server serves the tools over MCP sessions.
@@ -104,6 +107,12 @@ func NewServer(cfg Config) *Server {
 				then(ctx, req)
 			}
 		}
+	}
+	if len(cfg.Tasks) > 0 {
+		if opts.Capabilities == nil {
+			opts.Capabilities = &sdk.ServerCapabilities{}
+		}
+		opts.Capabilities.AddExtension(tasksExtension, nil)
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	for _, name := range cfg.Tools.order {

@@ -29,6 +29,6 @@ func config() app.Config {
 			},
 		}},
 		Agents: []*agents.Agent{conformanceAgent()},
-		MCP:    app.MCP{OwnNames: true, Extension: extension()},
+		MCP:    app.MCP{OwnNames: true, Extension: extension(), Tasks: taskTools()},
 	}
 }

@@ -79,6 +79,7 @@ func conformanceAgent() *agents.Agent {
 	agents.NewTool(a, "test_elicitation_sep1034_defaults", "Asks with a form whose fields have defaults", askWithDefaults)
 	agents.NewTool(a, "test_elicitation_sep1330_enums", "Asks with a form of enums", askEnums)
 	addStatelessTools(a)
+	addTaskTools(a)
 	return a
 }
 
