@@ -50,6 +50,11 @@ type reviver struct {
 	// the second.
 	mu   sync.Mutex
 	next string
+	// initialized holds, for a session being begun again, what is closed
+	// once it has handled its initialized: the SDK refuses calls before,
+	// and handles a notification after its POST is answered.
+	waitMu      sync.Mutex
+	initialized map[string]chan struct{}
 }
 
 // sessionID is the id of a session the SDK begins: the one being begun
@@ -68,6 +73,7 @@ func (rv *reviver) sessionID() string {
 // and forgets those that did not begin again for IdleSession.
 func (rv *reviver) begun(ctx context.Context, req *sdk.InitializedRequest) {
 	ss := req.Session
+	defer rv.initializedDone(ss.ID())
 	init, err := json.Marshal(ss.InitializeParams())
 	if err != nil || ss.ID() == "" {
 		return
@@ -140,12 +146,38 @@ func (rv *reviver) beginAgain(r *http.Request, sessions http.Handler, id string)
 	if got := w.header.Get("Mcp-Session-Id"); w.code != http.StatusOK || got != id {
 		return fmt.Errorf("its initialize was answered %d with session %q", w.code, got)
 	}
+	done := make(chan struct{})
+	rv.waitMu.Lock()
+	if rv.initialized == nil {
+		rv.initialized = map[string]chan struct{}{}
+	}
+	rv.initialized[id] = done
+	rv.waitMu.Unlock()
+	defer rv.initializedDone(id) // forgotten, if not handled in time
 	w = &headersOnly{header: http.Header{}}
 	sessions.ServeHTTP(w, replayed(r, id, params.ProtocolVersion, `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	if w.code/100 != 2 {
 		return fmt.Errorf("its initialized was answered %d", w.code)
 	}
-	return nil
+	select {
+	case <-done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("its initialized was not handled within 5s")
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
+}
+
+// initializedDone says that session id handled its initialized, to a
+// beginAgain waiting for it.
+func (rv *reviver) initializedDone(id string) {
+	rv.waitMu.Lock()
+	defer rv.waitMu.Unlock()
+	if done, ok := rv.initialized[id]; ok {
+		close(done)
+		delete(rv.initialized, id)
+	}
 }
 
 // replayed is a POST of body as r's client would send it, in session id
