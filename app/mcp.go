@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
@@ -145,6 +147,11 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 		var err error
 		if tools, err = tools.OwnNames(); err != nil {
 			return nil, nil, fmt.Errorf("app.Config.MCP.OwnNames: %w", err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.cfg.MCP.Tasks)) {
+		if !tools.Has(name) {
+			return nil, nil, fmt.Errorf("app.Config.MCP.Tasks names %q, which is no tool of app.Config.Agents; a task is named AGENT.TOOL", name)
 		}
 	}
 	owner, secret, err := mcpSecrets(ctx, db)

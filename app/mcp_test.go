@@ -11,6 +11,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sweatpants-go/sweatpants/backend/mcp"
+
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
@@ -111,6 +113,18 @@ func TestServeMCPNeedsATokenBeyondLoopback(t *testing.T) {
 	_, _, err := runWith(mcpTestConfig(), "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "x.db"))
 	if err == nil || !strings.Contains(err.Error(), "--mcp-token") {
 		t.Errorf("err = %v; want a refusal naming --mcp-token", err)
+	}
+}
+
+// TestServeMCPRefusesATaskOfNoTool: a task named after no tool of the
+// agents (a typo, a tool renamed) stops serve at start, naming it.
+func TestServeMCPRefusesATaskOfNoTool(t *testing.T) {
+	needDatastar(t)
+	cfg := mcpTestConfig()
+	cfg.MCP.Tasks = map[string]mcp.Task{"clerk.nosuch": {}}
+	_, _, err := runWith(cfg, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "x.db"))
+	if err == nil || !strings.Contains(err.Error(), `"clerk.nosuch"`) {
+		t.Errorf("err = %v; want a refusal naming the task", err)
 	}
 }
 

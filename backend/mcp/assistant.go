@@ -76,6 +76,12 @@ func NewTools(as ...*agents.Agent) *Tools {
 	return t
 }
 
+// Has reports whether a tool of t is named qualified ("AGENT.TOOL").
+func (t *Tools) Has(qualified string) bool {
+	_, ok := t.byName[qualified]
+	return ok
+}
+
 // QualifiedName is the name a tool is listed by over MCP.
 func QualifiedName(agent, tool string) string { return agent + "." + tool }
 
