@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 	"github.com/sweatpants-go/sweatpants/store"
 )
 
@@ -63,14 +64,7 @@ func (p *program) check(ctx context.Context, args []string) error {
 		return err
 	}
 	if diverged > 0 {
-		return fmt.Errorf("%d waiting %s would not resume on this build", diverged, plural(diverged, "turn", "turns"))
+		return fmt.Errorf("%d waiting %s would not resume on this build", diverged, words.Plural(diverged, "turn", "turns"))
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // Synopsis heads the usage of the command that runs Check, `PROGRAM
@@ -87,13 +88,5 @@ func totals(checked chat.Checked) string {
 		return fmt.Sprintf("All %d suspended turns resume with this build.", checked.Turns)
 	}
 	return fmt.Sprintf("%d of %d suspended %s would diverge after this deploy; %d %s.",
-		len(checked.Diverged), checked.Turns, plural(checked.Turns, "turn", "turns"), fine, plural(fine, "resumes", "resume"))
-}
-
-// plural picks one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		len(checked.Diverged), checked.Turns, words.Plural(checked.Turns, "turn", "turns"), fine, words.Plural(fine, "resumes", "resume"))
 }

@@ -94,3 +94,11 @@ func Title(text string) string {
 	r := []rune(text)
 	return string(r[:59]) + "…"
 }
+
+// Plural is one when n is 1, else many: "1 turn", "2 turns".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
