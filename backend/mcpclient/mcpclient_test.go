@@ -2,6 +2,8 @@ package mcpclient_test
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,7 +179,17 @@ func TestAQuestionWaitingHoldsNoOtherCallUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newApp(t, &painter{}, tt.server(t))
 			first := a.send("kitchen")
-			a.answer(first, a.question(first, "approval"), `{"choice":"once"}`)
+			approval := a.question(first, "approval")
+			var in elicit.ApprovalInput
+			if err := json.Unmarshal(approval.Request.Input, &in); err != nil {
+				t.Fatal(err)
+			}
+			// What the card says the tool does: a server by URL reaches the
+			// network, one started by command is a program here.
+			if want := map[string]string{"over HTTP": "network", "over stdio": "writes"}[tt.name]; !slices.Equal(in.Effects, []string{want}) {
+				t.Errorf("the approval says the tool does %q; want %q", in.Effects, want)
+			}
+			a.answer(first, approval, `{"choice":"once"}`)
 			firstForm := a.question(first, "form")
 			second := a.send("hall")
 			a.answer(second, a.question(second, "approval"), `{"choice":"once"}`)

@@ -95,7 +95,7 @@ func (c *conn) tool(d ToolDesc) agents.AnyTool {
 	if description == "" {
 		description = d.Title
 	}
-	info := agents.ToolInfo{Agent: c.cfg.Name, Name: modelName(d.Name), Description: description, Input: form, Effects: policy.Network}
+	info := agents.ToolInfo{Agent: c.cfg.Name, Name: modelName(d.Name), Description: description, Input: form, Effects: effectsOf(c.cfg)}
 	return agents.Outside(info, d.InputSchema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 		return c.call(ctx, d.Name, in)
 	})
@@ -178,4 +178,15 @@ func contains(names []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// effectsOf is what a server's tools are taken to do, whatever they say of
+// themselves: a server reached by URL reaches the network; one started by
+// command is a program on this machine, which may change its data. Either
+// makes the policy ask by default.
+func effectsOf(cfg Server) policy.Effect {
+	if cfg.URL != "" {
+		return policy.Network
+	}
+	return policy.Writes
 }
