@@ -234,7 +234,10 @@ func testACallIsATurnOfTheClientsConversation(t *testing.T, rev string) {
 	if err != nil || len(convs) != 1 {
 		t.Fatalf("conversations = %v, %v; want one", convs, err)
 	}
-	if convs[0].Title != "MCP: test-client" || convs[0].Agent != mcp.AssistantName {
+	// A session's conversation holds its calls; a call of 2026-07-28 has
+	// one of its own, named after its tool too.
+	title := map[string]string{"2025-11-25": "MCP: test-client", "2026-07-28": "MCP: test-client: calc.add"}[rev]
+	if convs[0].Title != title || convs[0].Agent != mcp.AssistantName {
 		t.Errorf("conversation = %+v; want it titled with the client and held by the mcp assistant", convs[0])
 	}
 	v, err := f.svc.View(context.Background(), f.owner, convs[0].ID)

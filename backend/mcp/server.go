@@ -223,7 +223,9 @@ func (s *Server) cutOff(ctx context.Context, msg string) (*conv, error) {
 	return nil, nil
 }
 
-// titleOf is the title of the conversation of a client's calls.
+// titleOf is the title of the conversation of a client's calls: "MCP:
+// NAME", and after it ": TOOL" for a conversation of one call (a call of
+// 2026-07-28 or a task, which have no session to share one).
 func titleOf(client *sdk.Implementation) string {
 	name := "an MCP client"
 	if client != nil && client.Name != "" {

@@ -41,7 +41,7 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 		if err != nil {
 			return nil, fmt.Errorf("start the conversation of the call: %w", err)
 		}
-		if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())); err != nil {
+		if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())+": "+req.Params.Name); err != nil {
 			return nil, fmt.Errorf("name the conversation of the call: %w", err)
 		}
 		st = state{Conv: c.ID, Tool: req.Params.Name}

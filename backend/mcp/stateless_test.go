@@ -313,3 +313,17 @@ func (f *statelessFixture) sessionClient(answer func(context.Context, *sdk.Elici
 	f.t.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+// TestAStatelessCallsConversationIsNamedAfterItsClientAndTool: each call of
+// 2026-07-28 is a conversation of its own; its title says who called what,
+// so that a list of them reads.
+func TestAStatelessCallsConversationIsNamedAfterItsClientAndTool(t *testing.T) {
+	f := newStatelessFixture(t)
+	if _, err := call(t, f.client(), nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	convs, err := f.svc.Conversations(context.Background(), f.owner)
+	if err != nil || len(convs) != 1 || convs[0].Title != "MCP: retrier: clerk.register" {
+		t.Errorf("conversations = %+v (%v); want one titled MCP: retrier: clerk.register", convs, err)
+	}
+}

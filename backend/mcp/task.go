@@ -105,7 +105,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the task: %w", err)
 	}
-	if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())); err != nil {
+	if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())+": "+name); err != nil {
 		return nil, fmt.Errorf("name the conversation of the task: %w", err)
 	}
 	msg, err := json.Marshal(call{Tool: name, Arguments: req.Params.Arguments, Stateless: true})
