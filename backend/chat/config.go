@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 )
 
 // Config is what New builds a service from. Store, Assistants and Model
@@ -148,3 +149,11 @@ func (c Config) maxReply() int {
 	}
 	return max(c.MaxReply, MinMaxReply)
 }
+
+// DefaultMaxReply and MinMaxReply are the bound on a reply when
+// Config.MaxReply says none, and the smallest it may be (package
+// replycap cuts the replies).
+const (
+	DefaultMaxReply = replycap.Default
+	MinMaxReply     = replycap.Min
+)

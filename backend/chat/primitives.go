@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -126,7 +127,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if model == nil {
 			model = c.svc.model
 		}
-		model = cappedModel{model, c.svc.maxReply}
+		model = replycap.New(model, c.svc.maxReply)
 		defer t.place.waitOnModel(t)()
 		var stream func(string) // only the reply's own calls reach the page as they come
 		if !primitive.Aside.Get(ctx) {

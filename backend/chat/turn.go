@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
+	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -302,7 +303,7 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	case err == nil:
 		// However the agent made its reply, it is no longer than a model
 		// call's may be.
-		return tree.AssistantMessage, tree.Message{Text: boundReply(reply, c.svc.maxReply)}
+		return tree.AssistantMessage, tree.Message{Text: replycap.Bound(reply, c.svc.maxReply)}
 	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
 		return "", tree.Message{}
 	}

@@ -1,4 +1,6 @@
-package chat
+// Package replycap bounds a model's reply: a provider whose replies are
+// cut at a bound (New), and the bound applied to a reply's text (Bound).
+package replycap
 
 import (
 	"cmp"
@@ -19,28 +21,31 @@ import (
 // not read to the end, and the call's record, the reply and every later
 // load of the conversation hold no more than the bound.
 
-// DefaultMaxReply is the longest reply a model call may give, in bytes of
-// text, when Config.MaxReply does not say: 256 KiB, about 64,000 tokens,
+// Default is the longest reply a model call may give, in bytes of text,
+// when the program says no other: 256 KiB, about 64,000 tokens,
 // more than chat models write within their output limits, so that only a
 // reply gone wrong reaches it.
-const DefaultMaxReply = 256 << 10
+const Default = 256 << 10
 
-// MinMaxReply is the smallest bound a reply may have: room for some text
-// and the note that says it was cut.
-const MinMaxReply = 1 << 10
+// Min is the smallest bound a reply may have: room for some text and the
+// note that says it was cut.
+const Min = 1 << 10
 
 // errReplyTooLong stops a model call whose reply passed the bound.
 var errReplyTooLong = errors.New("the reply passed its bound")
 
-// cappedModel is a model whose replies are cut at limit bytes of text.
-type cappedModel struct {
+// New returns p with its replies cut at limit bytes of text.
+func New(p llm.Provider, limit int) llm.Provider { return capped{p, limit} }
+
+// capped is a model whose replies are cut at limit bytes of text.
+type capped struct {
 	llm.Provider
 	limit int
 }
 
 // Model names the model a request that names none goes to, as the model
 // under it does, for the telemetry of its calls.
-func (m cappedModel) Model() string {
+func (m capped) Model() string {
 	if d, ok := m.Provider.(interface{ Model() string }); ok {
 		return d.Model()
 	}
@@ -51,7 +56,7 @@ func (m cappedModel) Model() string {
 // reaches onDelta only up to the bound, and once it passes the bound the
 // call is stopped and answers with the text cut there (cutReply), finishing
 // for "length"; an unstreamed reply is cut after the fact.
-func (m cappedModel) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (m capped) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
 	if onDelta == nil {
 		resp, err := m.Provider.Complete(ctx, req, nil)
 		if err == nil && len(resp.Content) > m.limit {
@@ -92,14 +97,14 @@ func (m cappedModel) Complete(ctx context.Context, req llm.Request, onDelta func
 
 // cut makes resp the reply text cut at m's bound, which the model did not
 // finish: the calls it may have made after the text are dropped with it.
-func (m cappedModel) cut(resp llm.Response, text string) llm.Response {
+func (m capped) cut(resp llm.Response, text string) llm.Response {
 	resp.Content, resp.FinishReason, resp.ToolCalls, resp.Logprob = cutReply(text, m.limit), "length", nil, nil
 	return resp
 }
 
-// boundReply returns text, or when it is longer than limit bytes, text
-// cut to fit them (cutReply).
-func boundReply(text string, limit int) string {
+// Bound returns text, or when it is longer than limit bytes, text cut to
+// fit them (cutReply).
+func Bound(text string, limit int) string {
 	if len(text) <= limit {
 		return text
 	}

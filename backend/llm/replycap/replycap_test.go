@@ -1,4 +1,4 @@
-package chat
+package replycap
 
 import (
 	"strings"
@@ -36,12 +36,12 @@ func TestCutReply(t *testing.T) {
 			if !closed || !strings.HasPrefix(tt.text, kept) {
 				t.Errorf("the text ends %q; want the reply's start, then %q", text[max(0, len(text)-30):], tt.closing)
 			}
-			if again := boundReply(got, limit); again != got {
+			if again := Bound(got, limit); again != got {
 				t.Errorf("bounding the cut reply again changed it")
 			}
 		})
 	}
-	if got := boundReply("short", limit); got != "short" {
-		t.Errorf("boundReply(short) = %q", got)
+	if got := Bound("short", limit); got != "short" {
+		t.Errorf("Bound(short) = %q", got)
 	}
 }
