@@ -157,6 +157,9 @@ type ToolCall struct {
 	// the model's reply that made it, when it had any (Loop); empty for a
 	// call the agent's own code makes.
 	Reason string `json:"-"`
+	// ModelCall is the id the model gave the call (Loop), by which its
+	// result is handed back; empty for a call the agent's own code makes.
+	ModelCall string `json:"-"`
 	// Decision is what the permission policy decided of the call, for the
 	// middleware beneath the conversation's guard (telemetry); the zero
 	// Decision where no guard decided.
@@ -205,6 +208,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		}
 		ctx = primitive.AgentName.With(ctx, call.Agent)
 		ctx = withReason(ctx, "") // the model's reason was for this call, not for those the tool makes
+		ctx = withModelCall(ctx, "")
 		res, err := impl(ctx, in)
 		if err != nil {
 			return nil, err
@@ -212,7 +216,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		return json.Marshal(res)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx)})
+	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx), ModelCall: modelCallOf(ctx)})
 }
 
 // Instance is an instantiated agent: implementations for some or all of its

@@ -42,3 +42,22 @@ func reasonOf(ctx context.Context) string {
 	r, _ := ctx.Value(reasonKey{}).(string)
 	return r
 }
+
+// modelCallKey holds, for a tool call a Loop makes, the id the model gave
+// the call (ToolCall.ModelCall).
+type modelCallKey struct{}
+
+// withModelCall returns ctx with the model's id for the tool call made
+// from it; "" for the calls a tool makes itself.
+func withModelCall(ctx context.Context, id string) context.Context {
+	if id == "" && modelCallOf(ctx) == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, modelCallKey{}, id)
+}
+
+// modelCallOf is the model's id for the tool call made from ctx.
+func modelCallOf(ctx context.Context) string {
+	id, _ := ctx.Value(modelCallKey{}).(string)
+	return id
+}

@@ -253,7 +253,7 @@ func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) 
 	run := func(i int) func(ctx context.Context) error {
 		return func(ctx context.Context) error {
 			c := calls[i]
-			out, err := callTool(ctx, tools, c)
+			out, err := callTool(withModelCall(ctx, c.ID), tools, c)
 			if err != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/words"
 )
@@ -119,7 +120,7 @@ func (s *Service) resend(ctx context.Context, session, id string, action tree.Ac
 			return err
 		}
 		c.parkLocked()
-		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
+		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest})},
 			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: words.Title(text)}})
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -87,7 +88,7 @@ type suspendedTurn struct {
 	side    bool
 	text    string
 	record  durable.Journal
-	history []message
+	history []history.Message
 }
 
 // suspendedTurns lists the suspended turns of a conversation: the open
@@ -97,7 +98,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	path := idx.PathTo(meta.Head)
 	var out []suspendedTurn
 	if i := path.OpenTurn(); i >= 0 {
-		out = append(out, suspendedTurn{id: path[i].ID, text: turnText(path, i), record: durable.NewJournal(path[i+1:]), history: historyOf(path, path[i].ID)})
+		out = append(out, suspendedTurn{id: path[i].ID, text: turnText(path, i), record: durable.NewJournal(path[i+1:]), history: history.Of(idx, path, path[i].ID, versionOf(idx, path[i].ID))})
 	}
 	for _, n := range path {
 		for _, q := range idx.SideThread(n.ID) {
@@ -106,7 +107,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			}
 			m, _ := tree.Decode[tree.Message](q)
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
-			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: durable.NewJournal(after), history: sideHistoryOf(idx, q.ID)})
+			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: durable.NewJournal(after), history: history.Side(idx, q.ID, versionOf(idx, q.ID), sideNote)})
 		}
 	}
 	return out

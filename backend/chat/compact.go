@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/durable"
-	"github.com/sweatpants-go/sweatpants/backend/figure"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -63,83 +63,21 @@ func tokenScale(path tree.Path) float64 {
 	return 1
 }
 
-// message is a message of the conversation with the node it came from.
-type message struct {
-	node int64
-	llm.Message
-}
-
-// historyOf returns the conversation on path up to node last, as the model
-// sees it: user and assistant messages, with each summarized span replaced
-// by its summary.
-func historyOf(path []tree.Node, last int64) []message {
-	var out []message
-	for _, n := range path {
-		if n.ID > last {
-			break // the turn's own summary, if any, is the middleware's
-		}
-		switch n.Kind {
-		case tree.UserMessage, tree.SideQuestion:
-			m, _ := tree.Decode[tree.Message](n)
-			out = append(out, message{n.ID, llm.Message{Role: llm.User, Content: m.Text}})
-		case tree.AssistantMessage, tree.SideReply:
-			m, _ := tree.Decode[tree.Message](n)
-			out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
-		case tree.Summary:
-			s, _ := tree.Decode[tree.SummaryRecord](n)
-			out = applySummary(out, n.ID, s)
-		case tree.Figure:
-			// What the user was shown, so the model knows in later turns:
-			// the figure as the terminal prints it.
-			if f, err := tree.Decode[figure.Figure](n); err == nil {
-				out = append(out, message{n.ID, llm.Message{Role: llm.Assistant, Content: "(Shown to the user:)\n" + figure.Text(f)}})
-			}
-		}
-	}
-	return out
-}
-
-// applySummary replaces the messages of span s with the summary.
-func applySummary(msgs []message, node int64, s tree.SummaryRecord) []message {
-	covered := make(map[int64]bool, len(s.Covers))
-	for _, id := range s.Covers {
-		covered[id] = true
-	}
-	var out []message
-	placed := false
-	for _, m := range msgs {
-		if covered[m.node] {
-			if !placed {
-				out = append(out, message{node, llm.Message{Role: llm.System, Content: "Summary of the earlier conversation: " + s.Text}})
-				placed = true
-			}
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func plain(msgs []message) []llm.Message {
-	out := make([]llm.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Message
-	}
-	return out
-}
-
 // history is the core of primitive.History for the turn: the path up to the
-// turn's message, with the summaries of earlier turns and this one's.
+// turn's message (package history), with the summaries of earlier turns and
+// this one's, under the version of the history its message was recorded
+// with (tree.Message.History): a turn recorded under an older one is given
+// that again, so that its recorded model calls still match.
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c := t.conv
 	c.lock() // the history has the answer the turn was handed
-	msgs := t.place.history(t)
+	msgs := t.place.history(t, versionOf(c.idx, t.id))
 	c.mu.Unlock()
 	if t.summary != nil {
-		msgs = applySummary(msgs, t.summaryNode, *t.summary)
+		msgs = history.ApplySummary(msgs, t.summaryNode, *t.summary)
 	}
 	t.lastHistory = msgs
-	return plain(msgs), nil
+	return history.Plain(msgs), nil
 }
 
 // compact is middleware around primitive.History: a history of more tokens
@@ -162,7 +100,7 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 		// Summaries are not summarized again: each stands for its own span,
 		// so what the earliest ones say never fades into a summary of a
 		// summary.
-		var said []message
+		var said []history.Message
 		for _, m := range t.lastHistory {
 			if m.Role != llm.System {
 				said = append(said, m)
@@ -174,13 +112,18 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 		t.conv.lock()
 		scale := tokenScale(t.conv.path)
 		t.conv.mu.Unlock()
-		tokens := func(ms []message) int { return int(float64(estimateTokens(plain(ms))) * scale) }
+		tokens := func(ms []history.Message) int { return int(float64(estimateTokens(history.Plain(ms))) * scale) }
 		if tokens(said) <= limit {
 			return msgs, nil
 		}
 		// The newest messages that fit in half the limit stay as they are.
 		keep := len(said)
 		for keep > 0 && tokens(said[keep-1:]) <= limit/2 {
+			keep--
+		}
+		// A tool's result is never summarized apart from its call: the
+		// exchange stays whole on one side of the cut.
+		for keep > 0 && keep < len(said) && said[keep].Node == said[keep-1].Node {
 			keep--
 		}
 		span := said[:keep]
@@ -216,9 +159,9 @@ func compactCall(id string) durable.Call[tree.SummaryRecord] {
 // summarize asks the model for a summary of span, through primitive.Sample so
 // that the call is recorded (and replayed) like any other: the span's
 // messages as they were, then the request to summarize them.
-func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) {
+func summarize(ctx context.Context, span []history.Message) (tree.SummaryRecord, error) {
 	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
-	msgs = append(msgs, plain(span)...)
+	msgs = append(msgs, history.Plain(span)...)
 	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
 	resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
 	if err != nil {
@@ -226,7 +169,17 @@ func summarize(ctx context.Context, span []message) (tree.SummaryRecord, error) 
 	}
 	s := tree.SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
 	for _, m := range span {
-		s.Covers = append(s.Covers, m.node)
+		if len(s.Covers) == 0 || s.Covers[len(s.Covers)-1] != m.Node {
+			s.Covers = append(s.Covers, m.Node)
+		}
 	}
 	return s, nil
+}
+
+// versionOf is the version of the history of the turn that message id
+// starts (tree.Message.History).
+func versionOf(idx *tree.Index, id int64) int {
+	n, _ := idx.Node(id)
+	m, _ := tree.Decode[tree.Message](n)
+	return m.History
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
@@ -47,7 +48,7 @@ type drift struct {
 // dryTurn provides the primitives' cores for one dry run.
 type dryTurn struct {
 	record  durable.Journal
-	history []message
+	history []history.Message
 	summary *tree.SummaryRecord
 	node    int64 // the summary's node
 
@@ -363,9 +364,9 @@ func (d *dryTurn) version(ctx context.Context, q primitive.VersionRequest) (int,
 func (d *dryTurn) historyCore(context.Context, struct{}) ([]llm.Message, error) {
 	msgs := d.history
 	if d.summary != nil {
-		msgs = applySummary(msgs, d.node, *d.summary)
+		msgs = history.ApplySummary(msgs, d.node, *d.summary)
 	}
-	return plain(msgs), nil
+	return history.Plain(msgs), nil
 }
 
 // compact replays the compaction middleware: a summary recorded at its

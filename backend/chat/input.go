@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/words"
 )
@@ -65,7 +66,7 @@ func (s Sent) Say() string {
 // startLocked records text as a user message at HEAD and starts a turn of
 // a with it. c.mu is held.
 func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) error {
-	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text})},
+	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: words.Title(text)}})
 	if err != nil {
 		return err

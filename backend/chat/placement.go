@@ -6,6 +6,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -39,7 +40,7 @@ type placement interface {
 	// conversation on t's branch (package consent).
 	choices(t *turn) *consent.Choices
 	// history returns what t's model is given of the conversation.
-	history(t *turn) []message
+	history(t *turn, v int) []history.Message
 	// draft returns what t's reply streamed so far.
 	draft(t *turn) string
 	// drafted adds delta to t's reply as it streams and shows it; an empty
@@ -86,7 +87,9 @@ func (flow) branch(t *turn) tree.Path { return t.conv.path }
 // one before it read of HEAD's branch.
 func (flow) choices(t *turn) *consent.Choices { return &t.conv.choices }
 
-func (flow) history(t *turn) []message { return historyOf(t.conv.path, t.id) }
+func (flow) history(t *turn, v int) []history.Message {
+	return history.Of(t.conv.idx, t.conv.path, t.id, v)
+}
 
 func (flow) draft(t *turn) string { return t.conv.status.Draft }
 

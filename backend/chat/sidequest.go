@@ -9,7 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/words"
@@ -67,7 +67,12 @@ func (s *side) branch(t *turn) tree.Path { return t.conv.idx.PathTo(s.tip) }
 
 func (s *side) choices(t *turn) *consent.Choices { return &t.choices }
 
-func (s *side) history(t *turn) []message { return t.conv.sideHistory(t) }
+// history is the model's context for side turn t: the conversation up to
+// where the thread hangs, a note saying what the flow waits on, and the
+// thread up to t's question.
+func (s *side) history(t *turn, v int) []history.Message {
+	return history.Side(t.conv.idx, t.id, v, sideNote)
+}
 
 func (s *side) draft(*turn) string { return s.reply }
 
@@ -133,7 +138,7 @@ func (s *Service) sideQuestLocked(ctx context.Context, c *conversation, a agents
 	if err != nil {
 		return err
 	}
-	q, err := c.appendLocked(ctx, tree.Node{Parent: parent, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text})},
+	q, err := c.appendLocked(ctx, tree.Node{Parent: parent, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest})},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: words.Title(text)}})
 	if err != nil {
 		return err
@@ -265,23 +270,6 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 		}
 		return s.sideQuestLocked(ctx, c, a, node, text)
 	})
-}
-
-// sideHistory is the model's context for side turn t: the conversation up
-// to where the thread hangs, a note saying what the flow waits on, and the
-// thread up to t's question.
-func (c *conversation) sideHistory(t *turn) []message { return sideHistoryOf(c.idx, t.id) }
-
-// sideHistoryOf is sideHistory of the side turn that question q started.
-func sideHistoryOf(idx *tree.Index, q int64) []message {
-	path := idx.PathTo(q)
-	i := slices.IndexFunc(path, func(n tree.Node) bool { return n.Kind == tree.SideQuestion })
-	if i < 1 {
-		return historyOf(path, q)
-	}
-	out := historyOf(path[:i], q)
-	out = append(out, message{path[i].ID, llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
-	return append(out, historyOf(path[i:], q)...)
 }
 
 // sideNote tells the model where the thread hangs: from a question that

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
@@ -154,7 +155,7 @@ type turn struct {
 	// turn, and the history as the core last built it.
 	summary     *tree.SummaryRecord
 	summaryNode int64
-	lastHistory []message
+	lastHistory []history.Message
 
 	// choices are the user's choices for the conversation on a side
 	// turn's branch, as read so far (package consent); the flow's are the

@@ -18,7 +18,7 @@ import (
 // err, ending in outcome.
 func Audit(cons Consent, out json.RawMessage, err error, outcome string) tree.ToolRecord {
 	c, d := cons.Call, cons.Decision
-	rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out,
+	rec := tree.ToolRecord{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out, CallID: c.ModelCall,
 		Decision: string(d.Action), DecidedBy: cons.By, Rule: d.Rule, Approval: cons.Approval, Outcome: outcome}
 	if d.Redact {
 		rec.Input, rec.Digest = nil, Digest(c.Input)

@@ -28,6 +28,9 @@ type ToolRecord struct {
 	Input  json.RawMessage `json:"input"`
 	Output json.RawMessage `json:"output,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// CallID is the id the model gave the call, when a model made it (an
+	// agent loop): the history pairs the call with its result by it.
+	CallID string `json:"call_id,omitempty"`
 
 	// The audit of the call, under the permission policy (package
 	// policy). Records made before the policy have none of these.

@@ -98,6 +98,12 @@ type Message struct {
 	// replay diverged, as after a deploy): taking it again starts anew
 	// from its message, never from its record.
 	Diverged bool `json:"diverged,omitempty"`
+	// History is, on a UserMessage or SideQuestion node, the version of
+	// what the model is given of the conversation (package history) in the
+	// turn the message starts: the version of the code that recorded it. A
+	// turn recorded before there were versions has none (0), and its replay
+	// is given the history its model calls were recorded with.
+	History int `json:"history,omitempty"`
 }
 
 // Conversation is one chat: owned by a browser session, talking to one

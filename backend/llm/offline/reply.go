@@ -79,7 +79,18 @@ func chatReply(system, text string, tools []llm.ToolSpec, told int) string {
 func summarize(msgs []llm.Message) string {
 	var conv []llm.Message
 	for _, m := range msgs {
-		if m.Role != llm.System && strings.TrimSpace(m.Content) != "" {
+		if m.Role == llm.System {
+			continue
+		}
+		if strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) > 0 {
+			// A model's tool calls are part of what happened: named.
+			var names []string
+			for _, c := range m.ToolCalls {
+				names = append(names, c.Name)
+			}
+			m.Content = "called " + strings.Join(names, ", ")
+		}
+		if strings.TrimSpace(m.Content) != "" {
 			conv = append(conv, m)
 		}
 	}
