@@ -113,7 +113,9 @@ func TestTheModelSeesEarlierAnswersAndToolResults(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":false}`)); err != nil {
 		t.Fatal(err)
 	}
-	end := waitView(t, svc, "me", conv.ID, "the end of the resumed turn", func(v chat.View) bool { return lastItem(v).Kind != "" && lastItem(v).Kind != tree.ElicitRequest && lastItem(v).Kind != tree.ElicitResponse })
+	end := waitView(t, svc, "me", conv.ID, "the end of the resumed turn", func(v chat.View) bool {
+		return lastItem(v).Kind != "" && lastItem(v).Kind != tree.ElicitRequest && lastItem(v).Kind != tree.ElicitResponse
+	})
 	if it := lastItem(end); it.Text != "Have a good trip." {
 		t.Fatalf("the resumed turn ended with %+v, want it to go on from its record", it)
 	}
