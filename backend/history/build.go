@@ -212,11 +212,33 @@ func (b *builder) sides(id int64) {
 		}
 		m, _ := tree.Decode[tree.Message](q)
 		b.add(q.ID, llm.User, "(Asked on the side:) "+m.Text)
-		if end, ok := b.idx.SideEnd(q.ID); ok && end.ID <= b.last && end.Kind == tree.SideReply {
+		if end, ok := b.replyAsOf(q.ID); ok {
 			r, _ := tree.Decode[tree.Message](end)
 			b.add(end.ID, llm.Assistant, r.Text)
 		}
 	}
+}
+
+// replyAsOf returns the reply to side question q as it stood when the turn
+// began: the newest node of q's own turn up to b.last, when that is its
+// reply. A version of the side turn made later (an answer of its changed)
+// is newer than the turn, and a replay of the turn must be given what its
+// live run was (tree.Index.SideTip walks the same way, to the newest).
+func (b *builder) replyAsOf(q int64) (tree.Node, bool) {
+	tip := q
+	stack := append([]int64(nil), b.idx.Children(q)...)
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, _ := b.idx.Node(id)
+		if n.Kind == tree.SideQuestion || id > b.last {
+			continue
+		}
+		tip = max(tip, id)
+		stack = append(stack, b.idx.Children(id)...)
+	}
+	n, _ := b.idx.Node(tip)
+	return n, tip != q && n.Kind == tree.SideReply
 }
 
 // result is a tool call's result as the agent loop hands it to the model.

@@ -146,6 +146,9 @@ func TestSideThreadsAreGivenWhereTheyWereAsked(t *testing.T) {
 	// A side question asked after the turn began is not in its history:
 	// its replay must be given what the live run was.
 	c.addAt(ask, tree.SideQuestion, "", tree.Message{Text: "Later?"})
+	// Nor is a later version of a side turn's reply (made when an answer
+	// of the side turn changed): the reply stands as it was.
+	c.addAt(q, tree.SideReply, "", tree.Message{Text: "Not any more."})
 
 	idx, path := c.path(last)
 	got := render(history.Of(idx, path, last, history.Latest))
