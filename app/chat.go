@@ -77,7 +77,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
+	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, defaultContextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
+	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, defaultContextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}
