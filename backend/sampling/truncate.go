@@ -104,20 +104,19 @@ func (t Truncation) truncate(msgs []llm.Message) []llm.Message {
 	if !t.over(total) {
 		return msgs
 	}
-	units := unitsOf(msgs)
-	protected := t.protectedFrom(msgs)
+	units, unitOf := t.unitsOf(msgs, t.protectedFrom(msgs))
 	total = total.plus(size{messages: 1, words: noteWords, tokens: noteTokens})
-	var gone []unit // in the order they were dropped
+	gone := make([]int, 0, len(units)) // units, in the order they were dropped
 drop:
 	for class := chatter; class <= exchange; class++ {
-		for _, u := range units {
+		for u := range units {
 			if !t.over(total) {
 				break drop
 			}
-			if u.classOf(msgs) != class || u.keep(msgs, protected) {
+			if units[u].class != class || units[u].keep {
 				continue
 			}
-			total = total.minus(t.sizeOfUnit(msgs, u))
+			total = total.minus(units[u].size)
 			gone = append(gone, u)
 		}
 	}
@@ -128,34 +127,24 @@ drop:
 	// dropping made room: the units are offered back most valued first,
 	// the reverse of the order they went in, so that room left is not
 	// wasted on what is worth least.
-	dropped := make([]bool, len(msgs))
+	dropped := make([]bool, len(units))
 	count := 0
 	for k := len(gone) - 1; k >= 0; k-- {
 		u := gone[k]
-		if s := t.sizeOfUnit(msgs, u); !t.over(total.plus(s)) {
-			total = total.plus(s)
+		if s := total.plus(units[u].size); !t.over(s) {
+			total = s
 			continue
 		}
-		for _, i := range u.members {
-			dropped[i] = true
-		}
-		count += len(u.members)
+		dropped[u] = true
+		count += units[u].size.messages
 	}
-	return withNote(msgs, dropped, count)
+	return withNote(msgs, unitOf, dropped, count)
 }
 
-// sizeOfUnit measures the messages of u.
-func (t Truncation) sizeOfUnit(msgs []llm.Message, u unit) size {
-	var s size
-	for _, i := range u.members {
-		s = s.plus(t.sizeOf(msgs[i]))
-	}
-	return s
-}
-
-// withNote returns the messages of msgs not dropped, with one note of
-// omission where the first dropped one was, or just after: never between a
-// tool call and its results, which the provider wants together.
+// withNote returns the messages of msgs whose unit (unitOf) is not
+// dropped, with one note of omission where the first dropped one was, or
+// just after: never between a tool call and its results, which the
+// provider wants together.
 //
 // withNote writes one note, not one for each gap. Chatter goes first, so
 // the gaps are many and small (a remark between two tool exchanges, a
@@ -163,12 +152,12 @@ func (t Truncation) sizeOfUnit(msgs []llm.Message, u unit) size {
 // many tokens as the remark it stands for, and tell the model little more
 // than one note does, which is that the history it reads is incomplete and
 // by how much.
-func withNote(msgs []llm.Message, dropped []bool, count int) []llm.Message {
+func withNote(msgs []llm.Message, unitOf []int, dropped []bool, count int) []llm.Message {
 	note := llm.Message{Role: llm.System, Content: fmt.Sprintf("(%d earlier %s omitted)", count, plural(count, "message", "messages"))}
 	out := make([]llm.Message, 0, len(msgs)-count+1)
 	pending, noted := false, false
 	for i, m := range msgs {
-		if dropped[i] {
+		if dropped[unitOf[i]] {
 			pending = !noted
 			continue
 		}
@@ -215,24 +204,18 @@ const (
 
 // unit is messages that are kept or dropped together: one message, or an
 // assistant message with tool calls and the results of those calls.
-type unit struct{ members []int }
-
-// keep reports whether u must be kept: it holds a system message or a
-// message of the protected turns.
-func (u unit) keep(msgs []llm.Message, protected int) bool {
-	for _, i := range u.members {
-		if msgs[i].Role == llm.System || i >= protected {
-			return true
-		}
-	}
-	return false
+type unit struct {
+	size  size
+	class class // its first message's
+	// keep is whether it must be kept: it holds a system message or a
+	// message of the protected turns.
+	keep bool
 }
 
-// classOf returns u's class, read from its first message. A tool result
+// classOf returns the class of a unit that starts with m. A tool result
 // whose call went missing counts as an exchange: it is a result all the
 // same.
-func (u unit) classOf(msgs []llm.Message) class {
-	m := msgs[u.members[0]]
+func classOf(m llm.Message) class {
 	switch {
 	case m.Role == llm.User:
 		return said
@@ -242,27 +225,33 @@ func (u unit) classOf(msgs []llm.Message) class {
 	return chatter
 }
 
-// unitsOf groups msgs into units, in the order of their first messages. A
-// tool result goes with the latest assistant message before it that made
-// its call; one whose call is nowhere before it is a unit alone.
-func unitsOf(msgs []llm.Message) []unit {
-	var units []unit
+// unitsOf groups msgs into units, in the order of their first messages,
+// and says which unit each message is in; the messages from protected on
+// are kept. A tool result goes with the latest assistant message before it
+// that made its call; one whose call is nowhere before it is a unit alone.
+func (t Truncation) unitsOf(msgs []llm.Message, protected int) (units []unit, unitOf []int) {
+	units = make([]unit, 0, len(msgs))
+	unitOf = make([]int, len(msgs))
 	callers := map[string]int{} // tool call id → its unit
 	for i, m := range msgs {
+		keep := m.Role == llm.System || i >= protected
 		if m.Role == llm.Tool {
 			if u, ok := callers[m.ToolCallID]; ok {
-				units[u].members = append(units[u].members, i)
+				unitOf[i] = u
+				units[u].size = units[u].size.plus(t.sizeOf(m))
+				units[u].keep = units[u].keep || keep
 				continue
 			}
 		}
-		units = append(units, unit{members: []int{i}})
+		unitOf[i] = len(units)
+		units = append(units, unit{size: t.sizeOf(m), class: classOf(m), keep: keep})
 		if m.Role == llm.Assistant {
 			for _, c := range m.ToolCalls {
-				callers[c.ID] = len(units) - 1
+				callers[c.ID] = unitOf[i]
 			}
 		}
 	}
-	return units
+	return units, unitOf
 }
 
 // tokensOf estimates the tokens of m as the conversation's compaction

@@ -47,6 +47,8 @@ func TestCountWords(t *testing.T) {
 
 // BenchmarkTruncate measures what TruncateHistory costs a model call whose
 // request fits, at the sizes an agent loop reaches: it runs on every call.
+// The last, for comparison, is a request of 400 messages of which half
+// must go, as every call of a conversation past its budget is.
 func BenchmarkTruncate(b *testing.B) {
 	for _, n := range []int{20, 200, 400} {
 		msgs := loop(n)
@@ -65,4 +67,17 @@ func BenchmarkTruncate(b *testing.B) {
 			})
 		}
 	}
+	b.Run("trimmed/400", func(b *testing.B) {
+		msgs := loop(400)
+		tr := Truncation{KeepTurns: 1}
+		for _, m := range msgs {
+			tr.MaxTokens += tokensOf(m)
+		}
+		tr.MaxTokens /= 2
+		msgs = append(msgs, llm.Message{Role: llm.User, Content: "And the hotel?"}) // the loop above is an older turn
+		b.ReportAllocs()
+		for b.Loop() {
+			tr.truncate(msgs)
+		}
+	})
 }
