@@ -30,8 +30,7 @@ func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, c
 	fs.Var(nonEmptyFlag{db}, "db", "the SQLite database to check: the server's, while it is stopped, or a copy of it")
 	fs.Var(policyFlag{rules}, "policy", policyUsage+"; give the server's")
 	fs.Var(serversFlag{servers}, "mcp-servers", serversUsage+"; give the server's (none is called)")
-	*contextTokens = defaultContextTokens
-	fs.Var(intFlag[int]{contextTokens, 0, "a number of tokens (0: no bound)"}, "context-tokens", contextTokensUsage+"; give the server's")
+	contextTokensFlag(fs, contextTokens, "; give the server's")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strconv"
 
@@ -14,9 +15,16 @@ import (
 // reply needs room of its own.
 const defaultContextTokens = 100_000
 
-// contextTokensUsage is the help of --context-tokens, of serve and check.
-const contextTokensUsage = "tokens a request to the model may hold, estimated from its text; over them the assistant's older remarks, " +
-	"then the user's, then tool calls with their results are left out, the latest turn never (0: no bound)"
+// contextTokensFlag defines --context-tokens on fs, writing into n, which
+// it sets to the default. Every command that runs or replays turns has it,
+// so that one variable, SWEATPANTS_CONTEXT_TOKENS, sets all of them; usage
+// ends the flag's help.
+func contextTokensFlag(fs *flag.FlagSet, n *int, usage string) {
+	*n = defaultContextTokens
+	fs.Var(intFlag[int]{n, 0, "a number of tokens (0: no bound)"}, "context-tokens",
+		"tokens a request to the model may hold, estimated from its text; over them the assistant's older remarks, "+
+			"then the user's, then tool calls with their results are left out, the latest turn never (0: no bound)"+usage)
+}
 
 // defaultTurnCalls bounds the model calls of one turn, so that an agent
 // loop that runs away is stopped with a clear message.

@@ -23,16 +23,18 @@ import (
 )
 
 type serveConfig struct {
-	addr          string
-	db            string
-	durability    string
-	logFormat     string
-	maxBody       int64
-	maxReply      int
-	compact       int
-	contextTokens int // tokens a request may hold; 0: no bound
-	suspend       time.Duration
-	retention     time.Duration
+	addr       string
+	db         string
+	durability string
+	logFormat  string
+	maxBody    int64
+	maxReply   int
+	compact    int
+	suspend    time.Duration
+	retention  time.Duration
+
+	// contextTokens is the tokens a request may hold; 0: no bound.
+	contextTokens int
 
 	allowedHosts   []string
 	trustedProxies []netip.Prefix
@@ -64,7 +66,7 @@ more: docs/configuration.md); without a key the built-in offline model answers.`
 func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000, contextTokens: defaultContextTokens,
+		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns()}
 	positive := func(d time.Duration) bool { return d > 0 }
@@ -77,7 +79,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
 		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
-	fs.Var(intFlag[int]{&cfg.contextTokens, 0, "a number of tokens (0: no bound)"}, "context-tokens", contextTokensUsage)
+	contextTokensFlag(fs, &cfg.contextTokens, "")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
 	fs.Var(durationFlag{&cfg.retention, func(d time.Duration) bool { return d >= 0 }, "a duration such as 720h, 24h or 0"}, "gc-retention",

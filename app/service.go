@@ -30,7 +30,7 @@ type opened struct {
 
 // open opens what a command's turns run on: the database at path, locked
 // for this process (lockDB), the model, the default middleware (requests
-// trimmed to contextTokens, the command's --context-tokens), the
+// trimmed to contextTokens, from the command's --context-tokens), the
 // permission policy (the application's rules, then rules, read from the
 // command's --policy), the outside MCP servers (the application's, then
 // those of the command's --mcp-servers), the application's own
@@ -65,8 +65,9 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 // chatConfig is the service configuration every command shares: the
 // model and the root scope of every turn, from the environment unless the
 // application gives them, with the program's policy (Config.Policy, then
-// rules) and requests trimmed to contextTokens, and the application's assistants with the elicit kinds they ask
-// with, whose rules their answers are checked by. A rule of the
+// rules) and requests trimmed to contextTokens, and the application's
+// assistants with the elicit kinds they ask with, whose rules their
+// answers are checked by. A rule of the
 // application's that cannot be read stops the command, as a file's does.
 func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, rules []policy.Rule, contextTokens int, log *slog.Logger) (chat.Config, error) {
 	provider := p.cfg.Model
