@@ -82,7 +82,8 @@ screenshots: build e2e-deps
 ## the runtime and store benchmarks (resume, history growth, cold start,
 ## idle conversations, tree operations at 1k and 1M nodes), then another
 ## user's page loads while 30 tree inspectors watch a busy conversation,
-## then the sample pipeline's own cost, then what the permission policy
+## then the sample pipeline's own cost, then what trimming the history to
+## the context's budget costs a call that fits, then what the permission policy
 ## adds to a tool call, then a model streaming into 100 conversations'
 ## pages, then what telemetry adds to a model call, then the permission
 ## policy's decision under 100 rules, then 100 MCP sessions calling a
@@ -92,6 +93,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./backend/transport/
 	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./backend/primitive/
+	$(GO) test -run '^$$' -bench Truncate -benchmem ./backend/sampling/
 	$(GO) test -run '^$$' -bench 'Guard|ToolPolicy' -benchmem ./backend/chat/
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./backend/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/

@@ -22,6 +22,9 @@ type chatConfig struct {
 	maxReply     int
 	policy       ruleFile
 	servers      serverFile
+
+	// contextTokens is the tokens a request may hold; 0: no bound.
+	contextTokens int
 }
 
 // chatSynopsis heads chat's usage.
@@ -42,6 +45,7 @@ func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
+	contextTokensFlag(fs, &cfg.contextTokens, "")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	if p.cfg.Flags != nil {
@@ -77,7 +81,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
+	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -19,15 +19,18 @@ const CheckCommand = "check"
 
 // checkFlags defines check's flags, and the application's (Setup may need
 // them to make its assistants), on a new flag set, writing the database's
-// path into db, the policy's rule file into rules and the outside MCP
-// servers into servers: the turns are replayed under the rules they will
-// run under, offered the same outside servers' tools (from the record).
-func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile) *flag.FlagSet {
+// path into db, the policy's rule file into rules, the outside MCP
+// servers into servers and the context's tokens into contextTokens: the
+// turns are replayed under the rules they will run under, offered the same
+// outside servers' tools (from the record), their requests trimmed as the
+// server trims them (else a trimmed request would read as a divergence).
+func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, contextTokens *int) *flag.FlagSet {
 	fs := flag.NewFlagSet(CheckCommand, flag.ContinueOnError)
 	*db = "data/" + p.cfg.Name + ".db"
 	fs.Var(nonEmptyFlag{db}, "db", "the SQLite database to check: the server's, while it is stopped, or a copy of it")
 	fs.Var(policyFlag{rules}, "policy", policyUsage+"; give the server's")
 	fs.Var(serversFlag{servers}, "mcp-servers", serversUsage+"; give the server's (none is called)")
+	contextTokensFlag(fs, contextTokens, "; give the server's")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -41,7 +44,8 @@ func (p *program) check(ctx context.Context, args []string) error {
 	var db string
 	var rules ruleFile
 	var servers serverFile
-	err := parseFlags(p.checkFlags(&db, &rules, &servers), deploycheck.Synopsis(p.cfg.Name), args, p.getenv, p.stdout)
+	var contextTokens int
+	err := parseFlags(p.checkFlags(&db, &rules, &servers, &contextTokens), deploycheck.Synopsis(p.cfg.Name), args, p.getenv, p.stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -54,7 +58,7 @@ func (p *program) check(ctx context.Context, args []string) error {
 		return fmt.Errorf("no database to check at %s: %w", db, err)
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, CheckCommand, db, rules.rules, servers, store.Options{}, log)
+	o, err := p.open(ctx, CheckCommand, db, rules.rules, servers, contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
@@ -85,4 +86,42 @@ func snapshot(t *testing.T, db string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestCheckTrimsAsTheServerDoes: a waiting turn whose model call was sent
+// whole resumes under the budget it was recorded with, and check says it
+// would not under a budget that trims that call (--context-tokens): a
+// deploy that changes the server's budget is checked with the new one.
+func TestCheckTrimsAsTheServerDoes(t *testing.T) {
+	cfg := testConfig()
+	cfg.Assistants[0].Turn = func(ctx context.Context, message string) (string, error) {
+		if _, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{
+			{Role: llm.User, Content: "Earlier, a long question about trains."},
+			{Role: llm.Assistant, Content: "And its long answer."},
+			{Role: llm.User, Content: message},
+		}}); err != nil {
+			return "", err
+		}
+		who, err := turn.Ask(ctx, greetingForm, "What should I call you?", struct{}{})
+		if err != nil || who.Action != elicit.Accept {
+			return "Hello, stranger.", err
+		}
+		return "Hello, " + who.Content.Name + "!", nil
+	}
+	db := filepath.Join(t.TempDir(), "greeter.db")
+	var out, errOut strings.Builder
+	p := newProgram(cfg, func(string) string { return "" }, strings.NewReader("Hello\n"), &out, &errOut)
+	p.interrupts = make(chan os.Signal)
+	if err := p.run(context.Background(), []string{"chat", "--db", db, "--agent", "greeter"}); err != nil {
+		t.Fatalf("chat: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "stays open") {
+		t.Fatalf("the greeter's question is not left waiting:\n%s", out.String())
+	}
+	if stdout, _, err := runWith(cfg, "check", "--db", db); err != nil {
+		t.Errorf("check under the budget the turn was recorded with: %v\n%s", err, stdout)
+	}
+	if _, _, err := runWith(cfg, "check", "--db", db, "--context-tokens", "20"); err == nil || !strings.Contains(err.Error(), "1 waiting turn would not resume") {
+		t.Errorf("check under a budget that trims the turn's model call: err = %v, want 1 waiting turn named", err)
+	}
 }

@@ -56,6 +56,9 @@ type mcpConfig struct {
 	ownNames bool
 	policy   ruleFile
 	servers  serverFile
+
+	// contextTokens is the tokens a request may hold; 0: no bound.
+	contextTokens int
 }
 
 // mcpSynopsis heads the mcp command's usage.
@@ -74,6 +77,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
+	contextTokensFlag(fs, &cfg.contextTokens, "")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
@@ -106,7 +110,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, store.Options{}, log)
+	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

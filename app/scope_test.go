@@ -3,12 +3,17 @@ package app
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/sampling"
+	"github.com/sweatpants-go/sweatpants/store"
 )
 
 func TestRootScope(t *testing.T) {
@@ -37,7 +42,7 @@ func TestRootScope(t *testing.T) {
 		return sent, err
 	}
 
-	scope, err := rootScope(env(), nil)
+	scope, err := rootScope(env(), nil, defaultContextTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +50,7 @@ func TestRootScope(t *testing.T) {
 		t.Fatalf("by default the model got %q (%v), want the address redacted", sent, err)
 	}
 
-	scope, err = rootScope(env("SWEATPANTS_REDACT_PII", "false", "SWEATPANTS_TURN_CALLS", "2"), nil)
+	scope, err = rootScope(env("SWEATPANTS_REDACT_PII", "false", "SWEATPANTS_TURN_CALLS", "2"), nil, defaultContextTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +66,64 @@ func TestRootScope(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"SWEATPANTS_REDACT_PII", "maybe"}, {"SWEATPANTS_TURN_CALLS", "-1"}, {"SWEATPANTS_TURN_CALLS", "lots"}} {
-		if _, err := rootScope(env(bad...), nil); err == nil || !strings.Contains(err.Error(), bad[0]) {
+		if _, err := rootScope(env(bad...), nil, defaultContextTokens); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%s=%s: err = %v, want one naming the variable", bad[0], bad[1], err)
 		}
+	}
+}
+
+// TestContextTokens: every turn's model calls are trimmed to the context's
+// budget by default, the older messages left out and the latest kept;
+// --context-tokens changes the budget, and 0 sends everything.
+func TestContextTokens(t *testing.T) {
+	// sent opens the program's turns as serve does with args and returns
+	// what the model is sent of msgs.
+	sent := func(t *testing.T, msgs []llm.Message, args ...string) []llm.Message {
+		t.Helper()
+		cfg, err := parseServe(args, func(string) string { return "" }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newProgram(testConfig(), func(string) string { return "" }, nil, io.Discard, io.Discard)
+		o, err := p.open(t.Context(), "serve", filepath.Join(t.TempDir(), "x.db"), nil, serverFile{}, cfg.contextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.close()
+		var got []llm.Message
+		ctx := primitive.SampleAPI.Provide(o.chat.Scope(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+			got = req.Messages
+			return llm.Response{Content: "ok"}, nil
+		})
+		if _, err := primitive.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	contents := func(msgs []llm.Message) []string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.Content[:min(len(m.Content), 30)])
+		}
+		return out
+	}
+
+	long := []llm.Message{
+		{Role: llm.User, Content: "old " + strings.Repeat("x", 4*defaultContextTokens)}, // over the default on its own
+		{Role: llm.Assistant, Content: "noted"},
+		{Role: llm.User, Content: "and now?"},
+	}
+	if got, want := contents(sent(t, long)), []string{"(1 earlier message omitted)", "noted", "and now?"}; !slices.Equal(got, want) {
+		t.Errorf("by default the model got %q, want %q", got, want)
+	}
+	if got := sent(t, long, "--context-tokens", "0"); len(got) != len(long) {
+		t.Errorf("with --context-tokens 0 the model got %q, want all of it", contents(got))
+	}
+	short := []llm.Message{{Role: llm.User, Content: "hello"}, {Role: llm.Assistant, Content: "hi"}, {Role: llm.User, Content: "bye"}}
+	if got := sent(t, short); len(got) != len(short) {
+		t.Errorf("a short conversation lost messages by default: the model got %q", contents(got))
+	}
+	if got, want := contents(sent(t, short, "--context-tokens", "10")), []string{"(2 earlier messages omitted)", "bye"}; !slices.Equal(got, want) {
+		t.Errorf("with --context-tokens 10 the model got %q, want %q", got, want)
 	}
 }

@@ -33,6 +33,9 @@ type serveConfig struct {
 	suspend    time.Duration
 	retention  time.Duration
 
+	// contextTokens is the tokens a request may hold; 0: no bound.
+	contextTokens int
+
 	allowedHosts   []string
 	trustedProxies []netip.Prefix
 	secureCookies  bool
@@ -76,6 +79,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
 		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
+	contextTokensFlag(fs, &cfg.contextTokens, "")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
 	fs.Var(durationFlag{&cfg.retention, func(d time.Duration) bool { return d >= 0 }, "a duration such as 720h, 24h or 0"}, "gc-retention",
@@ -171,7 +175,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 	defer stopTelemetry() // last: the spans of turns that Close ends are sent
 
-	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
 	if err != nil {
 		return err
 	}

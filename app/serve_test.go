@@ -135,7 +135,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	env := map[string]string{
 		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
 		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536",
-		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
+		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_CONTEXT_TOKENS": "8000", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
@@ -158,7 +158,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
-		maxReply: 65536, compact: 0, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
+		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
 		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: rules + ":1"}}},
@@ -188,6 +188,7 @@ func TestParseServeRefusals(t *testing.T) {
 		{"a reply bound too small for its note", []string{"--max-reply", "100"}, nil, `invalid value "100" for flag -max-reply: want a number of bytes, at least 1024`},
 		{"negative tokens", []string{"--compact-tokens", "-5"}, nil, `invalid value "-5" for flag -compact-tokens`},
 		{"tokens in the environment that are no number", nil, map[string]string{"SWEATPANTS_COMPACT_TOKENS": "lots"}, `invalid value "lots" for SWEATPANTS_COMPACT_TOKENS`},
+		{"a negative context", []string{"--context-tokens", "-1"}, nil, `invalid value "-1" for flag -context-tokens`},
 		{"no connections", []string{"--max-conns", "0"}, nil, `invalid value "0" for flag -max-conns`},
 		{"a cookie flag that is no boolean", nil, map[string]string{"SWEATPANTS_SECURE_COOKIES": "maybe"}, `invalid value "maybe" for SWEATPANTS_SECURE_COOKIES: want true or false`},
 		{"a proxy that is no address", []string{"--trusted-proxies", "proxy.local"}, nil, `invalid value "proxy.local" for flag -trusted-proxies: trusted proxy "proxy.local" is not an IP address`},

@@ -29,7 +29,8 @@ type opened struct {
 }
 
 // open opens what a command's turns run on: the database at path, locked
-// for this process (lockDB), the model, the default middleware, the
+// for this process (lockDB), the model, the default middleware (requests
+// trimmed to contextTokens, from the command's --context-tokens), the
 // permission policy (the application's rules, then rules, read from the
 // command's --policy), the outside MCP servers (the application's, then
 // those of the command's --mcp-servers), the application's own
@@ -38,7 +39,7 @@ type opened struct {
 // DecideByRule and Log set; the command adds its own settings before
 // chat.New. Every command that runs the application's turns, or replays
 // them, opens them here, so that all of them run the same code.
-func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, servers serverFile, opts store.Options, log *slog.Logger) (*opened, error) {
+func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, servers serverFile, contextTokens int, opts store.Options, log *slog.Logger) (*opened, error) {
 	outside, err := p.outside(command, servers)
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 	}
 	// The servers close first: a command a server runs as ends with us.
 	o := &opened{db: db, outside: outside, close: func() { outside.Close(); db.Close(); release() }}
-	cfg, err := p.chatConfig(ctx, command, db, rules, log)
+	cfg, err := p.chatConfig(ctx, command, db, rules, contextTokens, log)
 	if err != nil {
 		o.close()
 		return nil, err
@@ -64,10 +65,11 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 // chatConfig is the service configuration every command shares: the
 // model and the root scope of every turn, from the environment unless the
 // application gives them, with the program's policy (Config.Policy, then
-// rules), and the application's assistants with the elicit kinds they ask
-// with, whose rules their answers are checked by. A rule of the
+// rules) and requests trimmed to contextTokens, and the application's
+// assistants with the elicit kinds they ask with, whose rules their
+// answers are checked by. A rule of the
 // application's that cannot be read stops the command, as a file's does.
-func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, rules []policy.Rule, log *slog.Logger) (chat.Config, error) {
+func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, rules []policy.Rule, contextTokens int, log *slog.Logger) (chat.Config, error) {
 	provider := p.cfg.Model
 	if provider == nil {
 		var err error
@@ -78,7 +80,7 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 	if err := policy.Check(p.cfg.Policy...); err != nil {
 		return chat.Config{}, fmt.Errorf("app.Config.Policy: %w", err)
 	}
-	root, err := rootScope(p.getenv, append(slices.Clip(p.cfg.Policy), rules...))
+	root, err := rootScope(p.getenv, append(slices.Clip(p.cfg.Policy), rules...), contextTokens)
 	if err != nil {
 		return chat.Config{}, err
 	}

@@ -12,11 +12,17 @@
 //
 // Where each one goes, and why:
 //
+//	TruncateHistory  primitive.SampleInput       Max  keeps what the model is given in its context
 //	RedactPII        primitive.SampleInput       Max  sees every request, side questions included
-//	TruncateHistory  primitive.SampleInput       Max  shortens what the model is given
 //	RepairJSON       primitive.SampleOutput      Min  repairs the reply before any reader sees it
 //	JudgeConfidence  primitive.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
 //	Budget           primitive.SampleAPI         Max  counts and limits model calls and tokens
+//
+// Both input middleware run at Max, so the one installed first, the outer,
+// sees a request first. An app installs TruncateHistory before RedactPII
+// (the program's root scope does): redaction then works on what
+// is sent only, not on messages about to be dropped, and its placeholders
+// are about as long as what they replace, so the budget still holds.
 //
 // Middleware installed in a scope is shared by every call under it, and a
 // turn's calls are recorded and replayed, so each one here is

@@ -68,22 +68,24 @@ func TestTruncateHistory(t *testing.T) {
 	}{
 		{"short enough is left alone", sampling.Truncation{MaxMessages: 5},
 			[]string{"s", "u1", "a1", "u2", "a2"}, "s u1 a1 u2 a2"},
-		{"the oldest go, system messages stay", sampling.Truncation{MaxMessages: 5},
-			[]string{"s", "u1", "a1", "u2", "a2", "u3", "a3", "u4"}, "s (4) u3 a3 u4"},
+		{"the assistant's prose goes first, then the oldest user messages; system messages stay", sampling.Truncation{MaxMessages: 5},
+			[]string{"s", "u1", "a1", "u2", "a2", "u3", "a3", "u4"}, "s (4) u2 u3 u4"},
 		{"the latest turns stay even over the limit", sampling.Truncation{MaxMessages: 3, KeepTurns: 2},
 			[]string{"s", "u1", "a1", "u2", "a2", "u3"}, "s (2) u2 a2 u3"},
 		{"a system message in the middle stays", sampling.Truncation{MaxMessages: 4},
-			[]string{"u1", "a1", "s-summary", "u2", "a2", "u3"}, "(3) s-summary a2 u3"},
+			[]string{"u1", "a1", "s-summary", "u2", "a2", "u3"}, "(3) s-summary u2 u3"},
 		{"a tool call goes with all its results", sampling.Truncation{MaxMessages: 5},
-			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (5) u2 a2 u3"},
-		{"a tool call is not split to fit", sampling.Truncation{MaxMessages: 7},
-			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (4) a1 u2 a2 u3"},
-		{"a tool call is kept with its results", sampling.Truncation{MaxMessages: 8},
-			[]string{"s", "u1", "a1", "u2", "a2>c1,c2", "t:c1", "t:c2", "a2", "u3"}, "s (2) u2 a2>c1,c2 t:c1 t:c2 a2 u3"},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s u1 (5) u2 u3"},
+		{"a tool call is not split to fit", sampling.Truncation{MaxMessages: 6},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (4) a1>c1,c2 t:c1 t:c2 u3"},
+		{"a tool call is kept with its results", sampling.Truncation{MaxMessages: 7},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "t:c2", "a1", "u2", "a2", "u3"}, "s (3) a1>c1,c2 t:c1 t:c2 u2 u3"},
 		{"tool calls of the latest turn stay", sampling.Truncation{MaxMessages: 2},
 			[]string{"u1", "a1", "u2", "a2>c1", "t:c1", "a2>c2", "t:c2"}, "(2) u2 a2>c1 t:c1 a2>c2 t:c2"},
 		{"results arriving out of order", sampling.Truncation{MaxMessages: 5},
-			[]string{"u1", "a1>c1,c2", "t:c2", "a-aside", "t:c1", "u2", "a2", "u3"}, "(4) a-aside u2 a2 u3"},
+			[]string{"u1", "a1>c1,c2", "t:c2", "a-aside", "t:c1", "u2", "a2", "u3"}, "(4) a1>c1,c2 t:c2 t:c1 u3"},
+		{"the note is not put between a call and its results", sampling.Truncation{MaxWords: 20},
+			[]string{"s", "u1", "a1>c1,c2", "t:c1", "a-aside " + strings.Repeat("w ", 20), "t:c2", "u2"}, "s u1 a1>c1,c2 t:c1 t:c2 (1) u2"},
 		{"words as tokens", sampling.Truncation{MaxWords: 20},
 			[]string{"u1 " + strings.Repeat("w ", 30), "a1", "u2", "a2", "u3"}, "(1) a1 u2 a2 u3"},
 		{"no user message: nothing is safe to drop", sampling.Truncation{MaxMessages: 2},
@@ -141,5 +143,81 @@ func TestTruncateHistoryNote(t *testing.T) {
 	note := m.requests[0].Messages[0]
 	if note.Role != llm.System || note.Content != "(3 earlier messages omitted)" {
 		t.Errorf("note %+v", note)
+	}
+}
+
+// truncated returns what the model is sent of msgs under t.
+func truncated(t *testing.T, tr sampling.Truncation, msgs []llm.Message) []llm.Message {
+	t.Helper()
+	m := replying("ok")
+	ctx := sampling.TruncateHistory(m.provide(t.Context()), tr)
+	if _, err := primitive.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	got := m.requests[0].Messages
+	checkPairs(t, got)
+	return got
+}
+
+// The tighter the limit, the more goes, in the order of what says least:
+// the assistant's prose, then the user's messages, then tool exchanges,
+// the oldest first within each. Room a large unit leaves goes back to the
+// most valued of what went before it.
+func TestTruncateHistoryPriority(t *testing.T) {
+	in := []string{"u1", "a1>c1", "t:c1", "a1", "a1'", "u2", "a2>c2", "t:c2", "a2", "u3"}
+	for _, tc := range []struct {
+		max  int
+		want string
+	}{
+		{10, "u1 a1>c1 t:c1 a1 a1' u2 a2>c2 t:c2 a2 u3"},
+		{9, "u1 a1>c1 t:c1 (2) u2 a2>c2 t:c2 a2 u3"}, // the older prose
+		{8, "u1 a1>c1 t:c1 (3) u2 a2>c2 t:c2 u3"},    // all the prose
+		{7, "(4) a1>c1 t:c1 u2 a2>c2 t:c2 u3"},       // then the older user message
+		{6, "(5) a1>c1 t:c1 a2>c2 t:c2 u3"},          // then every user message
+		{5, "(6) u2 a2>c2 t:c2 u3"},                  // then the older exchange, which leaves room for u2
+		{4, "(7) a2>c2 t:c2 u3"},                     // but not at 4
+		{3, "(8) u2 u3"},                             // no exchange fits: the newer user message does
+		{2, "(9) u3"},
+		{1, "(9) u3"}, // the latest turn is kept over the limit
+	} {
+		t.Run(fmt.Sprint(tc.max), func(t *testing.T) {
+			got := truncated(t, sampling.Truncation{MaxMessages: tc.max}, conversation(in...))
+			if codes(got) != tc.want {
+				t.Errorf("the model got\n %s\nwant\n %s", codes(got), tc.want)
+			}
+		})
+	}
+}
+
+// MaxTokens counts as the compaction estimates: 4 a message and one for
+// every 4 bytes of its content and of its tool calls' names and arguments.
+func TestTruncateHistoryTokens(t *testing.T) {
+	msgs := []llm.Message{
+		{Role: llm.User, Content: strings.Repeat("q", 396)},                                                                           // 4 + 99
+		{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "search", Arguments: `"` + strings.Repeat("x", 392) + `"`}}}, // 4 + 100
+		{Role: llm.Tool, ToolCallID: "c1", Content: strings.Repeat("r", 400)},                                                         // 4 + 100
+		{Role: llm.User, Content: "next"},                                                                                             // 4 + 1
+	}
+	const total = 103 + 104 + 104 + 5
+	if got := truncated(t, sampling.Truncation{MaxTokens: total}, msgs); len(got) != len(msgs) {
+		t.Errorf("at %d tokens, exactly its estimate, the request lost %d messages", total, len(msgs)-len(got))
+	}
+	got := truncated(t, sampling.Truncation{MaxTokens: total - 1}, msgs)
+	if len(got) != 4 || got[0].Role != llm.System || got[1].Role != llm.Assistant || got[3].Content != "next" {
+		var roles []llm.Role
+		for _, m := range got {
+			roles = append(roles, m.Role)
+		}
+		t.Errorf("one token under its estimate the model got messages of %v; want the first user message dropped", roles)
+	}
+	tokens := 0
+	for _, m := range got {
+		tokens += 4 + (len(m.Content)+3)/4
+		for _, c := range m.ToolCalls {
+			tokens += (len(c.Name) + len(c.Arguments) + 3) / 4
+		}
+	}
+	if tokens > total-1 {
+		t.Errorf("the trimmed request is %d tokens, over its budget of %d", tokens, total-1)
 	}
 }
