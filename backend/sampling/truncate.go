@@ -32,7 +32,9 @@ type Truncation struct {
 // TruncateHistory returns a child context in which a request longer than
 // t allows has messages dropped, and a system note "(n earlier messages
 // omitted)" put where the first of them was. Kept always are the system
-// messages and the latest t.KeepTurns turns. Of the rest, what says least
+// messages and the latest t.KeepTurns turns (but for the older tool
+// exchanges of a turn that alone is over the limit, a long agent loop,
+// whose latest exchange and message stay). Of the rest, what says least
 // goes first: the assistant's prose (remarks, figures shown, side
 // replies), then the user's messages, then tool exchanges, the oldest
 // first within each, until the request fits; then what fits again of what
@@ -118,6 +120,27 @@ drop:
 			}
 			total = total.minus(units[u].size)
 			gone = append(gone, u)
+		}
+	}
+	if t.over(total) {
+		// The latest turns alone are over: one long agent loop, whose
+		// every step adds a tool exchange. Its older exchanges go too,
+		// the oldest first, but never its message, nor its latest
+		// exchange, which the model is acting on.
+		latest := -1
+		for u := range units {
+			if units[u].class == exchange {
+				latest = u
+			}
+		}
+		for u := range units {
+			if !t.over(total) {
+				break
+			}
+			if units[u].class == exchange && units[u].keep && !units[u].system && u != latest {
+				total = total.minus(units[u].size)
+				gone = append(gone, u)
+			}
 		}
 	}
 	if len(gone) == 0 {
@@ -210,6 +233,8 @@ type unit struct {
 	// keep is whether it must be kept: it holds a system message or a
 	// message of the protected turns.
 	keep bool
+	// system is whether it holds a system message, kept whatever else.
+	system bool
 }
 
 // classOf returns the class of a unit that starts with m. A tool result
@@ -240,11 +265,12 @@ func (t Truncation) unitsOf(msgs []llm.Message, protected int) (units []unit, un
 				unitOf[i] = u
 				units[u].size = units[u].size.plus(t.sizeOf(m))
 				units[u].keep = units[u].keep || keep
+				units[u].system = units[u].system || m.Role == llm.System
 				continue
 			}
 		}
 		unitOf[i] = len(units)
-		units = append(units, unit{size: t.sizeOf(m), class: classOf(m), keep: keep})
+		units = append(units, unit{size: t.sizeOf(m), class: classOf(m), keep: keep, system: m.Role == llm.System})
 		if m.Role == llm.Assistant {
 			for _, c := range m.ToolCalls {
 				callers[c.ID] = unitOf[i]
