@@ -23,7 +23,7 @@ func contextTokensFlag(fs *flag.FlagSet, n *int, usage string) {
 	*n = defaultContextTokens
 	fs.Var(intFlag[int]{n, 0, "a number of tokens (0: no bound)"}, "context-tokens",
 		"tokens a request to the model may hold, estimated from its text; over them the assistant's older remarks, "+
-			"then the user's, then tool calls with their results are left out, the latest turn never (0: no bound)"+usage)
+			"then the user's, then tool calls with their results are left out, the latest message and tool call never (0: no bound)"+usage)
 }
 
 // defaultTurnCalls bounds the model calls of one turn, so that an agent
@@ -33,8 +33,8 @@ const defaultTurnCalls = 40
 // rootScope is the program's scope for every turn (chat.Config.Scope): the
 // permission policy's program level, made of rules, and the middleware
 // every model call passes. A request over contextTokens (0: no bound) is
-// trimmed to them (sampling.TruncateHistory), the latest turn always
-// kept. It reads from the environment:
+// trimmed to them (sampling.TruncateHistory), the latest turn's message
+// and tool exchange always kept. It reads from the environment:
 // SWEATPANTS_REDACT_PII (true unless false: e-mail addresses, phone and card
 // numbers never reach the model) and SWEATPANTS_TURN_CALLS (model calls a
 // turn may make; 0 for no bound).
