@@ -47,6 +47,10 @@ type Inspection struct {
 	HeadNode tree.Node
 	// Targets are the nodes the reflog entries shown moved HEAD to, by id.
 	Targets map[int64]tree.Node
+	// Samples are the records of the model calls among Nodes, by node,
+	// each with its whole request: a call recorded as what was new in its
+	// request is shown as it was sent (tree.Requests).
+	Samples map[int64]tree.SampleRecord
 }
 
 // Inspect returns the conversation's whole tree and reflog; at, when not

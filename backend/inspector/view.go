@@ -163,7 +163,27 @@ func (v *view) snapshot(l chat.Live) Inspection {
 		in.OnPath[n.ID] = true
 	}
 	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
+	wholeSamples(x, &in)
 	return in
+}
+
+// wholeSamples puts into in the records of the model calls among its
+// nodes, with their whole requests rebuilt from x.
+func wholeSamples(x *tree.Index, in *Inspection) {
+	var reqs tree.Requests
+	for id, n := range in.Nodes {
+		if n.Kind != tree.Sample {
+			continue
+		}
+		if in.Samples == nil {
+			in.Samples = map[int64]tree.SampleRecord{}
+		}
+		rec, err := reqs.Whole(n, x.Node)
+		if err != nil {
+			rec.Error = "The record of this call does not read: " + err.Error()
+		}
+		in.Samples[id] = rec
+	}
 }
 
 // changes returns what changed since the view was last shown and takes it
@@ -264,6 +284,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 			}
 		}
 	}
+	wholeSamples(x, in)
 	ch.Legend = x.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {
