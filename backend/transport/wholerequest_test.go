@@ -16,8 +16,9 @@ import (
 
 // A model call recorded as what was new in its request is shown in the
 // inspector with its whole request, in its line and its payload, and says
-// how it was recorded; so is one recorded whole, as before.
-func TestTheInspectorShowsACallsWholeRequest(t *testing.T) {
+// how it was recorded; so is one recorded whole, as before. The debug page
+// lists every message each call sent.
+func TestTheInspectorAndTheDebugPageShowACallsWholeRequest(t *testing.T) {
 	a := newTestApp(t)
 	b := a.browser(t)
 	conv := b.newConversation("survey")
@@ -72,6 +73,28 @@ func TestTheInspectorShowsACallsWholeRequest(t *testing.T) {
 			if !strings.Contains(payload, want) {
 				t.Errorf("node %d's payload lacks %s:\n%s", tt.node, want, payload)
 			}
+		}
+	}
+
+	// The debug page lists both calls with every message they sent.
+	code, body = b.do(http.MethodGet, "/c/"+conv+"/debug", "", "")
+	if code != http.StatusOK {
+		t.Fatalf("GET debug = %d", code)
+	}
+	if doc, err = html.Parse(strings.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		node int64
+		sent string
+	}{{s1.ID, "Messages sent (2)"}, {s2.ID, "Messages sent (4)"}} {
+		li := domByID(doc, templates.DebugEntryID(tt.node))
+		if li == nil {
+			t.Fatalf("call %d is not on the debug page", tt.node)
+		}
+		msgs := byTestID(li, "call-messages")
+		if got := domText(msgs.Parent); !strings.Contains(got, tt.sent) || !strings.Contains(got, "You are the survey agent.") {
+			t.Errorf("call %d's messages read %q, want %q and the system prompt", tt.node, got, tt.sent)
 		}
 	}
 }
