@@ -62,7 +62,11 @@ func (p Prior) Whole(rec SampleRecord) (llm.Request, error) {
 		return llm.Request{}, fmt.Errorf("the record keeps %d messages of node %d, which has %d", rec.Kept, rec.Base, len(p.Request.Messages))
 	}
 	whole := rec.Request
-	whole.Messages = slices.Concat(p.Request.Messages[:rec.Kept], rec.Request.Messages)
+	if rec.Kept > 0 { // else the record's own, as they were: none may be null or []
+		whole.Messages = slices.Concat(p.Request.Messages[:rec.Kept], rec.Request.Messages)
+	} else {
+		whole.Messages = slices.Clone(rec.Request.Messages)
+	}
 	if rec.SameTools {
 		whole.Tools = p.Request.Tools
 	}
@@ -84,10 +88,17 @@ func SameTools(a, b []llm.ToolSpec) bool {
 
 // Requests rebuilds the whole requests of Sample nodes, and remembers each
 // one it rebuilt, so that a reader of many calls (the debug page, the
-// inspector) rebuilds each record from its base's once. Its zero value is
-// ready to use.
+// inspector) rebuilds each record from its base's once. A loop's calls each
+// extend the one before: their messages are built in place, in one array
+// they all share (each call's slice capped at its length, so no append
+// through one changes another's), so that rebuilding a loop of n steps
+// costs O(n), not O(n²). Its zero value is ready to use.
 type Requests struct {
 	whole map[int64]llm.Request
+	// own holds the messages of node last, built by Whole, which a record
+	// that keeps all of them extends in place.
+	last int64
+	own  []llm.Message
 }
 
 // Remember notes that node id's whole request is req, rebuilt before.
@@ -131,6 +142,7 @@ func (r *Requests) Whole(n Node, node func(int64) (Node, bool)) (SampleRecord, e
 			return rec, err
 		}
 		if cur.Base == 0 {
+			cur.Request.Messages = slices.Clip(cur.Request.Messages)
 			prior = Prior{Node: b.ID, Request: cur.Request}
 			r.Remember(b.ID, cur.Request)
 			break
@@ -138,10 +150,19 @@ func (r *Requests) Whole(n Node, node func(int64) (Node, bool)) (SampleRecord, e
 		chain, ids = append(chain, cur), append(ids, b.ID)
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		whole, err := prior.Whole(chain[i])
-		if err != nil {
+		var whole llm.Request
+		if c := chain[i]; r.last != 0 && prior.Node == r.last && c.Kept == len(r.own) && c.Kept > 0 {
+			whole = c.Request
+			r.own = append(r.own, c.Request.Messages...)
+			whole.Messages = r.own
+			if c.SameTools {
+				whole.Tools = prior.Request.Tools
+			}
+		} else if whole, err = prior.Whole(c); err != nil {
 			return rec, fmt.Errorf("node %d (%s): %w", ids[i], Sample, err)
 		}
+		r.last, r.own = ids[i], whole.Messages
+		whole.Messages = slices.Clip(whole.Messages)
 		r.Remember(ids[i], whole)
 		prior = Prior{Node: ids[i], Request: whole}
 	}

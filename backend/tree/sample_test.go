@@ -45,17 +45,36 @@ func TestALoopIsRecordedAsWhatIsNew(t *testing.T) {
 	if last > first+16 { // the step's numbers grow by a digit
 		t.Errorf("the 50th step's record is %d bytes, the 2nd's %d: records grow with the loop", last, first)
 	}
+	// Rebuilt in order, as the pages read them, each extends the one
+	// before in place; a call beside the 10th, as after an edit, continues
+	// the same one differently. None changes what another reads.
 	var reqsSeen Requests
-	for i, n := range path {
-		rec, err := reqsSeen.Whole(n, path.Node)
+	var rebuilt []SampleRecord
+	beside := llm.Request{Messages: append(reqs[10].Messages[:len(reqs[10].Messages):len(reqs[10].Messages)], llm.Message{Role: llm.User, Content: "stop"}), Tools: reqs[10].Tools}
+	fork := Node{ID: 100, Parent: 11, Kind: Sample, Payload: MustEncode(Prior{Node: 11, Request: reqs[10]}.Record(beside))}
+	lookup := func(id int64) (Node, bool) {
+		if id == fork.ID {
+			return fork, true
+		}
+		return path.Node(id)
+	}
+	for i, n := range append(path[:len(path):len(path)], fork) {
+		rec, err := reqsSeen.Whole(n, lookup)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
-		if got, want := MustEncode(rec.Request), MustEncode(reqs[i]); !bytes.Equal(got, want) {
-			t.Fatalf("step %d rebuilt as\n%s\nwant\n%s", i, got, want)
-		}
 		if rec.Base != 0 || rec.Kept != 0 || rec.SameTools {
 			t.Fatalf("step %d rebuilt still names its base: %+v", i, rec)
+		}
+		rebuilt = append(rebuilt, rec)
+	}
+	for i, rec := range rebuilt {
+		want := beside
+		if i < len(reqs) {
+			want = reqs[i]
+		}
+		if got, want := MustEncode(rec.Request), MustEncode(want); !bytes.Equal(got, want) {
+			t.Fatalf("step %d rebuilt as\n%s\nwant\n%s", i, got, want)
 		}
 	}
 	// Rebuilt from nothing remembered, the newest call follows the chain.
