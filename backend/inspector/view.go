@@ -168,21 +168,37 @@ func (v *view) snapshot(l chat.Live) Inspection {
 }
 
 // wholeSamples puts into in the records of the model calls among its
-// nodes, with their whole requests rebuilt from x.
+// nodes, with their whole requests rebuilt from x, oldest first, so that
+// each call of a loop is rebuilt from the one before.
 func wholeSamples(x *tree.Index, in *Inspection) {
-	var reqs tree.Requests
+	var ids []int64
 	for id, n := range in.Nodes {
-		if n.Kind != tree.Sample {
-			continue
+		if n.Kind == tree.Sample {
+			ids = append(ids, id)
 		}
-		if in.Samples == nil {
-			in.Samples = map[int64]tree.SampleRecord{}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	slices.Sort(ids)
+	in.Samples = make(map[int64]Sample, len(ids))
+	var reqs tree.Requests
+	for _, id := range ids {
+		n := in.Nodes[id]
+		rec, err := tree.Decode[tree.SampleRecord](n)
+		s := Sample{Record: rec, Base: rec.Base, Kept: rec.Kept, New: len(rec.Request.Messages), SameTools: rec.SameTools}
+		switch {
+		case err != nil:
+			s.Record.Error = "The record of this call does not read: " + err.Error()
+		case rec.Base == 0:
+			reqs.Remember(id, rec.Request) // a later call may continue it
+		default:
+			if s.Record, err = reqs.Whole(n, x.Node); err != nil {
+				s.Record = rec
+				s.Record.Error = "The record of this call does not read: " + err.Error()
+			}
 		}
-		rec, err := reqs.Whole(n, x.Node)
-		if err != nil {
-			rec.Error = "The record of this call does not read: " + err.Error()
-		}
-		in.Samples[id] = rec
+		in.Samples[id] = s
 	}
 }
 

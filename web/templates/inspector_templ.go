@@ -1318,9 +1318,9 @@ func treeNode(in inspector.Inspection, n tree.Node, body bool) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var67 string
-				templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(recordedAs(n))
+				templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(recordedAs(in, n))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `inspector.templ`, Line: 279, Col: 72}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `inspector.templ`, Line: 279, Col: 76}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 				if templ_7745c5c3_Err != nil {
@@ -1827,16 +1827,14 @@ func decisionGist(n tree.Node) string {
 }
 
 // payloadOf is n's payload as drawn, or nothing without body. A model
-// call's is its record with the whole request, as it was sent, however it
-// was recorded (recordedAs says how).
+// call recorded as what was new in its request shows its record with the
+// whole request, as it was sent (recordedAs says how it was recorded).
 func payloadOf(in inspector.Inspection, n tree.Node, body bool) string {
-	switch {
+	switch s, ok := in.Samples[n.ID]; {
 	case !body:
 		return ""
-	case n.Kind == tree.Sample:
-		if rec, ok := in.Samples[n.ID]; ok {
-			return prettyJSON(tree.MustEncode(rec))
-		}
+	case ok && s.Base != 0:
+		return prettyJSON(tree.MustEncode(s.Record))
 	}
 	return prettyJSON(n.Payload)
 }
@@ -1844,8 +1842,8 @@ func payloadOf(in inspector.Inspection, n tree.Node, body bool) string {
 // sampleOf is the record of model call n with its whole request, as the
 // inspection holds it, or else as recorded.
 func sampleOf(in inspector.Inspection, n tree.Node) tree.SampleRecord {
-	if rec, ok := in.Samples[n.ID]; ok {
-		return rec
+	if s, ok := in.Samples[n.ID]; ok {
+		return s.Record
 	}
 	rec, err := tree.Decode[tree.SampleRecord](n)
 	if err != nil {
@@ -1856,20 +1854,20 @@ func sampleOf(in inspector.Inspection, n tree.Node) tree.SampleRecord {
 
 // recordedAs says how model call n was recorded: whole, or as what was new
 // in its request against an earlier call.
-func recordedAs(n tree.Node) string {
-	rec, err := tree.Decode[tree.SampleRecord](n)
+func recordedAs(in inspector.Inspection, n tree.Node) string {
+	s, ok := in.Samples[n.ID]
 	switch {
-	case err != nil:
-		return "a record that does not read"
-	case rec.Base == 0:
+	case !ok:
+		return "not read"
+	case s.Base == 0:
 		return "whole"
 	}
 	tools := ", and its own tools"
-	if rec.SameTools {
+	if s.SameTools {
 		tools = ", and the same tools"
 	}
 	return fmt.Sprintf("as what is new: %s after the first %s of #%d's request%s",
-		plural(len(rec.Request.Messages), "message"), plural(rec.Kept, "message"), rec.Base, tools)
+		plural(s.New, "message"), plural(s.Kept, "message"), s.Base, tools)
 }
 
 func prettyJSON(raw []byte) string {
