@@ -280,9 +280,8 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 	case !replayed:
 		return llm.Response{}, d.unrecorded(ctx, c.ID, c.Made, false)
 	}
-	d.samples.replayed(d.record, c.ID, n, rec)
-	switch {
-	case rec.Response == nil:
+	d.samples.replayed(d.record, c.ID, n, rec) // the scope's next call continues this one
+	if rec.Response == nil {
 		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
 	return *rec.Response, nil
