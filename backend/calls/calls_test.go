@@ -167,6 +167,18 @@ func TestTheListingShowsEachCallInItsTurn(t *testing.T) {
 	if r := first.Response; r == nil || r.Model != "gpt-test" || r.Provider != "openai" {
 		t.Errorf("the first call's answer = %+v, want gpt-test from openai", r)
 	}
+	// The calls after it, recorded as what was new in their requests, are
+	// listed with the whole of them.
+	for _, i := range []int{3, 4} {
+		rec := turns[0].Entries[i].Call.Record
+		m := rec.Request.Messages
+		if len(m) != 4 || m[0].Content != "You answer about the weather." || len(m[2].ToolCalls) != 1 || m[3].Content != `"sunny in Oslo"` {
+			t.Errorf("call %d lists the messages %+v, want the system prompt, the message, the tool call and its result", i, m)
+		}
+		if len(rec.Request.Tools) != 1 || rec.Request.Tools[0].Name != "get_weather" {
+			t.Errorf("call %d lists the tools %+v, want get_weather", i, rec.Request.Tools)
+		}
+	}
 
 	latency := func(turn calls.Turn) float64 {
 		sum := 0.0

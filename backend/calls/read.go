@@ -29,6 +29,21 @@ func decodeRecord[T any](rs records, n tree.Node) (T, error) {
 	return v, err
 }
 
+// wholeSample is the record of Sample node n with its whole request
+// (tree.Requests), through rs when it is not nil, which keeps whole
+// records; node finds the nodes before n, its base among them.
+func wholeSample(rs records, reqs *tree.Requests, n tree.Node, node func(int64) (tree.Node, bool)) (tree.SampleRecord, error) {
+	if v, ok := rs[n.ID].(tree.SampleRecord); ok {
+		reqs.Remember(n.ID, v.Request) // a later call may continue it
+		return v, nil
+	}
+	v, err := reqs.Whole(n, node)
+	if err == nil && rs != nil {
+		rs[n.ID] = v
+	}
+	return v, err
+}
+
 // read lists the calls and log lines of a conversation's nodes, given in
 // id order as the store returns them, decoding their records through rs
 // (which may be nil), where it leaves those of the nodes given alone.
@@ -38,6 +53,8 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 	turns := map[int64]*Turn{}
 	var order []int64
 	calls := map[int64]*Call{} // by node
+	var reqs tree.Requests     // the whole requests of the calls read so far
+	node := func(id int64) (tree.Node, bool) { n, ok := byID[id]; return n, ok }
 	for _, n := range nodes {
 		byID[n.ID] = n
 		if n.Kind == tree.UserMessage || n.Kind == tree.SideQuestion {
@@ -66,7 +83,7 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 		sameScope := func(p tree.Node) bool { return durable.ScopeOf(p.Ref) == durable.ScopeOf(n.Ref) }
 		switch n.Kind {
 		case tree.Sample:
-			rec, err := decodeRecord[tree.SampleRecord](rs, n)
+			rec, err := wholeSample(rs, &reqs, n, node)
 			if err != nil {
 				rec.Error = "The record of this call does not read: " + err.Error()
 			}

@@ -561,7 +561,7 @@ func rehydrate(ctx context.Context, svc *chat.Service, conv benchConv, content [
 
 // copyDB copies the closed database file src (with its write-ahead log, if
 // one was left) to a new file named name in b's temporary directory.
-func copyDB(b *testing.B, src, name string) string {
+func copyDB(b testing.TB, src, name string) string {
 	b.Helper()
 	dst := filepath.Join(b.TempDir(), name)
 	for _, suffix := range []string{"", "-wal"} {

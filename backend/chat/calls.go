@@ -1,8 +1,6 @@
 package chat
 
 import (
-	"bytes"
-
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
@@ -36,16 +34,14 @@ func notifyCall(id string, p primitive.Progress) durable.Call[primitive.Progress
 	}
 }
 
-// sampleCall is the model call of req as call id; its request must match.
-func sampleCall(id string, req llm.Request) durable.Call[tree.SampleRecord] {
+// sampleCall is the model call of req as call id, made after the calls
+// ss holds; its request, rebuilt whole from the record j holds (see
+// samples.go), must match req byte for byte.
+func sampleCall(ss *samples, j durable.Journal, id string, req llm.Request) durable.Call[tree.SampleRecord] {
+	p := ss.prior(id)
 	return durable.Call[tree.SampleRecord]{
 		ID: id, Kind: tree.Sample, Made: "a model call",
-		Same: func(was tree.SampleRecord) bool {
-			// Encoded by the same code, the same request has the same bytes;
-			// only a record written otherwise needs the slow comparison.
-			now, then := tree.MustEncode(req), tree.MustEncode(was.Request)
-			return bytes.Equal(now, then) || durable.SameJSON(now, then)
-		},
+		Same: func(was tree.SampleRecord) bool { return sameRequest(j, p, was, req) },
 	}
 }
 

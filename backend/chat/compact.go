@@ -54,6 +54,11 @@ func tokenScale(path tree.Path) float64 {
 		if err != nil || rec.Response == nil || rec.Response.Usage.PromptTokens == 0 {
 			continue
 		}
+		if rec.Base != 0 { // recorded as what was new: its whole request counts
+			if rec, err = new(tree.Requests).Whole(path[i], path.Node); err != nil {
+				continue
+			}
+		}
 		est := estimateTokens(rec.Request.Messages)
 		if est == 0 {
 			continue

@@ -20,6 +20,12 @@ func TestTokensAreEstimatedAndScaledAsTheProviderCounts(t *testing.T) {
 		}
 		return tree.Node{Kind: tree.Sample, Payload: tree.MustEncode(rec)}
 	}
+	// continued is a call that sent base's message again and nothing new.
+	continued := func(base int64, prompt int) tree.Node {
+		rec := tree.SampleRecord{Base: base, Kept: 1, SameTools: true, Response: &llm.Response{Usage: llm.Usage{PromptTokens: prompt}}}
+		return tree.Node{Kind: tree.Sample, Payload: tree.MustEncode(rec)}
+	}
+	withID := func(id int64, n tree.Node) tree.Node { n.ID = id; return n }
 	user := tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: "hi"})}
 	tests := []struct {
 		name string
@@ -32,6 +38,7 @@ func TestTokensAreEstimatedAndScaledAsTheProviderCounts(t *testing.T) {
 		{"a call without usage is passed over", tree.Path{sample(52), sample(0), sample(-1)}, 0.5},
 		{"bounded below", tree.Path{sample(1)}, 0.25},
 		{"bounded above", tree.Path{sample(100000)}, 4},
+		{"a call recorded as what was new counts its whole request", tree.Path{withID(1, sample(-1)), withID(2, continued(1, 52))}, 0.5},
 	}
 	for _, tt := range tests {
 		if got := tokenScale(tt.path); got != tt.want {

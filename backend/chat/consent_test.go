@@ -294,8 +294,8 @@ func TestDenyingRulesAndFinalDenials(t *testing.T) {
 					t.Errorf("audit %+v, want %s by rule, denied, never started", auditOf(r), c.action)
 				}
 			}
-			samples := s.nodes(conv.ID, tree.Sample)
-			last, _ := tree.Decode[tree.SampleRecord](samples[len(samples)-1])
+			samples := s.samples(conv.ID)
+			last := samples[len(samples)-1]
 			offeredNote := slices.ContainsFunc(last.Request.Tools, func(sp llm.ToolSpec) bool { return sp.Name == "remember_note" })
 			if offeredNote == (c.action == policy.FinalDeny) {
 				t.Errorf("the last model call offered remember_note: %v", offeredNote)

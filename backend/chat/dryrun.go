@@ -51,6 +51,7 @@ type dryTurn struct {
 	history []history.Message
 	summary *tree.SummaryRecord
 	node    int64 // the summary's node
+	samples samples
 
 	mu      sync.Mutex
 	waits   map[string]bool // the questions the turn waits on, by id: reached yet
@@ -272,14 +273,16 @@ func dryStep[R any](d *dryTurn, ctx context.Context, call func(id string) durabl
 }
 
 func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	c := sampleCall(durable.NextCall(ctx), req)
-	_, rec, replayed, err := durable.Lookup(d.record, c)
+	c := sampleCall(&d.samples, d.record, durable.NextCall(ctx), req)
+	n, rec, replayed, err := durable.Lookup(d.record, c)
 	switch {
 	case err != nil:
 		return llm.Response{}, d.diverged(err)
 	case !replayed:
 		return llm.Response{}, d.unrecorded(ctx, c.ID, c.Made, false)
-	case rec.Response == nil:
+	}
+	d.samples.replayed(d.record, c.ID, n, rec) // the scope's next call continues this one
+	if rec.Response == nil {
 		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
 	return *rec.Response, nil

@@ -24,6 +24,10 @@ func benchRules(n int) []policy.Rule {
 	return rules
 }
 
+// policySteps is how many tool-calling steps a turn of BenchmarkToolPolicy
+// takes.
+const policySteps = 20
+
 // BenchmarkToolPolicy measures what the permission policy adds to a tool
 // call of the agent loop: the gap between two model calls (the record of
 // the first, the policy's decision, the tool's run and its record with the
@@ -40,9 +44,9 @@ func BenchmarkToolPolicy(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			model := &stepModel{}
+			model := &stepModel{steps: policySteps}
 			program := policy.NewLevel(benchRules(n)...) // compiled once, as a program's are
-			e := &benchEnv{db: db, svc: chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(loopAssistant()), Model: model,
+			e := &benchEnv{db: db, svc: chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(loopAssistant(policySteps)), Model: model,
 				Scope: program.Program})}
 			b.Cleanup(e.shutdown)
 			var gaps []time.Duration
@@ -53,11 +57,11 @@ func BenchmarkToolPolicy(b *testing.B) {
 				// The conversation (its session, itself, its title), the
 				// message, then per step a model call and a tool, then the
 				// question's model call and the question.
-				if got, want := commits.Load()-before, int64(3+1+2*loopSteps+2); got > want {
-					b.Fatalf("a turn of %d steps took %d commits, want at most %d: the policy added some", loopSteps, got, want)
+				if got, want := commits.Load()-before, int64(3+1+2*policySteps+2); got > want {
+					b.Fatalf("a turn of %d steps took %d commits, want at most %d: the policy added some", policySteps, got, want)
 				}
 				g := model.gaps()
-				gaps = append(gaps, g[:loopSteps]...)
+				gaps = append(gaps, g[:policySteps]...)
 				turns++
 			}
 			b.ReportMetric(micros(quantile(gaps, 0.50)), "p50-µs")

@@ -119,7 +119,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		resp    llm.Response
 		callErr error // the provider's own error, when the call ran now
 	)
-	rec, err := durable.Step(t.record, sampleCall(id, req), func() (tree.SampleRecord, error) {
+	rec, err := durable.Step(t.record, sampleCall(&t.samples, t.record, id, req), func() (tree.SampleRecord, error) {
 		c.flush() // an answer the call follows is written before it starts
 		start := c.svc.now()
 		ran = true
@@ -138,7 +138,8 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			}
 		}
 		resp, callErr = primitive.Complete(ctx, model, req, stream)
-		rec := tree.SampleRecord{Request: req, LatencyMS: float64(c.svc.since(start).Microseconds()) / 1000}
+		rec := t.samples.record(id, req) // what is new since the scope's last call
+		rec.LatencyMS = float64(c.svc.since(start).Microseconds()) / 1000
 		if callErr != nil {
 			rec.Error = callErr.Error()
 		} else {
@@ -155,12 +156,18 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			t.sampledLocked(callErr)
 			t.drafted("")
 		}
-		if _, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}); err != nil {
+		n, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.Sample, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)})
+		if err != nil {
 			return err
 		}
+		t.samples.recorded(id, n.ID, rec, req)
 		c.broadcastStatusLocked()
 		return nil
 	})
+	if !ran && err == nil { // replayed: the scope's next call continues this one
+		n, _ := t.record.Node(id)
+		t.samples.replayed(t.record, id, n, rec)
+	}
 	switch {
 	case ran && err != nil:
 		return resp, errors.Join(callErr, err)

@@ -73,6 +73,28 @@ func (s *server) nodes(conv string, kind tree.Kind) []tree.Node {
 	return out
 }
 
+// samples returns the records of conv's model calls, oldest first, each
+// with its whole request rebuilt (tree.Requests).
+func (s *server) samples(conv string) []tree.SampleRecord {
+	all, err := s.db.Nodes(s.t.Context(), conv)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	path := tree.Path(all) // ids increase, as along a path
+	var reqs tree.Requests
+	var out []tree.SampleRecord
+	for _, n := range all {
+		if n.Kind == tree.Sample {
+			rec, err := reqs.Whole(n, path.Node)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
 func accept(content string) chat.Answer {
 	return chat.Answer{Action: elicit.Accept, Content: json.RawMessage(content)}
 }

@@ -157,6 +157,10 @@ type turn struct {
 	summaryNode int64
 	lastHistory []history.Message
 
+	// samples are the turn's latest model calls, which the next ones are
+	// recorded against.
+	samples samples
+
 	// choices are the user's choices for the conversation on a side
 	// turn's branch, as read so far (package consent); the flow's are the
 	// conversation's. c.mu guards them.

@@ -212,3 +212,15 @@ func SameJSON(a, b json.RawMessage) bool {
 	eb, _ := json.Marshal(vb)
 	return bytes.Equal(ea, eb)
 }
+
+// NodeByID returns the call node id of the journal, if it holds it. It
+// looks at every call: it is for the rare lookup (a record whose base a
+// replay did not meet on its way), not for each call.
+func (j Journal) NodeByID(id int64) (tree.Node, bool) {
+	for _, n := range j.calls {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return tree.Node{}, false
+}

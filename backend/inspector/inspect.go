@@ -47,6 +47,22 @@ type Inspection struct {
 	HeadNode tree.Node
 	// Targets are the nodes the reflog entries shown moved HEAD to, by id.
 	Targets map[int64]tree.Node
+	// Samples are the model calls among Nodes, by node, each with its
+	// whole request: a call recorded as what was new in its request is
+	// shown as it was sent (tree.Requests).
+	Samples map[int64]Sample
+}
+
+// Sample is a model call as the inspector shows it: its record with the
+// whole request, and how it was recorded.
+type Sample struct {
+	Record tree.SampleRecord
+	// Base is the call it was recorded against, 0 when it was recorded
+	// whole; it kept Kept of Base's messages, added New, and offered
+	// Base's tools when SameTools.
+	Base      int64
+	Kept, New int
+	SameTools bool
 }
 
 // Inspect returns the conversation's whole tree and reflog; at, when not

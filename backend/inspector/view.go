@@ -163,7 +163,43 @@ func (v *view) snapshot(l chat.Live) Inspection {
 		in.OnPath[n.ID] = true
 	}
 	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
+	wholeSamples(x, &in)
 	return in
+}
+
+// wholeSamples puts into in the records of the model calls among its
+// nodes, with their whole requests rebuilt from x, oldest first, so that
+// each call of a loop is rebuilt from the one before.
+func wholeSamples(x *tree.Index, in *Inspection) {
+	var ids []int64
+	for id, n := range in.Nodes {
+		if n.Kind == tree.Sample {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	slices.Sort(ids)
+	in.Samples = make(map[int64]Sample, len(ids))
+	var reqs tree.Requests
+	for _, id := range ids {
+		n := in.Nodes[id]
+		rec, err := tree.Decode[tree.SampleRecord](n)
+		s := Sample{Record: rec, Base: rec.Base, Kept: rec.Kept, New: len(rec.Request.Messages), SameTools: rec.SameTools}
+		switch {
+		case err != nil:
+			s.Record.Error = "The record of this call does not read: " + err.Error()
+		case rec.Base == 0:
+			reqs.Remember(id, rec.Request) // a later call may continue it
+		default:
+			if s.Record, err = reqs.Whole(n, x.Node); err != nil {
+				s.Record = rec
+				s.Record.Error = "The record of this call does not read: " + err.Error()
+			}
+		}
+		in.Samples[id] = s
+	}
 }
 
 // changes returns what changed since the view was last shown and takes it
@@ -264,6 +300,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 			}
 		}
 	}
+	wholeSamples(x, in)
 	ch.Legend = x.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {

@@ -40,3 +40,12 @@ func (x *Index) NewestOnPath(p Path, ref string, kind Kind) (Node, bool) {
 	}
 	return Node{}, false
 }
+
+// Node returns the node id on the path, found by a binary search.
+func (p Path) Node(id int64) (Node, bool) {
+	i, found := slices.BinarySearchFunc(p, id, func(n Node, id int64) int { return cmp.Compare(n.ID, id) })
+	if !found {
+		return Node{}, false
+	}
+	return p[i], true
+}

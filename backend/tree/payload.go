@@ -14,8 +14,24 @@ import (
 // Progress: those packages own the types.
 
 // SampleRecord is the payload of a Sample node: the model call as made.
+// A call that continues an earlier one (a loop's next step: the same
+// messages and tools, and a few new messages) is recorded as what is new
+// in its request, against that earlier call, its base (see sample.go):
+// Request then holds only the messages after the Kept ones, and no tools
+// when SameTools says they are the base's. A record with no Base holds
+// its whole request, as every record written before bases did.
 type SampleRecord struct {
-	Request   llm.Request   `json:"request"`
+	Request llm.Request `json:"request"`
+	// Base is the Sample node whose whole request this one continues, an
+	// older node on the same path; zero when Request is whole.
+	Base int64 `json:"base,omitempty"`
+	// Kept is how many leading messages of the base's whole request this
+	// request begins with; Request.Messages are the ones after them.
+	Kept int `json:"kept,omitempty"`
+	// SameTools says the request offers the base's tools, left out of
+	// Request.
+	SameTools bool `json:"same_tools,omitempty"`
+
 	Response  *llm.Response `json:"response,omitempty"`
 	Error     string        `json:"error,omitempty"`
 	LatencyMS float64       `json:"latency_ms"`

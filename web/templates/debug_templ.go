@@ -1901,15 +1901,6 @@ func SampleLine(rec tree.SampleRecord) string {
 	return b.String()
 }
 
-// sampleLineOf is SampleLine of a Sample node's record.
-func sampleLineOf(n tree.Node) string {
-	rec, err := tree.Decode[tree.SampleRecord](n)
-	if err != nil {
-		return "a model call whose record does not read"
-	}
-	return SampleLine(rec)
-}
-
 // modelOf names the model that answered, or else the one asked for.
 func modelOf(rec tree.SampleRecord) string {
 	switch {
