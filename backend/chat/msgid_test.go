@@ -279,9 +279,11 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 	if sent, err := svc.SendMessage(short, "me", conv.ID, aside); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a resend while the model decides: sent %q, err %v; want it waiting for the decision", sent, err)
 	}
-	short, cancel = context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if _, err := svc.SendMessage(short, "me", conv.ID, chat.Message{ID: aside.ID, Text: "other words"}); apperr.CodeOf(err) != apperr.Conflict {
+	// Refused at once; were it decided on, the model would hold it until
+	// the deadline.
+	bounded, cancelBounded := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelBounded()
+	if _, err := svc.SendMessage(bounded, "me", conv.ID, chat.Message{ID: aside.ID, Text: "other words"}); apperr.CodeOf(err) != apperr.Conflict {
 		t.Errorf("other words while the model decides: %v, want a conflict", err)
 	}
 	again := make(chan chat.Sent, 1)
