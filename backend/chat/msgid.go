@@ -33,14 +33,22 @@ const MaxMessageIDLen = 64
 
 // checkMessageID reports why id cannot name a message, if it cannot.
 func checkMessageID(id string) error {
-	ok := len(id) <= MaxMessageIDLen
-	for _, r := range id {
-		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
-	}
-	if !ok {
+	if !validMessageID(id) {
 		return apperr.Errorf(apperr.Invalid, "A message id is 1 to %d letters, digits, '-' or '_'.", MaxMessageIDLen)
 	}
 	return nil
+}
+
+func validMessageID(id string) bool {
+	if id == "" || len(id) > MaxMessageIDLen {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // messageKept is what the pages are told when a message arrives again: a
