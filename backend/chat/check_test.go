@@ -81,7 +81,7 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "is it raining?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {

@@ -102,12 +102,12 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		if err := svc.Send(t.Context(), "me", conv.ID, "one"); err != nil {
 			t.Fatal(err)
 		}
-		sent, err := svc.SendMessage(t.Context(), "me", conv.ID, "two") // no time passed by the clock
+		sent, err := svc.SendMessage(t.Context(), "me", conv.ID, chat.Message{Text: "two"}) // no time passed by the clock
 		if err != nil || sent != chat.SentJoined {
 			t.Fatalf("a message at once = %q, %v; want it joined to the one before", sent, err)
 		}
 		clk.add(chat.DefaultBatchWindow + time.Second)
-		sent, err = svc.SendMessage(t.Context(), "me", conv.ID, "three")
+		sent, err = svc.SendMessage(t.Context(), "me", conv.ID, chat.Message{Text: "three"})
 		if err != nil || sent != chat.SentInterrupted {
 			t.Errorf("a message a batch window later by the clock = %q, %v; want it to interrupt", sent, err)
 		}

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -18,12 +17,17 @@ type conversation struct {
 	refs  int    // guarded by svc.mu
 	owner string // the session that owns it; guarded by svc.mu, as a rotation changes it
 
-	mu        sync.Mutex
-	conv      tree.Conversation
-	idx       *tree.Index     // every node of every branch
-	path      tree.Path       // root to HEAD
-	current   *turn           // the running turn, if any
-	queue     []string        // messages waiting for the running turn to end (input.go)
+	mu      sync.Mutex
+	conv    tree.Conversation
+	idx     *tree.Index // every node of every branch
+	path    tree.Path   // root to HEAD
+	current *turn       // the running turn, if any
+	queue   []Message   // messages waiting for the running turn to end (input.go)
+	// onTheWay are the messages with an id being decided on, by id, and
+	// sentIDs the ids of the messages recorded, with their nodes, once
+	// built (msgid.go).
+	onTheWay  map[string]*sending
+	sentIDs   map[string]int64
 	sides     map[int64]*turn // side question node → its side turn, while it works
 	status    Status
 	pending   map[string]*waiter     // elicit id → the request waiting on it
@@ -52,6 +56,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		svc: s, conv: meta, owner: owner,
 		idx:       tree.NewIndex(nodes),
 		pending:   map[string]*waiter{},
+		onTheWay:  map[string]*sending{},
 		sides:     map[int64]*turn{},
 		rejected:  map[string]*ElicitView{},
 		followers: map[*Follower]struct{}{},
@@ -110,6 +115,7 @@ func (c *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.A
 func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = c.svc.now()
 	c.idx.Add(n)
+	c.noteSentIDLocked(n)
 	c.recordedFeedLocked(n)
 	c.sessionRecordedLocked()
 	if w := c.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
@@ -141,7 +147,9 @@ func (c *conversation) statusLocked() Status {
 	st.Running = c.running()
 	st.Waiting = c.running() && len(c.queueLocked()) > 0
 	st.Aside = len(c.sides) > 0
-	st.Queued = slices.Clone(c.queue)
+	for _, m := range c.queue {
+		st.Queued = append(st.Queued, m.Text)
+	}
 	if !c.modelSince.IsZero() && st.Draft == "" {
 		st.ModelWait = c.svc.since(c.modelSince)
 	}

@@ -63,11 +63,12 @@ func (s Sent) Say() string {
 	return ""
 }
 
-// startLocked records text as a user message at HEAD and starts a turn of
-// a with it. c.mu is held.
-func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) error {
-	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest})},
-		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: words.Title(text)}})
+// startLocked records m as a user message at HEAD and starts a turn of a
+// with it. c.mu is held.
+func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, m tree.Message) error {
+	m.History = history.Latest
+	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(m)},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: words.Title(m.Text)}})
 	if err != nil {
 		return err
 	}
@@ -77,12 +78,16 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 	return nil
 }
 
-// whileWorkingLocked handles text sent while the current turn works (it
+// stoppedByMessage is what a Stopped node says when a new message
+// interrupted the turn (whileWorkingLocked).
+const stoppedByMessage = "Stopped: you sent a new message."
+
+// whileWorkingLocked handles m, sent while the current turn works (it
 // waits on no question), as a's policy says. c.mu is held.
-func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, text string) (Sent, error) {
+func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m Message) (Sent, error) {
 	t := c.current
 	if a.Input == agents.Queue {
-		c.queue = append(c.queue, text)
+		c.queue = append(c.queue, m)
 		c.broadcastStatusLocked()
 		return SentQueued, nil
 	}
@@ -90,10 +95,10 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()
-		return SentJoined, s.startLocked(ctx, c, a, text)
+		return SentJoined, s.startLocked(ctx, c, a, m.record())
 	}
 	t.cancel(errInterrupted)
-	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: "Stopped: you sent a new message.", Partial: c.status.Draft})},
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.status.Draft})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
 	if err != nil {
 		return "", err
@@ -101,7 +106,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 	c.current = nil
 	c.status = Status{}
 	c.withdrawLocked(t.place)
-	return SentInterrupted, s.startLocked(ctx, c, a, text)
+	return SentInterrupted, s.startLocked(ctx, c, a, m.record())
 }
 
 // startQueuedLocked starts a turn with the messages queued while the last
@@ -110,7 +115,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	if len(c.queue) == 0 || c.current != nil {
 		return
 	}
-	texts := c.queue
+	queued := c.queue
 	c.queue = nil
 	a, ok := s.agents.Get(c.conv.Agent)
 	if !ok {
@@ -119,11 +124,26 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	// The record is written for the user; the request that queued the
 	// message is long answered.
 	ctx := context.WithoutCancel(s.ctx)
-	if err := s.startLocked(ctx, c, a, strings.Join(texts, "\n\n")); err != nil {
+	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
 		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, s.now()
 		c.broadcastLocked(Change{Notice: c.notice})
 	}
+}
+
+// joined is the user message of the messages queued while a turn worked,
+// which keeps the id each was sent with.
+func joined(queued []Message) tree.Message {
+	var m tree.Message
+	texts := make([]string, 0, len(queued))
+	for _, q := range queued {
+		texts = append(texts, q.Text)
+		if q.ID != "" {
+			m.Parts = append(m.Parts, tree.Part{ID: q.ID, Text: q.Text})
+		}
+	}
+	m.Text = strings.Join(texts, "\n\n")
+	return m
 }
 
 // retitleLocked makes the conversation's title the first message of HEAD's

@@ -24,7 +24,7 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Once upon a time" })
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "never mind: what is 2+2?")
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind: what is 2+2?"})
 	if err != nil || sent != chat.SentInterrupted {
 		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentInterrupted)
 	}
@@ -71,7 +71,7 @@ func TestQuickMessagesJoinIntoOneTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the model call", func(v chat.View) bool { return len(fake.Requests()) == 1 })
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "in Europe")
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "in Europe"})
 	if err != nil || sent != chat.SentJoined {
 		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentJoined)
 	}
@@ -108,7 +108,7 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"second", "third"} {
-		if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, m); err != nil || sent != chat.SentQueued {
+		if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: m}); err != nil || sent != chat.SentQueued {
 			t.Fatalf("%s: sent %q, err %v; want queued", m, sent, err)
 		}
 	}

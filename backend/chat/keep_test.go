@@ -59,7 +59,7 @@ func TestAnInterruptedReplyKeepsItsPartialText(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Once upon a time" })
-	if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "never mind"); err != nil || sent != chat.SentInterrupted {
+	if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind"}); err != nil || sent != chat.SentInterrupted {
 		t.Fatalf("sent %q, err %v", sent, err)
 	}
 	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
@@ -125,7 +125,7 @@ func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
 	}
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
 	first := pendingElicit(v).Request.ID
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "make it 3 travellers, business class")
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "make it 3 travellers, business class"})
 	if err != nil || sent != chat.SentAnswer {
 		t.Fatalf("sent %q, err %v; want the words taken as the answer", sent, err)
 	}

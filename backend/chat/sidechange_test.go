@@ -48,7 +48,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
 	flow, head := pendingElicit(v).Request.ID, v.Conversation.Head
-	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "what drink is there?"); err != nil || sent != chat.SentSide {
+	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
 	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
@@ -60,7 +60,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 1)
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "and what else?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and what else?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, s.svc, conv.ID, 2)
@@ -101,7 +101,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	}
 
 	// The thread goes on from the new version; the flow still works.
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "and now?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and now?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, s.svc, conv.ID, 2)

@@ -40,7 +40,7 @@ func TestStopKeepsASideTurnsPartialReply(t *testing.T) {
 		t.Errorf("recorded stops %v, want one keeping the partial reply", stopped)
 	}
 
-	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, "what is 2+2?"); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what is 2+2?"}); err != nil {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the next reply", func(v chat.View) bool { return lastItem(v).Text == "Four." })

@@ -61,7 +61,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
 	eid, head := pendingElicit(v).Request.ID, v.Conversation.Head
 
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "What's the weather in Tokyo?")
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "What's the weather in Tokyo?"})
 	if err != nil || sent != chat.SentSide {
 		t.Fatalf("a side question: sent %q, err %v; want %q", sent, err, chat.SentSide)
 	}
@@ -82,7 +82,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	}
 
 	// A follow-up: the model is given the thread so far.
-	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, "And in Osaka?"); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "And in Osaka?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, svc, conv.ID, 2)
@@ -132,7 +132,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, "how warm is it there?")
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "how warm is it there?"})
 	if err != nil || sent != chat.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
@@ -186,7 +186,7 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "by the way?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "by the way?"}); err != nil {
 		t.Fatal(err)
 	}
 	s.restart()
@@ -227,7 +227,7 @@ func TestASideTurnAsksTheUser(t *testing.T) {
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
 	flow := pendingElicit(v).Request.ID
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "is it raining?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {

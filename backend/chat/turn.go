@@ -52,7 +52,7 @@ func checkMessage(text string) (string, error) {
 // agent; see SendMessage for a message sent while a turn runs. Invalid for
 // an empty or overlong message, and then nothing is recorded.
 func (s *Service) Send(ctx context.Context, session, id, text string) error {
-	_, err := s.SendMessage(ctx, session, id, text)
+	_, err := s.SendMessage(ctx, session, id, Message{Text: text})
 	return err
 }
 
@@ -60,45 +60,85 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 // the message does what the assistant's InputPolicy says (input.go); while
 // it waits on a question, the message is decided on (decide.go): an answer
 // in words, a change of an earlier answer, or a side question.
-func (s *Service) SendMessage(ctx context.Context, session, id, text string) (Sent, error) {
-	text, err := checkMessage(text)
+//
+// A message sent again with the id it was sent with (msgid.go) is not
+// recorded again: it does what it did the first time, and the pages are
+// told, as news, that it was already sent. Errors: Invalid for an id that
+// is not one; Conflict for an id sent before with other words.
+func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
+	text, err := checkMessage(m.Text)
 	if err != nil {
 		return "", err
 	}
+	m.Text = text
+	if m.ID != "" {
+		if err := checkMessageID(m.ID); err != nil {
+			return "", err
+		}
+	}
+	var sent Sent
+	err = s.holding(ctx, session, id, func(c *conversation) error {
+		sent, err = s.sendHeld(ctx, c, m)
+		return err
+	})
+	return sent, err
+}
+
+// sendHeld sends m to c, which is held in memory, not locked.
+func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sent Sent, err error) {
 	var (
-		sent Sent
-		q    *asked // set when a question waits: the text is decided on unlocked
+		prior *sending
+		q     *asked // set when a question waits: the text is decided on unlocked
 	)
-	err = s.with(ctx, session, id, func(c *conversation) error {
+	err = func() error {
+		c.lock()
+		defer c.mu.Unlock()
 		a, ok := s.agents.Get(c.conv.Agent)
 		if !ok {
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
+		if prior, err = c.priorLocked(m); prior != nil || err != nil {
+			if prior != nil && c.onTheWay[m.ID] == nil {
+				c.informLocked(messageKept)
+			}
+			return err
+		}
 		if !c.running() {
-			return s.startLocked(ctx, c, a, text)
+			return s.startLocked(ctx, c, a, m.record())
 		}
 		if req, waiting := c.waitingOnLocked(); waiting {
 			q = new(c.askedLocked(req))
+			if m.ID != "" {
+				c.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
+			}
 			return nil
 		}
-		sent, err = s.whileWorkingLocked(ctx, c, a, text)
+		sent, err = s.whileWorkingLocked(ctx, c, a, m)
 		c.saySentLocked(sent, err)
 		return err
-	})
+	}()
+	if prior != nil {
+		return prior.wait(ctx)
+	}
 	if err != nil || q == nil {
 		return sent, err
 	}
-	// Deciding may take a model call: the conversation goes on meanwhile.
-	d := s.decide(ctx, *q, text)
-	err = s.with(ctx, session, id, func(c *conversation) error {
-		a, ok := s.agents.Get(c.conv.Agent)
-		if !ok {
-			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
-		}
-		sent, err = s.actOnLocked(ctx, c, a, *q, d)
-		c.saySentLocked(sent, err)
-		return err
-	})
+	// Deciding may take a model call: the conversation goes on meanwhile,
+	// and a resend of m waits for what it becomes.
+	d := s.decide(ctx, *q, m.Text)
+	d.ID = m.ID
+	c.lock()
+	defer c.mu.Unlock()
+	if on := c.onTheWay[m.ID]; on != nil {
+		delete(c.onTheWay, m.ID)
+		defer func() { on.finish(sent, err) }()
+	}
+	a, ok := s.agents.Get(c.conv.Agent)
+	if !ok {
+		return "", apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
+	}
+	sent, err = s.actOnLocked(ctx, c, a, *q, d)
+	c.saySentLocked(sent, err)
 	return sent, err
 }
 
@@ -108,13 +148,14 @@ func (s *Service) SendMessage(ctx context.Context, session, id, text string) (Se
 // again. c.mu is held.
 func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
 	req, waiting := c.waitingOnLocked()
+	m := Message{ID: d.ID, Text: d.Text}
 	switch {
 	case !c.running():
-		return SentTurn, s.startLocked(ctx, c, a, d.Text)
+		return SentTurn, s.startLocked(ctx, c, a, m.record())
 	case !waiting:
-		return s.whileWorkingLocked(ctx, c, a, d.Text)
+		return s.whileWorkingLocked(ctx, c, a, m)
 	case req.ID != q.waits.ID || c.path.Head() != q.head:
-		d = decision{Text: d.Text, Waited: req.ID, Choice: choiceSide, By: "rule", Reason: "the conversation moved on while it was decided"}
+		d = decision{Text: d.Text, ID: d.ID, Waited: req.ID, Choice: choiceSide, By: "rule", Reason: "the conversation moved on while it was decided"}
 	}
 	if err := c.recordDecisionLocked(ctx, d); err != nil {
 		return "", err

@@ -46,7 +46,7 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "what drink is there?"); err != nil || sent != chat.SentSide {
+	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
@@ -58,7 +58,7 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 1)
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, "and what else?"); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and what else?"}); err != nil {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 2)

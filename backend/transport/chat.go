@@ -50,7 +50,11 @@ type Chat interface {
 	// Invalid for an empty or overlong message; Conflict while a turn is
 	// running.
 	Send(ctx context.Context, session, id, text string) error
-	SendMessage(ctx context.Context, session, id, text string) (chat.Sent, error)
+	// SendMessage is Send, saying what the message did; a message sent
+	// again with its id does what it did, and is not recorded again.
+	// Errors: as Send's; Invalid for a malformed id; Conflict for an id
+	// sent before with other words.
+	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
 	AskAside(ctx context.Context, session, id string, node int64, text string) error
 	// Answer records the answer to pending elicit eid. Errors: NotFound;
 	// Conflict for an elicit already answered or no longer waited on;

@@ -76,15 +76,20 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // sendMessage answers POST /c/:id/messages with Datastar signals
-// {"message": "..."}: it records the message and starts a turn. On success
-// a page's request (one Datastar made) is answered with a patch that clears
-// the sender's composer; the message itself reaches every open page through
-// the stream. Any other client, a script, gets a plain answer: 204 when the
-// message started a turn, else 200 with JSON {"sent", "say"} saying what it
-// did instead (chat.Sent and its Say).
+// {"message": "...", "messageId": "..."}: it records the message and
+// starts a turn. The id, which the page chooses and may leave out, makes a
+// resend of the message (after a lost response) answered as the first send
+// was, recording nothing again; the same id with other words is 409, an id
+// that is not one (chat.MaxMessageIDLen letters, digits, '-' or '_') 400.
+// On success a page's request (one Datastar made) is answered with a patch
+// that clears the sender's composer and its id; the message itself reaches
+// every open page through the stream. Any other client, a script, gets a
+// plain answer: 204 when the message started a turn, else 200 with JSON
+// {"sent", "say"} saying what it did instead (chat.Sent and its Say).
 func (s *Server) sendMessage(c echo.Context) error {
 	var in struct {
 		Message *string `json:"message"`
+		ID      string  `json:"messageId"`
 	}
 	if err := datastar.ReadSignals(c.Request(), &in); err != nil {
 		return badBody(err)
@@ -92,7 +97,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if in.Message == nil {
 		return apperr.Errorf(apperr.Invalid, `The request has no "message".`)
 	}
-	sent, err := s.chat.SendMessage(c.Request().Context(), sessionOf(c), c.Param("id"), *in.Message)
+	sent, err := s.chat.SendMessage(c.Request().Context(), sessionOf(c), c.Param("id"), chat.Message{ID: in.ID, Text: *in.Message})
 	if err != nil {
 		return err
 	}
@@ -108,7 +113,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 		return c.JSON(http.StatusOK, sentAnswer{Sent: string(sent), Say: sent.Say()})
 	}
 	sse := newSSE(c)
-	return sse.MarshalAndPatchSignals(map[string]string{"message": ""})
+	return sse.MarshalAndPatchSignals(map[string]string{"message": "", "messageId": ""})
 }
 
 // sentAnswer is what sendMessage tells a script about a message that did

@@ -304,6 +304,8 @@ func FuzzSendMessage(f *testing.F) {
 		`{"message":7}`, `{"message":null}`, `{"message":["hi"]}`, `{"message":"a","message":"b"}`, `{"message":"a","other":1}`,
 		`{"message":"x\r\nevent: datastar-patch-signals\r\ndata: signals {\"admin\":true}"}`, `{"message":"Zoë 🚀 \u202e"}`,
 		`{"message":"` + strings.Repeat("x", 5000) + `"}`, `{}`, `null`, `[]`, ``, `{"message":"hi"}}`,
+		`{"message":"hi","messageId":"0b7e5c1a-2f4d-4e8a-9c61-3d2f8a7b6c50"}`, `{"message":"hi","messageId":"../x"}`,
+		`{"message":"hi","messageId":7}`, `{"message":"hi","messageId":"` + strings.Repeat("x", 65) + `"}`,
 		`{"nested":` + strings.Repeat(`{"a":`, 500) + `1` + strings.Repeat(`}`, 500) + `}`,
 	} {
 		f.Add("application/json", []byte(seed))

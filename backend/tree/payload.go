@@ -90,6 +90,7 @@ type DecisionRecord struct {
 	Change string `json:"change,omitempty"` // for "change": the id of the earlier question
 	By     string `json:"by"`               // "model" or "rule"
 	Reason string `json:"reason,omitempty"` // why, in the decider's words
+	ID     string `json:"id,omitempty"`     // the id its sender chose for the message, if any (tree.Message.ID)
 	// Sample is the model call that decided, when the model did.
 	Sample *SampleRecord `json:"sample,omitempty"`
 }

@@ -104,6 +104,20 @@ type Message struct {
 	// turn recorded before there were versions has none (0), and its replay
 	// is given the history its model calls were recorded with.
 	History int `json:"history,omitempty"`
+	// ID is, on a UserMessage node, the id its sender chose for the
+	// message (a page does), by which the same message sent again is known
+	// as a resend; "" when it chose none.
+	ID string `json:"id,omitempty"`
+	// Parts are, on a UserMessage node that joins the messages queued while
+	// a turn worked, those of them sent with an id, each as it was sent:
+	// Text is all of them joined.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is one message as its sender sent it, with the id it chose.
+type Part struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // Conversation is one chat: owned by a browser session, talking to one

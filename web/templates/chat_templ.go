@@ -1902,14 +1902,14 @@ func Composer(conv string) templ.Component {
 			templ_7745c5c3_Var88 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 144, "<form id=\"composer\" class=\"composer\" data-on:submit__prevent=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 144, "<form id=\"composer\" class=\"composer\" data-signals__ifmissing=\"{messageId: '', _messageFor: ''}\" data-on:submit__prevent=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var89 string
 		templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(postMessage(conv))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 405, Col: 81}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 406, Col: 140}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 		if templ_7745c5c3_Err != nil {
@@ -1925,10 +1925,23 @@ func Composer(conv string) templ.Component {
 
 // postMessage sends the composer's message; while the server cannot be
 // reached it is tried again as an answer is (sendRetry), so that it lands
-// soon after the connection comes back.
+// soon after the connection comes back. It goes with an id the page
+// chooses (newMessageID), by which the server records it once however
+// often it arrives.
 func postMessage(conv string) string {
-	return fmt.Sprintf("@post('/c/%s/messages', {%s})", conv, sendRetry)
+	return fmt.Sprintf("%s; @post('/c/%s/messages', {%s})", newMessageID, conv, sendRetry)
 }
+
+// newMessageID gives the message about to be sent its id: a new one,
+// unless the id the composer holds was made for these very words — a send
+// that never heard back left them there, and sending them again is a
+// resend of that message, not a second one. The server clears the id with
+// the composer once a message is sent. crypto.randomUUID exists only on a
+// secure origin (https, localhost); elsewhere the id is 16 random bytes in
+// hex.
+const newMessageID = `$messageId = $messageId && $_messageFor === $message ? $messageId : ` +
+	`(crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')); ` +
+	`$_messageFor = $message`
 
 // Notice is a message about the user's last request, shown above the composer.
 func Notice(n chat.Notice) templ.Component {
@@ -1964,7 +1977,7 @@ func Notice(n chat.Notice) templ.Component {
 		var templ_7745c5c3_Var92 string
 		templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(noticeRole(n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 429, Col: 38}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 443, Col: 38}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 		if templ_7745c5c3_Err != nil {
@@ -1990,7 +2003,7 @@ func Notice(n chat.Notice) templ.Component {
 		var templ_7745c5c3_Var94 string
 		templ_7745c5c3_Var94, templ_7745c5c3_Err = templ.JoinStringErrs(n.Text)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 429, Col: 138}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 443, Col: 138}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var94))
 		if templ_7745c5c3_Err != nil {
