@@ -98,7 +98,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	path := idx.PathTo(meta.Head)
 	var out []suspendedTurn
 	if i := path.OpenTurn(); i >= 0 {
-		out = append(out, suspendedTurn{id: path[i].ID, text: turnText(path, i), record: durable.NewJournal(path[i+1:]), history: history.Of(idx, path, path[i].ID, versionOf(idx, path[i].ID))})
+		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: durable.NewJournal(path[i+1:]), history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID))})
 	}
 	for _, n := range path {
 		for _, q := range idx.SideThread(n.ID) {
@@ -107,7 +107,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			}
 			m, _ := tree.Decode[tree.Message](q)
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
-			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: durable.NewJournal(after), history: history.Side(idx, q.ID, versionOf(idx, q.ID), sideNote)})
+			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: durable.NewJournal(after), history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID))})
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -76,7 +77,7 @@ func tokenScale(path tree.Path) float64 {
 func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c := t.conv
 	c.lock() // the history has the answer the turn was handed
-	msgs := t.place.history(t, versionOf(c.idx, t.id))
+	msgs := t.place.history(t, history.VersionOf(c.idx, t.id))
 	c.mu.Unlock()
 	if t.summary != nil {
 		msgs = history.ApplySummary(msgs, t.summaryNode, *t.summary)
@@ -92,7 +93,7 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
 		id := durable.NextCall(ctx)
-		n, was, replayed, err := durable.Lookup(t.record, compactCall(id))
+		n, was, replayed, err := durable.Lookup(t.record, replay.Compact(id))
 		if err != nil {
 			return nil, err
 		}
@@ -155,12 +156,6 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 	}
 }
 
-// compactCall is the call of the compaction middleware as call id: a
-// summary, when the history was summarized there.
-func compactCall(id string) durable.Call[tree.SummaryRecord] {
-	return durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"}
-}
-
 // summarize asks the model for a summary of span, through primitive.Sample so
 // that the call is recorded (and replayed) like any other: the span's
 // messages as they were, then the request to summarize them.
@@ -179,12 +174,4 @@ func summarize(ctx context.Context, span []history.Message) (tree.SummaryRecord,
 		}
 	}
 	return s, nil
-}
-
-// versionOf is the version of the history of the turn that message id
-// starts (tree.Message.History).
-func versionOf(idx *tree.Index, id int64) int {
-	n, _ := idx.Node(id)
-	m, _ := tree.Decode[tree.Message](n)
-	return m.History
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -51,7 +52,7 @@ type dryTurn struct {
 	history []history.Message
 	summary *tree.SummaryRecord
 	node    int64 // the summary's node
-	samples samples
+	samples replay.Samples
 
 	mu      sync.Mutex
 	waits   map[string]bool // the questions the turn waits on, by id: reached yet
@@ -233,7 +234,7 @@ func (d *dryTurn) describeWait(id string) string {
 
 func (d *dryTurn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	req.ID = durable.NextCall(ctx)
-	_, _, replayed, err := durable.Lookup(d.record, elicitCall(req))
+	_, _, replayed, err := durable.Lookup(d.record, replay.Elicit(req))
 	if err != nil {
 		return elicit.Response{}, d.diverged(err)
 	}
@@ -247,15 +248,15 @@ func (d *dryTurn) elicit(ctx context.Context, req elicit.Request) (elicit.Respon
 }
 
 func (d *dryTurn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
-	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[primitive.Progress] { return notifyCall(id, p) }, true)
+	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[primitive.Progress] { return replay.Notify(id, p) }, true)
 }
 
 func (d *dryTurn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
-	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[figure.Figure] { return showCall(id, f) }, true)
+	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[figure.Figure] { return replay.Show(id, f) }, true)
 }
 
 func (d *dryTurn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {
-	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[primitive.RetryNote] { return retryCall(id, n) }, true)
+	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[primitive.RetryNote] { return replay.Retry(id, n) }, true)
 }
 
 // dryStep answers a call that returns nothing but whether it matched the
@@ -273,7 +274,7 @@ func dryStep[R any](d *dryTurn, ctx context.Context, call func(id string) durabl
 }
 
 func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	c := sampleCall(&d.samples, d.record, durable.NextCall(ctx), req)
+	c := replay.Sample(&d.samples, d.record, durable.NextCall(ctx), req)
 	n, rec, replayed, err := durable.Lookup(d.record, c)
 	switch {
 	case err != nil:
@@ -281,7 +282,7 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 	case !replayed:
 		return llm.Response{}, d.unrecorded(ctx, c.ID, c.Made, false)
 	}
-	d.samples.replayed(d.record, c.ID, n, rec) // the scope's next call continues this one
+	d.samples.Replayed(d.record, c.ID, n, rec) // the scope's next call continues this one
 	if rec.Response == nil {
 		return llm.Response{}, fmt.Errorf("recorded model call failed: %s", rec.Error)
 	}
@@ -294,7 +295,7 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 // decision comes from the record as the live turn's does (package consent).
 func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, tc agents.ToolCall) (json.RawMessage, error) {
-		c := toolCall(d.record, durable.NextCall(ctx), tc)
+		c := replay.Tool(d.record, durable.NextCall(ctx), tc)
 		_, rec, replayed, err := durable.Lookup(d.record, c)
 		switch {
 		case err != nil:
@@ -377,7 +378,7 @@ func (d *dryTurn) historyCore(context.Context, struct{}) ([]llm.Message, error) 
 // (a compaction past the record's end would call the model).
 func (d *dryTurn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
-		n, was, replayed, err := durable.Lookup(d.record, compactCall(durable.NextCall(ctx)))
+		n, was, replayed, err := durable.Lookup(d.record, replay.Compact(durable.NextCall(ctx)))
 		if err != nil {
 			return nil, d.diverged(err)
 		}

@@ -73,7 +73,7 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 		return err
 	}
 	c.retitleLocked(ctx)
-	s.startTurnLocked(c, a, msg, turnText(c.path, len(c.path)-1), durable.Journal{})
+	s.startTurnLocked(c, a, msg, c.path.TurnText(len(c.path)-1), durable.Journal{})
 	c.broadcastStatusLocked()
 	return nil
 }
@@ -165,20 +165,4 @@ func (c *conversation) retitleLocked(ctx context.Context) {
 		conv := c.conv
 		c.broadcastLocked(Change{Title: &conv})
 	}
-}
-
-// turnText is the text of the turn that the user message path[i] starts:
-// its own, after those of the messages it joined (user messages right
-// before it, whose turns went away before recording anything).
-func turnText(path tree.Path, i int) string {
-	j := i
-	for j > 0 && path[j-1].Kind == tree.UserMessage {
-		j--
-	}
-	texts := make([]string, 0, i-j+1)
-	for _, n := range path[j : i+1] {
-		m, _ := tree.Decode[tree.Message](n)
-		texts = append(texts, m.Text)
-	}
-	return strings.Join(texts, "\n\n")
 }

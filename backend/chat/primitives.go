@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -24,7 +25,7 @@ import (
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	c := t.conv
 	req.ID = durable.NextCall(ctx)
-	asked, _, replayed, err := durable.Lookup(t.record, elicitCall(req))
+	asked, _, replayed, err := durable.Lookup(t.record, replay.Elicit(req))
 	if err != nil {
 		return elicit.Response{}, err
 	}
@@ -98,7 +99,7 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 
 func (t *turn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, notifyCall(id, p), func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
+	_, err := durable.Step(t.record, replay.Notify(id, p), func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
 		c := t.conv
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -119,7 +120,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		resp    llm.Response
 		callErr error // the provider's own error, when the call ran now
 	)
-	rec, err := durable.Step(t.record, sampleCall(&t.samples, t.record, id, req), func() (tree.SampleRecord, error) {
+	rec, err := durable.Step(t.record, replay.Sample(&t.samples, t.record, id, req), func() (tree.SampleRecord, error) {
 		c.flush() // an answer the call follows is written before it starts
 		start := c.svc.now()
 		ran = true
@@ -138,7 +139,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			}
 		}
 		resp, callErr = primitive.Complete(ctx, model, req, stream)
-		rec := t.samples.record(id, req) // what is new since the scope's last call
+		rec := t.samples.Record(id, req) // what is new since the scope's last call
 		rec.LatencyMS = float64(c.svc.since(start).Microseconds()) / 1000
 		if callErr != nil {
 			rec.Error = callErr.Error()
@@ -160,13 +161,13 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		if err != nil {
 			return err
 		}
-		t.samples.recorded(id, n.ID, rec, req)
+		t.samples.Recorded(id, n.ID, rec, req)
 		c.broadcastStatusLocked()
 		return nil
 	})
 	if !ran && err == nil { // replayed: the scope's next call continues this one
 		n, _ := t.record.Node(id)
-		t.samples.replayed(t.record, id, n, rec)
+		t.samples.Replayed(t.record, id, n, rec)
 	}
 	switch {
 	case ran && err != nil:
@@ -201,7 +202,7 @@ func (t *turn) drafted(delta string) {
 // the same refusal, found in the record.
 func (t *turn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, retryCall(id, n), func() (primitive.RetryNote, error) { return n, nil }, func(n primitive.RetryNote) error {
+	_, err := durable.Step(t.record, replay.Retry(id, n), func() (primitive.RetryNote, error) { return n, nil }, func(n primitive.RetryNote) error {
 		t.conv.mu.Lock()
 		defer t.conv.mu.Unlock()
 		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.SampleRetry, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(n)})

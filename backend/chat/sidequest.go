@@ -71,7 +71,7 @@ func (s *side) choices(t *turn) *consent.Choices { return &t.choices }
 // where the thread hangs, a note saying what the flow waits on, and the
 // thread up to t's question.
 func (s *side) history(t *turn, v int) []history.Message {
-	return history.Side(t.conv.idx, t.id, v, sideNote)
+	return history.Side(t.conv.idx, t.id, v)
 }
 
 func (s *side) draft(*turn) string { return s.reply }
@@ -270,17 +270,6 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 		}
 		return s.sideQuestLocked(ctx, c, a, node, text)
 	})
-}
-
-// sideNote tells the model where the thread hangs: from a question that
-// waits, or beside a reply.
-func sideNote(anchor tree.Node) string {
-	if anchor.Kind == tree.ElicitRequest {
-		req, _ := tree.Decode[elicit.Request](anchor)
-		return "From here the user asks on the side while the conversation waits for their answer to: “" + req.Message +
-			"”. Answer the side question; do not answer the waiting question for them."
-	}
-	return "From here the user asks on the side, in a thread beside the conversation. Answer there."
 }
 
 // sideItemLocked is the item of the side question n belongs to (n is the

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -29,7 +30,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 			out    json.RawMessage
 			runErr error // the tool's own error, or its denial, when it was decided now
 		)
-		rec, err := durable.Step(t.record, toolCall(t.record, id, c), func() (tree.ToolRecord, error) {
+		rec, err := durable.Step(t.record, replay.Tool(t.record, id, c), func() (tree.ToolRecord, error) {
 			ran = true
 			var rec tree.ToolRecord
 			rec, out, runErr = t.decideAndRun(ctx, id, c, next)

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -200,7 +201,7 @@ type turn struct {
 
 	// samples are the turn's latest model calls, which the next ones are
 	// recorded against.
-	samples samples
+	samples replay.Samples
 
 	// choices are the user's choices for the conversation on a side
 	// turn's branch, as read so far (package consent); the flow's are the
@@ -255,7 +256,7 @@ func (s *Service) resumeLocked(c *conversation) {
 		return
 	}
 	msg, record := c.path[i], durable.NewJournal(c.path[i+1:])
-	text := turnText(c.path, i)
+	text := c.path.TurnText(i)
 	waiting := map[string]*waiter{}
 	for ref, n := range record.Unanswered() {
 		req, err := tree.Decode[elicit.Request](n)

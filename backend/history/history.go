@@ -14,6 +14,7 @@
 package history
 
 import (
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -58,10 +59,9 @@ func of(idx *tree.Index, path []tree.Node, last int64, v int, skip map[int64]boo
 }
 
 // Side returns the model's context for the side turn that question q
-// started: the conversation up to where its thread hangs, a note (from
-// note, given the node the thread hangs from) saying where it is, and the
-// thread up to q.
-func Side(idx *tree.Index, q int64, v int, note func(anchor tree.Node) string) []Message {
+// started: the conversation up to where its thread hangs, a note saying
+// where it is and what the flow waits on, and the thread up to q.
+func Side(idx *tree.Index, q int64, v int) []Message {
 	path := idx.PathTo(q)
 	i := -1
 	for j, n := range path {
@@ -82,7 +82,7 @@ func Side(idx *tree.Index, q int64, v int, note func(anchor tree.Node) string) [
 		}
 	}
 	out := of(idx, path[:i], q, v, thread)
-	out = append(out, Message{path[i].ID, llm.Message{Role: llm.System, Content: note(path[i-1])}})
+	out = append(out, Message{path[i].ID, llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
 	return append(out, Of(nil, path[i:], q, v)...)
 }
 
@@ -115,4 +115,23 @@ func Plain(msgs []Message) []llm.Message {
 		out[i] = m.Message
 	}
 	return out
+}
+
+// sideNote tells the model where a side thread hangs: from a question that
+// waits, or beside a reply.
+func sideNote(anchor tree.Node) string {
+	if anchor.Kind == tree.ElicitRequest {
+		req, _ := tree.Decode[elicit.Request](anchor)
+		return "From here the user asks on the side while the conversation waits for their answer to: “" + req.Message +
+			"”. Answer the side question; do not answer the waiting question for them."
+	}
+	return "From here the user asks on the side, in a thread beside the conversation. Answer there."
+}
+
+// VersionOf is the version of the history of the turn that message id
+// starts (tree.Message.History).
+func VersionOf(idx *tree.Index, id int64) int {
+	n, _ := idx.Node(id)
+	m, _ := tree.Decode[tree.Message](n)
+	return m.History
 }

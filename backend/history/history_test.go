@@ -166,8 +166,8 @@ user: Thanks
 
 	// The side turn itself is given the flow up to its thread, a note,
 	// and its own thread once.
-	side := history.Side(idx, q, history.Latest, func(tree.Node) string { return "note" })
-	if got, want := render(side), "user: Plan\nassistant: (Asked the user, as a form:) Dates?\nsystem: note\nuser: Is it cold?\n"; got != want {
+	side := history.Side(idx, q, history.Latest)
+	if got, want := render(side), "user: Plan\nassistant: (Asked the user, as a form:) Dates?\nsystem: From here the user asks on the side while the conversation waits for their answer to: “Dates?”. Answer the side question; do not answer the waiting question for them.\nuser: Is it cold?\n"; got != want {
 		t.Errorf("side history:\n%s\nwant:\n%s", got, want)
 	}
 }

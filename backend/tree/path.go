@@ -3,6 +3,7 @@ package tree
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Path is the nodes from a root down to one node, in order: the branch as
@@ -48,4 +49,20 @@ func (p Path) Node(id int64) (Node, bool) {
 		return Node{}, false
 	}
 	return p[i], true
+}
+
+// TurnText is the text of the turn that the user message p[i] starts: its
+// own, after those of the messages it joined (user messages right before
+// it, whose turns went away before recording anything).
+func (p Path) TurnText(i int) string {
+	j := i
+	for j > 0 && p[j-1].Kind == UserMessage {
+		j--
+	}
+	texts := make([]string, 0, i-j+1)
+	for _, n := range p[j : i+1] {
+		m, _ := Decode[Message](n)
+		texts = append(texts, m.Text)
+	}
+	return strings.Join(texts, "\n\n")
 }

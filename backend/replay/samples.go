@@ -1,4 +1,4 @@
-package chat
+package replay
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// samples are a turn's latest model calls, one for each scope its calls
+// Samples are a turn's latest model calls, one for each scope its calls
 // are numbered in (durable.ScopeOf): the next call of a scope is recorded
 // against the one before it (tree.Prior), as what is new in its request,
 // and on replay compared with its record rebuilt from that one. A loop's
@@ -21,20 +21,20 @@ import (
 // own). Calls of one scope are made one after another; the branches of a
 // turn.Together number theirs in scopes of their own, hence the lock,
 // which guards the map only. The zero value is ready to use.
-type samples struct {
+type Samples struct {
 	mu   sync.Mutex
 	last map[string]tree.Prior // by scope
 }
 
 // prior returns the call before call id in its scope, if the turn made or
 // replayed one; else the zero Prior.
-func (s *samples) prior(id string) tree.Prior {
+func (s *Samples) prior(id string) tree.Prior {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last[durable.ScopeOf(id)]
 }
 
-func (s *samples) set(id string, p tree.Prior) {
+func (s *Samples) set(id string, p tree.Prior) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {
@@ -43,16 +43,16 @@ func (s *samples) set(id string, p tree.Prior) {
 	s.last[durable.ScopeOf(id)] = p
 }
 
-// record returns the record to write of req, made live as call id.
-func (s *samples) record(id string, req llm.Request) tree.SampleRecord {
+// Record returns the record to write of req, made live as call id.
+func (s *Samples) Record(id string, req llm.Request) tree.SampleRecord {
 	return s.prior(id).Record(req)
 }
 
-// recorded takes req, recorded as rec at node n, as the last call of its
+// Recorded takes req, recorded as rec at node n, as the last call of its
 // scope. It keeps a copy of req's messages (the code may change its own
 // slice), built on the prior's, which is the turn's own and not needed
 // any more: a step copies what it added, not the whole conversation.
-func (s *samples) recorded(id string, n int64, rec tree.SampleRecord, req llm.Request) {
+func (s *Samples) Recorded(id string, n int64, rec tree.SampleRecord, req llm.Request) {
 	p := s.prior(id)
 	var kept []llm.Message
 	if rec.Base != 0 {
@@ -71,9 +71,9 @@ func (s *samples) recorded(id string, n int64, rec tree.SampleRecord, req llm.Re
 	s.set(id, tree.Prior{Node: n, Request: whole})
 }
 
-// replayed takes the record rec of call id, found at node n and matched,
+// Replayed takes the record rec of call id, found at node n and matched,
 // as the last call of its scope.
-func (s *samples) replayed(j durable.Journal, id string, n tree.Node, rec tree.SampleRecord) {
+func (s *Samples) Replayed(j durable.Journal, id string, n tree.Node, rec tree.SampleRecord) {
 	p := s.prior(id)
 	whole := rec.Request
 	switch {
