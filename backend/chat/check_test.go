@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
@@ -17,13 +18,13 @@ import (
 
 // checkWith checks the server's database against the assistants of reg,
 // with the server stopped, as a check before a deploy runs.
-func checkWith(t *testing.T, s *server, reg *agents.Registry) chat.Checked {
+func checkWith(t *testing.T, s *server, reg *agents.Registry) deploycheck.Checked {
 	t.Helper()
 	s.stop()
 	defer s.start()
 	db := storetest.OpenAt(t, s.path)
 	defer db.Close()
-	checked, err := chat.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: reg, Model: offline.New()})
+	checked, err := deploycheck.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: reg, Model: offline.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 		t.Errorf("unchanged code: %+v, want the one turn to resume", got)
 	}
 	got := checkWith(t, s, agents.NewRegistry(bookingAgent(func() string { return "Are you sure?" })))
-	want := chat.Divergence{Conversation: conv.ID, Title: "hotel", Assistant: "booker", Turn: 1, Call: eid,
+	want := deploycheck.Divergence{Conversation: conv.ID, Title: "hotel", Assistant: "booker", Turn: 1, Call: eid,
 		Recorded: `elicit form "Confirm?"`, Made: `elicit form "Are you sure?"`}
 	if got.Turns != 1 || len(got.Diverged) != 1 || got.Diverged[0] != want {
 		t.Errorf("changed question: %+v, want %+v", got, want)

@@ -35,10 +35,10 @@ before the change keep the old path, and check again. The exit status is
 1 when any turn would diverge, 0 when all would resume.`
 
 // Check replays every suspended turn in cfg.Store's database against
-// cfg.Assistants (see chat.CheckSuspended), writes to out which would
+// cfg.Assistants (see CheckSuspended), writes to out which would
 // diverge and how many would resume, and returns how many diverge.
 func Check(ctx context.Context, cfg chat.Config, out io.Writer) (diverged int, err error) {
-	checked, err := chat.CheckSuspended(ctx, cfg)
+	checked, err := CheckSuspended(ctx, cfg)
 	if err != nil {
 		return len(checked.Diverged), fmt.Errorf("check the database: %w", err)
 	}
@@ -47,7 +47,7 @@ func Check(ctx context.Context, cfg chat.Config, out io.Writer) (diverged int, e
 
 // Report writes what a check found, one paragraph per turn that diverges,
 // then a line of totals.
-func Report(out io.Writer, checked chat.Checked) error {
+func Report(out io.Writer, checked Checked) error {
 	for _, d := range checked.Diverged {
 		if _, err := fmt.Fprintln(out, describe(d)); err != nil {
 			return err
@@ -59,7 +59,7 @@ func Report(out io.Writer, checked chat.Checked) error {
 
 // describe words one divergence: which conversation and turn, then the
 // call with what the record has and what the code now does.
-func describe(d chat.Divergence) string {
+func describe(d Divergence) string {
 	title := d.Title
 	if title == "" {
 		title = "untitled"
@@ -77,7 +77,7 @@ func describe(d chat.Divergence) string {
 }
 
 // totals says how many suspended turns were checked and how they fared.
-func totals(checked chat.Checked) string {
+func totals(checked Checked) string {
 	fine := checked.Turns - len(checked.Diverged)
 	switch {
 	case checked.Turns == 0:

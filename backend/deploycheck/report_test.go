@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 )
 
@@ -14,15 +13,15 @@ import (
 func TestTheReportSaysWhatToLookAt(t *testing.T) {
 	tests := []struct {
 		name    string
-		checked chat.Checked
+		checked deploycheck.Checked
 		want    string
 	}{
-		{"nothing waits", chat.Checked{}, "No turn waits in this database: nothing to check.\n"},
-		{"all resume", chat.Checked{Turns: 1}, "The one suspended turn resumes with this build.\n"},
-		{"a side question diverges", chat.Checked{Turns: 3, Diverged: []chat.Divergence{{Conversation: "c1", Assistant: "a", Turn: 9, Side: true, Call: "9-2", Recorded: "x", Made: "y"}}},
+		{"nothing waits", deploycheck.Checked{}, "No turn waits in this database: nothing to check.\n"},
+		{"all resume", deploycheck.Checked{Turns: 1}, "The one suspended turn resumes with this build.\n"},
+		{"a side question diverges", deploycheck.Checked{Turns: 3, Diverged: []deploycheck.Divergence{{Conversation: "c1", Assistant: "a", Turn: 9, Side: true, Call: "9-2", Recorded: "x", Made: "y"}}},
 			"conversation c1 \"untitled\" (assistant a): the side question #9 diverges at call 9-2\n  recorded: x\n  now:      y\n\n" +
 				"1 of 3 suspended turns would diverge after this deploy; 2 resume.\n"},
-		{"an assistant gone", chat.Checked{Turns: 2, Diverged: []chat.Divergence{{Conversation: "c2", Title: "Trip", Assistant: "old", Turn: 4, Recorded: "a turn of assistant old", Made: "no assistant of that name"}}},
+		{"an assistant gone", deploycheck.Checked{Turns: 2, Diverged: []deploycheck.Divergence{{Conversation: "c2", Title: "Trip", Assistant: "old", Turn: 4, Recorded: "a turn of assistant old", Made: "no assistant of that name"}}},
 			"conversation c2 \"Trip\" (assistant old): the turn of message #4 cannot run\n  recorded: a turn of assistant old\n  now:      no assistant of that name\n\n" +
 				"1 of 2 suspended turns would diverge after this deploy; 1 resumes.\n"},
 	}

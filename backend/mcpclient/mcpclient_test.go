@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -134,7 +135,7 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 	ts.Close()
 	calls, lists := n.calls.Load(), n.lists.Load()
 
-	check := func(servers ...mcpclient.Server) chat.Checked {
+	check := func(servers ...mcpclient.Server) deploycheck.Checked {
 		t.Helper()
 		outside, err := mcpclient.New(servers, mcpclient.Options{Replay: true})
 		if err != nil {
@@ -143,7 +144,7 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 		defer outside.Close()
 		db := storetest.OpenAt(t, a.path)
 		defer db.Close()
-		checked, err := chat.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: a.registry(), Model: a.model,
+		checked, err := deploycheck.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: a.registry(), Model: a.model,
 			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) }})
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package chat
+package deploycheck
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 
 // A dry run replays a suspended turn against the code that runs now, as
 // resuming it would, but without side effects: every call is compared
-// with the record as the live cores compare it (calls.go), and answered
+// with the record as the live cores compare it (package replay), and answered
 // from the record; the run ends at the first call the record lacks, where
 // the live turn would go on live, or once it reaches every question the
 // turn waits on. Nothing is written, no model is called, and no tool that
@@ -306,7 +306,9 @@ func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage])
 			return nil, d.unrecorded(ctx, c.ID, c.Made, false)
 		}
 		ctx = durable.WithScope(ctx, c.ID)
-		cons, err := consent.Guard{Record: d.record, Ended: func(err error) bool { return errors.Is(err, errParked) }}.Decide(ctx, c.ID, tc)
+		// A dry run is never parked (its branch cannot stop being HEAD's),
+		// so no error of its ends the turn the way a parked turn's does.
+		cons, err := consent.Guard{Record: d.record, Ended: func(error) bool { return false }}.Decide(ctx, c.ID, tc)
 		var out json.RawMessage
 		switch {
 		case err != nil:

@@ -1,16 +1,17 @@
-package chat
+package deploycheck
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Checking a database before a deploy. Every suspended turn — the open
+// Finding the suspended turns. Every suspended turn — the open
 // turn on a conversation's HEAD, waiting on a question or cut off by a
 // restart, and each side question's turn not yet ended — resumes by
 // replay when its conversation is next opened. CheckSuspended replays each
@@ -53,7 +54,7 @@ type Checked struct {
 // tool that the record shows finished (see dryrun.go); cfg.Scope is
 // applied as for a live turn, so the program's middleware shapes each
 // model request as it will. cfg.Store must also be an EveryConversation.
-func CheckSuspended(ctx context.Context, cfg Config) (Checked, error) {
+func CheckSuspended(ctx context.Context, cfg chat.Config) (Checked, error) {
 	every, ok := cfg.Store.(EveryConversation)
 	if !ok {
 		return Checked{}, errors.New("check suspended turns: the store cannot list every conversation")
@@ -115,7 +116,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 
 // checkTurn replays st, a suspended turn of conversation meta, and returns
 // where it diverges, or nil when it would resume.
-func checkTurn(ctx context.Context, cfg Config, meta tree.Conversation, st suspendedTurn) *Divergence {
+func checkTurn(ctx context.Context, cfg chat.Config, meta tree.Conversation, st suspendedTurn) *Divergence {
 	dv := &Divergence{Conversation: meta.ID, Title: meta.Title, Assistant: meta.Agent, Turn: st.id, Side: st.side}
 	a, ok := cfg.Assistants.Get(meta.Agent)
 	if !ok {
