@@ -26,49 +26,6 @@ import (
 // off. Middleware or an app can set it for a scope.
 var CompactTokens = primitive.NewValue("compact-tokens", 0)
 
-// Counting tokens. A provider counts with its own tokenizer, which the app
-// does not hold for every model (and a tokenizer library per provider would
-// be a dependency per model for an estimate): the count is estimated at
-// four bytes of text to a token, plus four for each message's framing (the
-// rule of thumb OpenAI gives for English), then scaled by how the provider
-// itself counted the branch's last model call, from the usage it reported.
-
-// estimateTokens estimates the tokens of msgs, unscaled.
-func estimateTokens(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += 4 + (len(m.Content)+3)/4
-	}
-	return n
-}
-
-// tokenScale is how the provider counts against estimateTokens: the
-// prompt tokens of the newest model call on path whose usage is known,
-// over the estimate of its messages; 1 when none is known. It is bounded,
-// so that one odd report cannot turn compaction off or on for good.
-func tokenScale(path tree.Path) float64 {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Kind != tree.Sample {
-			continue
-		}
-		rec, err := tree.Decode[tree.SampleRecord](path[i])
-		if err != nil || rec.Response == nil || rec.Response.Usage.PromptTokens == 0 {
-			continue
-		}
-		if rec.Base != 0 { // recorded as what was new: its whole request counts
-			if rec, err = new(tree.Requests).Whole(path[i], path.Node); err != nil {
-				continue
-			}
-		}
-		est := estimateTokens(rec.Request.Messages)
-		if est == 0 {
-			continue
-		}
-		return min(max(float64(rec.Response.Usage.PromptTokens)/float64(est), 0.25), 4)
-	}
-	return 1
-}
-
 // history is the core of primitive.History for the turn: the path up to the
 // turn's message (package history), with the summaries of earlier turns and
 // this one's, under the version of the history its message was recorded
@@ -116,9 +73,9 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 			return msgs, err
 		}
 		t.conv.lock()
-		scale := tokenScale(t.conv.path)
+		scale := history.TokenScale(t.conv.path)
 		t.conv.mu.Unlock()
-		tokens := func(ms []history.Message) int { return int(float64(estimateTokens(history.Plain(ms))) * scale) }
+		tokens := func(ms []history.Message) int { return int(float64(history.EstimateTokens(history.Plain(ms))) * scale) }
 		if tokens(said) <= limit {
 			return msgs, nil
 		}

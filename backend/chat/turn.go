@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
+	"github.com/sweatpants-go/sweatpants/backend/decide"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/history"
@@ -155,21 +156,21 @@ func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Ass
 		return SentTurn, s.startLocked(ctx, c, a, m.record())
 	case !waiting:
 		return s.whileWorkingLocked(ctx, c, a, m)
-	case req.ID != q.waits.ID || c.path.Head() != q.head:
-		d = decision{Text: d.Text, ID: d.ID, Waited: req.ID, Choice: choiceSide, By: "rule", Reason: "the conversation moved on while it was decided"}
+	case req.ID != q.Waits.ID || c.path.Head() != q.head:
+		d = decision{Text: d.Text, ID: d.ID, Waited: req.ID, Choice: decide.Side, By: "rule", Reason: "the conversation moved on while it was decided"}
 	}
 	if err := c.recordDecisionLocked(ctx, d); err != nil {
 		return "", err
 	}
 	switch d.Choice {
-	case choiceAnswer:
+	case decide.Answer:
 		h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
 		if err != nil {
 			return "", err
 		}
 		c.flushLocked()
 		return SentAnswer, h.err
-	case choiceChange:
+	case decide.Change:
 		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
 	}
 	return SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)

@@ -1,4 +1,4 @@
-package chat
+package decide
 
 import (
 	"testing"
@@ -25,23 +25,23 @@ func TestTheRuleDecidesWhatTypedTextIs(t *testing.T) {
 		choice string
 		change string
 	}{
-		{"names a field of the waiting question", trip, "make it 3 travellers", choiceAnswer, ""},
-		{"names an option of the waiting question", seat, "the window please", choiceAnswer, ""},
-		{"names nothing asked", seat, "what's the weather in Oslo?", choiceSide, ""},
-		{"changes an earlier answer", seat, "actually change the destination to Osaka", choiceChange, "1-2"},
-		{"a change of nothing asked is a side question", seat, "actually, what time is it?", choiceSide, ""},
-		{"an earlier field without a word of change is a side question", seat, "how far is the destination?", choiceSide, ""},
-		{"a question that takes no words", formOnly, "window", choiceSide, ""},
+		{"names a field of the waiting question", trip, "make it 3 travellers", Answer, ""},
+		{"names an option of the waiting question", seat, "the window please", Answer, ""},
+		{"names nothing asked", seat, "what's the weather in Oslo?", Side, ""},
+		{"changes an earlier answer", seat, "actually change the destination to Osaka", Change, "1-2"},
+		{"a change of nothing asked is a side question", seat, "actually, what time is it?", Side, ""},
+		{"an earlier field without a word of change is a side question", seat, "how far is the destination?", Side, ""},
+		{"a question that takes no words", formOnly, "window", Side, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := asked{waits: tt.waits}
+			q := Asked{Waits: tt.waits}
 			if tt.waits.ID != trip.ID {
-				q.earlier = []elicit.Request{trip}
+				q.Earlier = []elicit.Request{trip}
 			}
-			d := decideByRule(q, tt.text)
+			d := ByRule(q, tt.text)
 			if d.Choice != tt.choice || d.Change != tt.change || d.By != "rule" || d.Waited != tt.waits.ID || d.Text != tt.text || d.Reason == "" {
-				t.Errorf("decideByRule(%q) = %+v, want %s %s", tt.text, d, tt.choice, tt.change)
+				t.Errorf("ByRule(%q) = %+v, want %s %s", tt.text, d, tt.choice, tt.change)
 			}
 		})
 	}

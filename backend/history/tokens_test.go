@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"strings"
@@ -10,8 +10,12 @@ import (
 
 func TestTokensAreEstimatedAndScaledAsTheProviderCounts(t *testing.T) {
 	long := llm.Message{Role: llm.User, Content: strings.Repeat("word ", 80)} // 400 bytes
-	if got := estimateTokens([]llm.Message{long, {Role: llm.Assistant}}); got != 4+100+4 {
+	if got := EstimateTokens([]llm.Message{long, {Role: llm.Assistant}}); got != 4+100+4 {
 		t.Errorf("estimate = %d, want 108: four bytes a token and four a message", got)
+	}
+	call := llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: "search", Arguments: `{"city":"Oslo"}`}}}
+	if got := EstimateTokens([]llm.Message{call}); got != 4+(6+15+3)/4 {
+		t.Errorf("estimate of a tool call = %d, want %d: its name and arguments count", got, 4+(6+15+3)/4)
 	}
 	sample := func(prompt int) tree.Node {
 		rec := tree.SampleRecord{Request: llm.Request{Messages: []llm.Message{long}}} // estimated 104
@@ -41,7 +45,7 @@ func TestTokensAreEstimatedAndScaledAsTheProviderCounts(t *testing.T) {
 		{"a call recorded as what was new counts its whole request", tree.Path{withID(1, sample(-1)), withID(2, continued(1, 52))}, 0.5},
 	}
 	for _, tt := range tests {
-		if got := tokenScale(tt.path); got != tt.want {
+		if got := TokenScale(tt.path); got != tt.want {
 			t.Errorf("%s: scale = %v, want %v", tt.name, got, tt.want)
 		}
 	}
