@@ -46,9 +46,9 @@ type Chat interface {
 	// (the inspector, the event stream). Errors: NotFound.
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
 
-	// Send records a user message and starts a turn. Errors: NotFound;
-	// Invalid for an empty or overlong message; Conflict while a turn is
-	// running.
+	// Send sends a user message: it starts a turn, or, while a turn works
+	// or a question waits, does what chat.Service.SendMessage says.
+	// Errors: NotFound; Invalid for an empty or overlong message.
 	Send(ctx context.Context, session, id, text string) error
 	// SendMessage is Send, saying what the message did; a message sent
 	// again with its id does what it did, and is not recorded again.
