@@ -16,7 +16,7 @@ export MCP_NODE_VERSION MCP_CONFORMANCE_VERSION
 export MCP_NODE        := $(CURDIR)/.cache/node-$(MCP_NODE_VERSION)/package/bin/node
 export MCP_CONFORMANCE := $(CURDIR)/.cache/mcp-conformance-$(MCP_CONFORMANCE_VERSION)/node_modules/.bin/conformance
 
-.PHONY: run build test unit e2e bench generate check deps e2e-deps mcp-deps clean screenshots
+.PHONY: run build test unit e2e bench generate check deps e2e-deps mcp-deps pg-deps clean screenshots
 
 ## run: build and serve on ADDR (default 127.0.0.1:8080; make run
 ## ADDR=127.0.0.1:9090) with the database under ./data/
@@ -33,9 +33,13 @@ build: deps
 ## e2e/mcpfixture), then the browser tests
 test: check unit fuzz-short e2e
 
-unit: deps mcp-deps
+# unit requires PostgreSQL (SWEATPANTS_PG_REQUIRED): the tests that need it
+# fail rather than skip when it is missing, so a run cannot pass without
+# them. Each test binary that needs it starts its own throwaway server
+# (store/pgtest).
+unit: deps mcp-deps pg-deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
+	SWEATPANTS_PG_REQUIRED=1 $(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
 
 ## fuzz: every fuzz target (func Fuzz… in a _test.go file) for FUZZTIME
 ## each; fuzz-short, part of test, gives each FUZZTIME_SHORT. Go fuzzes one
@@ -118,6 +122,11 @@ deps:
 
 e2e-deps:
 	./scripts/e2e-deps.sh
+
+## pg-deps: PostgreSQL from Debian's packages, for the tests' throwaway
+## servers
+pg-deps:
+	./scripts/pg-deps.sh
 
 ## mcp-deps: Node 22 and the MCP conformance suite, under .cache/
 mcp-deps:
