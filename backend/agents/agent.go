@@ -207,8 +207,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 			return nil, fmt.Errorf("decode %s input: %w", call.Tool, err)
 		}
 		ctx = primitive.AgentName.With(ctx, call.Agent)
-		ctx = withReason(ctx, "") // the model's reason was for this call, not for those the tool makes
-		ctx = withModelCall(ctx, "")
+		ctx = withMadeBy(ctx, madeBy{}) // the model's reply made this call, not those the tool makes
 		res, err := impl(ctx, in)
 		if err != nil {
 			return nil, err
@@ -216,7 +215,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		return json.Marshal(res)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx), ModelCall: modelCallOf(ctx)})
+	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: madeByOf(ctx).Reason, ModelCall: madeByOf(ctx).ID})
 }
 
 // Instance is an instantiated agent: implementations for some or all of its

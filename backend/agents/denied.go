@@ -24,40 +24,27 @@ func (e *DeniedError) Error() string {
 	return fmt.Sprintf("the call of %s was denied: %s", e.Tool, e.Why)
 }
 
-// reasonKey holds, for the tool calls a Loop makes, the text of the model's
-// reply that made them (ToolCall.Reason).
-type reasonKey struct{}
+// madeBy is, for a tool call a Loop makes, what of the model's reply made
+// it: the reply's text, why the model makes the call (ToolCall.Reason),
+// and the id the model gave the call (ToolCall.ModelCall). The calls a
+// tool makes itself have neither.
+type madeBy struct {
+	Reason string
+	ID     string
+}
 
-// withReason returns ctx with the model's reason for the tool calls made
-// from it.
-func withReason(ctx context.Context, reason string) context.Context {
-	if reason == "" && reasonOf(ctx) == "" {
+type madeByKey struct{}
+
+// withMadeBy returns ctx with m as what made the tool call made from it.
+func withMadeBy(ctx context.Context, m madeBy) context.Context {
+	if m == (madeBy{}) && madeByOf(ctx) == (madeBy{}) {
 		return ctx
 	}
-	return context.WithValue(ctx, reasonKey{}, reason)
+	return context.WithValue(ctx, madeByKey{}, m)
 }
 
-// reasonOf is the model's reason for the tool calls made from ctx.
-func reasonOf(ctx context.Context) string {
-	r, _ := ctx.Value(reasonKey{}).(string)
-	return r
-}
-
-// modelCallKey holds, for a tool call a Loop makes, the id the model gave
-// the call (ToolCall.ModelCall).
-type modelCallKey struct{}
-
-// withModelCall returns ctx with the model's id for the tool call made
-// from it; "" for the calls a tool makes itself.
-func withModelCall(ctx context.Context, id string) context.Context {
-	if id == "" && modelCallOf(ctx) == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, modelCallKey{}, id)
-}
-
-// modelCallOf is the model's id for the tool call made from ctx.
-func modelCallOf(ctx context.Context) string {
-	id, _ := ctx.Value(modelCallKey{}).(string)
-	return id
+// madeByOf is what made the tool call made from ctx.
+func madeByOf(ctx context.Context) madeBy {
+	m, _ := ctx.Value(madeByKey{}).(madeBy)
+	return m
 }

@@ -144,7 +144,7 @@ func (l Loop) Run(ctx context.Context, msgs []llm.Message) (string, error) {
 		convo = append(convo, llm.Message{Role: llm.Assistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 		// What the model said with its calls is why it makes them, for
 		// whoever is asked to approve one.
-		results, outcomes, err := runCalls(withReason(ctx, strings.TrimSpace(resp.Content)), tools, resp.ToolCalls)
+		results, outcomes, err := runCalls(ctx, strings.TrimSpace(resp.Content), tools, resp.ToolCalls)
 		if err != nil {
 			return "", err
 		}
@@ -246,14 +246,15 @@ func (l Loop) toolbox(found []AnyTool) (tools map[string]tool, specs []llm.ToolS
 // runCalls runs the model's tool calls, several at once together, and
 // returns their results as tool messages in the calls' order. A tool's
 // failure goes back to the model as its result; only a stop (the turn's
-// context ending) ends the loop.
-func runCalls(ctx context.Context, tools map[string]tool, calls []llm.ToolCall) ([]llm.Message, []Result, error) {
+// context ending) ends the loop. reason is the text of the model's reply
+// that made the calls.
+func runCalls(ctx context.Context, reason string, tools map[string]tool, calls []llm.ToolCall) ([]llm.Message, []Result, error) {
 	results := make([]llm.Message, len(calls))
 	outcomes := make([]Result, len(calls))
 	run := func(i int) func(ctx context.Context) error {
 		return func(ctx context.Context) error {
 			c := calls[i]
-			out, err := callTool(withModelCall(ctx, c.ID), tools, c)
+			out, err := callTool(withMadeBy(ctx, madeBy{Reason: reason, ID: c.ID}), tools, c)
 			if err != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}

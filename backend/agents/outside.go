@@ -48,12 +48,11 @@ func (t *outsideTool) inputSchema() json.RawMessage { return t.schema }
 func (t *outsideTool) callJSON(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 	core := func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 		ctx = primitive.AgentName.With(ctx, call.Agent)
-		ctx = withReason(ctx, "")
-		ctx = withModelCall(ctx, "")
+		ctx = withMadeBy(ctx, madeBy{})
 		return t.fn(ctx, call.Input)
 	}
 	ctx = ToolAPI.Provide(ctx, core)
-	return ToolAPI.Call(ctx, ToolCall{Agent: t.info.Agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: reasonOf(ctx), ModelCall: modelCallOf(ctx)})
+	return ToolAPI.Call(ctx, ToolCall{Agent: t.info.Agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: madeByOf(ctx).Reason, ModelCall: madeByOf(ctx).ID})
 }
 
 // CallJSON runs t on JSON input, through ToolAPI as a Loop runs the
