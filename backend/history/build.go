@@ -92,7 +92,9 @@ func (b *builder) question(n tree.Node) {
 	b.add(n.ID, llm.Assistant, text)
 }
 
-// answer words the user's answer to a question, with its values.
+// answer words the user's answer to a question, with its values: the
+// content as JSON and words answers whole, where words.Answer (for people
+// comparing branches) flattens the fields and clips the words.
 func (b *builder) answer(n tree.Node) {
 	if b.asked[n.Ref] {
 		return
