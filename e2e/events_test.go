@@ -310,6 +310,12 @@ func newModelGate(t *testing.T, modelURL string) *modelGate {
 	g := &modelGate{tokens: make(chan struct{}, 1024), passed: make(chan struct{}, 1024)}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1 // each event as it comes
+	// A connection of its own for each model call: with connections kept
+	// alive, one finished call's cancellation has been seen to close the
+	// upstream connection the next call had just been given (the next
+	// reply broke off in CI), and what the gate tests is the app, not
+	// connection reuse.
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
 	proxy.ModifyResponse = func(res *http.Response) error {
 		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 			res.Body = &gatedBody{src: bufio.NewReader(res.Body), body: res.Body, gate: g, ctx: res.Request.Context()}
