@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -42,7 +41,7 @@ func (db *DB) AlwaysAllowed(ctx context.Context, session string) ([]AlwaysRule, 
 // back before it was written) makes one rule.
 func (db *DB) AllowAlways(ctx context.Context, session, agent, tool string) (AlwaysRule, error) {
 	r := AlwaysRule{Session: session, Agent: agent, Tool: tool}
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO always_rules(session_id, agent, tool, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (session_id, agent, tool) DO NOTHING`, session, agent, tool, db.now().UnixMilli()); err != nil {
 			return err
@@ -64,7 +63,7 @@ func (db *DB) AllowAlways(ctx context.Context, session, agent, tool string) (Alw
 // RevokeAlways deletes the session's always rule id: its tool asks again.
 // A rule that is not the session's, or no longer exists, is NotFound.
 func (db *DB) RevokeAlways(ctx context.Context, session string, id int64) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM always_rules WHERE id = ? AND session_id = ?`, id, session)
 		if err != nil {
 			return fmt.Errorf("revoke always rule: %w", err)

@@ -12,9 +12,13 @@ import (
 // whatever the number of times it is given, moved with the conversations
 // when the session rotates, and revoked by its owner alone.
 func TestAlwaysRulesAreTheSessionsToListAndRevoke(t *testing.T) {
+	contract(t, testAlwaysRulesAreTheSessionsToListAndRevoke)
+}
+
+func testAlwaysRulesAreTheSessionsToListAndRevoke(t *testing.T, target string) {
 	ctx := context.Background()
 	c := &clock{t: time.UnixMilli(1_700_000_000_000)}
-	db := openAt(t, c)
+	db := openAt(t, target, c)
 	for _, s := range []string{"me", "you"} {
 		if err := db.EnsureSession(ctx, s); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"time"
@@ -28,7 +27,7 @@ const maxGroup = 64
 // write is one caller's transaction, queued to be committed.
 type write struct {
 	ctx   context.Context
-	fn    func(context.Context, *sql.Tx) error
+	fn    func(context.Context, *txn) error
 	err   error
 	done  chan struct{} // closed once err is final, or when handed the lead
 	group []*write      // set when this write is to lead a group
@@ -45,11 +44,14 @@ type writeQueue struct {
 // other writes. A write that started is finished even if the caller gives
 // up: the user may already have been told it was accepted, and shutdown
 // waits for it.
-func (db *DB) tx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+func (db *DB) tx(ctx context.Context, fn func(context.Context, *txn) error) error {
 	if db.committed != nil {
 		defer db.timeCommit(time.Now())
 	}
 	w := &write{ctx: context.WithoutCancel(ctx), fn: fn}
+	if db.eng == enginePostgres {
+		return db.commitAlone(w)
+	}
 	q := &db.writes
 	q.mu.Lock()
 	if q.busy {
@@ -107,7 +109,7 @@ func (db *DB) commitGroup(group []*write) {
 
 // commit runs the writes in one transaction and commits it.
 func (db *DB) commit(writes ...*write) error {
-	tx, err := db.write.BeginTx(context.Background(), nil)
+	tx, err := db.write.begin(context.Background(), nil)
 	if err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func (db *DB) commit(writes ...*write) error {
 
 // run runs the write's work in tx. A panic is its error: it must not leave
 // the queue without a leader, and the writes grouped with it waiting.
-func (w *write) run(tx *sql.Tx) (err error) {
+func (w *write) run(tx *txn) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store: a write panicked: %v", p)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -21,7 +20,7 @@ func holdWriter(t *testing.T, db *DB) (release func()) {
 	started, hold := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- db.tx(context.Background(), func(context.Context, *sql.Tx) error {
+		done <- db.tx(context.Background(), func(context.Context, *txn) error {
 			close(started)
 			<-hold
 			return nil
@@ -135,7 +134,7 @@ func TestAWriteThatPanicsFailsAloneAndTheQueueGoesOn(t *testing.T) {
 	var panicked, appended error
 	var kept tree.Node
 	wg.Go(func() {
-		panicked = db.tx(context.Background(), func(context.Context, *sql.Tx) error { panic("broken write") })
+		panicked = db.tx(context.Background(), func(context.Context, *txn) error { panic("broken write") })
 	})
 	queued(t, db, 1)
 	wg.Go(func() {

@@ -17,7 +17,7 @@ import (
 func (db *DB) CreateConversation(ctx context.Context, c tree.Conversation) (tree.Conversation, error) {
 	now := db.now()
 	c.Created, c.Updated = now, now
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, session_id, agent, title, head, created_at, updated_at)
 			VALUES (?, ?, ?, ?, 0, ?, ?)`, c.ID, c.Session, c.Agent, c.Title, now.UnixMilli(), now.UnixMilli())
 		return err
@@ -98,7 +98,7 @@ func (db *DB) EveryConversation(ctx context.Context) ([]tree.Conversation, error
 // any node of the conversation.
 func (db *DB) Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.At = db.now()
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if !opts.Fork {
 			// n.Parent is HEAD, which setHead checks as it moves it.
 			if err := db.insert(ctx, tx, &n); err != nil {
@@ -152,7 +152,7 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 	}
 	at := db.now()
 	out := slices.Clone(nodes)
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		for i := range out {
 			n := &out[i]
 			n.At = at
@@ -177,25 +177,20 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 
 // insert adds n to the nodes and sets its id; a node with no ref stores
 // NULL.
-func (db *DB) insert(ctx context.Context, tx *sql.Tx, n *tree.Node) error {
+func (db *DB) insert(ctx context.Context, tx *txn, n *tree.Node) error {
 	var ref any
 	if n.Ref != "" {
 		ref = n.Ref
 	}
-	res, err := tx.StmtContext(ctx, db.stmts.insertNode).ExecContext(ctx,
-		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
-	if err != nil {
-		return err
-	}
-	n.ID, err = res.LastInsertId()
-	return err
+	return tx.StmtContext(ctx, db.stmts.insertNode).QueryRowContext(ctx,
+		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli()).Scan(&n.ID)
 }
 
 // MoveHead makes node to the HEAD of the conversation and logs the move.
 // A node that is not the conversation's is NotFound.
 func (db *DB) MoveHead(ctx context.Context, conversation string, to int64, move tree.Move) (tree.RefEntry, error) {
 	var e tree.RefEntry
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if err := db.nodeExists(ctx, tx, conversation, to); err != nil {
 			return err
 		}
@@ -214,13 +209,13 @@ func (db *DB) MoveHead(ctx context.Context, conversation string, to int64, move 
 }
 
 // head returns the conversation's HEAD.
-func (db *DB) head(ctx context.Context, tx *sql.Tx, conversation string) (int64, error) {
+func (db *DB) head(ctx context.Context, tx *txn, conversation string) (int64, error) {
 	var head int64
 	err := tx.StmtContext(ctx, db.stmts.head).QueryRowContext(ctx, conversation).Scan(&head)
 	return head, err
 }
 
-func (db *DB) nodeExists(ctx context.Context, tx *sql.Tx, conversation string, id int64) error {
+func (db *DB) nodeExists(ctx context.Context, tx *txn, conversation string, id int64) error {
 	var n int
 	err := tx.StmtContext(ctx, db.stmts.nodeExists).QueryRowContext(ctx, id, conversation).Scan(&n)
 	if err == nil && n == 0 {
@@ -266,7 +261,7 @@ func (r *recency) due(conversation string, now int64) bool {
 // The conversation's updated_at, which orders a session's conversations,
 // moves only once it is recencyGrain old: it is in an index, and writing it
 // on every node would add a page to every commit.
-func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move *tree.Move) (int64, error) {
+func (db *DB) setHead(ctx context.Context, tx *txn, conversation string, prev, head int64, move *tree.Move) (int64, error) {
 	res, err := tx.StmtContext(ctx, db.stmts.setHead).ExecContext(ctx, head, conversation, prev)
 	if err != nil {
 		return 0, err
@@ -290,26 +285,24 @@ func (db *DB) setHead(ctx context.Context, tx *sql.Tx, conversation string, prev
 // LogMove records in the reflog a move that did not change the stored HEAD:
 // a side branch's return to the flow.
 func (db *DB) LogMove(ctx context.Context, conversation string, prev, head int64, move tree.Move) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := db.logMove(ctx, tx, conversation, prev, head, move)
 		return err
 	})
 }
 
 // logMove adds a reflog entry for a move from prev to head.
-func (db *DB) logMove(ctx context.Context, tx *sql.Tx, conversation string, prev, head int64, move tree.Move) (int64, error) {
-	res, err := tx.StmtContext(ctx, db.stmts.logMove).ExecContext(ctx,
-		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+func (db *DB) logMove(ctx context.Context, tx *txn, conversation string, prev, head int64, move tree.Move) (int64, error) {
+	var id int64
+	err := tx.StmtContext(ctx, db.stmts.logMove).QueryRowContext(ctx,
+		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli()).Scan(&id)
+	return id, err
 }
 
 // Collect deletes the given nodes and reflog entries of a conversation, in
 // one transaction: garbage collection of branches no one can reach.
 func (db *DB) Collect(ctx context.Context, conversation string, nodes, entries []int64) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		for _, id := range entries {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM reflog WHERE id = ? AND conversation_id = ?`, id, conversation); err != nil {
 				return err
@@ -349,7 +342,7 @@ func (db *DB) Reflog(ctx context.Context, conversation string) ([]tree.RefEntry,
 // SetTitle sets a conversation's title, unless the user named it
 // (RenameConversation).
 func (db *DB) SetTitle(ctx context.Context, id, title string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ? AND named = 0`, title, id)
 		return err
 	})
@@ -363,7 +356,7 @@ func (db *DB) Nodes(ctx context.Context, conversation string) ([]tree.Node, erro
 // Load returns conversation id, if session owns it, with all its nodes, as
 // of one moment: HEAD and the nodes agree even while others write.
 func (db *DB) Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.read.begin(ctx, db.eng.readOnce())
 	if err != nil {
 		return tree.Conversation{}, nil, fmt.Errorf("load conversation: %w", err)
 	}
@@ -413,18 +406,18 @@ type stmts struct {
 }
 
 // prepare prepares the statements on db.
-func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
+func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 	for _, p := range []struct {
 		stmt  **sql.Stmt
 		query string
 	}{
-		{&s.head, `SELECT head FROM conversations WHERE id = ?`},
+		{&s.head, `SELECT head FROM conversations WHERE id = ?` + eng.forUpdate()},
 		{&s.nodeExists, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`},
 		{&s.insertNode, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
 		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? AND head = ?`},
 		{&s.touch, `UPDATE conversations SET updated_at = ? WHERE id = ?`},
-		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)`},
+		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -42,7 +42,10 @@ func (db *DB) SeedFlights(ctx context.Context, from time.Time) error {
 // addFlights records fs as the catalogue, in one transaction, unless the
 // database has flights already (another process seeded it meanwhile).
 func (db *DB) addFlights(ctx context.Context, fs []flights.Flight) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
+		if err := tx.serialize(ctx, "flights"); err != nil { // nodes starting together seed once
+			return err
+		}
 		var seeded bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM flights)`).Scan(&seeded); err != nil || seeded {
 			return err
@@ -69,7 +72,7 @@ func (db *DB) addFlights(ctx context.Context, fs []flights.Flight) error {
 
 // flightCols are the columns scanFlight reads, the seats booked last.
 const flightCols = `id, airline, number, from_city, from_code, to_city, to_code, departs, arrives, price, currency,
-	seats_left, (SELECT COALESCE(group_concat(seat), '') FROM bookings WHERE flight_id = flights.id)`
+	seats_left, (SELECT COALESCE(string_agg(seat, ','), '') FROM bookings WHERE flight_id = flights.id)`
 
 func scanFlight(row interface{ Scan(...any) error }) (flights.Flight, error) {
 	var f flights.Flight
@@ -86,7 +89,8 @@ func scanFlight(row interface{ Scan(...any) error }) (flights.Flight, error) {
 }
 
 // Search implements flights.Catalogue. Places are compared without regard
-// to the case of ASCII letters (SQLite's NOCASE).
+// to the case of ASCII letters (lower, as both engines have it; SQLite's
+// folds only ASCII).
 func (c *Flights) Search(ctx context.Context, q flights.Query) ([]flights.Flight, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -100,8 +104,8 @@ func (c *Flights) Search(ctx context.Context, q flights.Query) ([]flights.Flight
 	}
 	rows, err := c.db.read.QueryContext(ctx, `SELECT `+flightCols+` FROM flights
 		WHERE departs > ? AND departs < ? AND seats_left >= ?
-		  AND (to_code = ? OR to_city = ? COLLATE NOCASE)
-		  AND (? = '' OR from_code = ? OR from_city = ? COLLATE NOCASE)
+		  AND (to_code = ? OR lower(to_city) = lower(?))
+		  AND (? = '' OR from_code = ? OR lower(from_city) = lower(?))
 		ORDER BY departs, price, id LIMIT ?`,
 		after, before, q.Passengers, strings.ToUpper(q.To), q.To,
 		q.From, strings.ToUpper(q.From), q.From, flights.MaxResults)
@@ -159,8 +163,13 @@ func flightByID(ctx context.Context, q rowQuerier, id string) (*flights.Flight, 
 func (c *Flights) Book(ctx context.Context, key, flightID, seat string) (flights.Booking, error) {
 	var b flights.Booking
 	var refusal error
-	err := c.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := c.db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		b, refusal = flights.Booking{}, nil // a group that failed runs this again alone
+		// Whether a seat is free and a key new is read, then decided:
+		// nodes booking at once take turns.
+		if err := tx.serialize(ctx, "bookings"); err != nil {
+			return err
+		}
 		prior, err := bookingByKey(ctx, tx, key)
 		if err != nil {
 			return err

@@ -8,20 +8,26 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/flights"
 	"github.com/sweatpants-go/sweatpants/backend/flights/flightstest"
+	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
 func TestFlights(t *testing.T) {
-	flightstest.Run(t, func(t *testing.T, fs []flights.Flight, now func() time.Time) flights.Catalogue {
-		db, err := Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), Options{Now: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
+	t.Run("sqlite", func(t *testing.T) {
+		flightstest.Run(t, catalogue(func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "test.db") }))
+	})
+	t.Run("postgres", func(t *testing.T) { flightstest.Run(t, catalogue(pgtest.Schema)) })
+}
+
+// catalogue opens a database of its own, from target, for each test of
+// the catalogue's suite.
+func catalogue(target func(testing.TB) string) func(*testing.T, []flights.Flight, func() time.Time) flights.Catalogue {
+	return func(t *testing.T, fs []flights.Flight, now func() time.Time) flights.Catalogue {
+		db := openTarget(t, target(t), Options{Now: now})
 		if err := db.addFlights(context.Background(), fs); err != nil {
 			t.Fatal(err)
 		}
 		return db.Flights()
-	})
+	}
 }
 
 // seedFrom is a time in the afternoon of the day the tests seed from.
@@ -29,9 +35,11 @@ var seedFrom = time.Date(2026, 11, 23, 15, 4, 0, 0, time.UTC)
 
 // TestSeedFlights seeds a database, books, and opens it again: seeding
 // once takes long enough under the race detector to do it only once.
-func TestSeedFlights(t *testing.T) {
+func TestSeedFlights(t *testing.T) { contract(t, testSeedFlights) }
+
+func testSeedFlights(t *testing.T, target string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "app.db")
+	path := target
 	db, err := Open(ctx, path, Options{Now: flightstest.NewClock(seedFrom).Now})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -32,7 +31,7 @@ func BenchmarkCommitFloor(b *testing.B) {
 	for b.Loop() {
 		for range floorCommits {
 			t0 := time.Now()
-			err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 				_, err := tx.ExecContext(ctx, `INSERT INTO floor(v) VALUES (?)`, row)
 				return err
 			})

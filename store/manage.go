@@ -17,7 +17,7 @@ import (
 // the user chose; from then on the title no longer follows the first
 // message. Another session's conversation is NotFound, as a missing one.
 func (db *DB) RenameConversation(ctx context.Context, session, id, title string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ?, named = 1 WHERE id = ? AND session_id = ?`, title, id, session)
 		if err != nil {
 			return fmt.Errorf("rename conversation: %w", err)
@@ -31,7 +31,7 @@ func (db *DB) RenameConversation(ctx context.Context, session, id, title string)
 // transaction. Another session's conversation is NotFound, as a missing
 // one.
 func (db *DB) DeleteConversation(ctx context.Context, session, id string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM conversations WHERE id = ? AND session_id = ?`, id, session).Scan(&n); err != nil {
 			return fmt.Errorf("delete conversation: %w", err)
@@ -60,9 +60,9 @@ func (db *DB) DeleteConversation(ctx context.Context, session, id string) error 
 func (db *DB) SearchConversations(ctx context.Context, session, query string) ([]tree.Conversation, error) {
 	pattern := "%" + likeEscaper.Replace(query) + "%"
 	rows, err := db.read.QueryContext(ctx, `SELECT `+conversationCols+` FROM conversations c
-		WHERE session_id = ? AND (title LIKE ? ESCAPE '\' OR EXISTS (
+		WHERE session_id = ? AND (title `+db.eng.like()+` ? ESCAPE '\' OR EXISTS (
 			SELECT 1 FROM nodes n WHERE n.conversation_id = c.id AND n.kind IN (?, ?, ?, ?)
-			AND json_extract(CAST(n.payload AS TEXT), '$.text') LIKE ? ESCAPE '\'))
+			AND `+db.eng.jsonText(db.eng.jsonDoc("n.payload"), "text")+` `+db.eng.like()+` ? ESCAPE '\'))
 		ORDER BY updated_at DESC, id`,
 		session, pattern, tree.UserMessage, tree.AssistantMessage, tree.SideQuestion, tree.SideReply, pattern)
 	if err != nil {

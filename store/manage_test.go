@@ -10,8 +10,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-func TestRenameConversation(t *testing.T) {
-	db := MustOpen(t)
+func TestRenameConversation(t *testing.T) { contract(t, testRenameConversation) }
+
+func testRenameConversation(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c, _ := newConversationSaying(t, db, "s1", "c1", "plan a trip")
 	if err := db.SetTitle(ctx, c.ID, "plan a trip"); err != nil {
@@ -42,7 +44,11 @@ func TestRenameConversation(t *testing.T) {
 }
 
 func TestDeleteConversationTakesItsTreeAndReflog(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testDeleteConversationTakesItsTreeAndReflog)
+}
+
+func testDeleteConversationTakesItsTreeAndReflog(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c, first := newConversationSaying(t, db, "s1", "c1", "hello")
 	reply := appendMessage(t, db, c.ID, first.ID, tree.AssistantMessage, "hi", false)
@@ -78,8 +84,10 @@ func TestDeleteConversationTakesItsTreeAndReflog(t *testing.T) {
 	}
 }
 
-func TestSearchConversations(t *testing.T) {
-	db := MustOpen(t)
+func TestSearchConversations(t *testing.T) { contract(t, testSearchConversations) }
+
+func testSearchConversations(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	trip, first := newConversationSaying(t, db, "s1", "trip", "Book a flight to Lisbon")
 	appendMessage(t, db, trip.ID, first.ID, tree.AssistantMessage, "Which day? I see a TAP flight at 9:40.", false)

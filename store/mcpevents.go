@@ -29,7 +29,7 @@ func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []by
 	if data == nil {
 		data = []byte{} // an event with no data (the SDK's priming event) still takes its place
 	}
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if opening {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`, session, stream); err != nil {
 				return err
@@ -66,8 +66,8 @@ func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []by
 
 // trimStream drops the stream's oldest events, at least over bytes of
 // them, but never the event last.
-func trimStream(ctx context.Context, tx *sql.Tx, session, stream string, over, last int) error {
-	rows, err := tx.QueryContext(ctx, `SELECT idx, length(data) FROM mcp_events
+func trimStream(ctx context.Context, tx *txn, session, stream string, over, last int) error {
+	rows, err := tx.QueryContext(ctx, `SELECT idx, octet_length(data) FROM mcp_events
 		WHERE session_id = ? AND stream_id = ? AND idx < ? ORDER BY idx`, session, stream, last)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func trimStream(ctx context.Context, tx *sql.Tx, session, stream string, over, l
 func (db *DB) EventsAfter(ctx context.Context, session, stream string, index int) (first int, data [][]byte, err error) {
 	// One read transaction: the stream's first and its events are of the
 	// same moment.
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.read.begin(ctx, db.eng.readOnce())
 	if err != nil {
 		return 0, nil, fmt.Errorf("read MCP stream: %w", err)
 	}
@@ -139,7 +139,7 @@ func (db *DB) EventsAfter(ctx context.Context, session, stream string, index int
 // ForgetEventSession drops the session's streams and their events: the
 // session was closed.
 func (db *DB) ForgetEventSession(ctx context.Context, session string) error {
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM mcp_streams WHERE session_id = ?`, session)
 		return err
 	})
@@ -155,7 +155,7 @@ func (db *DB) ForgetEventSession(ctx context.Context, session string) error {
 // away without closing it.
 func (db *DB) ForgetIdleEventSessions(ctx context.Context, before time.Time) (int, error) {
 	var n int
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		n = 0
 		rows, err := tx.QueryContext(ctx, `SELECT session_id FROM mcp_streams GROUP BY session_id HAVING MAX(touched_at) < ?`,
 			before.UnixMilli())

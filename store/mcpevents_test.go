@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +45,12 @@ func openStream(t *testing.T, db *DB, session, stream string, keep int, first st
 // a client names, and from another store on the same file: what a server
 // restarted reads.
 func TestMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen(t *testing.T) {
+	contract(t, testMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen)
+}
+
+func testMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen(t *testing.T, target string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
+	path := target
 	db, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +88,11 @@ func TestMCPStreamEventsAreReadAfterAnIndexAndSurviveReopen(t *testing.T) {
 	}
 }
 
-func TestAnMCPStreamNotOpenIsNotFound(t *testing.T) {
+func TestAnMCPStreamNotOpenIsNotFound(t *testing.T) { contract(t, testAnMCPStreamNotOpenIsNotFound) }
+
+func testAnMCPStreamNotOpenIsNotFound(t *testing.T, target string) {
 	ctx := context.Background()
-	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
+	db := openAt(t, target, &clock{t: time.UnixMilli(1_700_000_000_000)})
 	if err := db.AppendEvent(ctx, "s1", "a", []byte("x"), 0, false); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("append to a stream never opened: %v, want NotFound", err)
 	}
@@ -98,7 +103,11 @@ func TestAnMCPStreamNotOpenIsNotFound(t *testing.T) {
 
 // A stream opened again starts over, as the SDK numbers it from 0 again.
 func TestAnMCPStreamOpenedAgainStartsOver(t *testing.T) {
-	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
+	contract(t, testAnMCPStreamOpenedAgainStartsOver)
+}
+
+func testAnMCPStreamOpenedAgainStartsOver(t *testing.T, target string) {
+	db := openAt(t, target, &clock{t: time.UnixMilli(1_700_000_000_000)})
 	openStream(t, db, "s1", "", 0, "old0")
 	appendEvents(t, db, "s1", "", 0, "old1")
 	openStream(t, db, "s1", "", 0, "new0")
@@ -111,7 +120,11 @@ func TestAnMCPStreamOpenedAgainStartsOver(t *testing.T) {
 // Over its bound a stream drops its oldest events, keeps the newest, and
 // says from which index it keeps them.
 func TestAnMCPStreamOverItsBoundDropsItsOldestEvents(t *testing.T) {
-	db := openAt(t, &clock{t: time.UnixMilli(1_700_000_000_000)})
+	contract(t, testAnMCPStreamOverItsBoundDropsItsOldestEvents)
+}
+
+func testAnMCPStreamOverItsBoundDropsItsOldestEvents(t *testing.T, target string) {
+	db := openAt(t, target, &clock{t: time.UnixMilli(1_700_000_000_000)})
 	openStream(t, db, "s1", "b", 10, "bbbb")
 	openStream(t, db, "s1", "a", 10, "0000")
 	appendEvents(t, db, "s1", "a", 10, "1111", "2222")
@@ -134,9 +147,13 @@ func TestAnMCPStreamOverItsBoundDropsItsOldestEvents(t *testing.T) {
 // A session closed, or idle past the point given, leaves nothing behind;
 // the others keep theirs.
 func TestMCPSessionsClosedOrIdleAreForgotten(t *testing.T) {
+	contract(t, testMCPSessionsClosedOrIdleAreForgotten)
+}
+
+func testMCPSessionsClosedOrIdleAreForgotten(t *testing.T, target string) {
 	ctx := context.Background()
 	c := &clock{t: time.UnixMilli(1_700_000_000_000)}
-	db := openAt(t, c)
+	db := openAt(t, target, c)
 	for _, s := range []string{"closed", "idle", "busy"} {
 		openStream(t, db, s, "", 0, "")
 		openStream(t, db, s, "x", 0, "e")

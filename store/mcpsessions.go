@@ -11,7 +11,7 @@ import (
 // SaveMCPSession records that the MCP session id began, with init, what
 // its client said of itself (its initialize params, as JSON).
 func (db *DB) SaveMCPSession(ctx context.Context, id string, init []byte) error {
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO mcp_sessions(id, init, seen_at) VALUES (?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET init = excluded.init, seen_at = excluded.seen_at`, id, init, db.now().UnixMilli())
 		return err
@@ -39,7 +39,7 @@ func (db *DB) MCPSession(ctx context.Context, id string) ([]byte, bool, error) {
 // ForgetMCPSessions forgets the session id (a closed session), or, with id
 // "", every session not begun again since before (clients gone away).
 func (db *DB) ForgetMCPSessions(ctx context.Context, id string, before time.Time) error {
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if id != "" {
 			_, err := tx.ExecContext(ctx, `DELETE FROM mcp_sessions WHERE id = ?`, id)
 			return err

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"fmt"
 )
 
@@ -13,7 +12,7 @@ import (
 // recorded.
 func (db *DB) Secret(ctx context.Context, name string, size int) ([]byte, error) {
 	var value []byte
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		fresh := make([]byte, size)
 		rand.Read(fresh)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO secrets(name, value) VALUES (?, ?) ON CONFLICT DO NOTHING`, name, fresh); err != nil {

@@ -13,7 +13,7 @@ import (
 // owns conversations in (those of MCP calls), which a browser may be handed
 // to look at them; its id is a secret the program keeps.
 func (db *DB) PinSession(ctx context.Context, id string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at, pinned) VALUES (?, ?, 1)
 			ON CONFLICT(id) DO UPDATE SET pinned = 1`, id, db.now().UnixMilli())
 		return err
@@ -22,7 +22,7 @@ func (db *DB) PinSession(ctx context.Context, id string) error {
 
 // EnsureSession records a browser session id if it is new.
 func (db *DB) EnsureSession(ctx context.Context, id string) error {
-	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
 			id, db.now().UnixMilli())
 		return err
@@ -92,7 +92,12 @@ func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, 
 // Rotations older than within are forgotten here.
 func (db *DB) RotateSession(ctx context.Context, prev, next, client string, within time.Duration) (string, error) {
 	got := next
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
+		// Whether prev was rotated already is read, then decided: nodes
+		// rotating it at once take turns, and agree on one successor.
+		if err := tx.serialize(ctx, "session:"+prev); err != nil {
+			return err
+		}
 		now := db.now()
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE successor IS NOT NULL AND rotated_at < ?`,
 			now.Add(-within).UnixMilli()); err != nil {

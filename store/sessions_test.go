@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -27,14 +26,9 @@ func (c *clock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func openAt(t *testing.T, c *clock) *DB {
+func openAt(t *testing.T, target string, c *clock) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", "test.db"), Options{Now: c.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return openTarget(t, target, Options{Now: c.now})
 }
 
 func owned(t *testing.T, db *DB, session string) []string {
@@ -58,7 +52,11 @@ var handoff = struct {
 }{30 * time.Second, "192.0.2.1"}
 
 func TestRotateSessionMovesConversationsToTheNewId(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testRotateSessionMovesConversationsToTheNewId)
+}
+
+func testRotateSessionMovesConversationsToTheNewId(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	newConversation(t, db, "old", "c1")
 	newConversation(t, db, "old", "c2")
@@ -100,8 +98,12 @@ func TestRotateSessionMovesConversationsToTheNewId(t *testing.T) {
 // second tab) reaches the successor; another client, or the same one after
 // the handoff window, reaches nothing.
 func TestARotatedSessionLeadsToItsSuccessorBriefly(t *testing.T) {
+	contract(t, testARotatedSessionLeadsToItsSuccessorBriefly)
+}
+
+func testARotatedSessionLeadsToItsSuccessorBriefly(t *testing.T, target string) {
 	c := &clock{t: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	db := openAt(t, c)
+	db := openAt(t, target, c)
 	ctx := context.Background()
 	newConversation(t, db, "a", "c1")
 	if _, err := db.RotateSession(ctx, "a", "b", handoff.Client, handoff.Within); err != nil {
@@ -163,7 +165,11 @@ func TestARotatedSessionLeadsToItsSuccessorBriefly(t *testing.T) {
 // once, as a double-click on Send makes, all end on one session, which owns
 // every conversation the browser had.
 func TestConcurrentRotationsOfOneSessionAgree(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testConcurrentRotationsOfOneSessionAgree)
+}
+
+func testConcurrentRotationsOfOneSessionAgree(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	newConversation(t, db, "old", "c1")
 	newConversation(t, db, "old", "c2")
@@ -193,8 +199,10 @@ func TestConcurrentRotationsOfOneSessionAgree(t *testing.T) {
 // TestAPinnedSessionIsNeverRotated: a browser that holds a pinned session
 // (one the program owns conversations in) keeps it when it starts a
 // conversation: nothing moves, no successor is recorded.
-func TestAPinnedSessionIsNeverRotated(t *testing.T) {
-	db := MustOpen(t)
+func TestAPinnedSessionIsNeverRotated(t *testing.T) { contract(t, testAPinnedSessionIsNeverRotated) }
+
+func testAPinnedSessionIsNeverRotated(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	if err := db.PinSession(ctx, "pinned"); err != nil {
 		t.Fatal(err)

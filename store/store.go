@@ -1,6 +1,7 @@
 // Package store keeps sessions, conversations and their nodes in SQLite
-// (modernc.org/sqlite, no cgo). Schema migrations are embedded in the
-// binary and applied in order on Open.
+// (modernc.org/sqlite, no cgo), or in PostgreSQL (jackc/pgx) where several
+// nodes share one database. Schema migrations are embedded in the binary,
+// one set per engine, and applied in order on Open.
 package store
 
 import (
@@ -22,7 +23,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Durability says what a committed write survives.
@@ -49,12 +50,14 @@ type Options struct {
 	quietAfter time.Duration // tests: how long without commits before the log is truncated
 }
 
-// DB is the application's database: one connection that writes, a pool that
-// reads, and a connection that checkpoints the write-ahead log in the
-// background.
+// DB is the application's database. On SQLite: one connection that writes,
+// a pool that reads, and a connection that checkpoints the write-ahead log
+// in the background. On PostgreSQL: one pool for both, the server doing
+// the rest.
 type DB struct {
-	write  *sql.DB
-	read   *sql.DB
+	eng    engine
+	write  pool
+	read   pool
 	stmts  stmts
 	writes writeQueue
 	recent recency
@@ -65,8 +68,14 @@ type DB struct {
 	committed func(time.Duration) // see Options.Committed
 }
 
-// Open opens (creating if needed) the database file at path and migrates it.
-func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+// Open opens the database at target and migrates it: a PostgreSQL
+// database when target is a postgres:// URL (IsPostgres), else the SQLite
+// file at that path, created if needed.
+func Open(ctx context.Context, target string, opts Options) (*DB, error) {
+	if IsPostgres(target) {
+		return openPostgres(ctx, target, opts)
+	}
+	path := target
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -116,13 +125,20 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxIdleTime(0)
-	db := &DB{write: write, read: read, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
+	b := &binder{eng: engineSQLite}
+	db := &DB{eng: engineSQLite, write: pool{write, b}, read: pool{read, b}, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
 	db.committed = opts.Committed
+	return db.ready(ctx)
+}
+
+// ready migrates the database just opened and prepares the statements of
+// the write path; a database that cannot be made ready is closed.
+func (db *DB) ready(ctx context.Context) (*DB, error) {
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := db.stmts.prepare(ctx, write); err != nil {
+	if err := db.stmts.prepare(ctx, db.write, db.eng); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -142,11 +158,17 @@ func dsn(path string, pragmas ...string) string {
 // Close stops the background checkpoints, checkpoints what is left and
 // closes the database; writes already committed are on disk.
 func (db *DB) Close() error {
+	if db.eng == enginePostgres {
+		return errors.Join(db.stmts.closeAll(), db.read.Close())
+	}
 	return errors.Join(db.ckpt.shutdown(), db.stmts.closeAll(), db.read.Close(), db.write.Close())
 }
 
-// Path returns the database file's path.
+// Path returns the database file's path; "" on PostgreSQL.
 func (db *DB) Path() string { return db.path }
+
+// Engine names the database the store runs on: "sqlite" or "postgres".
+func (db *DB) Engine() string { return db.eng.String() }
 
 // Version returns the number of the newest applied migration.
 func (db *DB) Version(ctx context.Context) (int, error) {
@@ -155,19 +177,33 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// migrate applies, in one transaction each, the embedded migrations newer
-// than the database. Files are named NNN_name.sql.
+// migrate applies, in one transaction each, the embedded migrations of
+// the engine newer than the database. Files are named NNN_name.sql. Nodes
+// that start together on one PostgreSQL database take turns: each
+// transaction serializes on migrating and reads the version under it.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+	create := `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`
+	if db.eng == enginePostgres {
+		create = `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`
+	}
+	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
+		if err := tx.serialize(ctx, "migrate"); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, create)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	names, err := fs.Glob(migrations, "migrations/"+db.eng.String()+"/*.sql")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	sort.Strings(names)
-	current, err := db.Version(ctx)
+	applied, err := db.Version(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -178,15 +214,27 @@ func (db *DB) migrate(ctx context.Context) error {
 		if !ok || err != nil {
 			return fmt.Errorf("migrate: bad migration name %q", base)
 		}
-		if version <= current {
+		if version <= applied {
 			continue
 		}
 		body, err := migrations.ReadFile(name)
 		if err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		err = db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		err = db.tx(ctx, func(ctx context.Context, tx *txn) error {
+			if err := tx.serialize(ctx, "migrate"); err != nil {
+				return err
+			}
+			var current int
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+				return err
+			}
+			if version <= current {
+				return nil
+			}
+			// The file as it is, not bound: it has no parameters, and
+			// its comments are prose.
+			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,

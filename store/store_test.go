@@ -16,9 +16,42 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
 // MustOpen opens a database in a fresh temporary directory.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// contract runs test on each engine the store runs on, each time with a
+// database of its own: a SQLite file in a temporary directory, and a
+// schema of its own on the test binary's PostgreSQL (store/pgtest). The
+// tests that run through it are the store's contract: what holds on both.
+func contract(t *testing.T, test func(t *testing.T, target string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "data", "test.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Schema(t)) })
+}
+
+// openTarget opens the database at target (a SQLite path or a PostgreSQL
+// URL) with opts; it is closed when the test ends.
+func openTarget(tb testing.TB, target string, opts Options) *DB {
+	tb.Helper()
+	db, err := Open(context.Background(), target, opts)
+	if err != nil {
+		tb.Fatalf("open %s database: %v", engineOf(target), err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func engineOf(target string) string {
+	if IsPostgres(target) {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// MustOpen opens a SQLite database of the test's own: for what is SQLite's
+// alone (group commit, the write-ahead log, pragmas).
 func MustOpen(tb testing.TB) *DB {
 	tb.Helper()
 	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "data", "test.db"), Options{})
@@ -58,8 +91,10 @@ func newConversationSaying(t *testing.T, db *DB, session, id, text string) (tree
 	return c, first
 }
 
-func TestAppendAndReadBack(t *testing.T) {
-	db := MustOpen(t)
+func TestAppendAndReadBack(t *testing.T) { contract(t, testAppendAndReadBack) }
+
+func testAppendAndReadBack(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c := newConversation(t, db, "s1", "c1")
 	var ids []int64
@@ -95,7 +130,11 @@ func TestAppendAndReadBack(t *testing.T) {
 }
 
 func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit)
+}
+
+func testAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
 	chain, err := db.AppendChain(ctx, []tree.Node{
@@ -136,7 +175,11 @@ func TestAppendChainHangsEachNodeUnderTheOneBeforeInOneCommit(t *testing.T) {
 }
 
 func TestAnAppendThatHasHEADWrongIsRefused(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testAnAppendThatHasHEADWrongIsRefused)
+}
+
+func testAnAppendThatHasHEADWrongIsRefused(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
 	// A writer that still thinks HEAD is the root, alone or with a chain.
@@ -156,8 +199,10 @@ func TestAnAppendThatHasHEADWrongIsRefused(t *testing.T) {
 	}
 }
 
-func TestConversationOwnedBySession(t *testing.T) {
-	db := MustOpen(t)
+func TestConversationOwnedBySession(t *testing.T) { contract(t, testConversationOwnedBySession) }
+
+func testConversationOwnedBySession(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	newConversation(t, db, "owner", "c1")
 	_, err := db.Conversation(context.Background(), "intruder", "c1")
 	if apperr.CodeOf(err) != apperr.NotFound {
@@ -166,7 +211,11 @@ func TestConversationOwnedBySession(t *testing.T) {
 }
 
 func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testForkMovesHeadAndTheReflogRecordsIt)
+}
+
+func testForkMovesHeadAndTheReflogRecordsIt(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c := newConversation(t, db, "s", "c")
 	msg := func(text string) json.RawMessage { return json.RawMessage(`{"text":"` + text + `"}`) }
@@ -226,8 +275,10 @@ func TestForkMovesHeadAndTheReflogRecordsIt(t *testing.T) {
 	}
 }
 
-func TestSurvivesReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "app.db")
+func TestSurvivesReopen(t *testing.T) { contract(t, testSurvivesReopen) }
+
+func testSurvivesReopen(t *testing.T, target string) {
+	path := target
 	ctx := context.Background()
 	db, err := Open(ctx, path, Options{})
 	if err != nil {
@@ -421,7 +472,7 @@ func TestConnectionsKeepTheDurability(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			for name, conn := range map[string]*sql.DB{"writer": db.write, "reader": db.read, "checkpointer": db.ckpt.conn} {
+			for name, conn := range map[string]*sql.DB{"writer": db.write.DB, "reader": db.read.DB, "checkpointer": db.ckpt.conn} {
 				var got int
 				if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&got); err != nil {
 					t.Fatal(err)
@@ -459,7 +510,11 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // A check of the whole database before a deploy lists every conversation,
 // whichever session owns it, oldest first.
 func TestEveryConversationListsAllSessions(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testEveryConversationListsAllSessions)
+}
+
+func testEveryConversationListsAllSessions(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	newConversation(t, db, "s1", "a")
 	newConversation(t, db, "s2", "b")
 	newConversation(t, db, "s1", "c")

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -17,22 +18,23 @@ import (
 // is read from whether it failed.
 func (db *DB) ToolCalls(ctx context.Context, session, tool, decision, outcome string, limit int) ([]tree.Node, error) {
 	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+		limit = math.MaxInt64 // no limit, in words both engines take
 	}
-	// The payload is JSON kept as a blob; SQLite's JSON functions read
-	// text.
+	// The payload is JSON kept as bytes; the JSON functions read it as a
+	// document (engine.jsonDoc).
+	field := func(key string) string { return db.eng.jsonText("p", key) }
 	rows, err := db.read.QueryContext(ctx, `
 		WITH calls AS (
 			SELECT n.id, n.conversation_id, n.parent_id, n.kind, COALESCE(n.ref, '') AS ref, n.agent, n.payload, n.created_at,
-				CAST(n.payload AS TEXT) AS p
+				`+db.eng.jsonDoc("n.payload")+` AS p
 			FROM nodes n JOIN conversations c ON c.id = n.conversation_id
 			WHERE c.session_id = ? AND n.kind = ?
 		)
 		SELECT id, conversation_id, parent_id, kind, ref, agent, payload, created_at FROM calls
-		WHERE (? = '' OR json_extract(p, '$.tool') = ?)
-		  AND (? = '' OR json_extract(p, '$.decision') = ?)
-		  AND (? = '' OR COALESCE(json_extract(p, '$.outcome'),
-		                          CASE WHEN json_extract(p, '$.error') IS NULL THEN 'ok' ELSE 'error' END) = ?)
+		WHERE (? = '' OR `+field("tool")+` = ?)
+		  AND (? = '' OR `+field("decision")+` = ?)
+		  AND (? = '' OR COALESCE(`+field("outcome")+`,
+		                          CASE WHEN `+field("error")+` IS NULL THEN 'ok' ELSE 'error' END) = ?)
 		ORDER BY id DESC
 		LIMIT ?`,
 		session, string(tree.ToolCall), tool, tool, decision, decision, outcome, outcome, limit)

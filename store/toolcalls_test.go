@@ -13,7 +13,11 @@ import (
 // first, narrowed by tool, decision and outcome; a call recorded before
 // the policy counts as ok or error by whether it failed.
 func TestToolCallsAreTheSessionsOwnNewestFirst(t *testing.T) {
-	db := MustOpen(t)
+	contract(t, testToolCallsAreTheSessionsOwnNewestFirst)
+}
+
+func testToolCallsAreTheSessionsOwnNewestFirst(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	a, ma := newConversationSaying(t, db, "alice", "a1", "book")
 	b, mb := newConversationSaying(t, db, "alice", "a2", "search")

@@ -1,0 +1,210 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// engine is the database the store runs on. The store's statements are
+// written once, in the SQL both engines take, with ? for parameters; what
+// differs is spelled by the engine (the methods below), and how a write is
+// committed (commit.go for SQLite, pgwrite.go for PostgreSQL).
+type engine int
+
+const (
+	engineSQLite engine = iota
+	enginePostgres
+)
+
+func (e engine) String() string {
+	if e == enginePostgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// IsPostgres reports whether target names a PostgreSQL database (a
+// postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// jsonDoc is the JSON document held, as bytes, in column col.
+func (e engine) jsonDoc(col string) string {
+	if e == enginePostgres {
+		return "convert_from(" + col + ", 'UTF8')::jsonb"
+	}
+	return "CAST(" + col + " AS TEXT)"
+}
+
+// jsonText is the text of key at the top of JSON document doc (as jsonDoc
+// gives it), NULL when the key is missing or null.
+func (e engine) jsonText(doc, key string) string {
+	if e == enginePostgres {
+		return "(" + doc + " ->> '" + key + "')"
+	}
+	return "json_extract(" + doc + ", '$." + key + "')"
+}
+
+// like is the operator that matches a pattern with ASCII letters' case
+// ignored: SQLite's LIKE does, PostgreSQL's ILIKE (which folds more).
+func (e engine) like() string {
+	if e == enginePostgres {
+		return "ILIKE"
+	}
+	return "LIKE"
+}
+
+// forUpdate is the clause that locks the rows a select read until the
+// transaction ends, so that a concurrent writer on another connection
+// waits instead of deciding from the same old row. SQLite needs none: one
+// connection writes, one transaction at a time.
+func (e engine) forUpdate() string {
+	if e == enginePostgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// readOnce are the options of a read transaction that sees one moment:
+// a SQLite read transaction is one snapshot; PostgreSQL's default (READ
+// COMMITTED) takes a snapshot per statement.
+func (e engine) readOnce() *sql.TxOptions {
+	if e == enginePostgres {
+		return &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return &sql.TxOptions{ReadOnly: true}
+}
+
+// binder rewrites statements written with ? into PostgreSQL's $1…$n, once
+// per statement text.
+type binder struct {
+	eng  engine
+	done sync.Map // statement → its rewrite
+}
+
+// bind returns q in the engine's spelling of parameters.
+func (b *binder) bind(q string) string {
+	if b.eng != enginePostgres {
+		return q
+	}
+	if out, ok := b.done.Load(q); ok {
+		return out.(string)
+	}
+	out := dollarParams(q)
+	b.done.Store(q, out)
+	return out
+}
+
+// dollarParams numbers the ? of q as $1, $2, …, leaving alone those in
+// quoted strings and identifiers ('…', "…") and in comments. The store's
+// statements are its own constants, never user input, so this is not a
+// parser for SQL at large: it knows what they contain.
+func dollarParams(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; c {
+		case '\'', '"':
+			end := strings.IndexByte(q[i+1:], c)
+			if end < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			b.WriteString(q[i : i+end+2])
+			i += end + 1
+		case '-':
+			if i+1 < len(q) && q[i+1] == '-' {
+				end := strings.IndexByte(q[i:], '\n')
+				if end < 0 {
+					b.WriteString(q[i:])
+					return b.String()
+				}
+				b.WriteString(q[i : i+end])
+				i += end - 1
+				continue
+			}
+			b.WriteByte(c)
+		case '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pool is a pool of connections whose statements are bound for the engine.
+type pool struct {
+	*sql.DB
+	b *binder
+}
+
+func (p pool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return p.DB.QueryContext(ctx, p.b.bind(q), args...)
+}
+
+func (p pool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return p.DB.QueryRowContext(ctx, p.b.bind(q), args...)
+}
+
+func (p pool) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return p.DB.ExecContext(ctx, p.b.bind(q), args...)
+}
+
+func (p pool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
+	return p.DB.PrepareContext(ctx, p.b.bind(q))
+}
+
+func (p pool) QueryRow(q string, args ...any) *sql.Row {
+	return p.QueryRowContext(context.Background(), q, args...)
+}
+
+// begin starts a transaction whose statements are bound for the engine.
+func (p pool) begin(ctx context.Context, opts *sql.TxOptions) (*txn, error) {
+	tx, err := p.DB.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &txn{Tx: tx, b: p.b}, nil
+}
+
+// txn is a transaction whose statements are bound for the engine.
+type txn struct {
+	*sql.Tx
+	b *binder
+}
+
+func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.Tx.QueryContext(ctx, t.b.bind(q), args...)
+}
+
+func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.Tx.QueryRowContext(ctx, t.b.bind(q), args...)
+}
+
+func (t *txn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.Tx.ExecContext(ctx, t.b.bind(q), args...)
+}
+
+func (t *txn) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
+	return t.Tx.PrepareContext(ctx, t.b.bind(q))
+}
+
+// serialize makes the transaction wait for any other holding key until it
+// ends, on PostgreSQL (an advisory lock for the transaction): a write that
+// reads to decide, where two nodes deciding from the same read would both
+// be wrong. On SQLite writes are already one at a time.
+func (t *txn) serialize(ctx context.Context, key string) error {
+	if t.b.eng != enginePostgres {
+		return nil
+	}
+	_, err := t.Tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "sweatpants:"+key)
+	return err
+}
