@@ -73,8 +73,8 @@ define fuzz-each
 endef
 
 ## e2e: playwright-go in real headless Chromium against the built binary
-e2e: build e2e-deps
-	SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./e2e/
+e2e: build e2e-deps pg-deps
+	SWEATPANTS_PG_REQUIRED=1 SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./e2e/
 
 ## screenshots: the README tour's images (docs/tour/), taken in real
 ## Chromium by the e2e suite's tour test

@@ -40,7 +40,7 @@ func (p *program) chatSynopsis() string {
 func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	*cfg = chatConfig{db: "data/terminal.db", session: "terminal", maxReply: chat.DefaultMaxReply}
-	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file (its own by default, apart from the server's), which one process at a time may use, or a postgres:// URL")
 	fs.StringVar(&cfg.agent, "agent", "", p.agentUsage())
 	fs.StringVar(&cfg.conversation, "conversation", "", "continue this conversation instead of starting one")
 	fs.Var(nonEmptyFlag{&cfg.session}, "session", "the session the terminal's conversations belong to")

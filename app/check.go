@@ -27,7 +27,7 @@ const CheckCommand = "check"
 func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, contextTokens *int) *flag.FlagSet {
 	fs := flag.NewFlagSet(CheckCommand, flag.ContinueOnError)
 	*db = "data/" + p.cfg.Name + ".db"
-	fs.Var(nonEmptyFlag{db}, "db", "the SQLite database to check: the server's, while it is stopped, or a copy of it")
+	fs.Var(nonEmptyFlag{db}, "db", "the database to check: the server's SQLite file, while it is stopped, or a copy of it; or a postgres:// URL")
 	fs.Var(policyFlag{rules}, "policy", policyUsage+"; give the server's")
 	fs.Var(serversFlag{servers}, "mcp-servers", serversUsage+"; give the server's (none is called)")
 	contextTokensFlag(fs, contextTokens, "; give the server's")

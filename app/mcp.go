@@ -72,7 +72,7 @@ func (p *program) mcpSynopsis() string {
 func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet(mcpCommand, flag.ContinueOnError)
 	*cfg = mcpConfig{db: "data/mcp.db"}
-	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file (its own by default, apart from the server's); one process at a time may use it")
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file (its own by default, apart from the server's), which one process at a time may use, or a postgres:// URL")
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
 	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)

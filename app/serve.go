@@ -71,7 +71,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		maxConns: defaultMaxConns()}
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
-	fs.Var(nonEmptyFlag{&cfg.db}, "db", "SQLite database file; one server at a time may use it")
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or a postgres:// URL, which several may share")
 	fs.Var(choiceFlag{&cfg.durability, []string{string(store.CrashSafe), string(store.PowerSafe)}}, "durability",
 		"what a recorded answer survives: process-crash (synchronous=NORMAL) or power-loss (synchronous=FULL)")
 	fs.Var(choiceFlag{&cfg.logFormat, []string{"text", "json"}}, "log", "log format: text or json")
@@ -215,7 +215,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", cfg.db, "model", app.Model.Name(), "durability", cfg.durability,
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
 		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len())
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 

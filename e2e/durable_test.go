@@ -3,13 +3,22 @@ package e2e
 import (
 	"syscall"
 	"testing"
+
+	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
 // A form waiting for an answer survives the server being killed: the page
 // reconnects by itself, the same form is there, and answering it finishes
 // the turn exactly once.
-func TestPendingFormSurvivesSIGKILL(t *testing.T) {
-	a := startApp(t)
+func TestPendingFormSurvivesSIGKILL(t *testing.T) { pendingFormSurvivesSIGKILL(t, startApp(t)) }
+
+// The same on PostgreSQL (--db postgres://…): what the user sees does not
+// depend on the engine.
+func TestPendingFormSurvivesSIGKILLOnPostgreSQL(t *testing.T) {
+	pendingFormSurvivesSIGKILL(t, startAppOn(t, pgtest.Schema(t)))
+}
+
+func pendingFormSurvivesSIGKILL(t *testing.T, a *app) {
 	p := openChat(t, a)
 	p.send("Plan a trip to Bergen")
 	p.must(expect.Locator(p.pendingForm()).ToBeVisible())

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+
+	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
 var (
@@ -75,7 +77,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer browser.Close()
-	return m.Run()
+	return pgtest.Run(m) // stops the PostgreSQL server a test started
 }
 
 // app is one running copy of the binary with its own database.
@@ -112,7 +114,19 @@ func startAppUnder(t *testing.T, nofile int, env ...string) *app {
 // the binary under test.
 func startBinary(t *testing.T, bin string, nofile int, env ...string) *app {
 	t.Helper()
-	a := &app{t: t, bin: bin, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: "127.0.0.1:0", nofile: nofile}
+	return startBinaryOn(t, bin, filepath.Join(t.TempDir(), "data", "e2e.db"), nofile, env...)
+}
+
+// startAppOn starts the binary as startApp does, on the database db: a
+// SQLite file or a postgres:// URL (store/pgtest's Schema).
+func startAppOn(t *testing.T, db string, env ...string) *app {
+	t.Helper()
+	return startBinaryOn(t, binPath, db, 0, env...)
+}
+
+func startBinaryOn(t *testing.T, bin, db string, nofile int, env ...string) *app {
+	t.Helper()
+	a := &app{t: t, bin: bin, db: db, addr: "127.0.0.1:0", nofile: nofile}
 	a.start(env...)
 	t.Cleanup(func() {
 		a.stop(syscall.SIGTERM)
