@@ -9,7 +9,7 @@
 // The listing is read from the record, not from the live conversations: a
 // calls page looks at records, so it neither loads a conversation nor
 // resumes its turn, and it follows every conversation of a session at once
-// through the chat service's session feed (chat.SessionFollower), which
+// through the chat service's session feed (sessionfeed.Follower), which
 // only says which of them recorded something.
 package calls
 
@@ -19,7 +19,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -45,7 +45,7 @@ type Records interface {
 // Chat is what the calls page needs of the chat service: to be told when a
 // conversation of its session records a node, and which model answers now.
 type Chat interface {
-	FollowSession(session string) *chat.SessionFollower
+	FollowSession(session string) *sessionfeed.Follower
 	// ModelLabel names the model that answers now and where it is served
 	// from (llm.Label), which the chat's own pages leave out.
 	ModelLabel() string

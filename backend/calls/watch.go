@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 )
 
 // Watch follows the model calls of a session's conversations for one open
@@ -13,7 +13,7 @@ import (
 type Watch struct {
 	svc    *Service
 	filter Filter
-	f      *chat.SessionFollower
+	f      *sessionfeed.Follower
 
 	drawn  bool
 	order  []string               // the conversations drawn, in order

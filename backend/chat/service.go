@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -73,7 +74,7 @@ type Service struct {
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
 
-	sessions sessionFeeds // the followers of whole sessions (sessionfeed.go)
+	sessions sessionfeed.Hub // the followers of whole sessions (sessionfeed.go)
 	always   alwaysRules  // the sessions' always rules, as read (always.go)
 	levels   levels       // the assistants' policies, compiled (levels.go)
 
@@ -179,7 +180,7 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 			c.owner = next
 		}
 	}
-	s.sessionRotatedLocked(prev, next)
+	s.sessions.Rotated(prev, next)
 	return next, nil
 }
 

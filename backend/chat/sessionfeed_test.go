@@ -8,11 +8,12 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 )
 
 // takeRecorded waits until the follower was handed what each of want
 // recorded, and returns the session it follows then.
-func takeRecorded(t *testing.T, f *chat.SessionFollower, want ...string) string {
+func takeRecorded(t *testing.T, f *sessionfeed.Follower, want ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
