@@ -30,6 +30,9 @@ type Config struct {
 	// Observer hears of turns, answers and suspensions, for telemetry;
 	// nil hears nothing.
 	Observer Observer
+	// Leases, when set, share the conversations with the other nodes of a
+	// cluster (lease.go); nil when this process is the only one.
+	Leases Leases
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs

@@ -16,6 +16,9 @@ type conversation struct {
 	svc   *Service
 	refs  int    // guarded by svc.mu
 	owner string // the session that owns it; guarded by svc.mu, as a rotation changes it
+	// unlease gives the conversation's lease back when it leaves memory
+	// (lease.go); guarded by svc.mu.
+	unlease func()
 
 	mu      sync.Mutex
 	conv    tree.Conversation

@@ -75,6 +75,7 @@ type Follower struct {
 	resync  bool
 	nodes   []tree.Node
 	rescan  bool
+	gone    error // set when the conversation moved to another node (lease.go)
 }
 
 // Follow starts following a conversation the session owns, handing the
@@ -146,7 +147,18 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 	case <-ctx.Done():
 		return Update{}, ctx.Err()
 	}
-	return f.take(), nil
+	u := f.take()
+	if f.goneErr() != nil {
+		return Update{}, f.goneErr()
+	}
+	return u, nil
+}
+
+// goneErr is why the follower follows nothing any more, nil while it does.
+func (f *Follower) goneErr() error {
+	f.conv.mu.Lock()
+	defer f.conv.mu.Unlock()
+	return f.gone
 }
 
 // Pending returns the changes the follower was handed and not yet taken,

@@ -81,11 +81,12 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, s.now()
 		c.broadcastLocked(Change{Notice: c.notice})
 		s.mu.Lock()
+		unlease := func() {}
 		if s.live[id] == c {
-			delete(s.live, id)
-			s.drops++
+			unlease = s.forgetLocked(c)
 		}
 		s.mu.Unlock()
+		unlease()
 		return nil
 	})
 }

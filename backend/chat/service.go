@@ -75,10 +75,11 @@ type Service struct {
 	drops uint64                   // how many conversations left live, for acquire
 
 	sessions sessionfeed.Hub // the followers of whole sessions (sessionfeed.go)
-	always   alwaysRules  // the sessions' always rules, as read (always.go)
-	levels   levels       // the assistants' policies, compiled (levels.go)
+	always   alwaysRules     // the sessions' always rules, as read (always.go)
+	levels   levels          // the assistants' policies, compiled (levels.go)
 
 	observe Observer // see Config.Observer
+	leases  Leases   // see Config.Leases
 }
 
 // New returns a service configured by cfg. Turns run until they finish or
@@ -89,7 +90,7 @@ func New(cfg Config) *Service {
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
-		maxReply: cfg.maxReply(), observe: cfg.observer()}
+		maxReply: cfg.maxReply(), observe: cfg.observer(), leases: cfg.Leases}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -284,6 +285,7 @@ func (s *Service) background(c *conversation, fn func()) {
 func (s *Service) acquire(ctx context.Context, session, id string) (*conversation, error) {
 	var meta tree.Conversation
 	var nodes []tree.Node
+	var held func() // the lease, once taken
 	for {
 		s.mu.Lock()
 		if c := s.live[id]; c != nil && c.owner == session {
@@ -293,24 +295,34 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 		}
 		drops := s.drops
 		s.mu.Unlock()
-		var err error
+		// The lease first: what is read after it is what no other node
+		// will write to meanwhile.
+		unlease, err := s.hold(ctx, id)
+		if err != nil {
+			return nil, err
+		}
 		if meta, nodes, err = s.store.Load(ctx, session, id); err != nil {
+			unlease()
 			return nil, err
 		}
 		s.mu.Lock()
 		if c := s.live[id]; c != nil { // loaded meanwhile by another request
 			c.refs++
 			s.mu.Unlock()
+			unlease() // c holds the lease
 			return c, nil
 		}
 		if s.drops == drops {
+			held = unlease
 			break // s.mu stays held
 		}
 		// A conversation left memory while this one was read: it may have
 		// been this one, with writes the read missed. Read again.
 		s.mu.Unlock()
+		unlease()
 	}
 	c := newConversation(s, meta, nodes)
+	c.unlease = held
 	s.observe.Loaded(id)
 	// Others may find c from now on, but wait for c.mu until the resume is
 	// under way, so none of them sees the turn as not running.
@@ -328,12 +340,13 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 func (s *Service) release(c *conversation) {
 	s.mu.Lock()
 	c.refs--
+	unlease := func() {}
 	if c.refs == 0 && s.live[c.conv.ID] == c {
-		delete(s.live, c.conv.ID)
-		s.drops++
+		unlease = s.forgetLocked(c)
 	}
 	last := c.refs == 1 // perhaps the turn's own, waiting
 	s.mu.Unlock()
+	unlease()
 	if last {
 		s.idle(c)
 	}

@@ -54,9 +54,9 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 		s.mu.Unlock()
 		return
 	}
-	delete(s.live, c.conv.ID)
-	s.drops++
+	unlease := s.forgetLocked(c)
 	s.mu.Unlock()
+	defer unlease()
 	// c is no one's now: its turn may not write again, and what it waited
 	// on is waited on by the next load.
 	c.current = nil
