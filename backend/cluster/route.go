@@ -1,0 +1,127 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+)
+
+// ForwardedHeader marks a request one node forwarded to another; its value
+// is the forwarding node's id. A request carrying it is never forwarded
+// again, so two nodes that disagree about an owner cannot bounce a request
+// between them. A browser that sets it only denies itself the forwarding.
+const ForwardedHeader = "Sweatpants-Forwarded-By"
+
+// ErrLost is the cause of a request context Serve cancels because the
+// conversation's lease was lost.
+var ErrLost = errors.New("cluster: the conversation's lease was lost")
+
+// Route is middleware that serves each request for a conversation on the
+// node that holds it; conversation names the request's conversation, ""
+// for requests that belong to none (served here). See Serve.
+func (n *Node) Route(conversation func(*http.Request) string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c := conversation(r)
+			if c == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			n.Serve(w, r, c, next)
+		})
+	}
+}
+
+// Serve answers r, a request for conversation, where the conversation is
+// live. If this node holds it or can take it, next serves r here, holding
+// the lease until next returns; r's context is cancelled (cause ErrLost)
+// if the lease is lost meanwhile, so a stream ends and its browser
+// reconnects to the new owner. If another live node holds it, r is
+// forwarded there as it came (its Host, its cookie), streaming; if that
+// node does not answer, it is taken over here when it is dead. A request
+// that was forwarded already is not forwarded again: it gets 503 with
+// Retry-After.
+func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string, next http.Handler) {
+	n.serve(w, r, conversation, next, r.Header.Get(ForwardedHeader) == "")
+}
+
+func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http.Handler, mayForward bool) {
+	lease, err := n.Hold(r.Context(), c)
+	var away *Elsewhere
+	switch {
+	case err == nil:
+		defer lease.Release()
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		go func() {
+			select {
+			case <-lease.Lost():
+				cancel(ErrLost)
+			case <-ctx.Done():
+			}
+		}()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	case errors.As(err, &away) && mayForward:
+		n.forward(w, r, away, next)
+	case errors.As(err, &away):
+		unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
+	case errors.Is(err, ErrDraining):
+		unavailable(w, "This server is shutting down; try again in a moment.")
+	default:
+		n.log.Warn("cluster: serve a request", "conversation", c, "err", err)
+		unavailable(w, "This conversation cannot be reached right now; try again in a moment.")
+	}
+}
+
+// forward proxies r to the node named by to. FlushInterval -1 flushes each
+// write at once, so a server-sent event reaches the browser as the owner
+// sends it. When the owner refuses the connection it has most likely just
+// died: r's body was not sent yet, so r is served here if the lease can be
+// taken now.
+func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, next http.Handler) {
+	target, err := url.Parse(to.URL)
+	if err != nil || target.Host == "" {
+		n.log.Warn("cluster: a node's URL", "node", to.Node, "url", to.URL, "err", err)
+		unavailable(w, "This conversation cannot be reached right now; try again in a moment.")
+		return
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = pr.In.Host // the owner sees the request as the browser sent it
+			pr.SetXForwarded()
+			pr.Out.Header.Set(ForwardedHeader, n.id)
+			// The transport closes a request's body even when it could not
+			// connect; the body stays open so that r can still be served
+			// here then. The server closes it when the request ends.
+			if pr.Out.Body != nil {
+				pr.Out.Body = io.NopCloser(pr.Out.Body)
+			}
+		},
+		Transport:     n.transport,
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
+				n.serve(w, r, to.Conversation, next, false)
+				return
+			}
+			n.log.Warn("cluster: forward a request", "node", to.Node, "err", err)
+			unavailable(w, "This conversation's server did not answer; try again in a moment.")
+		},
+	}
+	proxy.ServeHTTP(w, r)
+}
+
+// unavailable answers 503 with a Retry-After and a message for a person.
+func unavailable(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", strconv.Itoa(1))
+	http.Error(w, msg, http.StatusServiceUnavailable)
+}
