@@ -15,6 +15,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/cluster"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -25,6 +26,7 @@ import (
 type serveConfig struct {
 	addr       string
 	db         string
+	nodeURL    string // where the other nodes reach this one (cluster.go)
 	durability string
 	logFormat  string
 	maxBody    int64
@@ -72,6 +74,8 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or a postgres:// URL, which several may share")
+	fs.StringVar(&cfg.nodeURL, "node-url", "",
+		"on PostgreSQL, where the other servers on the database reach this one (default: http:// and the address it listens on)")
 	fs.Var(choiceFlag{&cfg.durability, []string{string(store.CrashSafe), string(store.PowerSafe)}}, "durability",
 		"what a recorded answer survives: process-crash (synchronous=NORMAL) or power-loss (synchronous=FULL)")
 	fs.Var(choiceFlag{&cfg.logFormat, []string{"text", "json"}}, "log", "log format: text or json")
@@ -184,14 +188,34 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	o.outside.Start(ctx) // connected at once, so that the settings page says how each is
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
 	observe(&app, tel)
-	svc := chat.New(app)
-	tel.CountLive(svc.Loaded)
-	defer svc.Close()
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	// On PostgreSQL the server is a node of the servers on the database,
+	// reached by them at --node-url (cluster.go).
+	var node *cluster.Node
+	if store.IsPostgres(cfg.db) {
+		if node, err = nodeOf(ctx, cfg.db, cmp.Or(cfg.nodeURL, "http://"+ln.Addr().String()), log); err != nil {
+			ln.Close()
+			return err
+		}
+		// After svc.Close: a conversation's lease goes once its turn has
+		// stopped here, so that no other node resumes it while it runs.
+		// The pages whose streams end at shutdown reconnect, and another
+		// node serves them as soon as it can take their conversations.
+		defer node.Close()
+		app.Leases = &leases{node: node}
+	}
+	svc := chat.New(app)
+	if l, ok := app.Leases.(*leases); ok {
+		l.svc = svc
+		defer relaySessions(node, svc.Sessions(), log)()
+	}
+	tel.CountLive(svc.Loaded)
+	defer svc.Close()
+
 	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg.mcpToken, ln, log)
 	if err != nil {
 		ln.Close()
@@ -199,14 +223,18 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
+	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
+		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
+		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
+		ElicitComponents: p.cfg.Components,
+		Datastar:         client.JS, Metrics: tel.Handler(),
+		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
+		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }})
+	if node != nil {
+		routes = routed(node, routes)
+	}
 	srv := &http.Server{
-		Handler: transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
-			MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
-			SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
-			ElicitComponents: p.cfg.Components,
-			Datastar:         client.JS, Metrics: tel.Handler(),
-			Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
-			MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }}),
+		Handler: routes,
 		// A slow or idle client holds a connection only so long; streams
 		// lift the read deadline for themselves.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -229,6 +257,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+
 	// Streams watch ctx (the base context), so they end now and Shutdown
 	// does not wait on them; commands in flight finish their writes.
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {

@@ -9,6 +9,10 @@ func (s *Service) FollowSession(session string) *sessionfeed.Follower {
 	return s.sessions.Follow(session)
 }
 
+// Sessions is the hub of the session followers (package sessionfeed):
+// a program relays it to the other nodes of a cluster.
+func (s *Service) Sessions() *sessionfeed.Hub { return &s.sessions }
+
 // sessionRecordedLocked tells the followers of c's session that c recorded
 // a node; c.mu is held.
 func (c *conversation) sessionRecordedLocked() {

@@ -18,9 +18,15 @@ import (
 // Hub is the followers of sessions. The zero value has none.
 type Hub struct {
 	open      atomic.Int32 // how many followers there are: none costs a record nothing
+	relaying  atomic.Bool  // what is recorded is relayed to other nodes (Relay)
 	mu        sync.Mutex
 	followers map[*Follower]struct{}
+	outbox    map[recorded]struct{} // to relay, coalesced
+	wake      chan struct{}         // has a value when outbox has
 }
+
+// recorded is a conversation of a session that recorded a node.
+type recorded struct{ session, conversation string }
 
 // Follower follows the conversations of one session for one reader. Close
 // it when the reader goes away.
@@ -59,18 +65,79 @@ func (h *Hub) Follow(session string) *Follower {
 	return f
 }
 
-// Watched reports whether anyone follows a session at all: when nobody
-// does, a record need not even find out whose conversation it was.
-func (h *Hub) Watched() bool { return h.open.Load() > 0 }
+// Watched reports whether anyone follows a session at all, here or on
+// the nodes records are relayed to: when nobody does, a record need not
+// even find out whose conversation it was.
+func (h *Hub) Watched() bool { return h.open.Load() > 0 || h.relaying.Load() }
 
 // Recorded tells the followers of session that its conversation recorded
-// a node.
+// a node, and has it relayed to the other nodes when the hub relays.
 func (h *Hub) Recorded(session, conversation string) {
 	if !h.Watched() {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.relaying.Load() {
+		h.outbox[recorded{session, conversation}] = struct{}{}
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+	h.deliverLocked(session, conversation)
+}
+
+// Relayed tells the followers of session here that its conversation
+// recorded a node on another node.
+func (h *Hub) Relayed(session, conversation string) {
+	if h.open.Load() == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.deliverLocked(session, conversation)
+}
+
+// Relay has what this node's conversations record sent to the other nodes
+// of a cluster, whose hubs hand it to their followers (Relayed): send is
+// called by a goroutine of its own, off the path that records, once for
+// each conversation that recorded since it was last called, however many
+// nodes it recorded meanwhile. stop ends the relaying.
+func (h *Hub) Relay(send func(session, conversation string)) (stop func()) {
+	h.mu.Lock()
+	h.outbox, h.wake = map[recorded]struct{}{}, make(chan struct{}, 1)
+	wake := h.wake
+	h.mu.Unlock()
+	h.relaying.Store(true)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-wake:
+			case <-done:
+				return
+			}
+			h.mu.Lock()
+			out := h.outbox
+			h.outbox = map[recorded]struct{}{}
+			h.mu.Unlock()
+			for r := range out {
+				send(r.session, r.conversation)
+			}
+		}
+	}()
+	return func() {
+		h.relaying.Store(false)
+		close(done)
+		<-finished
+	}
+}
+
+// deliverLocked wakes the followers of session for conversation; h.mu is
+// held.
+func (h *Hub) deliverLocked(session, conversation string) {
 	for f := range h.followers {
 		if f.session != session {
 			continue

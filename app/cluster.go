@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/cluster"
+	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
+)
+
+// A server on PostgreSQL is a node of a cluster (package cluster): the
+// servers on one database share its conversations, each live on one node
+// at a time, and a request for a conversation another node serves is
+// forwarded there. On SQLite a server is alone, and none of this runs.
+
+// nodeOf joins the cluster on the PostgreSQL database at db as the node
+// other nodes reach at url.
+func nodeOf(ctx context.Context, db, url string, log *slog.Logger) (*cluster.Node, error) {
+	node, err := cluster.Join(ctx, db, cluster.Options{URL: url, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("join the other servers on %s: %w", shownDB(db), err)
+	}
+	return node, nil
+}
+
+// leases are the chat service's Leases on a node: a lease lost is the
+// service's news that its conversation moved to another node.
+type leases struct {
+	node *cluster.Node
+	svc  *chat.Service // set once made, before it holds anything
+}
+
+func (l *leases) Hold(ctx context.Context, id string) (func(), error) {
+	lease, err := l.node.Hold(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-lease.Lost():
+			l.svc.Moved(id)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			lease.Release()
+		})
+	}, nil
+}
+
+// routed is handler with each request for a conversation (/c/ID and what
+// is under it) served by the node where the conversation is live.
+func routed(node *cluster.Node, handler http.Handler) http.Handler {
+	return node.Route(conversationOf)(handler)
+}
+
+// conversationOf is the conversation a request's path names, "" for none.
+// Only what can be a conversation's id (16 hex digits, as chat makes
+// them) is one: anything else is answered here, as not found.
+func conversationOf(r *http.Request) string {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/c/")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+		return ""
+	}
+	return id
+}
+
+// topicRecorded is the bus topic of what a node's conversations record,
+// for the followers of their sessions on the other nodes (the calls page).
+const topicRecorded = "sessions.recorded"
+
+// recordedOn is a topicRecorded message.
+type recordedOn struct {
+	Node         string `json:"n"`
+	Session      string `json:"s"`
+	Conversation string `json:"c"`
+}
+
+// relaySessions has hub's records relayed to the other nodes, and theirs
+// handed to hub's followers, until stop.
+func relaySessions(node *cluster.Node, hub *sessionfeed.Hub, log *slog.Logger) (stop func()) {
+	in, unsubscribe := node.Subscribe(topicRecorded)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for payload := range in {
+			var m recordedOn
+			if err := json.Unmarshal([]byte(payload), &m); err != nil || m.Node == node.ID() {
+				continue // the bus hands a node its own messages too
+			}
+			hub.Relayed(m.Session, m.Conversation)
+		}
+	}()
+	stopSending := hub.Relay(func(session, conversation string) {
+		payload, _ := json.Marshal(recordedOn{Node: node.ID(), Session: session, Conversation: conversation})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := node.Publish(ctx, topicRecorded, string(payload)); err != nil {
+			log.Warn("relay a record to the other nodes", "conversation", conversation, "err", err)
+		}
+	})
+	return func() {
+		stopSending()
+		unsubscribe()
+		<-done
+	}
+}
