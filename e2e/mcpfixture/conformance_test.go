@@ -16,7 +16,7 @@ import (
 )
 
 // expectedFailures are the scenarios the server does not pass yet, by
-// revision, each with the reason; the README lists them for users. A
+// revision, each with the reason; docs/mcp.md lists them for users. A
 // scenario listed here that passes fails the test, so the list is trimmed
 // when one starts to pass.
 var expectedFailures = map[string]map[string]string{
@@ -103,7 +103,7 @@ func checkRevision(t *testing.T, rev revision, req requirements, results map[str
 			reason, expectedToFail := expected[s]
 			switch {
 			case expectedToFail && len(failed) == 0:
-				t.Errorf("passes now: take it off expectedFailures (and the lists in README.md and docs/mcp.md), whose reason was %q", reason)
+				t.Errorf("passes now: take it off expectedFailures (and the list in docs/mcp.md), whose reason was %q", reason)
 			case expectedToFail:
 				t.Skipf("expected to fail: %s; failures: %q", reason, failed)
 			case len(failed) > 0:
