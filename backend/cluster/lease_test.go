@@ -74,16 +74,40 @@ func TestAConversationHeldTwiceIsOneLeaseUntilTheLastRelease(t *testing.T) {
 	hold(t, b, "c1")
 }
 
-// TestAKilledNodesConversationsAreTakenAtOnce: when a node's connection
-// ends as it does for a process killed with -9, another node takes its
-// conversation at once, long before the lease expires, and the node itself
-// is told it lost the conversation; it then joins again on a new
-// connection and takes conversations as before.
+// TestAKilledNodesConversationsAreTakenAtOnce: when a node's connections
+// end as they do for a process killed with -9, its liveness lock goes with
+// them and another node takes its conversation at once, long before the
+// lease expires.
 func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 	url := newCluster(t)
 	a := join(t, url, Options{LeaseTTL: time.Hour})
 	b := join(t, url, Options{LeaseTTL: time.Hour})
+	hold(t, a, "c1")
+	elsewhere(t, b, "c1", a)
+
+	a.crash()
+	// The server drops the lock as the killed session's backend exits,
+	// a moment after the connection closes.
+	eventually(t, "b takes c1", func() bool {
+		l, err := b.Hold(context.Background(), "c1")
+		if err == nil {
+			l.Release()
+		}
+		return err == nil
+	})
+}
+
+// TestANodeCutOffFromTheDatabaseLosesItsConversations: a node whose
+// connection the server ends (pg_terminate_backend) is told at once that
+// it lost its conversations, since others may take them now; another node
+// takes them; the node connects again and takes conversations as before,
+// leaving none of the lost leases looking live.
+func TestANodeCutOffFromTheDatabaseLosesItsConversations(t *testing.T) {
+	url := newCluster(t)
+	a := join(t, url, Options{LeaseTTL: time.Hour})
+	b := join(t, url, Options{LeaseTTL: time.Hour})
 	l := hold(t, a, "c1")
+	idle := hold(t, a, "c3")
 
 	terminate(t, a)
 	lost(t, l)
@@ -93,7 +117,6 @@ func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 		taken, err = b.Hold(context.Background(), "c1")
 		return err == nil
 	})
-	taken.Release()
 	l.Release() // a lost lease's release deletes nothing of b's
 
 	eventually(t, "a is live again", func() bool {
@@ -103,6 +126,10 @@ func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 		}
 		return err == nil
 	})
+	elsewhere(t, a, "c1", b)
+	taken.Release()
+	lost(t, idle)
+	hold(t, b, "c3") // not a's: a lost it, even though a is live again
 }
 
 // TestAnExpiredLeaseIsTaken: a node that stopped renewing (frozen, or cut

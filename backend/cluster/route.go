@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -82,8 +81,8 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 // forward proxies r to the node named by to. FlushInterval -1 flushes each
 // write at once, so a server-sent event reaches the browser as the owner
 // sends it. When the owner refuses the connection it has most likely just
-// died: r's body was not sent yet, so r is served here if the lease can be
-// taken now.
+// died: r's body was not sent yet (the proxy keeps the transport from
+// closing it), so r is served here if the lease can be taken now.
 func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, next http.Handler) {
 	target, err := url.Parse(to.URL)
 	if err != nil || target.Host == "" {
@@ -97,12 +96,6 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 			pr.Out.Host = pr.In.Host // the owner sees the request as the browser sent it
 			pr.SetXForwarded()
 			pr.Out.Header.Set(ForwardedHeader, n.id)
-			// The transport closes a request's body even when it could not
-			// connect; the body stays open so that r can still be served
-			// here then. The server closes it when the request ends.
-			if pr.Out.Body != nil {
-				pr.Out.Body = io.NopCloser(pr.Out.Body)
-			}
 		},
 		Transport:     n.transport,
 		FlushInterval: -1,
