@@ -49,7 +49,7 @@ func (l *Lease) Release() {
 
 // entry is what a node knows of one conversation it holds or is taking.
 type entry struct {
-	mu sync.Mutex // serialises taking and deleting this conversation's row
+	mu sync.Mutex // serialises Holds that may take this conversation's row
 
 	// The fields below are guarded by Node.mu.
 	users int           // Holds that reached this entry; it leaves the map at zero
@@ -211,10 +211,10 @@ func (n *Node) take(ctx context.Context, c string, token int64) error {
 }
 
 // release uncounts a Hold of c; the last deletes the row this node took.
+// It need not wait for a Hold taking c meanwhile: the delete names the
+// token of the taking it ends, so it cannot delete a newer one.
 func (n *Node) release(c string, e *entry) {
 	defer n.leave(c, e)
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	n.mu.Lock()
 	e.count--
 	last, token := e.count == 0, e.token

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -261,5 +262,60 @@ func TestAJoiningNodeForgetsDeadNodes(t *testing.T) {
 	join(t, url, Options{})
 	if got := count(t, url, "SELECT 1 FROM cluster_leases WHERE node_id = $1 UNION ALL SELECT 1 FROM cluster_nodes WHERE id = $1", a.ID()); got != 0 {
 		t.Errorf("rows of the dead node = %d, want 0", got)
+	}
+}
+
+// TestHoldsAndReleasesOfOneConversationRaceSafely: many holds and releases
+// of one conversation on two nodes at once: whenever a Hold succeeds, the
+// row names its node, and when all are released no row and no entry is
+// left.
+func TestHoldsAndReleasesOfOneConversationRaceSafely(t *testing.T) {
+	url := newCluster(t)
+	nodes := []*Node{join(t, url, Options{}), join(t, url, Options{})}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		n := nodes[i%2]
+		wg.Go(func() {
+			for range 25 {
+				l, err := n.Hold(ctx, "c1")
+				var away *Elsewhere
+				if errors.As(err, &away) {
+					continue
+				}
+				if err != nil {
+					t.Errorf("hold: %v", err)
+					return
+				}
+				var owner string
+				if err := n.pool.QueryRow(ctx, "SELECT node_id FROM cluster_leases WHERE conversation_id = 'c1'").Scan(&owner); err != nil || owner != n.ID() {
+					t.Errorf("while %s holds c1 the row names %q (%v)", n.ID(), owner, err)
+				}
+				l.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if got := count(t, url, "SELECT 1 FROM cluster_leases"); got != 0 {
+		t.Errorf("rows after every release = %d, want 0", got)
+	}
+	for _, n := range nodes {
+		n.mu.Lock()
+		left := len(n.leases)
+		n.mu.Unlock()
+		if left != 0 {
+			t.Errorf("%s keeps %d entries after every release, want 0", n.ID(), left)
+		}
+	}
+}
+
+// TestJoinWantsAURLOtherNodesCanReach: a node that other nodes could not
+// forward to is refused at once, with the reason.
+func TestJoinWantsAURLOtherNodesCanReach(t *testing.T) {
+	url := newCluster(t)
+	for _, bad := range []string{"", "10.0.0.5:8080", "ftp://a.test"} {
+		if _, err := Join(context.Background(), url, Options{URL: bad}); err == nil || !strings.Contains(err.Error(), "want http://host:port") {
+			t.Errorf("join with URL %q: %v, want an error naming the form", bad, err)
+		}
 	}
 }

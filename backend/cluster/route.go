@@ -47,10 +47,18 @@ func (n *Node) Route(conversation func(*http.Request) string) func(http.Handler)
 // that was forwarded already is not forwarded again: it gets 503 with
 // Retry-After.
 func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string, next http.Handler) {
-	n.serve(w, r, conversation, next, r.Header.Get(ForwardedHeader) == "")
+	elsewhere := func(away *Elsewhere) { n.forward(w, r, away, next) }
+	if r.Header.Get(ForwardedHeader) != "" {
+		elsewhere = func(away *Elsewhere) {
+			unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
+		}
+	}
+	n.serve(w, r, conversation, next, elsewhere)
 }
 
-func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http.Handler, mayForward bool) {
+// serve serves r here if this node holds c or can take it, and hands it to
+// elsewhere if another node holds it.
+func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http.Handler, elsewhere func(*Elsewhere)) {
 	lease, err := n.Hold(r.Context(), c)
 	var away *Elsewhere
 	switch {
@@ -66,10 +74,8 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 			}
 		}()
 		next.ServeHTTP(w, r.WithContext(ctx))
-	case errors.As(err, &away) && mayForward:
-		n.forward(w, r, away, next)
 	case errors.As(err, &away):
-		unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
+		elsewhere(away)
 	case errors.Is(err, ErrDraining):
 		unavailable(w, "This server is shutting down; try again in a moment.")
 	default:
@@ -103,7 +109,9 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
 				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
-				n.serve(w, r, to.Conversation, next, false)
+				n.serve(w, r, to.Conversation, next, func(away *Elsewhere) {
+					unavailable(w, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
+				})
 				return
 			}
 			n.log.Warn("cluster: forward a request", "node", to.Node, "err", err)

@@ -227,3 +227,22 @@ func TestAStreamEndsWhenItsNodeLosesTheConversation(t *testing.T) {
 		t.Errorf("the stream's body: %v, want its end", err)
 	}
 }
+
+// TestARequestForASilentLiveOwnersConversationIsRefused: when the owner
+// does not answer but still holds its lock (cut off from the other nodes,
+// not from the database), the request gets 503 and a reason, and the
+// conversation stays where it is.
+func TestARequestForASilentLiveOwnersConversationIsRefused(t *testing.T) {
+	url := newCluster(t)
+	a := join(t, url, Options{URL: "http://127.0.0.1:1"}) // nothing listens there
+	b := startSite(t, url)
+	hold(t, a, "c1")
+
+	res := b.do(t, "POST", "/c/c1/echo", "hello", nil)
+	status, body := text(t, res)
+	if status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "does not answer") {
+		t.Errorf("POST to b = %d (Retry-After %q) %q, want 503 with Retry-After saying the owner does not answer",
+			status, res.Header.Get("Retry-After"), body)
+	}
+	elsewhere(t, b.node, "c1", a)
+}
