@@ -119,11 +119,16 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
-	var schema string
-	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var current *string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&current); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
+	if current == nil {
+		pool.Close()
+		return nil, errors.New("cluster: join: the connection's search_path names no schema that exists")
+	}
+	schema := *current
 	n := &Node{
 		url:       opts.URL,
 		channel:   channelName(schema),

@@ -218,9 +218,10 @@ func (n *Node) release(c string, e *entry) {
 	n.mu.Lock()
 	e.count--
 	last, token := e.count == 0, e.token
+	closed := n.closed
 	n.mu.Unlock()
-	if !last {
-		return
+	if !last || closed {
+		return // Close deleted every lease of the node
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.ttl)
 	defer cancel()

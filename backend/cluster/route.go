@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -105,6 +106,10 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 		},
 		Transport:     n.transport,
 		FlushInterval: -1,
+		// An owner that dies mid-response ends the browser's connection (the
+		// browser reconnects and is routed afresh); that is said in the
+		// node's log, not on standard error.
+		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn),
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
