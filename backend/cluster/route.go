@@ -86,8 +86,10 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 }
 
 // forward proxies r to the node named by to. FlushInterval -1 flushes each
-// write at once, so a server-sent event reaches the browser as the owner
-// sends it. When the owner refuses the connection it has most likely just
+// write at once, so a server-sent event, or any response written bit by
+// bit, reaches the browser as the owner sends it. (The proxy already
+// flushes text/event-stream and responses of no declared length at once;
+// -1 says so for every response rather than relying on that.) When the owner refuses the connection it has most likely just
 // died: r's body was not sent yet (the proxy keeps the transport from
 // closing it), so r is served here if the lease can be taken now.
 func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, next http.Handler) {

@@ -58,7 +58,7 @@ func (s *site) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, "%s|%s|%s|%s|%s", s.node.ID(), body, r.Host, session, r.Header.Get(ForwardedHeader))
 	case strings.HasSuffix(r.URL.Path, "/stream"):
-		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Type", r.URL.Query().Get("type"))
 		fmt.Fprint(w, "data: one\n\n")
 		w.(http.Flusher).Flush()
 		select {
@@ -144,16 +144,21 @@ func TestARequestForAnotherNodesConversationIsServedByIt(t *testing.T) {
 		t.Errorf("POST to b = %d %q, want 200 %q", status, body, want)
 	}
 
-	res := b.do(t, "GET", "/c/c1/stream", "", nil)
-	events := bufio.NewReader(res.Body)
-	// a's handler sends its second event only after the first has come
-	// through b: a proxy that buffered would never deliver it.
-	if got := event(t, events); got != "data: one" {
-		t.Errorf("first event %q, want data: one", got)
-	}
-	a.step <- struct{}{}
-	if got := event(t, events); got != "data: two" {
-		t.Errorf("second event %q, want data: two", got)
+	// Server-sent events, and any other response written bit by bit.
+	for _, typ := range []string{"text/event-stream", "text/plain"} {
+		t.Run(typ, func(t *testing.T) {
+			res := b.do(t, "GET", "/c/c1/stream?type="+typ, "", nil)
+			events := bufio.NewReader(res.Body)
+			// a's handler sends its second event only after the first has
+			// come through b: a proxy that buffered would never deliver it.
+			if got := event(t, events); got != "data: one" {
+				t.Errorf("first event %q, want data: one", got)
+			}
+			a.step <- struct{}{}
+			if got := event(t, events); got != "data: two" {
+				t.Errorf("second event %q, want data: two", got)
+			}
+		})
 	}
 	if got := b.served.Load(); got != 0 {
 		t.Errorf("b's handler served %d requests, want 0", got)
@@ -208,7 +213,7 @@ func TestARequestForADeadOwnersConversationIsServedHere(t *testing.T) {
 func TestAStreamEndsWhenItsNodeLosesTheConversation(t *testing.T) {
 	url := newCluster(t)
 	a := startSite(t, url)
-	res := a.do(t, "GET", "/c/c1/stream", "", nil)
+	res := a.do(t, "GET", "/c/c1/stream?type=text/event-stream", "", nil)
 	events := bufio.NewReader(res.Body)
 	if got := event(t, events); got != "data: one" {
 		t.Fatalf("first event %q, want data: one", got)
