@@ -251,3 +251,39 @@ func TestARequestForASilentLiveOwnersConversationIsRefused(t *testing.T) {
 	}
 	elsewhere(t, b.node, "c1", a)
 }
+
+// TestADrainingNodeHandsItsConversationsOver: once a node drains, the next
+// request for its conversation, on another node, is served there; the
+// draining node's open stream of it ends so its browser reconnects; and a
+// request sent to the draining node for a conversation no one holds is
+// refused with Retry-After, for the load balancer to send elsewhere.
+func TestADrainingNodeHandsItsConversationsOver(t *testing.T) {
+	url := newCluster(t)
+	a, b := startSite(t, url), startSite(t, url)
+	events := bufio.NewReader(a.do(t, "GET", "/c/c1/stream?type=text/event-stream", "", nil).Body)
+	if got := event(t, events); got != "data: one" {
+		t.Fatalf("first event %q, want data: one", got)
+	}
+
+	if err := a.node.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status, body := text(t, b.do(t, "POST", "/c/c1/echo", "hello", nil))
+	if status != http.StatusOK || !strings.HasPrefix(body, b.node.ID()+"|hello") {
+		t.Errorf("POST to b for the draining node's conversation = %d %q, want served by b", status, body)
+	}
+	select {
+	case cause := <-a.ended:
+		if !errors.Is(cause, ErrLost) {
+			t.Errorf("a's stream ended because %v, want ErrLost", cause)
+		}
+	case <-time.After(wait):
+		t.Fatal("a's stream did not end")
+	}
+
+	res := a.do(t, "POST", "/c/c2/echo", "hello", nil)
+	status, body = text(t, res)
+	if status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "shutting down") {
+		t.Errorf("POST to the draining node = %d (Retry-After %q) %q, want 503 saying it is shutting down", status, res.Header.Get("Retry-After"), body)
+	}
+}
