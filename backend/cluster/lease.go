@@ -177,9 +177,10 @@ SELECT EXISTS (SELECT 1 FROM taken), (SELECT node_id FROM prev), (SELECT url FRO
 // take writes the conversation's row for this node with token.
 func (n *Node) take(ctx context.Context, c string, token int64) error {
 	// A holder that committed after this statement's snapshot began is in
-	// neither prev nor taken; the next try sees it. Three tries lose only
-	// to a conversation changing hands continually.
-	for range 3 {
+	// neither prev nor taken; the next try sees it unless it released the
+	// conversation meanwhile, and then may take it. Only a conversation
+	// changing hands continually loses ten tries.
+	for range 10 {
 		var taken bool
 		var prev, url *string
 		err := n.pool.QueryRow(ctx, takeSQL, pgx.NamedArgs{

@@ -153,10 +153,10 @@ func TestAnExpiredLeaseIsTaken(t *testing.T) {
 // lost even when no wake-up said so.
 func TestRenewalKeepsALeaseAndFindsItTaken(t *testing.T) {
 	url := newCluster(t)
-	a := join(t, url, Options{LeaseTTL: 300 * time.Millisecond})
+	a := join(t, url, Options{LeaseTTL: time.Second})
 	l := hold(t, a, "c1")
 	q := "SELECT 1 FROM cluster_leases WHERE conversation_id = 'c1' AND expires_at > $1"
-	first := time.Now().Add(300 * time.Millisecond).UnixMilli()
+	first := time.Now().Add(time.Second).UnixMilli()
 	eventually(t, "the lease is renewed", func() bool { return count(t, url, q, first) == 1 })
 	notLost(t, l)
 
