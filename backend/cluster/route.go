@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // ForwardedHeader marks a request one node forwarded to another; its value
@@ -54,13 +55,13 @@ func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string
 			unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
 		}
 	}
-	n.serve(w, r, conversation, next, elsewhere)
+	lease, err := n.Hold(r.Context(), conversation)
+	n.answer(w, r, conversation, next, lease, err, elsewhere)
 }
 
-// serve serves r here if this node holds c or can take it, and hands it to
-// elsewhere if another node holds it.
-func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http.Handler, elsewhere func(*Elsewhere)) {
-	lease, err := n.Hold(r.Context(), c)
+// answer serves r with next if Hold gave a lease, hands it to elsewhere if
+// another node holds the conversation, and refuses it otherwise.
+func (n *Node) answer(w http.ResponseWriter, r *http.Request, c string, next http.Handler, lease *Lease, err error, elsewhere func(*Elsewhere)) {
 	var away *Elsewhere
 	switch {
 	case err == nil:
@@ -82,6 +83,29 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 	default:
 		n.log.Warn("cluster: serve a request", "conversation", c, "err", err)
 		unavailable(w, "This conversation cannot be reached right now; try again in a moment.")
+	}
+}
+
+// takeOver holds c after its owner refused a connection. A killed node's
+// lock goes when the server sees its connection end, a moment after the
+// process is gone, so an owner that still looks live is asked after again
+// for about a second before the request is refused.
+func (n *Node) takeOver(ctx context.Context, c string) (*Lease, error) {
+	delay, until := 10*time.Millisecond, time.Now().Add(time.Second)
+	for {
+		lease, err := n.Hold(ctx, c)
+		var away *Elsewhere
+		if !errors.As(err, &away) || time.Now().After(until) {
+			return lease, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		delay *= 2
 	}
 }
 
@@ -116,7 +140,12 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
 				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
-				n.serve(w, r, to.Conversation, next, func(away *Elsewhere) {
+				lease, err := n.takeOver(r.Context(), to.Conversation)
+				n.answer(w, r, to.Conversation, next, lease, err, func(away *Elsewhere) {
+					if away.Node != to.Node {
+						unavailable(w, fmt.Sprintf("This conversation just moved to node %s; try again.", away.Node))
+						return
+					}
 					unavailable(w, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
 				})
 				return
