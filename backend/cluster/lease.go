@@ -150,7 +150,13 @@ func (n *Node) hold(ctx context.Context, c string, e *entry) (*Lease, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	e.count, e.token, e.lost = 1, token, make(chan struct{})
-	return &Lease{n: n, conversation: c, e: e, lost: e.lost}, nil
+	l := &Lease{n: n, conversation: c, e: e, lost: e.lost}
+	// Losing the database or closing while the row was written reported
+	// lost only what was held then; this lease is as lost as they are.
+	if n.closed || !n.live {
+		n.lose(c, e, "lost the database connection while taking the lease")
+	}
+	return l, nil
 }
 
 // takeSQL takes a conversation's lease in one statement: the row is
