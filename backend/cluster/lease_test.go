@@ -258,6 +258,9 @@ func TestAJoiningNodeForgetsDeadNodes(t *testing.T) {
 	a := join(t, url, Options{})
 	hold(t, a, "c1")
 	a.crash()
+	eventually(t, "the server sees a dead", func() bool {
+		return count(t, url, "SELECT 1 FROM cluster_nodes n WHERE id = $1 AND "+alive, a.ID()) == 0
+	})
 
 	join(t, url, Options{})
 	if got := count(t, url, "SELECT 1 FROM cluster_leases WHERE node_id = $1 UNION ALL SELECT 1 FROM cluster_nodes WHERE id = $1", a.ID()); got != 0 {
