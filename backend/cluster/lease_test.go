@@ -101,14 +101,17 @@ func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 // TestANodeCutOffFromTheDatabaseLosesItsConversations: a node whose
 // connection the server ends (pg_terminate_backend) is told at once that
 // it lost its conversations, since others may take them now; another node
-// takes them; the node connects again and takes conversations as before,
-// leaving none of the lost leases looking live.
+// takes them; the node connects again, tells its subscribers they may
+// have missed messages, and takes conversations as before, leaving none of
+// the lost leases looking live.
 func TestANodeCutOffFromTheDatabaseLosesItsConversations(t *testing.T) {
 	url := newCluster(t)
 	a := join(t, url, Options{LeaseTTL: time.Hour})
 	b := join(t, url, Options{LeaseTTL: time.Hour})
 	l := hold(t, a, "c1")
 	idle := hold(t, a, "c3")
+	missed, cancel := a.Subscribe(TopicMissed)
+	defer cancel()
 
 	terminate(t, a)
 	lost(t, l)
@@ -127,6 +130,10 @@ func TestANodeCutOffFromTheDatabaseLosesItsConversations(t *testing.T) {
 		}
 		return err == nil
 	})
+	// What was published while a was cut off never reached it.
+	if got := receive(t, "a on TopicMissed", missed); got != "" {
+		t.Errorf("TopicMissed payload %q, want none", got)
+	}
 	elsewhere(t, a, "c1", b)
 	taken.Release()
 	lost(t, idle)

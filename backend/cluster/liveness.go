@@ -127,6 +127,7 @@ func (n *Node) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		n.log.Info("cluster: connected again", "node", n.id)
+		n.fanOut(TopicMissed, "")
 	}
 }
 
