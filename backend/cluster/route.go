@@ -78,7 +78,7 @@ func (n *Node) answer(w http.ResponseWriter, r *http.Request, c string, next htt
 		next.ServeHTTP(w, r.WithContext(ctx))
 	case errors.As(err, &away):
 		elsewhere(away)
-	case errors.Is(err, ErrDraining):
+	case errors.Is(err, ErrDraining), errors.Is(err, ErrClosed):
 		unavailable(w, "This server is shutting down; try again in a moment.")
 	default:
 		n.log.Warn("cluster: serve a request", "conversation", c, "err", err)
