@@ -13,6 +13,10 @@ const (
 	TopicReleased = "cluster.released"
 	// TopicTaken: a node took a conversation's lease over from another.
 	TopicTaken = "cluster.taken"
+	// TopicMissed: this node may have missed messages, having lost its
+	// connection for a while; subscribers read what they follow afresh.
+	// Only this node's subscribers hear it, with an empty payload.
+	TopicMissed = "cluster.missed"
 )
 
 // maxNotify is the longest NOTIFY payload PostgreSQL accepts, in bytes.
@@ -31,8 +35,9 @@ type message struct {
 
 // Publish sends payload to the subscribers of topic on every node of the
 // cluster, this one included, once the statement commits. Messages are
-// wake-ups: one is lost when a node's connection breaks or a subscriber
-// falls behind, so a subscriber reads the state it cares about afresh
+// wake-ups: those sent while a node's connection is broken are lost to it
+// (its TopicMissed says so), as are those a subscriber falls too far
+// behind to take, so a subscriber reads the state it cares about afresh
 // rather than trusting that it heard everything. A message must fit in
 // NOTIFY's payload (7999 bytes with its topic and quoting).
 func (n *Node) Publish(ctx context.Context, topic, payload string) error {
@@ -94,13 +99,18 @@ func (n *Node) deliver(ctx context.Context, payload string) {
 			n.check(ctx, m.Payload)
 		}()
 	}
+	n.fanOut(m.Topic, m.Payload)
+}
+
+// fanOut hands payload to the topic's subscribers on this node.
+func (n *Node) fanOut(topic, payload string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for ch := range n.subs[m.Topic] {
+	for ch := range n.subs[topic] {
 		select {
-		case ch <- m.Payload:
+		case ch <- payload:
 		default:
-			n.log.Warn("cluster: a subscriber fell behind; a message is dropped", "topic", m.Topic)
+			n.log.Warn("cluster: a subscriber fell behind; a message is dropped", "topic", topic)
 		}
 	}
 }

@@ -25,7 +25,9 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,8 +98,8 @@ type Node struct {
 // connString and keeps it live until Close. The database must have the
 // cluster's tables (store/migrations/postgres/011_cluster.sql).
 func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
-	if opts.URL == "" {
-		return nil, errors.New("cluster: join: a node needs the URL other nodes reach it at")
+	if u, err := url.Parse(opts.URL); err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("cluster: join: the URL other nodes reach this node at is %q, want http://host:port", opts.URL)
 	}
 	if opts.LeaseTTL == 0 {
 		opts.LeaseTTL = 10 * time.Second
@@ -117,11 +119,16 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
-	var schema string
-	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var current *string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&current); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
+	if current == nil {
+		pool.Close()
+		return nil, errors.New("cluster: join: the connection's search_path names no schema that exists")
+	}
+	schema := *current
 	n := &Node{
 		url:       opts.URL,
 		channel:   channelName(schema),
@@ -130,7 +137,7 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		log:       opts.Log,
 		pool:      pool,
 		conf:      conf,
-		transport: http.DefaultTransport.(*http.Transport).Clone(),
+		transport: forwarding(),
 		leases:    map[string]*entry{},
 		subs:      map[string]map[chan string]struct{}{},
 	}
@@ -247,4 +254,13 @@ func channelName(schema string) string {
 	h := fnv.New64a()
 	h.Write([]byte(schema))
 	return fmt.Sprintf("sweatpants_cluster.%x", h.Sum64())
+}
+
+// forwarding is the transport requests are forwarded with. It gives up
+// connecting after a few seconds: a node that cannot be reached that long
+// is most likely gone, and the request is then served here if it is.
+func forwarding() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
 }

@@ -49,7 +49,7 @@ func (l *Lease) Release() {
 
 // entry is what a node knows of one conversation it holds or is taking.
 type entry struct {
-	mu sync.Mutex // serialises taking and deleting this conversation's row
+	mu sync.Mutex // serialises Holds that may take this conversation's row
 
 	// The fields below are guarded by Node.mu.
 	users int           // Holds that reached this entry; it leaves the map at zero
@@ -150,7 +150,13 @@ func (n *Node) hold(ctx context.Context, c string, e *entry) (*Lease, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	e.count, e.token, e.lost = 1, token, make(chan struct{})
-	return &Lease{n: n, conversation: c, e: e, lost: e.lost}, nil
+	l := &Lease{n: n, conversation: c, e: e, lost: e.lost}
+	// Losing the database or closing while the row was written reported
+	// lost only what was held then; this lease is as lost as they are.
+	if n.closed || !n.live {
+		n.lose(c, e, "lost the database connection while taking the lease")
+	}
+	return l, nil
 }
 
 // takeSQL takes a conversation's lease in one statement: the row is
@@ -177,9 +183,10 @@ SELECT EXISTS (SELECT 1 FROM taken), (SELECT node_id FROM prev), (SELECT url FRO
 // take writes the conversation's row for this node with token.
 func (n *Node) take(ctx context.Context, c string, token int64) error {
 	// A holder that committed after this statement's snapshot began is in
-	// neither prev nor taken; the next try sees it. Three tries lose only
-	// to a conversation changing hands continually.
-	for range 3 {
+	// neither prev nor taken; the next try sees it unless it released the
+	// conversation meanwhile, and then may take it. Only a conversation
+	// changing hands continually loses ten tries.
+	for range 10 {
 		var taken bool
 		var prev, url *string
 		err := n.pool.QueryRow(ctx, takeSQL, pgx.NamedArgs{
@@ -211,16 +218,17 @@ func (n *Node) take(ctx context.Context, c string, token int64) error {
 }
 
 // release uncounts a Hold of c; the last deletes the row this node took.
+// It need not wait for a Hold taking c meanwhile: the delete names the
+// token of the taking it ends, so it cannot delete a newer one.
 func (n *Node) release(c string, e *entry) {
 	defer n.leave(c, e)
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	n.mu.Lock()
 	e.count--
 	last, token := e.count == 0, e.token
+	closed := n.closed
 	n.mu.Unlock()
-	if !last {
-		return
+	if !last || closed {
+		return // Close deleted every lease of the node
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.ttl)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -74,16 +75,43 @@ func TestAConversationHeldTwiceIsOneLeaseUntilTheLastRelease(t *testing.T) {
 	hold(t, b, "c1")
 }
 
-// TestAKilledNodesConversationsAreTakenAtOnce: when a node's connection
-// ends as it does for a process killed with -9, another node takes its
-// conversation at once, long before the lease expires, and the node itself
-// is told it lost the conversation; it then joins again on a new
-// connection and takes conversations as before.
+// TestAKilledNodesConversationsAreTakenAtOnce: when a node's connections
+// end as they do for a process killed with -9, its liveness lock goes with
+// them and another node takes its conversation at once, long before the
+// lease expires.
 func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 	url := newCluster(t)
 	a := join(t, url, Options{LeaseTTL: time.Hour})
 	b := join(t, url, Options{LeaseTTL: time.Hour})
+	hold(t, a, "c1")
+	elsewhere(t, b, "c1", a)
+
+	a.crash()
+	// The server drops the lock as the killed session's backend exits,
+	// a moment after the connection closes.
+	eventually(t, "b takes c1", func() bool {
+		l, err := b.Hold(context.Background(), "c1")
+		if err == nil {
+			l.Release()
+		}
+		return err == nil
+	})
+}
+
+// TestANodeCutOffFromTheDatabaseLosesItsConversations: a node whose
+// connection the server ends (pg_terminate_backend) is told at once that
+// it lost its conversations, since others may take them now; another node
+// takes them; the node connects again, tells its subscribers they may
+// have missed messages, and takes conversations as before, leaving none of
+// the lost leases looking live.
+func TestANodeCutOffFromTheDatabaseLosesItsConversations(t *testing.T) {
+	url := newCluster(t)
+	a := join(t, url, Options{LeaseTTL: time.Hour})
+	b := join(t, url, Options{LeaseTTL: time.Hour})
 	l := hold(t, a, "c1")
+	idle := hold(t, a, "c3")
+	missed, cancel := a.Subscribe(TopicMissed)
+	defer cancel()
 
 	terminate(t, a)
 	lost(t, l)
@@ -93,7 +121,6 @@ func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 		taken, err = b.Hold(context.Background(), "c1")
 		return err == nil
 	})
-	taken.Release()
 	l.Release() // a lost lease's release deletes nothing of b's
 
 	eventually(t, "a is live again", func() bool {
@@ -103,6 +130,14 @@ func TestAKilledNodesConversationsAreTakenAtOnce(t *testing.T) {
 		}
 		return err == nil
 	})
+	// What was published while a was cut off never reached it.
+	if got := receive(t, "a on TopicMissed", missed); got != "" {
+		t.Errorf("TopicMissed payload %q, want none", got)
+	}
+	elsewhere(t, a, "c1", b)
+	taken.Release()
+	lost(t, idle)
+	hold(t, b, "c3") // not a's: a lost it, even though a is live again
 }
 
 // TestAnExpiredLeaseIsTaken: a node that stopped renewing (frozen, or cut
@@ -125,10 +160,10 @@ func TestAnExpiredLeaseIsTaken(t *testing.T) {
 // lost even when no wake-up said so.
 func TestRenewalKeepsALeaseAndFindsItTaken(t *testing.T) {
 	url := newCluster(t)
-	a := join(t, url, Options{LeaseTTL: 300 * time.Millisecond})
+	a := join(t, url, Options{LeaseTTL: time.Second})
 	l := hold(t, a, "c1")
 	q := "SELECT 1 FROM cluster_leases WHERE conversation_id = 'c1' AND expires_at > $1"
-	first := time.Now().Add(300 * time.Millisecond).UnixMilli()
+	first := time.Now().Add(time.Second).UnixMilli()
 	eventually(t, "the lease is renewed", func() bool { return count(t, url, q, first) == 1 })
 	notLost(t, l)
 
@@ -230,9 +265,67 @@ func TestAJoiningNodeForgetsDeadNodes(t *testing.T) {
 	a := join(t, url, Options{})
 	hold(t, a, "c1")
 	a.crash()
+	eventually(t, "the server sees a dead", func() bool {
+		return count(t, url, "SELECT 1 FROM cluster_nodes n WHERE id = $1 AND "+alive, a.ID()) == 0
+	})
 
 	join(t, url, Options{})
 	if got := count(t, url, "SELECT 1 FROM cluster_leases WHERE node_id = $1 UNION ALL SELECT 1 FROM cluster_nodes WHERE id = $1", a.ID()); got != 0 {
 		t.Errorf("rows of the dead node = %d, want 0", got)
+	}
+}
+
+// TestHoldsAndReleasesOfOneConversationRaceSafely: many holds and releases
+// of one conversation on two nodes at once: whenever a Hold succeeds, the
+// row names its node, and when all are released no row and no entry is
+// left.
+func TestHoldsAndReleasesOfOneConversationRaceSafely(t *testing.T) {
+	url := newCluster(t)
+	nodes := []*Node{join(t, url, Options{}), join(t, url, Options{})}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		n := nodes[i%2]
+		wg.Go(func() {
+			for range 25 {
+				l, err := n.Hold(ctx, "c1")
+				var away *Elsewhere
+				if errors.As(err, &away) {
+					continue
+				}
+				if err != nil {
+					t.Errorf("hold: %v", err)
+					return
+				}
+				var owner string
+				if err := n.pool.QueryRow(ctx, "SELECT node_id FROM cluster_leases WHERE conversation_id = 'c1'").Scan(&owner); err != nil || owner != n.ID() {
+					t.Errorf("while %s holds c1 the row names %q (%v)", n.ID(), owner, err)
+				}
+				l.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if got := count(t, url, "SELECT 1 FROM cluster_leases"); got != 0 {
+		t.Errorf("rows after every release = %d, want 0", got)
+	}
+	for _, n := range nodes {
+		n.mu.Lock()
+		left := len(n.leases)
+		n.mu.Unlock()
+		if left != 0 {
+			t.Errorf("%s keeps %d entries after every release, want 0", n.ID(), left)
+		}
+	}
+}
+
+// TestJoinWantsAURLOtherNodesCanReach: a node that other nodes could not
+// forward to is refused at once, with the reason.
+func TestJoinWantsAURLOtherNodesCanReach(t *testing.T) {
+	url := newCluster(t)
+	for _, bad := range []string{"", "10.0.0.5:8080", "ftp://a.test"} {
+		if _, err := Join(context.Background(), url, Options{URL: bad}); err == nil || !strings.Contains(err.Error(), "want http://host:port") {
+			t.Errorf("join with URL %q: %v, want an error naming the form", bad, err)
+		}
 	}
 }

@@ -127,15 +127,20 @@ func (n *Node) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		n.log.Info("cluster: connected again", "node", n.id)
+		n.fanOut(TopicMissed, "")
 	}
 }
 
-// keepLive waits for notifications on conn and renews the leases every TTL/3,
-// until an error. The renewal doubles as the connection's health check: a
-// connection that cannot renew in TTL/3 is treated as broken, so the node
-// stops acting as owner before its leases can expire.
+// keepLive waits for notifications on conn and renews the leases every
+// TTL/3, until an error. The renewal doubles as the connection's health
+// check: one that cannot finish before the leases may expire counts as a
+// broken connection, so the node stops acting as owner before another node
+// may take its conversations.
 func (n *Node) keepLive(ctx context.Context, conn *pgx.Conn) error {
-	next := time.Now().Add(n.ttl / 3)
+	// sent is when the last renewal was sent: every lease held expires no
+	// sooner than TTL after it (a lease taken since, later still).
+	sent := time.Now()
+	next := sent.Add(n.ttl / 3)
 	for {
 		wait, cancel := context.WithDeadline(ctx, next)
 		note, err := conn.WaitForNotification(wait)
@@ -149,20 +154,24 @@ func (n *Node) keepLive(ctx context.Context, conn *pgx.Conn) error {
 		case !pgconn.Timeout(err):
 			return fmt.Errorf("wait for notifications: %w", err)
 		}
-		if err := n.renew(ctx, conn); err != nil {
+		start := time.Now()
+		// A tenth of the TTL is left for the clocks of this node and the
+		// database to run at slightly different rates.
+		if err := n.renew(ctx, conn, sent.Add(n.ttl-n.ttl/10)); err != nil {
 			return err
 		}
-		next = time.Now().Add(n.ttl / 3)
+		sent, next = start, time.Now().Add(n.ttl/3)
 	}
 }
 
 // renew pushes back the expiry of all of this node's leases in one
-// statement and reports lost those it holds whose row is no longer its own.
-func (n *Node) renew(ctx context.Context, conn *pgx.Conn) error {
+// statement, giving up at deadline, and reports lost those it holds whose
+// row is no longer its own.
+func (n *Node) renew(ctx context.Context, conn *pgx.Conn, deadline time.Time) error {
 	// held is taken before the statement: a lease taken after it may not be
 	// in the statement's snapshot, and must not be reported lost for that.
 	held := n.held()
-	ctx, cancel := context.WithTimeout(ctx, n.ttl/3)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	rows, err := conn.Query(ctx, `UPDATE cluster_leases SET expires_at = `+nowMS+` + @ttl
 		WHERE node_id = @node RETURNING conversation_id, token`,

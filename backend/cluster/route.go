@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // ForwardedHeader marks a request one node forwarded to another; its value
@@ -48,11 +49,19 @@ func (n *Node) Route(conversation func(*http.Request) string) func(http.Handler)
 // that was forwarded already is not forwarded again: it gets 503 with
 // Retry-After.
 func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string, next http.Handler) {
-	n.serve(w, r, conversation, next, r.Header.Get(ForwardedHeader) == "")
+	elsewhere := func(away *Elsewhere) { n.forward(w, r, away, next) }
+	if r.Header.Get(ForwardedHeader) != "" {
+		elsewhere = func(away *Elsewhere) {
+			unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
+		}
+	}
+	lease, err := n.Hold(r.Context(), conversation)
+	n.answer(w, r, conversation, next, lease, err, elsewhere)
 }
 
-func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http.Handler, mayForward bool) {
-	lease, err := n.Hold(r.Context(), c)
+// answer serves r with next if Hold gave a lease, hands it to elsewhere if
+// another node holds the conversation, and refuses it otherwise.
+func (n *Node) answer(w http.ResponseWriter, r *http.Request, c string, next http.Handler, lease *Lease, err error, elsewhere func(*Elsewhere)) {
 	var away *Elsewhere
 	switch {
 	case err == nil:
@@ -67,11 +76,9 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 			}
 		}()
 		next.ServeHTTP(w, r.WithContext(ctx))
-	case errors.As(err, &away) && mayForward:
-		n.forward(w, r, away, next)
 	case errors.As(err, &away):
-		unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
-	case errors.Is(err, ErrDraining):
+		elsewhere(away)
+	case errors.Is(err, ErrDraining), errors.Is(err, ErrClosed):
 		unavailable(w, "This server is shutting down; try again in a moment.")
 	default:
 		n.log.Warn("cluster: serve a request", "conversation", c, "err", err)
@@ -79,11 +86,36 @@ func (n *Node) serve(w http.ResponseWriter, r *http.Request, c string, next http
 	}
 }
 
+// takeOver holds c after its owner refused a connection. A killed node's
+// lock goes when the server sees its connection end, a moment after the
+// process is gone, so an owner that still looks live is asked after again
+// for about a second before the request is refused.
+func (n *Node) takeOver(ctx context.Context, c string) (*Lease, error) {
+	delay, until := 10*time.Millisecond, time.Now().Add(time.Second)
+	for {
+		lease, err := n.Hold(ctx, c)
+		var away *Elsewhere
+		if !errors.As(err, &away) || time.Now().After(until) {
+			return lease, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		delay *= 2
+	}
+}
+
 // forward proxies r to the node named by to. FlushInterval -1 flushes each
-// write at once, so a server-sent event reaches the browser as the owner
-// sends it. When the owner refuses the connection it has most likely just
-// died: r's body was not sent yet, so r is served here if the lease can be
-// taken now.
+// write at once, so a server-sent event, or any response written bit by
+// bit, reaches the browser as the owner sends it. (The proxy already
+// flushes text/event-stream and responses of no declared length at once;
+// -1 says so for every response rather than relying on that.) When the owner refuses the connection it has most likely just
+// died: r's body was not sent yet (the proxy keeps the transport from
+// closing it), so r is served here if the lease can be taken now.
 func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, next http.Handler) {
 	target, err := url.Parse(to.URL)
 	if err != nil || target.Host == "" {
@@ -97,20 +129,25 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 			pr.Out.Host = pr.In.Host // the owner sees the request as the browser sent it
 			pr.SetXForwarded()
 			pr.Out.Header.Set(ForwardedHeader, n.id)
-			// The transport closes a request's body even when it could not
-			// connect; the body stays open so that r can still be served
-			// here then. The server closes it when the request ends.
-			if pr.Out.Body != nil {
-				pr.Out.Body = io.NopCloser(pr.Out.Body)
-			}
 		},
 		Transport:     n.transport,
 		FlushInterval: -1,
+		// An owner that dies mid-response ends the browser's connection (the
+		// browser reconnects and is routed afresh); that is said in the
+		// node's log, not on standard error.
+		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn),
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
 				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
-				n.serve(w, r, to.Conversation, next, false)
+				lease, err := n.takeOver(r.Context(), to.Conversation)
+				n.answer(w, r, to.Conversation, next, lease, err, func(away *Elsewhere) {
+					if away.Node != to.Node {
+						unavailable(w, fmt.Sprintf("This conversation just moved to node %s; try again.", away.Node))
+						return
+					}
+					unavailable(w, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
+				})
 				return
 			}
 			n.log.Warn("cluster: forward a request", "node", to.Node, "err", err)

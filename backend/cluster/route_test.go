@@ -58,7 +58,7 @@ func (s *site) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, "%s|%s|%s|%s|%s", s.node.ID(), body, r.Host, session, r.Header.Get(ForwardedHeader))
 	case strings.HasSuffix(r.URL.Path, "/stream"):
-		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Type", r.URL.Query().Get("type"))
 		fmt.Fprint(w, "data: one\n\n")
 		w.(http.Flusher).Flush()
 		select {
@@ -144,16 +144,21 @@ func TestARequestForAnotherNodesConversationIsServedByIt(t *testing.T) {
 		t.Errorf("POST to b = %d %q, want 200 %q", status, body, want)
 	}
 
-	res := b.do(t, "GET", "/c/c1/stream", "", nil)
-	events := bufio.NewReader(res.Body)
-	// a's handler sends its second event only after the first has come
-	// through b: a proxy that buffered would never deliver it.
-	if got := event(t, events); got != "data: one" {
-		t.Errorf("first event %q, want data: one", got)
-	}
-	a.step <- struct{}{}
-	if got := event(t, events); got != "data: two" {
-		t.Errorf("second event %q, want data: two", got)
+	// Server-sent events, and any other response written bit by bit.
+	for _, typ := range []string{"text/event-stream", "text/plain"} {
+		t.Run(typ, func(t *testing.T) {
+			res := b.do(t, "GET", "/c/c1/stream?type="+typ, "", nil)
+			events := bufio.NewReader(res.Body)
+			// a's handler sends its second event only after the first has
+			// come through b: a proxy that buffered would never deliver it.
+			if got := event(t, events); got != "data: one" {
+				t.Errorf("first event %q, want data: one", got)
+			}
+			a.step <- struct{}{}
+			if got := event(t, events); got != "data: two" {
+				t.Errorf("second event %q, want data: two", got)
+			}
+		})
 	}
 	if got := b.served.Load(); got != 0 {
 		t.Errorf("b's handler served %d requests, want 0", got)
@@ -208,7 +213,7 @@ func TestARequestForADeadOwnersConversationIsServedHere(t *testing.T) {
 func TestAStreamEndsWhenItsNodeLosesTheConversation(t *testing.T) {
 	url := newCluster(t)
 	a := startSite(t, url)
-	res := a.do(t, "GET", "/c/c1/stream", "", nil)
+	res := a.do(t, "GET", "/c/c1/stream?type=text/event-stream", "", nil)
 	events := bufio.NewReader(res.Body)
 	if got := event(t, events); got != "data: one" {
 		t.Fatalf("first event %q, want data: one", got)
@@ -225,5 +230,60 @@ func TestAStreamEndsWhenItsNodeLosesTheConversation(t *testing.T) {
 	}
 	if _, err := io.ReadAll(events); err != nil {
 		t.Errorf("the stream's body: %v, want its end", err)
+	}
+}
+
+// TestARequestForASilentLiveOwnersConversationIsRefused: when the owner
+// does not answer but still holds its lock (cut off from the other nodes,
+// not from the database), the request gets 503 and a reason, and the
+// conversation stays where it is.
+func TestARequestForASilentLiveOwnersConversationIsRefused(t *testing.T) {
+	url := newCluster(t)
+	a := join(t, url, Options{URL: "http://127.0.0.1:1"}) // nothing listens there
+	b := startSite(t, url)
+	hold(t, a, "c1")
+
+	res := b.do(t, "POST", "/c/c1/echo", "hello", nil)
+	status, body := text(t, res)
+	if status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "does not answer") {
+		t.Errorf("POST to b = %d (Retry-After %q) %q, want 503 with Retry-After saying the owner does not answer",
+			status, res.Header.Get("Retry-After"), body)
+	}
+	elsewhere(t, b.node, "c1", a)
+}
+
+// TestADrainingNodeHandsItsConversationsOver: once a node drains, the next
+// request for its conversation, on another node, is served there; the
+// draining node's open stream of it ends so its browser reconnects; and a
+// request sent to the draining node for a conversation no one holds is
+// refused with Retry-After, for the load balancer to send elsewhere.
+func TestADrainingNodeHandsItsConversationsOver(t *testing.T) {
+	url := newCluster(t)
+	a, b := startSite(t, url), startSite(t, url)
+	events := bufio.NewReader(a.do(t, "GET", "/c/c1/stream?type=text/event-stream", "", nil).Body)
+	if got := event(t, events); got != "data: one" {
+		t.Fatalf("first event %q, want data: one", got)
+	}
+
+	if err := a.node.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status, body := text(t, b.do(t, "POST", "/c/c1/echo", "hello", nil))
+	if status != http.StatusOK || !strings.HasPrefix(body, b.node.ID()+"|hello") {
+		t.Errorf("POST to b for the draining node's conversation = %d %q, want served by b", status, body)
+	}
+	select {
+	case cause := <-a.ended:
+		if !errors.Is(cause, ErrLost) {
+			t.Errorf("a's stream ended because %v, want ErrLost", cause)
+		}
+	case <-time.After(wait):
+		t.Fatal("a's stream did not end")
+	}
+
+	res := a.do(t, "POST", "/c/c2/echo", "hello", nil)
+	status, body = text(t, res)
+	if status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "shutting down") {
+		t.Errorf("POST to the draining node = %d (Retry-After %q) %q, want 503 saying it is shutting down", status, res.Header.Get("Retry-After"), body)
 	}
 }
