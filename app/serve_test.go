@@ -133,7 +133,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	rules := writeFile(t, "policy.rules", "deny */delete*\n")
 	servers := writeFile(t, "servers.json", `{"mcpServers": {"search": {"url": "https://search.example/mcp"}}}`)
 	env := map[string]string{
-		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_DURABILITY": "power-loss",
+		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_NODE_URL": "http://10.0.0.5:9090", "SWEATPANTS_DURABILITY": "power-loss",
 		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536",
 		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_CONTEXT_TOKENS": "8000", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
 		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
@@ -157,7 +157,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", durability: "power-loss", logFormat: "json", maxBody: 1024,
+	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", nodeURL: "http://10.0.0.5:9090", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
