@@ -127,7 +127,17 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Host = pr.In.Host // the owner sees the request as the browser sent it
+			// The browser is named after the hops before this node (a load
+			// balancer's), which SetXForwarded appends this node's peer to;
+			// what a load balancer said of the browser's connection stands:
+			// this node's own hop is plain HTTP.
+			pr.Out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
 			pr.SetXForwarded()
+			for _, h := range []string{"X-Forwarded-Proto", "X-Forwarded-Host"} {
+				if v := pr.In.Header.Get(h); v != "" {
+					pr.Out.Header.Set(h, v)
+				}
+			}
 			pr.Out.Header.Set(ForwardedHeader, n.id)
 		},
 		Transport:     n.transport,

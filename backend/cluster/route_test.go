@@ -57,6 +57,8 @@ func (s *site) handle(w http.ResponseWriter, r *http.Request) {
 			session = cookie.Value
 		}
 		fmt.Fprintf(w, "%s|%s|%s|%s|%s", s.node.ID(), body, r.Host, session, r.Header.Get(ForwardedHeader))
+	case strings.HasSuffix(r.URL.Path, "/forwarded"):
+		fmt.Fprintf(w, "%s|%s|%s", r.Header.Get("X-Forwarded-Proto"), r.Header.Get("X-Forwarded-Host"), r.Header.Get("X-Forwarded-For"))
 	case strings.HasSuffix(r.URL.Path, "/stream"):
 		w.Header().Set("Content-Type", r.URL.Query().Get("type"))
 		fmt.Fprint(w, "data: one\n\n")
@@ -162,6 +164,21 @@ func TestARequestForAnotherNodesConversationIsServedByIt(t *testing.T) {
 	}
 	if got := b.served.Load(); got != 0 {
 		t.Errorf("b's handler served %d requests, want 0", got)
+	}
+}
+
+// A request forwarded to the owner keeps what a load balancer in front
+// said of the browser's connection (HTTPS, the host it asked for), and
+// names the browser after the load balancer, so that the owner, trusting
+// both as proxies, sees the browser.
+func TestAForwardedRequestKeepsWhatTheLoadBalancerSaid(t *testing.T) {
+	url := newCluster(t)
+	a, b := startSite(t, url), startSite(t, url)
+	hold(t, a.node, "c1")
+	status, body := text(t, b.do(t, "GET", "/c/c1/forwarded", "", http.Header{
+		"X-Forwarded-Proto": {"https"}, "X-Forwarded-Host": {"chat.example"}, "X-Forwarded-For": {"203.0.113.7"}}))
+	if want := "https|chat.example|203.0.113.7, 127.0.0.1"; status != http.StatusOK || body != want {
+		t.Errorf("the owner saw %d %q, want %q", status, body, want)
 	}
 }
 
