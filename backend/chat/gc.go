@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
-	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // GCRetention overrides Config.GCRetention for the collections run in a
@@ -42,22 +41,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 		c.lock()
 		defer c.mu.Unlock()
 
-		var expired, heads []int64
-		for _, e := range reflog {
-			if e.At.Before(cutoff) {
-				expired = append(expired, e.ID)
-			} else {
-				heads = append(heads, e.Head)
-			}
-		}
-		// Young nodes stay, and so do their ancestors.
-		keep := c.idx.Reachable(c.path, heads, func(n tree.Node) bool { return !n.At.Before(cutoff) })
-		var doomed []int64
-		for nid := range c.idx.Nodes() {
-			if !keep[nid] {
-				doomed = append(doomed, nid)
-			}
-		}
+		doomed, expired := c.idx.Garbage(c.path, reflog, cutoff)
 		if len(doomed) == 0 && len(expired) == 0 {
 			return nil
 		}
