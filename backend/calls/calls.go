@@ -45,7 +45,7 @@ type Records interface {
 // Chat is what the calls page needs of the chat service: to be told when a
 // conversation of its session records a node, and which model answers now.
 type Chat interface {
-	FollowSession(session string) *sessionfeed.Follower
+	Sessions() *sessionfeed.Hub
 	// ModelLabel names the model that answers now and where it is served
 	// from (llm.Label), which the chat's own pages leave out.
 	ModelLabel() string

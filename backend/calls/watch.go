@@ -39,7 +39,7 @@ func (s *Service) Watch(ctx context.Context, session string, f Filter) (*Watch, 
 			return nil, errNoConversation()
 		}
 	}
-	return &Watch{svc: s, filter: f, f: s.chat.FollowSession(session)}, nil
+	return &Watch{svc: s, filter: f, f: s.chat.Sessions().Follow(session)}, nil
 }
 
 // Close stops following.

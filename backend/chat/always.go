@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"sync"
 
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 )
@@ -32,13 +31,13 @@ func (s *Service) AlwaysAllowed(ctx context.Context, session string) ([]policy.A
 // its tool asks again (a call being approved or running goes on). NotFound
 // for a rule the session does not have.
 func (s *Service) RevokeAlways(ctx context.Context, session string, id int64) error {
-	defer s.always.forget(session)
+	defer s.always.Forget(session)
 	return s.store.RevokeAlways(ctx, session, id)
 }
 
 // allowAlways keeps the user's "Always allow" of agent's tool for session.
 func (s *Service) allowAlways(ctx context.Context, session, agent, tool string) error {
-	defer s.always.forget(session)
+	defer s.always.Forget(session)
 	_, err := s.store.AllowAlways(ctx, session, agent, tool)
 	return err
 }
@@ -46,7 +45,7 @@ func (s *Service) allowAlways(ctx context.Context, session, agent, tool string) 
 // alwaysAllowing returns session's always rule of agent's tool, if it has
 // one.
 func (s *Service) alwaysAllowing(ctx context.Context, session, agent, tool string) (policy.AlwaysRule, bool, error) {
-	rules, err := s.always.of(ctx, session, s.store.AlwaysAllowed)
+	rules, err := s.always.Of(ctx, session, s.store.AlwaysAllowed)
 	if err != nil {
 		return policy.AlwaysRule{}, false, err
 	}
@@ -56,47 +55,4 @@ func (s *Service) alwaysAllowing(ctx context.Context, session, agent, tool strin
 		}
 	}
 	return policy.AlwaysRule{}, false, nil
-}
-
-// alwaysRules keeps the always rules of the sessions read so far.
-type alwaysRules struct {
-	mu     sync.Mutex
-	by     map[string][]policy.AlwaysRule // session → its rules
-	change uint64                         // counts the changes, so that a read that raced one is not kept
-}
-
-// of returns session's rules, read through read when they are not kept.
-func (a *alwaysRules) of(ctx context.Context, session string, read func(context.Context, string) ([]policy.AlwaysRule, error)) ([]policy.AlwaysRule, error) {
-	a.mu.Lock()
-	rules, ok := a.by[session]
-	change := a.change
-	a.mu.Unlock()
-	if ok {
-		return rules, nil
-	}
-	rules, err := read(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	// Rules read while they changed may be the old ones: used once, not
-	// kept. A revoked rule is never taken from memory after the revoke.
-	if a.change == change {
-		if a.by == nil {
-			a.by = map[string][]policy.AlwaysRule{}
-		}
-		a.by[session] = rules
-	}
-	return rules, nil
-}
-
-// forget drops what is kept of the sessions' rules, which changed.
-func (a *alwaysRules) forget(sessions ...string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.change++
-	for _, s := range sessions {
-		delete(a.by, s)
-	}
 }

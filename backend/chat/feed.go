@@ -17,7 +17,7 @@ import (
 // through Look. The read models (package eventstream, package inspector)
 // are built on this and nothing else of the conversation; the calls page
 // (package calls), which reads the record, follows a whole session through
-// FollowSession (package sessionfeed).
+// Sessions (package sessionfeed).
 
 // Change is one thing that changed on a conversation's page: an Item, the
 // Status, the conversation's Title, or else the Notice (which may be empty,

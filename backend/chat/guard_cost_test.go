@@ -35,7 +35,9 @@ func benchGuard(b *testing.B, first bool) {
 	path := benchBranch(300, 10)
 	var mu sync.Mutex // as the conversation's, which the branch is read under
 	var ch consent.Choices
-	always := &alwaysRules{by: map[string][]policy.AlwaysRule{"me": {{ID: 1, Agent: "notes", Tool: "forget_note"}}}}
+	var always policy.AlwaysCache
+	kept := []policy.AlwaysRule{{ID: 1, Agent: "notes", Tool: "forget_note"}}
+	always.Of(ctx, "me", func(context.Context, string) ([]policy.AlwaysRule, error) { return kept, nil }) // kept from now on
 	g := consent.Guard{Remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 		mu.Lock()
 		if first {
@@ -46,7 +48,7 @@ func benchGuard(b *testing.B, first bool) {
 		if ok {
 			return policy.Decision{Action: policy.Allow, By: "remembered"}, approval, true
 		}
-		rs, _ := always.of(ctx, "me", nil)
+		rs, _ := always.Of(ctx, "me", nil)
 		for _, r := range rs {
 			if r.Agent == pc.Agent && r.Tool == pc.Tool {
 				return policy.Decision{Action: policy.Allow, By: "remembered"}, "", true

@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -74,9 +75,9 @@ type Service struct {
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
 
-	sessions sessionfeed.Hub // the followers of whole sessions (sessionfeed.go)
-	always   alwaysRules     // the sessions' always rules, as read (always.go)
-	levels   levels          // the assistants' policies, compiled (levels.go)
+	sessions sessionfeed.Hub    // the followers of whole sessions (sessionfeed.go)
+	always   policy.AlwaysCache // the sessions' always rules, as read (always.go)
+	levels   levels             // the assistants' policies, compiled (levels.go)
 
 	observe Observer // see Config.Observer
 	leases  Leases   // see Config.Leases
@@ -173,7 +174,7 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 	if prev == "" || next == prev {
 		return next, nil // nothing moved: no session, or a pinned one
 	}
-	s.always.forget(prev, next) // moved with the conversations
+	s.always.Forget(prev, next) // moved with the conversations
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.live {

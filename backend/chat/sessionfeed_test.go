@@ -44,9 +44,9 @@ func TestASessionFollowerIsToldWhatItsConversationsRecord(t *testing.T) {
 	}
 	a, _ := svc.Create(t.Context(), session, "assistant")
 	b, _ := svc.Create(t.Context(), session, "assistant")
-	f := svc.FollowSession(session)
+	f := svc.Sessions().Follow(session)
 	defer f.Close()
-	other := svc.FollowSession("someone else")
+	other := svc.Sessions().Follow("someone else")
 	defer other.Close()
 
 	for _, id := range []string{a.ID, b.ID} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/replay"
+	"github.com/sweatpants-go/sweatpants/backend/state"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -204,6 +206,10 @@ type turn struct {
 	// recorded against.
 	samples replay.Samples
 
+	// state is the agents' state as the turn sees it, made once (state.go).
+	stateOnce sync.Once
+	state     *state.Turn
+
 	// choices are the user's choices for the conversation on a side
 	// turn's branch, as read so far (package consent); the flow's are the
 	// conversation's. c.mu guards them.
@@ -324,6 +330,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = primitive.Cores{
 		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,
 		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
+		StateGet: t.stateGet, StateSet: t.stateSet,
 	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)

@@ -22,6 +22,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/replay"
+	"github.com/sweatpants-go/sweatpants/backend/state"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -49,6 +50,7 @@ type drift struct {
 // dryTurn provides the primitives' cores for one dry run.
 type dryTurn struct {
 	record  durable.Journal
+	states  *state.Turn
 	history []history.Message
 	summary *tree.SummaryRecord
 	node    int64 // the summary's node
@@ -69,7 +71,7 @@ var errDryRunOver = errors.New("the dry run is over")
 // root scope (Config.Scope). It returns nil when the turn would resume,
 // else where it diverges.
 func dryRun(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, st suspendedTurn) *drift {
-	d := &dryTurn{record: st.record, history: st.history, waits: map[string]bool{}, over: make(chan struct{})}
+	d := &dryTurn{record: st.record, states: st.states, history: st.history, waits: map[string]bool{}, over: make(chan struct{})}
 	for id := range st.record.Unanswered() {
 		d.waits[id] = false
 	}
@@ -123,8 +125,9 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 	ctx = primitive.Cores{
 		Elicit: d.elicit, Notify: d.notify, Show: d.show, Sample: d.sample, SampleRetry: d.sampleRetry,
 		Log: d.logLine, History: d.historyCore, Version: d.version,
-		Now:    func(ctx context.Context, _ struct{}) (time.Time, error) { return dryValue(d, ctx, "now", time.Now) },
-		Random: func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) },
+		Now:      func(ctx context.Context, _ struct{}) (time.Time, error) { return dryValue(d, ctx, "now", time.Now) },
+		Random:   func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) },
+		StateGet: d.stateGet, StateSet: d.stateSet,
 	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, d.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, d.compact, primitive.Min)
@@ -253,6 +256,21 @@ func (d *dryTurn) notify(ctx context.Context, p primitive.Progress) (struct{}, e
 
 func (d *dryTurn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
 	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[figure.Figure] { return replay.Show(id, f) }, true)
+}
+
+// stateGet reads the state as the live turn would: computed, not recorded.
+func (d *dryTurn) stateGet(ctx context.Context, k primitive.StateKey) (json.RawMessage, error) {
+	if v, ok := d.states.Get(state.Key(k), durable.Peek(ctx)); ok {
+		return v.JSON, nil
+	}
+	return nil, nil
+}
+
+// stateSet matches a change of state with the record; one the record lacks
+// would be made in the middle of the replay.
+func (d *dryTurn) stateSet(ctx context.Context, ch primitive.StateChange) (struct{}, error) {
+	rec := tree.StateRecord{Agent: ch.Agent, Name: ch.Name, Value: ch.Value}
+	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[tree.StateRecord] { return replay.State(id, rec) }, false)
 }
 
 func (d *dryTurn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {

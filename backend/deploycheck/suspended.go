@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/history"
+	"github.com/sweatpants-go/sweatpants/backend/state"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -90,6 +91,7 @@ type suspendedTurn struct {
 	text    string
 	record  durable.Journal
 	history []history.Message
+	states  *state.Turn // the agents' state as the turn sees it
 }
 
 // suspendedTurns lists the suspended turns of a conversation: the open
@@ -99,7 +101,9 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	path := idx.PathTo(meta.Head)
 	var out []suspendedTurn
 	if i := path.OpenTurn(); i >= 0 {
-		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: durable.NewJournal(path[i+1:]), history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID))})
+		record := durable.NewJournal(path[i+1:])
+		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: record, history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID)),
+			states: state.NewTurn(state.Of(path[:i+1]), record.OfKind(tree.StateChange))})
 	}
 	for _, n := range path {
 		for _, q := range idx.SideThread(n.ID) {
@@ -108,7 +112,9 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			}
 			m, _ := tree.Decode[tree.Message](q)
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
-			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: durable.NewJournal(after), history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID))})
+			record := durable.NewJournal(after)
+			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: record, history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID)),
+				states: state.NewTurn(state.Of(idx.PathTo(q.ID)), record.OfKind(tree.StateChange))})
 		}
 	}
 	return out

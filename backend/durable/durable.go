@@ -51,6 +51,19 @@ func NextCall(ctx context.Context) string {
 	return s.prefix + s.sep() + strconv.Itoa(s.n)
 }
 
+// Peek returns the id NextCall would return next from ctx, without taking
+// it: the place among the turn's calls of something the turn does that
+// is not a call of its own (a read of its state, package state).
+func Peek(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	if s == nil {
+		panic("durable: primitive called outside a turn")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prefix + s.sep() + strconv.Itoa(s.n+1)
+}
+
 // sep is what joins the scope's prefix and a number: "-" after a turn's
 // id, "." after a call's.
 func (s *scope) sep() string {

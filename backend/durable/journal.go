@@ -32,6 +32,17 @@ func NewJournal(nodes []tree.Node) Journal {
 	return j
 }
 
+// OfKind returns the recorded calls of kind k, in no order.
+func (j Journal) OfKind(k tree.Kind) []tree.Node {
+	var out []tree.Node
+	for _, n := range j.calls {
+		if n.Kind == k {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Len is how many calls the journal holds.
 func (j Journal) Len() int { return len(j.calls) }
 

@@ -1,6 +1,10 @@
 package policy
 
-import "time"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // AlwaysRule is a choice the user made on an approval — "Always allow" —
 // kept for their session: the agent's tool runs from then on without a
@@ -13,4 +17,49 @@ type AlwaysRule struct {
 	Agent   string
 	Tool    string
 	Created time.Time
+}
+
+// AlwaysCache keeps the always rules of the sessions read so far: every
+// tool call a turn makes looks them up, and they change only when a user
+// allows or revokes one, or a session rotates. The zero value keeps none.
+type AlwaysCache struct {
+	mu     sync.Mutex
+	by     map[string][]AlwaysRule // session → its rules
+	change uint64                  // counts the changes, so that a read that raced one is not kept
+}
+
+// Of returns session's rules, read through read when they are not kept.
+func (a *AlwaysCache) Of(ctx context.Context, session string, read func(context.Context, string) ([]AlwaysRule, error)) ([]AlwaysRule, error) {
+	a.mu.Lock()
+	rules, ok := a.by[session]
+	change := a.change
+	a.mu.Unlock()
+	if ok {
+		return rules, nil
+	}
+	rules, err := read(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Rules read while they changed may be the old ones: used once, not
+	// kept. A revoked rule is never taken from memory after the revoke.
+	if a.change == change {
+		if a.by == nil {
+			a.by = map[string][]AlwaysRule{}
+		}
+		a.by[session] = rules
+	}
+	return rules, nil
+}
+
+// Forget drops what is kept of the sessions' rules, which changed.
+func (a *AlwaysCache) Forget(sessions ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.change++
+	for _, s := range sessions {
+		delete(a.by, s)
+	}
 }

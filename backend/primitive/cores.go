@@ -2,6 +2,7 @@ package primitive
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -26,6 +27,8 @@ type Cores struct {
 	Now         Handler[struct{}, time.Time]
 	Random      Handler[struct{}, uint64]
 	Version     Handler[VersionRequest, int]
+	StateGet    Handler[StateKey, json.RawMessage]
+	StateSet    Handler[StateChange, struct{}]
 }
 
 // Provide returns a child of ctx in which c's cores implement the
@@ -41,6 +44,8 @@ func (c Cores) Provide(ctx context.Context, agent string) context.Context {
 	ctx = provide(ctx, HistoryAPI, c.History)
 	ctx = provide(ctx, NowAPI, c.Now)
 	ctx = provide(ctx, RandomAPI, c.Random)
+	ctx = provide(ctx, StateGetAPI, c.StateGet)
+	ctx = provide(ctx, StateSetAPI, c.StateSet)
 	return provide(ctx, VersionAPI, c.Version)
 }
 

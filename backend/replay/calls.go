@@ -71,6 +71,17 @@ func Tool(j durable.Journal, id string, c agents.ToolCall) durable.Call[tree.Too
 	}
 }
 
+// State is the change rec of an agent's state as call id: the same state
+// set to the same value.
+func State(id string, rec tree.StateRecord) durable.Call[tree.StateRecord] {
+	return durable.Call[tree.StateRecord]{
+		ID: id, Kind: tree.StateChange, Made: fmt.Sprintf("a change of state %s of agent %s", rec.Name, rec.Agent),
+		Same: func(was tree.StateRecord) bool {
+			return was.Agent == rec.Agent && was.Name == rec.Name && durable.SameJSON(was.Value, rec.Value)
+		},
+	}
+}
+
 // Retry is a middleware's refusal n of a model answer as call id.
 func Retry(id string, n primitive.RetryNote) durable.Call[primitive.RetryNote] {
 	return durable.Call[primitive.RetryNote]{

@@ -104,6 +104,14 @@ type ValueRecord struct {
 	Value  json.RawMessage `json:"value"`
 }
 
+// StateRecord is the payload of a StateChange node: agent's state name
+// is Value from this node on, along its branch.
+type StateRecord struct {
+	Agent string          `json:"agent"`
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value"`
+}
+
 // LogRecord is the payload of a Log node: the line as the code wrote it,
 // its attributes as text, in order.
 type LogRecord struct {

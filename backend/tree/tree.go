@@ -52,6 +52,10 @@ const (
 	// Figure is a table or a chart shown to the user; payload
 	// figure.Figure; Ref is its call id.
 	Figure Kind = "figure"
+	// StateChange is a change of an agent's state (agents.State): its new
+	// value, whole; payload StateRecord; Ref is its call id. The state at a
+	// node is the last change on the path to it (package state).
+	StateChange Kind = "state"
 	// SampleRetry is a model call's answer that a middleware of the sample
 	// pipeline refused, so that the call was made again; payload
 	// primitive.RetryNote (who refused it and why); Ref is its call id.

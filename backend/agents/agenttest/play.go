@@ -80,8 +80,9 @@ type run struct {
 	cfg   config
 	kinds *elicit.Kinds
 
-	mu sync.Mutex // turn.Together runs calls at once
-	tr Transcript
+	mu     sync.Mutex // turn.Together runs calls at once
+	tr     Transcript
+	states map[primitive.StateKey]json.RawMessage // the agents' state, as the turn changed it
 }
 
 // context gives the turn's code its primitives, as the server does, with
@@ -94,8 +95,27 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	// code's: nothing is replayed in process.
 	ctx = primitive.Cores{
 		Elicit: r.elicit, Notify: r.notify, Show: r.show, Sample: r.sample, Log: r.log, History: r.history,
+		StateGet: r.stateGet, StateSet: r.stateSet,
 	}.Provide(ctx, a.Name)
 	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
+}
+
+// stateGet reads a state as the turn left it: a turn run in process starts
+// from every state's initial value.
+func (r *run) stateGet(_ context.Context, k primitive.StateKey) (json.RawMessage, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.states[k], nil
+}
+
+func (r *run) stateSet(_ context.Context, ch primitive.StateChange) (struct{}, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.states == nil {
+		r.states = map[primitive.StateKey]json.RawMessage{}
+	}
+	r.states[ch.StateKey] = ch.Value
+	return struct{}{}, nil
 }
 
 func (r *run) line(l string) {
