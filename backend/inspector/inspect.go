@@ -7,6 +7,7 @@ package inspector
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
@@ -51,6 +52,17 @@ type Inspection struct {
 	// whole request: a call recorded as what was new in its request is
 	// shown as it was sent (tree.Requests).
 	Samples map[int64]Sample
+	// State is the agents' state at the end of Path (HEAD's, or the
+	// inspected state's), each with the node that last changed it.
+	State []AgentState
+}
+
+// AgentState is one agent's state as the inspector shows it: its value,
+// and Node, the change that set it (agents.State, package state).
+type AgentState struct {
+	Agent, Name string
+	Value       json.RawMessage
+	Node        int64
 }
 
 // Sample is a model call as the inspector shows it: its record with the
@@ -169,12 +181,14 @@ type TreeChange struct {
 	// already drawn that became current or stopped being current.
 	Entries []tree.RefEntry
 	Flipped []tree.RefEntry
+	// State is set when the agents' state shown changed (In.State).
+	State bool
 }
 
 // Empty reports whether nothing changed.
 func (c TreeChange) Empty() bool {
 	return c.Full == nil && len(c.Growths) == 0 && len(c.Marked) == 0 && !c.Legend &&
-		len(c.PathAdded) == 0 && !c.PathRedrawn && len(c.Entries) == 0 && len(c.Flipped) == 0
+		len(c.PathAdded) == 0 && !c.PathRedrawn && len(c.Entries) == 0 && len(c.Flipped) == 0 && !c.State
 }
 
 // GrowthKind says how new nodes join the drawn tree. The tree is drawn as

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/state"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -27,6 +28,7 @@ type view struct {
 	tip     int64          // the end of the marked path: HEAD, or the inspected state
 	turn    chat.TurnState // what the running turn does, as the legend says
 	entries []shownEntry   // newest first
+	state   []AgentState   // the agents' state shown
 }
 
 // shownEntry is a reflog row as shown.
@@ -162,7 +164,8 @@ func (v *view) snapshot(l chat.Live) Inspection {
 	for _, n := range in.Path {
 		in.OnPath[n.ID] = true
 	}
-	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
+	in.State = agentStates(in.Path)
+	v.drawn, v.newest, v.count, v.head, v.tip, v.turn, v.state = true, newest, x.Len(), head, tip, l.Turn, in.State
 	wholeSamples(x, &in)
 	return in
 }
@@ -301,6 +304,13 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 		}
 	}
 	wholeSamples(x, in)
+	tipPath := l.Path
+	if v.at != nil {
+		tipPath = in.Path
+	}
+	if now := agentStates(tipPath); !slices.EqualFunc(now, v.state, func(a, b AgentState) bool { return a.Node == b.Node }) {
+		in.State, ch.State, v.state = now, true, now
+	}
 	ch.Legend = x.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {
@@ -377,5 +387,15 @@ func heads(reflog []tree.RefEntry) []int64 {
 	for i, e := range reflog {
 		out[i] = e.Head
 	}
+	return out
+}
+
+// agentStates is the agents' state at the end of path, by agent and name.
+func agentStates(path tree.Path) []AgentState {
+	var out []AgentState
+	for k, v := range state.Of(path).All() {
+		out = append(out, AgentState{Agent: k.Agent, Name: k.Name, Value: v.JSON, Node: v.Node})
+	}
+	slices.SortFunc(out, func(a, b AgentState) int { return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Name, b.Name)) })
 	return out
 }

@@ -160,6 +160,9 @@ func treePatches(ch inspector.TreeChange) []treePatch {
 	if len(ch.Marked) > 0 {
 		add(templates.TreeNodeMarks(in, ch.Marked))
 	}
+	if ch.State {
+		add(templates.AgentState(in))
+	}
 	if ch.Legend {
 		add(templates.TreeLegend(in))
 	}

@@ -45,6 +45,11 @@ var Travel = agents.New("travel", "Plans trips: asks for the details, then draft
 // while it works and drafts a plan with the model.
 var PlanTrip = agents.NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
 
+// Trips are the trips the travel agent planned on the conversation's
+// branch, oldest first: its state, which an edit of an earlier message
+// takes back to that branch's (the tree inspector shows it).
+var Trips = agents.NewState(Travel, "trips", []TripDetails{})
+
 // Pace is how long each step of planning takes; see Options.
 var Pace = primitive.NewValue[time.Duration]("demo-pace", 0)
 
@@ -89,6 +94,12 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 	}
 	if err := turn.Notify(ctx, "Done", 1); err != nil {
 		return TripPlan{}, err
+	}
+	// Turns recorded before the concierge kept its trips go on without.
+	if turn.Version(ctx, "remember-trips", 1) >= 1 {
+		if err := Trips.Update(ctx, func(ts *[]TripDetails) error { *ts = append(*ts, d); return nil }); err != nil {
+			return TripPlan{}, err
+		}
 	}
 	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content}, nil
 }

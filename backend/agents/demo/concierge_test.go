@@ -43,6 +43,12 @@ func world(t *testing.T, u *fakeUser) (context.Context, *[]string) {
 		progress = append(progress, p.Message)
 		return struct{}{}, nil
 	})
+	states := map[primitive.StateKey]json.RawMessage{}
+	ctx = primitive.StateGetAPI.Provide(ctx, func(_ context.Context, k primitive.StateKey) (json.RawMessage, error) { return states[k], nil })
+	ctx = primitive.StateSetAPI.Provide(ctx, func(_ context.Context, ch primitive.StateChange) (struct{}, error) {
+		states[ch.StateKey] = ch.Value
+		return struct{}{}, nil
+	})
 	return ctx, &progress
 }
 
