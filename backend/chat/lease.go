@@ -52,11 +52,12 @@ func (s *Service) forgetLocked(c *conversation) (unlease func()) {
 var errMoved = apperr.Errorf(apperr.Unavailable, "This conversation moved to another node; reconnecting.")
 
 // Moved lets go of conversation id, whose lease this node lost (package
-// cluster): another node serves it now, from the record. Its turns stop
-// here recording nothing more, as on a restart, and its followers are
-// told (Follower.Next returns an error IsMoved knows), so that pages and streams end and
-// reconnect to where it lives now. A conversation not in memory is
-// nothing to let go of.
+// cluster): another node serves it now, from the record. An answer handed
+// to its turn is written first, as on a shutdown (its sender waits on it);
+// then its turns stop recording, as on a restart, and its followers are
+// told (Follower.Next returns an error IsMoved knows), so that pages and
+// streams end and reconnect to where it lives now. A conversation not in
+// memory is nothing to let go of.
 func (s *Service) Moved(id string) {
 	s.mu.Lock()
 	c := s.live[id]
@@ -67,7 +68,7 @@ func (s *Service) Moved(id string) {
 	unlease := s.forgetLocked(c)
 	s.mu.Unlock()
 	unlease()
-	c.mu.Lock()
+	c.lock() // writes a held answer
 	defer c.mu.Unlock()
 	if t := c.current; t != nil {
 		t.cancel(errMoved)
