@@ -109,12 +109,23 @@ func TestStoryEditToOsakaBranches(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant()).ToContainText("→ Osaka"))
 	p.must(expect.Locator(p.GetByTestId("user-turn").First().GetByTestId("branch-index")).ToHaveText("2 / 2"))
 
-	// Both bookings stand; the Tokyo branch is one click away.
-	if got := reference.FindAllString(p.bookings(), -1); len(got) != 2 {
+	// Both bookings stand, made in the world; the list says which one this
+	// version of the conversation made. The Tokyo branch is one click
+	// away, where it is the other way round.
+	list := p.bookings()
+	if got := reference.FindAllString(list, -1); len(got) != 2 {
 		t.Errorf("bookings %v, want Tokyo's and Osaka's", got)
+	}
+	notHere := regexp.MustCompile(`→ (\w+)[^→\n]*\(not booked on this version of the conversation\)`)
+	if got := notHere.FindAllStringSubmatch(list, -1); len(got) != 1 || got[0][1] != "Tokyo" {
+		t.Errorf("on the Osaka branch, the bookings not made on it: %v, want Tokyo's alone, in:\n%s", got, list)
 	}
 	p.must(p.GetByTestId("user-turn").First().GetByTestId("branch-prev").Click())
 	p.must(expect.Locator(p.GetByTestId("assistant-message").First()).ToContainText("→ Tokyo"))
+	list = p.bookings()
+	if got := notHere.FindAllStringSubmatch(list, -1); len(got) != 1 || got[0][1] != "Osaka" {
+		t.Errorf("on the Tokyo branch, the bookings not made on it: %v, want Osaka's alone, in:\n%s", got, list)
+	}
 }
 
 // 4. The weather here asks for the device's location.

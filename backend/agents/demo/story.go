@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +82,13 @@ var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 
 // ChatAgent holds the chat's own tools.
 var ChatAgent = agents.New("chat", "Talks with the traveller and books their flights.")
+
+// Booked are the references of the bookings made on the conversation's
+// branch: the chat agent's state. A booking is made in the world, not in
+// the conversation, and does not go away with a branch; this state is how
+// the agent knows which bookings this version of the conversation made, and
+// says so of the others rather than show them as if made here.
+var Booked = agents.NewState(ChatAgent, "booked", []string{})
 
 // TripWords is a trip as the user described it.
 type TripWords struct {
@@ -161,6 +169,12 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			}
 			return "", err
 		}
+		// Turns recorded before the agent kept its bookings go on without.
+		if turn.Version(ctx, "remember-bookings", 1) >= 1 {
+			if err := Booked.Update(ctx, func(refs *[]string) error { *refs = append(*refs, b.Reference); return nil }); err != nil {
+				return "", err
+			}
+		}
 		return fmt.Sprintf("Booked: %s %s → %s, %s, seat %s, %s. Your reference is %s.",
 			f.Number, f.From, f.To, f.Departs.Format("Mon 2 Jan 15:04"), b.Seat, f.Fare(), b.Reference), nil
 	})
@@ -176,11 +190,18 @@ var ListBookings = agents.NewTool(ChatAgent, "listBookings", "List the bookings 
 		if err != nil || len(bs) == 0 {
 			return "You have no bookings yet.", err
 		}
+		here, err := Booked.Get(ctx)
+		if err != nil {
+			return "", err
+		}
 		lines := []string{fmt.Sprintf("You have %d booking(s):", len(bs))}
 		for _, b := range bs {
 			line := fmt.Sprintf("- %s: %s, seat %s", b.Reference, b.FlightID, b.Seat)
 			if f, err := cat.Flight(ctx, b.FlightID); err == nil {
 				line = fmt.Sprintf("- %s: %s %s → %s, %s, seat %s", b.Reference, f.Number, f.From, f.To, f.Departs.Format("Mon 2 Jan 15:04"), b.Seat)
+			}
+			if !slices.Contains(here, b.Reference) {
+				line += " (not booked on this version of the conversation)"
 			}
 			lines = append(lines, line)
 		}
