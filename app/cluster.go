@@ -84,12 +84,16 @@ func conversationOf(r *http.Request) string {
 // for the followers of their sessions on the other nodes (the calls page).
 const topicRecorded = "sessions.recorded"
 
-// recordedOn is a topicRecorded message.
+// recordedOn is a topicRecorded message: conversations that recorded on a
+// node, gathered (sessionfeed.Hub.Relay).
 type recordedOn struct {
-	Node         string `json:"n"`
-	Session      string `json:"s"`
-	Conversation string `json:"c"`
+	Node     string                 `json:"n"`
+	Recorded []sessionfeed.Recorded `json:"r"`
 }
+
+// relayBytes is the most a topicRecorded message carries, well inside
+// NOTIFY's 8,000 bytes: more records go in more messages.
+const relayBytes = 6000
 
 // relaySessions has hub's records relayed to the other nodes, and theirs
 // handed to hub's followers, until stop.
@@ -103,16 +107,29 @@ func relaySessions(node *cluster.Node, hub *sessionfeed.Hub, log *slog.Logger) (
 			if err := json.Unmarshal([]byte(payload), &m); err != nil || m.Node == node.ID() {
 				continue // the bus hands a node its own messages too
 			}
-			hub.Relayed(m.Session, m.Conversation)
+			for _, r := range m.Recorded {
+				hub.Relayed(r.Session, r.Conversation)
+			}
 		}
 	}()
-	stopSending := hub.Relay(func(session, conversation string) {
-		payload, _ := json.Marshal(recordedOn{Node: node.ID(), Session: session, Conversation: conversation})
+	publish := func(rs []sessionfeed.Recorded) {
+		payload, _ := json.Marshal(recordedOn{Node: node.ID(), Recorded: rs})
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := node.Publish(ctx, topicRecorded, string(payload)); err != nil {
-			log.Warn("relay a record to the other nodes", "conversation", conversation, "err", err)
+			log.Warn("relay records to the other nodes", "conversations", len(rs), "err", err)
 		}
+	}
+	stopSending := hub.Relay(func(rs []sessionfeed.Recorded) {
+		size, from := 0, 0
+		for i, r := range rs {
+			if n := len(r.Session) + len(r.Conversation) + 16; size+n > relayBytes && i > from {
+				publish(rs[from:i])
+				size, from = 0, i
+			}
+			size += len(r.Session) + len(r.Conversation) + 16
+		}
+		publish(rs[from:])
 	})
 	return func() {
 		stopSending()

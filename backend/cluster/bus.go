@@ -92,6 +92,9 @@ func (n *Node) deliver(ctx context.Context, payload string) {
 		n.log.Warn("cluster: a notification that is not a message", "payload", payload, "err", err)
 		return
 	}
+	if m.Topic == TopicTaken || m.Topic == TopicReleased {
+		n.owners.forget(m.Payload)
+	}
 	if m.Topic == TopicTaken {
 		n.tasks.Add(1)
 		go func() {

@@ -49,11 +49,17 @@ func (n *Node) Route(conversation func(*http.Request) string) func(http.Handler)
 // that was forwarded already is not forwarded again: it gets 503 with
 // Retry-After.
 func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string, next http.Handler) {
-	elsewhere := func(away *Elsewhere) { n.forward(w, r, away, next) }
+	elsewhere := func(away *Elsewhere) {
+		n.owners.put(away, time.Now())
+		n.forward(w, r, away, next)
+	}
 	if r.Header.Get(ForwardedHeader) != "" {
 		elsewhere = func(away *Elsewhere) {
 			unavailable(w, fmt.Sprintf("This conversation is live on node %s, and this request was already forwarded once; try again in a moment.", away.Node))
 		}
+	} else if away := n.owners.get(conversation, time.Now()); away != nil {
+		n.forward(w, r, away, next) // where it was a moment ago (owners.go)
+		return
 	}
 	lease, err := n.Hold(r.Context(), conversation)
 	n.answer(w, r, conversation, next, lease, err, elsewhere)
@@ -150,6 +156,7 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
 				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
+				n.owners.forget(to.Conversation)
 				lease, err := n.takeOver(r.Context(), to.Conversation)
 				n.answer(w, r, to.Conversation, next, lease, err, func(away *Elsewhere) {
 					if away.Node != to.Node {

@@ -304,3 +304,41 @@ func TestADrainingNodeHandsItsConversationsOver(t *testing.T) {
 		t.Errorf("POST to the draining node = %d (Retry-After %q) %q, want 503 saying it is shutting down", status, res.Header.Get("Retry-After"), body)
 	}
 }
+
+// A node remembers for a moment where it forwarded a conversation's
+// request, and forgets it when the owner lets the conversation go: the
+// next request is then served where it lands.
+func TestARememberedOwnerIsForgottenWhenItLetsGo(t *testing.T) {
+	url := newCluster(t)
+	a, b := startSite(t, url), startSite(t, url)
+	lease := hold(t, a.node, "c1")
+	served := func() string {
+		t.Helper()
+		status, body := text(t, b.do(t, "POST", "/c/c1/echo", "hello", nil))
+		if status != http.StatusOK {
+			t.Fatalf("POST to b = %d %q", status, body)
+		}
+		by, _, _ := strings.Cut(body, "|")
+		return by
+	}
+	if by := served(); by != a.node.ID() {
+		t.Fatalf("served by %s, want a, which holds it", by)
+	}
+	if by := served(); by != a.node.ID() {
+		t.Fatalf("again: served by %s, want a", by)
+	}
+	released, cancel := b.node.Subscribe(TopicReleased)
+	defer cancel()
+	lease.Release()
+	select {
+	case c := <-released:
+		if c != "c1" {
+			t.Fatalf("released %q", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b never heard of the release")
+	}
+	if by := served(); by != b.node.ID() {
+		t.Errorf("after a let it go, served by %s, want b, where the request landed", by)
+	}
+}

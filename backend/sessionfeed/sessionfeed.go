@@ -10,9 +10,11 @@ package sessionfeed
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Hub is the followers of sessions. The zero value has none.
@@ -21,12 +23,21 @@ type Hub struct {
 	relaying  atomic.Bool  // what is recorded is relayed to other nodes (Relay)
 	mu        sync.Mutex
 	followers map[*Follower]struct{}
-	outbox    map[recorded]struct{} // to relay, coalesced
+	outbox    map[Recorded]struct{} // to relay, coalesced
 	wake      chan struct{}         // has a value when outbox has
 }
 
-// recorded is a conversation of a session that recorded a node.
-type recorded struct{ session, conversation string }
+// Recorded is a conversation of a session that recorded a node.
+type Recorded struct {
+	Session      string `json:"s"`
+	Conversation string `json:"c"`
+}
+
+// relayEvery is how long the records to relay gather before they are
+// sent together: a reader shows a session's records at most every 200 ms
+// (package calls), so a tenth of a second is not seen, and a busy node
+// sends a few messages a second instead of one a record.
+const relayEvery = 100 * time.Millisecond
 
 // Follower follows the conversations of one session for one reader. Close
 // it when the reader goes away.
@@ -79,7 +90,7 @@ func (h *Hub) Recorded(session, conversation string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.relaying.Load() {
-		h.outbox[recorded{session, conversation}] = struct{}{}
+		h.outbox[Recorded{session, conversation}] = struct{}{}
 		select {
 		case h.wake <- struct{}{}:
 		default:
@@ -101,12 +112,12 @@ func (h *Hub) Relayed(session, conversation string) {
 
 // Relay has what this node's conversations record sent to the other nodes
 // of a cluster, whose hubs hand it to their followers (Relayed): send is
-// called by a goroutine of its own, off the path that records, once for
-// each conversation that recorded since it was last called, however many
-// nodes it recorded meanwhile. stop ends the relaying.
-func (h *Hub) Relay(send func(session, conversation string)) (stop func()) {
+// called by a goroutine of its own, off the path that records, with the
+// conversations that recorded in the last relayEvery, each once however
+// many nodes it recorded. stop ends the relaying.
+func (h *Hub) Relay(send func([]Recorded)) (stop func()) {
 	h.mu.Lock()
-	h.outbox, h.wake = map[recorded]struct{}{}, make(chan struct{}, 1)
+	h.outbox, h.wake = map[Recorded]struct{}{}, make(chan struct{}, 1)
 	wake := h.wake
 	h.mu.Unlock()
 	h.relaying.Store(true)
@@ -119,12 +130,18 @@ func (h *Hub) Relay(send func(session, conversation string)) (stop func()) {
 			case <-done:
 				return
 			}
+			gather := time.NewTimer(relayEvery)
+			select {
+			case <-gather.C:
+			case <-done:
+				gather.Stop()
+			}
 			h.mu.Lock()
-			out := h.outbox
-			h.outbox = map[recorded]struct{}{}
+			out := slices.Collect(maps.Keys(h.outbox))
+			h.outbox = map[Recorded]struct{}{}
 			h.mu.Unlock()
-			for r := range out {
-				send(r.session, r.conversation)
+			if len(out) > 0 {
+				send(out)
 			}
 		}
 	}()

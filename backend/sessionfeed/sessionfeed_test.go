@@ -14,7 +14,11 @@ import (
 // itself hears it once.
 func TestARecordIsRelayedToTheFollowersOnOtherNodes(t *testing.T) {
 	var here, there sessionfeed.Hub
-	stop := here.Relay(func(session, conversation string) { there.Relayed(session, conversation) })
+	stop := here.Relay(func(rs []sessionfeed.Recorded) {
+		for _, r := range rs {
+			there.Relayed(r.Session, r.Conversation)
+		}
+	})
 	defer stop()
 	local, remote, other := here.Follow("s"), there.Follow("s"), there.Follow("someone else")
 	defer local.Close()
