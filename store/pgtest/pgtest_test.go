@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
@@ -68,5 +69,39 @@ func TestStopRemovesTheServer(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("server's directory %s after Stop: %v, want it removed", dir, err)
+	}
+}
+
+// TestDurableKeepsCommitsOnDisk starts a durable server and a test one: a
+// benchmark of commits measures the durable one's fsync and synchronous
+// commit, PostgreSQL's defaults, while tests keep both off.
+func TestDurableKeepsCommitsOnDisk(t *testing.T) {
+	for _, tc := range []struct {
+		opts pgtest.Options
+		want string
+	}{{pgtest.Options{Durable: true}, "on"}, {pgtest.Options{}, "off"}} {
+		ctx := context.Background()
+		srv, err := pgtest.StartWith(ctx, tc.opts)
+		if errors.Is(err, pgtest.ErrNotFound) && os.Getenv(pgtest.RequiredEnv) == "" {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Stop() })
+		conn, err := pgx.Connect(ctx, srv.ConnString("postgres", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+			var got string
+			if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("Durable %v: %s = %s, want %s", tc.opts.Durable, setting, got, tc.want)
+			}
+		}
+		conn.Close(ctx)
 	}
 }
