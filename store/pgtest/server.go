@@ -138,6 +138,10 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 }
 
+// Pid is the server's process id (the postmaster, whose children are its
+// connections' backends).
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Dir is the server's directory: its data and its socket.
 func (s *Server) Dir() string { return s.dir }
 
