@@ -33,7 +33,7 @@ func runCluster(ctx context.Context, cfg config, pg *postgres, dir string, rate 
 	// on a database that is ready rather than queueing behind its lock.
 	var bases []string
 	for i := range cfg.nodes {
-		srv, err := startServer(cfg.bin, dir, strconv.Itoa(i+1), url, "", 30*time.Second)
+		srv, err := startServer(cfg.bin, dir, strconv.Itoa(i+1), url, "", cfg.conversations, 30*time.Second)
 		if err != nil {
 			stopAll()
 			return nil, fmt.Errorf("node %d: %w", i+1, err)
@@ -48,7 +48,7 @@ func runCluster(ctx context.Context, cfg config, pg *postgres, dir string, rate 
 		res.ServerPeakRSS += s.peakRSS()
 	}
 	res.DBBytes = pg.size(ctx, schema)
-	res.Durability = "PostgreSQL fsync=on, synchronous_commit=on"
+	res.Durability = pg.durability(ctx)
 	stopErr := stopAll()
 	for _, s := range nodes {
 		cpu += s.cpu()
@@ -73,9 +73,12 @@ func logTails(nodes []*server, n int) string {
 // cpu returns the CPU time, user and system, PostgreSQL has used so far:
 // the postmaster's own and that of its children that have exited (each
 // connection's backend, once the connection closes), or -1 if it cannot
-// be read (not Linux). Read after the servers stopped, it counts all their
+// be read (not Linux, or not the bench's own server). Read after the servers stopped, it counts all their
 // backends.
 func (p *postgres) cpu() time.Duration {
+	if p.srv == nil {
+		return -1
+	}
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.srv.Pid()))
 	if err != nil {
 		return -1

@@ -25,7 +25,8 @@
 //
 // -db postgres runs the servers on a throwaway PostgreSQL the bench starts
 // (store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
-// for each run, instead of a SQLite file. -nodes N then starts N servers on
+// for each run, instead of a SQLite file; -db postgres://… on that
+// database, a new schema for each run, left there afterwards. -nodes N then starts N servers on
 // that schema, a cluster (docs/cluster.md): browser i opens its conversation
 // and its stream on node i mod N and answers there too, or, with -cross, on
 // the next node, which forwards the answer to the node the conversation is
@@ -51,6 +52,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -103,7 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on each run (-mode both makes two)")
 	fs.DurationVar(&cfg.stepTimeout, "step-timeout", 60*time.Second, "bound on each request and each wait for an event")
 	fs.IntVar(&cfg.setupParallel, "setup-parallel", 64, "browsers setting up at once before the timed phase")
-	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run) or postgres (a durable throwaway server, a schema per run)")
+	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run), postgres (a durable throwaway server, a schema per run) or a postgres:// URL (that database, a new schema per run, left there)")
 	fs.IntVar(&cfg.nodes, "nodes", 1, "servers on the one database (-db postgres); browser i uses node i mod N")
 	fs.BoolVar(&cfg.cross, "cross", false, "answer on the next node, not the one with the stream (-nodes 2 or more)")
 	if err := fs.Parse(args); err != nil {
@@ -149,19 +151,32 @@ func (cfg config) check(rest []string) error {
 		return fmt.Errorf("-durability must be process-crash or power-loss, not %q", cfg.durability)
 	case cfg.timeout <= 0 || cfg.stepTimeout <= 0 || cfg.setupParallel < 1:
 		return errors.New("-timeout, -step-timeout and -setup-parallel must be positive")
-	case cfg.db != dbSQLite && cfg.db != dbPostgres:
-		return fmt.Errorf("-db must be sqlite or postgres, not %q", cfg.db)
+	case cfg.db != dbSQLite && cfg.db != dbPostgres && !strings.HasPrefix(cfg.db, "postgres://") && !strings.HasPrefix(cfg.db, "postgresql://"):
+		return fmt.Errorf("-db must be sqlite, postgres or a postgres:// URL, not %q", cfg.db)
 	case cfg.nodes < 1:
 		return errors.New("-nodes must be at least 1")
-	case cfg.nodes > 1 && cfg.db != dbPostgres:
+	case cfg.nodes > 1 && cfg.db == dbSQLite:
 		return errors.New("-nodes above 1 needs -db postgres: a SQLite file is one server's")
 	case cfg.cross && cfg.nodes < 2:
 		return errors.New("-cross needs -nodes 2 or more")
-	case cfg.durability != "" && cfg.db == dbPostgres:
+	case cfg.durability != "" && cfg.db != dbSQLite:
 		return errors.New("-durability is SQLite's; on PostgreSQL a commit is durable (synchronous_commit on)")
 	}
 	return nil
 }
+
+// engine names the database the servers run on in results: sqlite or
+// postgres, never the URL, which may hold a password.
+func (cfg config) engine() string {
+	if cfg.onPostgres() {
+		return dbPostgres
+	}
+	return dbSQLite
+}
+
+// onPostgres reports whether the servers run on PostgreSQL; an empty -db
+// is the default, SQLite.
+func (cfg config) onPostgres() bool { return cfg.db != "" && cfg.db != dbSQLite }
 
 // plan lists the runs cfg asks for, in order, each by its target rate in
 // answers per second: 0 for the saturated run.
@@ -206,9 +221,9 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	defer stopSignals()
 
 	var pg *postgres
-	if cfg.db == dbPostgres {
+	if cfg.onPostgres() {
 		var err error
-		if pg, err = startPostgres(ctx); err != nil {
+		if pg, err = startPostgres(ctx, cfg.db); err != nil {
 			return err
 		}
 		defer pg.stop()
@@ -268,7 +283,7 @@ func runOnce(ctx context.Context, cfg config, pg *postgres, rate float64) (*resu
 		return runCluster(ctx, cfg, pg, dir, rate)
 	}
 	cpu0 := selfCPU()
-	srv, err := startServer(cfg.bin, dir, "", "", cfg.durability, 30*time.Second)
+	srv, err := startServer(cfg.bin, dir, "", "", cfg.durability, cfg.conversations, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +324,7 @@ func since(before, after time.Duration) time.Duration {
 func drive(ctx context.Context, cfg config, rate float64, bases []string) (*results, error) {
 	res := &results{
 		Mode:          runName(rate),
-		DB:            cfg.db,
+		DB:            cfg.engine(),
 		Nodes:         len(bases),
 		Cross:         cfg.cross,
 		Conversations: cfg.conversations,
