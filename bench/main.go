@@ -8,7 +8,7 @@
 //	    [-rate 200] [-seed 1] [-conversations 1000] [-rounds 20]
 //	    [-durability process-crash|power-loss] [-json] [-timeout 5m]
 //	    [-step-timeout 1m] [-setup-parallel 64]
-//	    [-db sqlite|postgres] [-nodes 1] [-cross]
+//	    [-db sqlite|postgres|postgres://…] [-nodes 1] [-cross]
 //
 // It measures two ways, each against a fresh server and database:
 //
@@ -26,11 +26,11 @@
 // -db postgres runs the servers on a throwaway PostgreSQL the bench starts
 // (store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
 // for each run, instead of a SQLite file; -db postgres://… on that
-// database, a new schema for each run, left there afterwards. -nodes N then starts N servers on
-// that schema, a cluster (docs/cluster.md): browser i opens its conversation
-// and its stream on node i mod N and answers there too, or, with -cross, on
-// the next node, which forwards the answer to the node the conversation is
-// live on. The difference between a -cross run and one without at the same
+// database, a new schema for each run, left there afterwards. -nodes N
+// then starts N servers on that schema, a cluster (docs/cluster.md):
+// browser i opens its conversation and its stream on node i mod N and
+// answers there too, or, with -cross, on the next node, which forwards the
+// answer to the node the conversation is live on. The difference between a -cross run and one without at the same
 // rate is what an answer landing on another node costs.
 //
 // All conversations are created, their streams opened and their first
@@ -79,7 +79,7 @@ type config struct {
 	timeout       time.Duration
 	stepTimeout   time.Duration
 	setupParallel int
-	db            string // dbSQLite or dbPostgres
+	db            string // dbSQLite, dbPostgres or a postgres:// URL
 	nodes         int
 	cross         bool
 }
@@ -155,11 +155,11 @@ func (cfg config) check(rest []string) error {
 		return fmt.Errorf("-db must be sqlite, postgres or a postgres:// URL, not %q", cfg.db)
 	case cfg.nodes < 1:
 		return errors.New("-nodes must be at least 1")
-	case cfg.nodes > 1 && cfg.db == dbSQLite:
+	case cfg.nodes > 1 && !cfg.onPostgres():
 		return errors.New("-nodes above 1 needs -db postgres: a SQLite file is one server's")
 	case cfg.cross && cfg.nodes < 2:
 		return errors.New("-cross needs -nodes 2 or more")
-	case cfg.durability != "" && cfg.db != dbSQLite:
+	case cfg.durability != "" && cfg.onPostgres():
 		return errors.New("-durability is SQLite's; on PostgreSQL a commit is durable (synchronous_commit on)")
 	}
 	return nil
