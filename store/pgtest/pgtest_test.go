@@ -72,36 +72,37 @@ func TestStopRemovesTheServer(t *testing.T) {
 	}
 }
 
-// TestDurableKeepsCommitsOnDisk starts a durable server and a test one: a
-// benchmark of commits measures the durable one's fsync and synchronous
-// commit, PostgreSQL's defaults, while tests keep both off.
+// TestDurableKeepsCommitsOnDisk starts a durable server beside the shared
+// test one: a benchmark of commits measures the durable one's fsync and
+// synchronous commit, PostgreSQL's defaults, while tests keep both off.
 func TestDurableKeepsCommitsOnDisk(t *testing.T) {
-	for _, tc := range []struct {
-		opts pgtest.Options
-		want string
-	}{{pgtest.Options{Durable: true}, "on"}, {pgtest.Options{}, "off"}} {
-		ctx := context.Background()
-		srv, err := pgtest.StartWith(ctx, tc.opts)
-		if errors.Is(err, pgtest.ErrNotFound) && os.Getenv(pgtest.RequiredEnv) == "" {
-			t.Skip(err)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Stop() })
-		conn, err := pgx.Connect(ctx, srv.ConnString("postgres", ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+	ctx := context.Background()
+	test := pgtest.Pool(t)
+	srv, err := pgtest.StartWith(ctx, pgtest.Options{Durable: true})
+	if err != nil {
+		t.Fatal(err) // Pool skipped already if PostgreSQL is missing
+	}
+	t.Cleanup(func() { srv.Stop() })
+	durable, err := pgx.Connect(ctx, srv.ConnString("postgres", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { durable.Close(ctx) })
+	for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+		for _, tc := range []struct {
+			name string
+			db   interface {
+				QueryRow(context.Context, string, ...any) pgx.Row
+			}
+			want string
+		}{{"durable", durable, "on"}, {"test", test, "off"}} {
 			var got string
-			if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+			if err := tc.db.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != tc.want {
-				t.Errorf("Durable %v: %s = %s, want %s", tc.opts.Durable, setting, got, tc.want)
+				t.Errorf("the %s server's %s = %s, want %s", tc.name, setting, got, tc.want)
 			}
 		}
-		conn.Close(ctx)
 	}
 }
