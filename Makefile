@@ -91,8 +91,10 @@ screenshots: build e2e-deps
 ## adds to a tool call, then a model streaming into 100 conversations'
 ## pages, then what telemetry adds to a model call, then the permission
 ## policy's decision under 100 rules, then 100 MCP sessions calling a
-## tool that asks once, beside a plain go-sdk server (docs/performance.md)
-bench: build
+## tool that asks once, beside a plain go-sdk server; then the same load on
+## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
+## every answer landing on another node than its stream's (docs/performance.md)
+bench: build pg-deps
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./backend/transport/
@@ -103,6 +105,9 @@ bench: build
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/
 	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
+	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
+	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
+	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced
 
 ## generate: templ components to Go
 generate:

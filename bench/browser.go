@@ -30,7 +30,8 @@ func (e *stepError) Unwrap() error { return e.Err }
 // survey conversation through its page's stream, as the app's page does.
 type browser struct {
 	n       int
-	base    string
+	base    string // the node serving the browser's page and stream
+	answers string // the node its answers go to: base, or another node
 	client  *http.Client
 	timeout time.Duration // bound on each step
 
@@ -42,9 +43,12 @@ type browser struct {
 	pace      *thinker // nil in the closed loop
 }
 
-// newBrowser returns browser n of a run against base, sharing transport's
-// connections with the other browsers but not their cookies.
-func newBrowser(n int, base string, transport http.RoundTripper, timeout time.Duration) (*browser, error) {
+// newBrowser returns browser n of a run against base, answering on answers
+// (base itself, or another node of a cluster), sharing transport's
+// connections with the other browsers but not their cookies. A session
+// cookie is the host's, whatever the port, so every node on loopback gets
+// it.
+func newBrowser(n int, base, answers string, transport http.RoundTripper, timeout time.Duration) (*browser, error) {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return nil, err
@@ -56,7 +60,7 @@ func newBrowser(n int, base string, transport http.RoundTripper, timeout time.Du
 		// redirects to its page, whose id is all the browser needs.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &browser{n: n, base: base, client: client, timeout: timeout, track: newTracker()}, nil
+	return &browser{n: n, base: base, answers: answers, client: client, timeout: timeout, track: newTracker()}, nil
 }
 
 // fail wraps err with the browser and step.
@@ -107,7 +111,7 @@ func (b *browser) run(ctx context.Context, rounds int, began time.Time, record f
 			return b.fail(step+": think", err)
 		}
 		t0 := time.Now()
-		if _, err := b.request(ctx, http.MethodPost, "/c/"+b.conv+"/elicits/"+eid, "application/json",
+		if _, err := b.requestAt(ctx, b.answers, http.MethodPost, "/c/"+b.conv+"/elicits/"+eid, "application/json",
 			`{"action":"accept","content":{"answer":"x"}}`, http.StatusNoContent); err != nil {
 			return b.fail(step, err)
 		}
@@ -168,9 +172,14 @@ func conversationID(location string) (string, error) {
 // checks its status, returning the response's Location. The body is read
 // to its end so that the connection can be reused.
 func (b *browser) request(ctx context.Context, method, path, contentType, body string, want int) (string, error) {
+	return b.requestAt(ctx, b.base, method, path, contentType, body, want)
+}
+
+// requestAt is request sent to the node at base.
+func (b *browser) requestAt(ctx context.Context, base, method, path, contentType, body string, want int) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, b.base+path, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
 	if err != nil {
 		return "", err
 	}
@@ -197,9 +206,11 @@ func (b *browser) request(ctx context.Context, method, path, contentType, body s
 }
 
 // sameOrigin marks req as coming from the app's own page, as a browser
-// does, so that cross-origin protection lets commands through.
+// does, so that cross-origin protection lets commands through: the page
+// of the node req goes to, as behind a load balancer all nodes are one
+// origin.
 func (b *browser) sameOrigin(req *http.Request) {
-	req.Header.Set("Origin", b.base)
+	req.Header.Set("Origin", req.URL.Scheme+"://"+req.URL.Host)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 }
 

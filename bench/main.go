@@ -8,6 +8,7 @@
 //	    [-rate 200] [-seed 1] [-conversations 1000] [-rounds 20]
 //	    [-durability process-crash|power-loss] [-json] [-timeout 5m]
 //	    [-step-timeout 1m] [-setup-parallel 64]
+//	    [-db sqlite|postgres|postgres://…] [-nodes 1] [-cross]
 //
 // It measures two ways, each against a fresh server and database:
 //
@@ -21,6 +22,16 @@
 //
 // -mode both, the default, runs the paced run and then the saturated one,
 // and prints both results; -rate 0 alone means -mode saturate.
+//
+// -db postgres runs the servers on a throwaway PostgreSQL the bench starts
+// (store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
+// for each run, instead of a SQLite file; -db postgres://… on that
+// database, a new schema for each run, left there afterwards. -nodes N
+// then starts N servers on that schema, a cluster (docs/cluster.md):
+// browser i opens its conversation and its stream on node i mod N and
+// answers there too, or, with -cross, on the next node, which forwards the
+// answer to the node the conversation is live on. The difference between a -cross run and one without at the same
+// rate is what an answer landing on another node costs.
 //
 // All conversations are created, their streams opened and their first
 // question shown before the timed phase starts, and every stream stays open
@@ -41,6 +52,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -67,7 +79,16 @@ type config struct {
 	timeout       time.Duration
 	stepTimeout   time.Duration
 	setupParallel int
+	db            string // dbSQLite, dbPostgres or a postgres:// URL
+	nodes         int
+	cross         bool
 }
+
+// The values of -db.
+const (
+	dbSQLite   = "sqlite"
+	dbPostgres = "postgres"
+)
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -84,6 +105,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on each run (-mode both makes two)")
 	fs.DurationVar(&cfg.stepTimeout, "step-timeout", 60*time.Second, "bound on each request and each wait for an event")
 	fs.IntVar(&cfg.setupParallel, "setup-parallel", 64, "browsers setting up at once before the timed phase")
+	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run), postgres (a durable throwaway server, a schema per run) or a postgres:// URL (that database, a new schema per run, left there)")
+	fs.IntVar(&cfg.nodes, "nodes", 1, "servers on the one database (-db postgres); browser i uses node i mod N")
+	fs.BoolVar(&cfg.cross, "cross", false, "answer on the next node, not the one with the stream (-nodes 2 or more)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -127,9 +151,32 @@ func (cfg config) check(rest []string) error {
 		return fmt.Errorf("-durability must be process-crash or power-loss, not %q", cfg.durability)
 	case cfg.timeout <= 0 || cfg.stepTimeout <= 0 || cfg.setupParallel < 1:
 		return errors.New("-timeout, -step-timeout and -setup-parallel must be positive")
+	case cfg.db != dbSQLite && cfg.db != dbPostgres && !strings.HasPrefix(cfg.db, "postgres://") && !strings.HasPrefix(cfg.db, "postgresql://"):
+		return fmt.Errorf("-db must be sqlite, postgres or a postgres:// URL, not %q", cfg.db)
+	case cfg.nodes < 1:
+		return errors.New("-nodes must be at least 1")
+	case cfg.nodes > 1 && !cfg.onPostgres():
+		return errors.New("-nodes above 1 needs -db postgres: a SQLite file is one server's")
+	case cfg.cross && cfg.nodes < 2:
+		return errors.New("-cross needs -nodes 2 or more")
+	case cfg.durability != "" && cfg.onPostgres():
+		return errors.New("-durability is SQLite's; on PostgreSQL a commit is durable (synchronous_commit on)")
 	}
 	return nil
 }
+
+// engine names the database the servers run on in results: sqlite or
+// postgres, never the URL, which may hold a password.
+func (cfg config) engine() string {
+	if cfg.onPostgres() {
+		return dbPostgres
+	}
+	return dbSQLite
+}
+
+// onPostgres reports whether the servers run on PostgreSQL; an empty -db
+// is the default, SQLite.
+func (cfg config) onPostgres() bool { return cfg.db != "" && cfg.db != dbSQLite }
 
 // plan lists the runs cfg asks for, in order, each by its target rate in
 // answers per second: 0 for the saturated run.
@@ -173,11 +220,19 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
+	var pg *postgres
+	if cfg.onPostgres() {
+		var err error
+		if pg, err = startPostgres(ctx, cfg.db); err != nil {
+			return err
+		}
+		defer pg.stop()
+	}
 	var all []*results
 	for _, rate := range cfg.plan() {
 		name := runName(rate)
 		fmt.Fprintf(stderr, "bench: %s run: %d conversations × %d rounds…\n", name, cfg.conversations, cfg.rounds)
-		res, err := runOnce(ctx, cfg, rate)
+		res, err := runOnce(ctx, cfg, pg, rate)
 		if err != nil {
 			return fmt.Errorf("%s run: %w", name, err)
 		}
@@ -209,14 +264,14 @@ func report(w io.Writer, asJSON bool, all []*results) error {
 	}
 }
 
-// runOnce starts a server on a fresh database, drives the browsers against
-// it at rate answers per second in total (0: closed loop), stops it and
-// returns what was measured, all within cfg.timeout.
-func runOnce(ctx context.Context, cfg config, rate float64) (*results, error) {
+// runOnce starts a server, or cfg.nodes of them, on a fresh database (a
+// SQLite file, or a schema on pg), drives the browsers against it at rate
+// answers per second in total (0: closed loop), stops it and returns what
+// was measured, all within cfg.timeout.
+func runOnce(ctx context.Context, cfg config, pg *postgres, rate float64) (*results, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.timeout,
 		fmt.Errorf("the run took longer than -timeout %v", cfg.timeout))
 	defer cancel()
-	cpu0 := selfCPU()
 
 	dir, err := os.MkdirTemp("", "sweatpants-bench-")
 	if err != nil {
@@ -224,11 +279,15 @@ func runOnce(ctx context.Context, cfg config, rate float64) (*results, error) {
 	}
 	defer os.RemoveAll(dir)
 
-	srv, err := startServer(cfg.bin, dir, cfg.durability, 30*time.Second)
+	if pg != nil {
+		return runCluster(ctx, cfg, pg, dir, rate)
+	}
+	cpu0 := selfCPU()
+	srv, err := startServer(cfg.bin, dir, "", "", cfg.durability, cfg.conversations, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	res, runErr := drive(ctx, cfg, rate, srv.base)
+	res, runErr := drive(ctx, cfg, rate, []string{srv.base})
 	res.ServerPeakRSS = srv.peakRSS()
 	res.DBBytes, res.WALBytes = srv.dbSizes()
 	res.Durability = cfg.durability
@@ -258,12 +317,16 @@ func since(before, after time.Duration) time.Duration {
 	return after - before
 }
 
-// drive runs the browsers against the server at base: setup for all of
-// them, then, once every one is ready, the timed phase, paced at rate
-// answers per second in total or, at 0, in the closed loop.
-func drive(ctx context.Context, cfg config, rate float64, base string) (*results, error) {
+// drive runs the browsers against the servers at bases, browser i on
+// bases[i mod N] (see nodeOf): setup for all of them, then, once every one
+// is ready, the timed phase, paced at rate answers per second in total or,
+// at 0, in the closed loop.
+func drive(ctx context.Context, cfg config, rate float64, bases []string) (*results, error) {
 	res := &results{
 		Mode:          runName(rate),
+		DB:            cfg.engine(),
+		Nodes:         len(bases),
+		Cross:         cfg.cross,
 		Conversations: cfg.conversations,
 		Rounds:        cfg.rounds,
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
@@ -288,7 +351,8 @@ func drive(ctx context.Context, cfg config, rate float64, base string) (*results
 	var streams sync.WaitGroup
 	for i := range cfg.conversations {
 		streams.Go(func() {
-			b, err := browse(ctx, cfg, i+1, base, transport, newThinker(mean, cfg.seed, i+1), setupSlots, ready, start, col)
+			stream, answers := nodeOf(i, len(bases), cfg.cross)
+			b, err := browse(ctx, cfg, i+1, bases[stream], bases[answers], transport, newThinker(mean, cfg.seed, i+1), setupSlots, ready, start, col)
 			if err != nil {
 				cancel(err)
 			}
@@ -322,6 +386,17 @@ func drive(ctx context.Context, cfg config, rate float64, base string) (*results
 	return res, nil
 }
 
+// nodeOf returns the nodes, of n, that browser i (from 0) uses: its own,
+// i mod n, for its page and stream, and for its answers the same one or,
+// when cross, the next.
+func nodeOf(i, n int, cross bool) (stream, answers int) {
+	stream = i % n
+	if cross {
+		return stream, (stream + 1) % n
+	}
+	return stream, stream
+}
+
 // linger keeps b's stream open, once b has finished without err, until end
 // is closed or ctx ends, and then closes it.
 func linger(ctx context.Context, b *browser, err error, end <-chan struct{}) {
@@ -338,9 +413,9 @@ func linger(ctx context.Context, b *browser, err error, end <-chan struct{}) {
 // of setupSlots), report on ready, wait for start, answer every round,
 // thinking first as pace says, and tell col when it is done. It returns the
 // browser, if it made one, with its stream still open.
-func browse(ctx context.Context, cfg config, n int, base string, transport http.RoundTripper, pace *thinker,
+func browse(ctx context.Context, cfg config, n int, base, answers string, transport http.RoundTripper, pace *thinker,
 	setupSlots chan struct{}, ready chan<- error, start <-chan struct{}, col *collector) (*browser, error) {
-	b, err := newBrowser(n, base, transport, cfg.stepTimeout)
+	b, err := newBrowser(n, base, answers, transport, cfg.stepTimeout)
 	if err != nil {
 		ready <- err
 		return nil, err

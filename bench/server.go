@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,16 +30,26 @@ type server struct {
 // listenPrefix starts the line the server prints on stdout once it listens.
 const listenPrefix = "listening on "
 
-// startServer runs bin serving a fresh database in dir and waits up to
-// within for it to say where it listens. The server's log goes to
-// dir/server.log.
-func startServer(bin, dir, durability string, within time.Duration) (*server, error) {
+// startServer runs bin serving db, or without one a fresh SQLite database
+// in dir, for browsers streams at once, and waits up to within for it to
+// say where it listens. The
+// server's log goes to dir/server.log, or dir/server-NAME.log for a node
+// named name of several.
+func startServer(bin, dir, name, db, durability string, browsers int, within time.Duration) (*server, error) {
 	s := &server{
-		dbPath:  filepath.Join(dir, "bench.db"),
+		dbPath:  cmp.Or(db, filepath.Join(dir, "bench.db")),
 		logPath: filepath.Join(dir, "server.log"),
 		exited:  make(chan struct{}),
 	}
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", s.dbPath, "--log", "json", "--demo-pace", "0s"}
+	if name != "" {
+		s.logPath = filepath.Join(dir, "server-"+name+".log")
+	}
+	// Every simulated browser comes from loopback, one client address,
+	// where real ones come from many: the limit of streams per address
+	// (256 by default) is lifted to the number of browsers, or it would
+	// refuse the 257th.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", s.dbPath, "--log", "json", "--demo-pace", "0s",
+		"--max-streams-per-client", strconv.Itoa(max(browsers, 1))}
 	if durability != "" {
 		args = append(args, "--durability", durability)
 	}

@@ -48,6 +48,10 @@ type results struct {
 	DBBytes        int64   `json:"db_bytes"`
 	WALBytes       int64   `json:"wal_bytes"`
 	Durability     string  `json:"durability"`
+	DB             string  `json:"db"`    // dbSQLite or dbPostgres
+	Nodes          int     `json:"nodes"` // servers on the database
+	Cross          bool    `json:"cross"` // answers went to another node than the stream's
+	PostgresCPUs   float64 `json:"postgres_cpu_seconds,omitempty"`
 	GOMAXPROCS     int     `json:"gomaxprocs"`
 	NumCPU         int     `json:"num_cpu"`
 }
@@ -166,7 +170,17 @@ func (r *results) writeText(w io.Writer) error {
 	line("server peak RSS", "%s", mib(r.ServerPeakRSS))
 	line("server CPU", "%s (whole life)", seconds(r.ServerCPUs))
 	line("bench CPU", "%s (whole run)", seconds(r.BenchCPUs))
-	line("database", "%s (db %s + wal %s)", mib(r.DBBytes+r.WALBytes), mib(r.DBBytes), mib(r.WALBytes))
+	if r.DB == dbPostgres {
+		line("database", "%s (PostgreSQL: the schema's tables, indexes and TOAST)", mib(r.DBBytes))
+		line("PostgreSQL CPU", "%s (its backends, whole run)", seconds(r.PostgresCPUs))
+		where := "each browser answers on its stream's node"
+		if r.Cross {
+			where = "cross: each browser answers on the next node, which forwards to its stream's"
+		}
+		line("nodes", "%d (%s)", r.Nodes, where)
+	} else {
+		line("database", "%s (db %s + wal %s)", mib(r.DBBytes+r.WALBytes), mib(r.DBBytes), mib(r.WALBytes))
+	}
 	line("durability", "%s", r.Durability)
 	line("GOMAXPROCS/NumCPU", "%d/%d", r.GOMAXPROCS, r.NumCPU)
 	return tw.Flush()

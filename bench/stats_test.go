@@ -86,6 +86,40 @@ func TestOutput(t *testing.T) {
 	if back["round_trips"] != 2.0 || back["durability"] != "power-loss" || back["p50_ms"] != 1.0 {
 		t.Errorf("JSON output = %s", js.String())
 	}
+	if strings.Contains(text.String(), "nodes") || strings.Contains(text.String(), "PostgreSQL") {
+		t.Errorf("a SQLite run's text output speaks of nodes or PostgreSQL:\n%s", text.String())
+	}
+}
+
+// TestOutputOnACluster says a PostgreSQL run's engine, nodes, where the
+// answers went and PostgreSQL's own CPU, in text and in JSON.
+func TestOutputOnACluster(t *testing.T) {
+	r := results{Conversations: 2, Rounds: 1, DBBytes: 3 << 20, DB: dbPostgres, Nodes: 3, Cross: true, PostgresCPUs: 1.5,
+		Durability: "PostgreSQL fsync=on, synchronous_commit=on"}
+	var text bytes.Buffer
+	if err := r.writeText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"database           3.0 MiB (PostgreSQL: the schema's tables, indexes and TOAST)\n",
+		"PostgreSQL CPU     1.500 s (its backends, whole run)\n",
+		"nodes              3 (cross: each browser answers on the next node, which forwards to its stream's)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := r.writeJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["db"] != "postgres" || back["nodes"] != 3.0 || back["cross"] != true || back["postgres_cpu_seconds"] != 1.5 {
+		t.Errorf("JSON output = %s", js.String())
+	}
 }
 
 func TestConversationID(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sweatpants-go/sweatpants/store/pgtest"
 )
 
@@ -68,5 +69,40 @@ func TestStopRemovesTheServer(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("server's directory %s after Stop: %v, want it removed", dir, err)
+	}
+}
+
+// TestDurableKeepsCommitsOnDisk starts a durable server beside the shared
+// test one: a benchmark of commits measures the durable one's fsync and
+// synchronous commit, PostgreSQL's defaults, while tests keep both off.
+func TestDurableKeepsCommitsOnDisk(t *testing.T) {
+	ctx := context.Background()
+	test := pgtest.Pool(t)
+	srv, err := pgtest.StartWith(ctx, pgtest.Options{Durable: true})
+	if err != nil {
+		t.Fatal(err) // Pool skipped already if PostgreSQL is missing
+	}
+	t.Cleanup(func() { srv.Stop() })
+	durable, err := pgx.Connect(ctx, srv.ConnString("postgres", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { durable.Close(ctx) })
+	for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+		for _, tc := range []struct {
+			name string
+			db   interface {
+				QueryRow(context.Context, string, ...any) pgx.Row
+			}
+			want string
+		}{{"durable", durable, "on"}, {"test", test, "off"}} {
+			var got string
+			if err := tc.db.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("the %s server's %s = %s, want %s", tc.name, setting, got, tc.want)
+			}
+		}
 	}
 }

@@ -27,16 +27,33 @@ var ErrNotFound = errors.New("postgresql not found: no initdb and postgres on PA
 // Server is a running throwaway PostgreSQL server. Its data and its socket
 // are in one temporary directory, removed by Stop.
 type Server struct {
+	opts   Options
 	dir    string
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // why the server exited; read after exited is closed
 }
 
+// Options says how StartWith runs its server.
+type Options struct {
+	// Durable keeps fsync, synchronous_commit and full_page_writes at
+	// PostgreSQL's defaults, so that a commit is on disk before it is
+	// acknowledged, as on a real server: what a benchmark of commits
+	// needs. Without it they are off, which is right for tests (the data
+	// dies with the test binary) and several times faster.
+	Durable bool
+}
+
 // Start creates a cluster in a new temporary directory and starts a server
-// on it that listens only on a Unix socket in that directory. It returns
-// ErrNotFound when PostgreSQL is not installed.
+// on it that listens only on a Unix socket in that directory, with fsync
+// off (see Options). It returns ErrNotFound when PostgreSQL is not
+// installed.
 func Start(ctx context.Context) (*Server, error) {
+	return StartWith(ctx, Options{})
+}
+
+// StartWith is Start with opts.
+func StartWith(ctx context.Context, opts Options) (*Server, error) {
 	bin, err := findBin()
 	if err != nil {
 		return nil, err
@@ -47,7 +64,7 @@ func Start(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: make the server's directory: %w", err)
 	}
-	s := &Server{dir: dir, exited: make(chan struct{})}
+	s := &Server{opts: opts, dir: dir, exited: make(chan struct{})}
 	if err := s.start(ctx, bin); err != nil {
 		s.Stop()
 		return nil, err
@@ -67,7 +84,9 @@ func (s *Server) start(ctx context.Context, bin string) error {
 	}
 	data := filepath.Join(s.dir, "data")
 	// initdb skips fsync (--no-sync) because the cluster dies with the test
-	// binary; for the same reason the server runs with fsync off.
+	// binary; for the same reason the server runs with fsync off unless it
+	// is to be durable. A durable server's files are synced at its first
+	// checkpoint, so initdb may skip it either way.
 	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
 		"-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -77,10 +96,11 @@ func (s *Server) start(ctx context.Context, bin string) error {
 	// The server is started directly rather than through pg_ctl so that it
 	// is the test binary's child: Pdeathsig kills it if the binary dies
 	// without stopping it (a test timeout's panic), leaving no stray server.
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"),
-		"-D", data, "-k", s.dir, "-c", "listen_addresses=",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=200")
+	args := []string{"-D", data, "-k", s.dir, "-c", "listen_addresses=", "-c", "max_connections=200"}
+	if !s.opts.Durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
 	log, err := os.Create(filepath.Join(s.dir, "server.log"))
 	if err != nil {
@@ -117,6 +137,10 @@ func (s *Server) waitReady(ctx context.Context) error {
 		}
 	}
 }
+
+// Pid is the server's process id (the postmaster, whose children are its
+// connections' backends).
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 // Dir is the server's directory: its data and its socket.
 func (s *Server) Dir() string { return s.dir }
