@@ -105,6 +105,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/
 	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
+	$(GO) test -run '^$$' -bench . -benchmem ./backend/state/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced
