@@ -122,16 +122,8 @@ func TestAnAgentsStateFollowsTheBranch(t *testing.T) {
 func TestAResumedTurnReadsItsStateFromTheRecord(t *testing.T) {
 	var runs atomic.Int32
 	s := startServer(t, agents.NewRegistry(noteTaker(&runs)), offline.New())
-	c, err := s.svc.Create(t.Context(), "me", "notes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	say(t, s.svc, c.ID, "Lisbon")
-	if err := s.svc.Send(t.Context(), "me", c.ID, "ask Porto"); err != nil {
-		t.Fatal(err)
-	}
-	v := waitView(t, s.svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	eid := pendingElicit(v).Request.ID
+	c, q := askedToKeep(t, s)
+	eid := q.ID
 
 	s.restart()
 	if err := s.svc.Answer(t.Context(), "me", c.ID, eid, accept(`{"ok":true}`)); err != nil {
@@ -174,6 +166,20 @@ func TestAStateIsReachedOnlyThroughItsAgent(t *testing.T) {
 func TestTheCheckReadsAStateAsTheTurnWill(t *testing.T) {
 	var runs atomic.Int32
 	s := startServer(t, agents.NewRegistry(noteTaker(&runs)), offline.New())
+	askedToKeep(t, s)
+	if got := checkWith(t, s, agents.NewRegistry(noteTaker(&runs))); got.Turns != 1 || len(got.Diverged) != 0 {
+		t.Errorf("unchanged code: %+v, want the turn to resume", got)
+	}
+	if got := runs.Load(); got != 2 {
+		t.Errorf("the tool ran %d times, want 2: never in the check", got)
+	}
+}
+
+// askedToKeep has the note taker remember Lisbon, then Porto with a
+// question before its reply, and returns the conversation and the question
+// it waits on, made of the notes it read.
+func askedToKeep(t *testing.T, s *server) (tree.Conversation, elicit.Request) {
+	t.Helper()
 	c, err := s.svc.Create(t.Context(), "me", "notes")
 	if err != nil {
 		t.Fatal(err)
@@ -183,13 +189,9 @@ func TestTheCheckReadsAStateAsTheTurnWill(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := waitView(t, s.svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
-	if q := pendingElicit(v).Request.Message; q != "Keep Lisbon, ask Porto?" {
-		t.Fatalf("the question is %q", q)
+	q := pendingElicit(v).Request
+	if q.Message != "Keep Lisbon, ask Porto?" {
+		t.Fatalf("the question is %q, want it made of the notes read", q.Message)
 	}
-	if got := checkWith(t, s, agents.NewRegistry(noteTaker(&runs))); got.Turns != 1 || len(got.Diverged) != 0 {
-		t.Errorf("unchanged code: %+v, want the turn to resume", got)
-	}
-	if got := runs.Load(); got != 2 {
-		t.Errorf("the tool ran %d times, want 2: never in the check", got)
-	}
+	return c, q
 }
