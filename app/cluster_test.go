@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,18 @@ func TestAConversationMovesToTheNodeThatTakesItOver(t *testing.T) {
 	}
 	if answers != 1 {
 		t.Errorf("%d answers recorded, want one", answers)
+	}
+}
+
+// A PostgreSQL URL is named in logs and errors without its password,
+// wherever it is given.
+func TestADatabaseIsNamedWithoutItsPassword(t *testing.T) {
+	for _, url := range []string{"postgres://ann:s3cret@db.example/chat", "postgresql://db.example/chat?password=s3cret&sslmode=disable"} {
+		if got := shownDB(url); strings.Contains(got, "s3cret") || !strings.Contains(got, "db.example") {
+			t.Errorf("shownDB(%q) = %q, want the database named without its password", url, got)
+		}
+	}
+	if got := shownDB("data/app.db"); got != "data/app.db" {
+		t.Errorf("a SQLite file is shown as %q", got)
 	}
 }
