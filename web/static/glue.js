@@ -235,9 +235,12 @@ addEventListener('pageshow', (evt) => {
 // One answer in flight per card. A double click on Submit, or Enter
 // pressed again, would post the answer twice; while a card's answer is on
 // its way, its forms send nothing more and its buttons look busy. The mark
-// goes when the request is over, or when the server re-renders the card
-// (a morph drops an attribute the new card does not have). The server
-// takes an identical resend as success all the same.
+// goes when the server re-renders the card (a morph drops an attribute the
+// new card does not have), at once when the answer was refused or never
+// arrived, and a second after an answer taken whose card was not drawn
+// anew: the answer's response comes before the stream redraws the card,
+// and a double click's second click lands in between. The server takes an
+// identical resend as success all the same.
 document.addEventListener('submit', (evt) => {
   const card = evt.target.closest?.('[data-testid=elicit]')
   if (!card) return
@@ -251,11 +254,17 @@ document.addEventListener('submit', (evt) => {
 }, true)
 document.addEventListener('datastar-fetch', (evt) => {
   const { type, el } = evt.detail || {}
-  if (type !== 'finished' && type !== 'retries-failed') return
   const card = el?.closest?.('[data-testid=elicit]')
   if (!card) return
-  delete card.dataset.answering
-  card.removeAttribute('aria-busy')
+  if (type === 'error') card.dataset.answerRefused = 'true'
+  if (type !== 'finished' && type !== 'retries-failed') return
+  const free = () => {
+    delete card.dataset.answering
+    delete card.dataset.answerRefused
+    card.removeAttribute('aria-busy')
+  }
+  if (type === 'finished' && !card.dataset.answerRefused) setTimeout(free, 1000)
+  else free()
 })
 
 // cards: the approval card's editor of arguments. What it holds is sent,
