@@ -112,6 +112,21 @@ type StateRecord struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// ForkRecord is the payload of a Fork node: what the agent tries, in its
+// words.
+type ForkRecord struct {
+	Label string `json:"label"`
+}
+
+// ForkEndRecord is the payload of a ForkEnd node: the Fork node it ends,
+// whether the flow adopted the child branch (Forward) or went back, and the
+// child branch's tip when it was decided.
+type ForkEndRecord struct {
+	Fork    int64 `json:"fork"`
+	Forward bool  `json:"forward,omitempty"`
+	Tip     int64 `json:"tip"`
+}
+
 // LogRecord is the payload of a Log node: the line as the code wrote it,
 // its attributes as text, in order.
 type LogRecord struct {

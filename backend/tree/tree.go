@@ -56,6 +56,16 @@ const (
 	// value, whole; payload StateRecord; Ref is its call id. The state at a
 	// node is the last change on the path to it (package state).
 	StateChange Kind = "state"
+	// Fork begins a block of agent code tried on a child branch
+	// (agents.Fork): the block's calls are recorded under it; payload
+	// ForkRecord; Ref is its call id.
+	Fork Kind = "fork"
+	// ForkEnd is what the agent decided of a tried block: forward, recorded
+	// at the child's tip, or back, recorded beside the Fork node, so that
+	// the flow goes on from where the block began and the child branch
+	// stays in the tree, abandoned; payload ForkEndRecord; Ref is its call
+	// id.
+	ForkEnd Kind = "fork-end"
 	// SampleRetry is a model call's answer that a middleware of the sample
 	// pipeline refused, so that the call was made again; payload
 	// primitive.RetryNote (who refused it and why); Ref is its call id.
@@ -153,6 +163,14 @@ const (
 	ActReturn  Action = "return"  // the side branch was answered; back to the flow
 	ActCompact Action = "compact" // a span of the branch was summarized
 	ActRetry   Action = "retry"   // a turn that failed on a model call resumed to call it again
+	ActForward Action = "forward" // agent code adopted the branch it tried (agents.Fork)
+	ActBack    Action = "back"    // agent code abandoned the branch it tried and went back
+	// ActContinue: the user made a side question's thread the flow; the
+	// question that waited was withdrawn.
+	ActContinue Action = "continue"
+	// ActToFlow: the user went back from a continued side thread to the
+	// question that waited.
+	ActToFlow Action = "to-flow"
 )
 
 // Move is a HEAD move as it is asked for: why, and a few words of detail.
