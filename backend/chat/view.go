@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
 	"net/url"
 	"slices"
 	"time"
@@ -113,69 +112,16 @@ func (e *ElicitView) Waiting() bool { return e.Position > 1 }
 // Value returns the value to prefill field name with: what the user last
 // submitted, else the answer given, else the schema's default.
 func (e *ElicitView) Value(name string) string {
-	if vs, ok := e.Values[name]; ok && len(vs) > 0 {
-		return vs[0]
-	}
-	if v, ok := e.Answer()[name]; ok && e.Values == nil {
-		if s, ok := v.(string); ok {
-			return s
-		}
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
-	if e.Request.Schema != nil {
-		if p := e.Request.Schema.Properties[name]; p != nil && p.Default != nil {
-			b, _ := json.Marshal(p.Default)
-			var s string
-			if json.Unmarshal(b, &s) == nil {
-				return s
-			}
-			return string(b)
-		}
-	}
-	return ""
+	return e.Request.Schema.FormValue(name, e.Values, e.Answer())
 }
 
-// Values of a multi-choice field: what the user submitted, else the default.
+// Selected reports whether option of multi-choice field name shows picked.
 func (e *ElicitView) Selected(name, option string) bool {
-	if vs, ok := e.Values[name]; ok {
-		return slices.Contains(vs, option)
-	}
-	if list, ok := e.Answer()[name].([]any); ok && e.Values == nil {
-		return slices.Contains(list, any(option))
-	}
-	if e.Request.Schema != nil {
-		if p := e.Request.Schema.Properties[name]; p != nil {
-			switch d := p.Default.(type) {
-			case string:
-				return d == option
-			case []any:
-				for _, v := range d {
-					if v == option {
-						return true
-					}
-				}
-			case []string:
-				for _, v := range d {
-					if v == option {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
+	return e.Request.Schema.FormSelected(name, option, e.Values, e.Answer())
 }
 
 // Answer returns the accepted content decoded as a map, for summaries.
-func (e *ElicitView) Answer() map[string]any {
-	if e.Response == nil || e.Response.Action != elicit.Accept {
-		return nil
-	}
-	var m map[string]any
-	json.Unmarshal(e.Response.Content, &m)
-	return m
-}
+func (e *ElicitView) Answer() map[string]any { return e.Response.Fields() }
 
 // Branch places an item among its alternatives: the versions of an edited
 // message, or the answers given to a question. Index counts from 1; Prev and
