@@ -75,8 +75,10 @@ func (flow) run(ctx context.Context, a agents.Assistant, text string) (string, e
 	return a.Turn(ctx, text)
 }
 
+// record appends n on HEAD, or, for a turn going back from a block it
+// tried, beside the block (n.Parent set).
 func (flow) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (tree.Node, error) {
-	return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move})
+	return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move, Fork: n.Parent != 0})
 }
 
 func (flow) answered(t *turn, eid string) (elicit.Response, bool) { return t.conv.responseLocked(eid) }

@@ -46,7 +46,9 @@ func (s *side) run(ctx context.Context, a agents.Assistant, text string) (string
 }
 
 func (s *side) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (tree.Node, error) {
-	n.Parent = s.tip
+	if n.Parent == 0 { // else beside a block the turn tried (fork.go)
+		n.Parent = s.tip
+	}
 	n, err := t.conv.appendLocked(ctx, n, tree.AppendOptions{Fork: true, Aside: true, Log: move})
 	if err == nil {
 		s.tip = n.ID
@@ -228,7 +230,7 @@ func (s *Service) rerunSideLocked(c *conversation, a agents.Assistant, q tree.No
 	branch := c.idx.PathTo(tip)
 	after := branch[len(c.idx.PathTo(q.ID)):]
 	m, _ := tree.Decode[tree.Message](q)
-	record := durable.NewJournal(after)
+	record := durable.NewJournal(c.idx.Tried(after))
 	t := s.startSideLocked(c, a, q, m.Text, tip, record)
 	for ref, n := range record.Unanswered() {
 		if req, err := tree.Decode[elicit.Request](n); err == nil {

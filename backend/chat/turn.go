@@ -262,7 +262,7 @@ func (s *Service) resumeLocked(c *conversation) {
 		s.log.Error("cannot resume turn: agent not available", "conversation", c.conv.ID, "agent", c.conv.Agent)
 		return
 	}
-	msg, record := c.path[i], durable.NewJournal(c.path[i+1:])
+	msg, record := c.path[i], durable.NewJournal(c.idx.Tried(c.path[i+1:]))
 	text := c.path.TurnText(i)
 	waiting := map[string]*waiter{}
 	for ref, n := range record.Unanswered() {
@@ -330,7 +330,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = primitive.Cores{
 		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,
 		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
-		StateGet: t.stateGet, StateSet: t.stateSet,
+		StateGet: t.stateGet, StateSet: t.stateSet, Fork: t.fork, ForkEnd: t.forkEnd,
 	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)

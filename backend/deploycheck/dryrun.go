@@ -127,7 +127,7 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 		Log: d.logLine, History: d.historyCore, Version: d.version,
 		Now:      func(ctx context.Context, _ struct{}) (time.Time, error) { return dryValue(d, ctx, "now", time.Now) },
 		Random:   func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) },
-		StateGet: d.stateGet, StateSet: d.stateSet,
+		StateGet: d.stateGet, StateSet: d.stateSet, Fork: d.fork, ForkEnd: d.forkEnd,
 	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, d.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, d.compact, primitive.Min)
@@ -271,6 +271,31 @@ func (d *dryTurn) stateGet(ctx context.Context, k primitive.StateKey) (json.RawM
 func (d *dryTurn) stateSet(ctx context.Context, ch primitive.StateChange) (struct{}, error) {
 	rec := tree.StateRecord{Agent: ch.Agent, Name: ch.Name, Value: ch.Value}
 	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[tree.StateRecord] { return replay.State(id, rec) }, false)
+}
+
+// fork matches the start of a tried block with the record and runs the
+// block, its calls numbered within the fork's, as the live turn would.
+func (d *dryTurn) fork(ctx context.Context, b primitive.ForkBlock) (string, error) {
+	id := durable.Peek(ctx)
+	rec := tree.ForkRecord{Label: b.Label}
+	if err := dryStep(d, ctx, func(id string) durable.Call[tree.ForkRecord] { return replay.Fork(id, rec) }, false); err != nil {
+		return "", err
+	}
+	return id, b.Run(durable.WithScope(ctx, id))
+}
+
+// forkEnd matches the decision on a tried block with the record; going
+// back, the block's changes of state are not read after it.
+func (d *dryTurn) forkEnd(ctx context.Context, dec primitive.ForkDecision) (struct{}, error) {
+	id := durable.Peek(ctx)
+	rec := tree.ForkEndRecord{Label: dec.Label, Forward: dec.Forward}
+	if err := dryStep(d, ctx, func(id string) durable.Call[tree.ForkEndRecord] { return replay.ForkEnd(id, rec) }, false); err != nil {
+		return struct{}{}, err
+	}
+	if !dec.Forward {
+		d.states.Abandon(dec.Fork, id)
+	}
+	return struct{}{}, nil
 }
 
 func (d *dryTurn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}, error) {

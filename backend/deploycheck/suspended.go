@@ -101,7 +101,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	path := idx.PathTo(meta.Head)
 	var out []suspendedTurn
 	if i := path.OpenTurn(); i >= 0 {
-		record := durable.NewJournal(path[i+1:])
+		record := durable.NewJournal(idx.Tried(path[i+1:]))
 		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: record, history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID)),
 			states: state.NewTurn(state.Of(path[:i+1]), record.OfKind(tree.StateChange))})
 	}
@@ -112,7 +112,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			}
 			m, _ := tree.Decode[tree.Message](q)
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
-			record := durable.NewJournal(after)
+			record := durable.NewJournal(idx.Tried(after))
 			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: record, history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID)),
 				states: state.NewTurn(state.Of(idx.PathTo(q.ID)), record.OfKind(tree.StateChange))})
 		}

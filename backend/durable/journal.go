@@ -190,6 +190,15 @@ func describe(n tree.Node) string {
 		return "a refused model answer"
 	case tree.Summary:
 		return "a compaction"
+	case tree.Fork:
+		f, _ := tree.Decode[tree.ForkRecord](n)
+		return fmt.Sprintf("trying %q", f.Label)
+	case tree.ForkEnd:
+		f, _ := tree.Decode[tree.ForkEndRecord](n)
+		if f.Forward {
+			return fmt.Sprintf("keeping what trying %q did", f.Label)
+		}
+		return fmt.Sprintf("going back from trying %q", f.Label)
 	case tree.Value:
 		v, _ := tree.Decode[tree.ValueRecord](n)
 		if v.Name == VersionName {

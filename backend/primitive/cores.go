@@ -29,6 +29,8 @@ type Cores struct {
 	Version     Handler[VersionRequest, int]
 	StateGet    Handler[StateKey, json.RawMessage]
 	StateSet    Handler[StateChange, struct{}]
+	Fork        Handler[ForkBlock, string]
+	ForkEnd     Handler[ForkDecision, struct{}]
 }
 
 // Provide returns a child of ctx in which c's cores implement the
@@ -46,6 +48,8 @@ func (c Cores) Provide(ctx context.Context, agent string) context.Context {
 	ctx = provide(ctx, RandomAPI, c.Random)
 	ctx = provide(ctx, StateGetAPI, c.StateGet)
 	ctx = provide(ctx, StateSetAPI, c.StateSet)
+	ctx = provide(ctx, ForkAPI, c.Fork)
+	ctx = provide(ctx, ForkEndAPI, c.ForkEnd)
 	return provide(ctx, VersionAPI, c.Version)
 }
 

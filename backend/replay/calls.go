@@ -117,3 +117,24 @@ func describeFigure(f figure.Figure) string {
 func Compact(id string) durable.Call[tree.SummaryRecord] {
 	return durable.Call[tree.SummaryRecord]{ID: id, Kind: tree.Summary, Made: "a compaction"}
 }
+
+// Fork is the start of a block tried on a child branch as call id.
+func Fork(id string, rec tree.ForkRecord) durable.Call[tree.ForkRecord] {
+	return durable.Call[tree.ForkRecord]{
+		ID: id, Kind: tree.Fork, Made: fmt.Sprintf("trying %q", rec.Label),
+		Same: func(was tree.ForkRecord) bool { return was.Label == rec.Label },
+	}
+}
+
+// ForkEnd is the decision on a tried block as call id: kept, or gone back
+// from.
+func ForkEnd(id string, rec tree.ForkEndRecord) durable.Call[tree.ForkEndRecord] {
+	made := fmt.Sprintf("going back from trying %q", rec.Label)
+	if rec.Forward {
+		made = fmt.Sprintf("keeping what trying %q did", rec.Label)
+	}
+	return durable.Call[tree.ForkEndRecord]{
+		ID: id, Kind: tree.ForkEnd, Made: made,
+		Same: func(was tree.ForkEndRecord) bool { return was.Forward == rec.Forward && was.Label == rec.Label },
+	}
+}

@@ -109,7 +109,14 @@ type Turn struct {
 	base *Index
 	mu   sync.Mutex
 	own  map[Key][]change // each state's changes by this turn, in call order
+	// backs are the blocks the turn tried and went back from
+	// (agents.Fork): their changes are not seen after the going back.
+	backs []back
 }
+
+// back is a tried block abandoned: the changes made within the block's
+// call are not seen by reads from the call that went back on.
+type back struct{ within, from []int }
 
 type change struct {
 	at    []int // the call's place: its id's numbers
@@ -168,6 +175,14 @@ func (t *Turn) add(k Key, id string, v Value) {
 	t.own[k] = cs
 }
 
+// Abandon says that the block tried as call block was gone back from by
+// call from: reads from there on do not see the changes made within it.
+func (t *Turn) Abandon(block, from string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.backs = append(t.backs, back{within: place(block), from: place(from)})
+}
+
 // Get returns the state named by k as a read made where call id next
 // would be (durable.Peek) sees it, and false when neither the turn nor its
 // branch changed it.
@@ -176,7 +191,7 @@ func (t *Turn) Get(k Key, next string) (Value, bool) {
 	t.mu.Lock()
 	cs := t.own[k]
 	for i := len(cs) - 1; i >= 0; i-- {
-		if before(cs[i].at, at) {
+		if before(cs[i].at, at) && !t.abandonedLocked(cs[i].at, at) {
 			v := cs[i].value
 			t.mu.Unlock()
 			return v, true
@@ -184,6 +199,17 @@ func (t *Turn) Get(k Key, next string) (Value, bool) {
 	}
 	t.mu.Unlock()
 	return t.base.Get(k)
+}
+
+// abandonedLocked reports whether a change made at place c is one a read
+// at place at does not see: made within a block gone back from before at.
+func (t *Turn) abandonedLocked(c, at []int) bool {
+	for _, b := range t.backs {
+		if len(c) > len(b.within) && !before(c[:len(b.within)], b.within) && !before(b.within, c[:len(b.within)]) && !before(at, b.from) {
+			return true
+		}
+	}
+	return false
 }
 
 // place reads a call id ("12-3", "12-3.2", "12-4.1.2") as the numbers after

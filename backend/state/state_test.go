@@ -70,6 +70,36 @@ func TestATurnReadsItsChangesInTheOrderOfItsCalls(t *testing.T) {
 	}
 }
 
+// A block the turn tried and went back from (agents.Fork) keeps its
+// changes to itself: read within the block they are there, read after the
+// going back they are not, whether the turn runs live or is replayed.
+func TestATriedBlockGoneBackFromLeavesTheStateAsItWas(t *testing.T) {
+	key := state.Key{Agent: "a", Name: "s"}
+	base := state.Of(tree.Path{message(1), change(2, "1-1", "a", "s", `"before"`), message(10)})
+	recorded := []tree.Node{change(12, "10-1", "a", "s", `"first"`), change(13, "10-2.1", "a", "s", `"tried"`), change(14, "10-2.2.1", "a", "s", `"deeper"`), change(15, "10-5", "a", "s", `"after"`)}
+	turn := state.NewTurn(base, recorded)
+	turn.Abandon("10-2", "10-3")
+	for _, tc := range []struct{ at, want string }{
+		{"10-2.2", `"tried"`},  // within the block
+		{"10-2.3", `"deeper"`}, // within the block, after a tool of its own
+		{"10-3", `"first"`},    // the going back itself
+		{"10-4", `"first"`},    // after it
+		{"10-6", `"after"`},    // a change made after it
+		{"10-20", `"after"`},   // a place whose number is a longer one
+		{"10-21.1", `"after"`}, // likewise, within a call
+	} {
+		if v, _ := turn.Get(key, tc.at); string(v.JSON) != tc.want {
+			t.Errorf("read at %s: %s; want %s", tc.at, v.JSON, tc.want)
+		}
+	}
+	// A block numbered 2 is not block 20's prefix.
+	other := state.NewTurn(base, []tree.Node{change(16, "10-20.1", "a", "s", `"twenty"`)})
+	other.Abandon("10-2", "10-3")
+	if v, _ := other.Get(key, "10-21"); string(v.JSON) != `"twenty"` {
+		t.Errorf("a change within call 10-20 is taken for one within 10-2: %s", v.JSON)
+	}
+}
+
 // chain is a path of n messages, each followed by a change of one of ten
 // states.
 func chain(n int) tree.Path {

@@ -118,13 +118,14 @@ type ForkRecord struct {
 	Label string `json:"label"`
 }
 
-// ForkEndRecord is the payload of a ForkEnd node: the Fork node it ends,
-// whether the flow adopted the child branch (Forward) or went back, and the
-// child branch's tip when it was decided.
+// ForkEndRecord is the payload of a ForkEnd node: the Fork node it ends
+// and what it tried, whether the flow adopted the child branch (Forward)
+// or went back, and the child branch's tip when it was decided.
 type ForkEndRecord struct {
-	Fork    int64 `json:"fork"`
-	Forward bool  `json:"forward,omitempty"`
-	Tip     int64 `json:"tip"`
+	Fork    int64  `json:"fork"`
+	Label   string `json:"label"`
+	Forward bool   `json:"forward,omitempty"`
+	Tip     int64  `json:"tip"`
 }
 
 // LogRecord is the payload of a Log node: the line as the code wrote it,

@@ -63,8 +63,9 @@ const (
 	// ForkEnd is what the agent decided of a tried block: forward, recorded
 	// at the child's tip, or back, recorded beside the Fork node, so that
 	// the flow goes on from where the block began and the child branch
-	// stays in the tree, abandoned; payload ForkEndRecord; Ref is its call
-	// id.
+	// stays in the tree, abandoned (closed by a Stopped node, so that a
+	// recovered tried branch has no turn to resume); payload ForkEndRecord;
+	// Ref is its call id.
 	ForkEnd Kind = "fork-end"
 	// SampleRetry is a model call's answer that a middleware of the sample
 	// pipeline refused, so that the call was made again; payload

@@ -83,6 +83,7 @@ type run struct {
 	mu     sync.Mutex // turn.Together runs calls at once
 	tr     Transcript
 	states map[primitive.StateKey]json.RawMessage // the agents' state, as the turn changed it
+	forks  forkStates                             // the state each tried block began from (fork.go)
 }
 
 // context gives the turn's code its primitives, as the server does, with
@@ -95,7 +96,7 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	// code's: nothing is replayed in process.
 	ctx = primitive.Cores{
 		Elicit: r.elicit, Notify: r.notify, Show: r.show, Sample: r.sample, Log: r.log, History: r.history,
-		StateGet: r.stateGet, StateSet: r.stateSet,
+		StateGet: r.stateGet, StateSet: r.stateSet, Fork: r.fork, ForkEnd: r.forkEnd,
 	}.Provide(ctx, a.Name)
 	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
 }

@@ -1,0 +1,67 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/backend/durable"
+	"github.com/sweatpants-go/sweatpants/backend/primitive"
+	"github.com/sweatpants-go/sweatpants/backend/replay"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// The cores of a block tried on a child branch (agents.Fork). The fork's
+// node is recorded where the turn records, and the block's calls after it,
+// numbered within the fork's call: the child branch is the turn's branch
+// while it runs. Kept, a node says so; gone back from, the child branch is
+// closed by a stop (so that recovering it from the reflog resumes nothing)
+// and the flow goes on beside the fork's node (tree.Index.Tried finds the
+// block's record again for a replay).
+
+func (t *turn) fork(ctx context.Context, b primitive.ForkBlock) (string, error) {
+	id := durable.NextCall(ctx)
+	rec := tree.ForkRecord{Label: b.Label}
+	_, err := durable.Step(t.record, replay.Fork(id, rec), func() (tree.ForkRecord, error) { return rec, nil }, func(rec tree.ForkRecord) error {
+		t.conv.mu.Lock()
+		defer t.conv.mu.Unlock()
+		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Fork, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, b.Run(durable.WithScope(ctx, id))
+}
+
+func (t *turn) forkEnd(ctx context.Context, d primitive.ForkDecision) (struct{}, error) {
+	id := durable.NextCall(ctx)
+	rec := tree.ForkEndRecord{Label: d.Label, Forward: d.Forward}
+	_, err := durable.Step(t.record, replay.ForkEnd(id, rec), func() (tree.ForkEndRecord, error) { return rec, nil }, func(rec tree.ForkEndRecord) error {
+		c := t.conv
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		branch := t.place.branch(t)
+		fork, ok := c.idx.NewestOnPath(branch, d.Fork, tree.Fork)
+		if !ok {
+			return fmt.Errorf("decide on tried block %s: it is not on the turn's branch", d.Fork)
+		}
+		rec.Fork, rec.Tip = fork.ID, branch.Head()
+		agent := primitive.AgentName.Get(ctx)
+		end := tree.Node{Kind: tree.ForkEnd, Ref: id, Agent: agent, Payload: tree.MustEncode(rec)}
+		if rec.Forward {
+			_, err := t.appendLockedWith(ctx, end, &tree.Move{Action: tree.ActForward, Detail: d.Label})
+			return err
+		}
+		closed := tree.Message{Text: fmt.Sprintf("Went back from trying %s.", d.Label)}
+		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: agent, Payload: tree.MustEncode(closed)}); err != nil {
+			return err
+		}
+		end.Parent = fork.Parent
+		_, err := t.appendLockedWith(ctx, end, &tree.Move{Action: tree.ActBack, Detail: d.Label})
+		return err
+	})
+	if err == nil && !d.Forward {
+		t.states().Abandon(d.Fork, id)
+	}
+	return struct{}{}, err
+}
