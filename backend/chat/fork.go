@@ -24,7 +24,8 @@ func (t *turn) fork(ctx context.Context, b primitive.ForkBlock) (string, error) 
 	_, err := durable.Step(t.record, replay.Fork(id, rec), func() (tree.ForkRecord, error) { return rec, nil }, func(rec tree.ForkRecord) error {
 		t.conv.mu.Lock()
 		defer t.conv.mu.Unlock()
-		_, err := t.appendLocked(ctx, tree.Node{Kind: tree.Fork, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)})
+		// Logged, the tried branch has an entry of its own to recover it by.
+		_, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Fork, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(rec)}, &tree.Move{Action: tree.ActTry, Detail: b.Label})
 		return err
 	})
 	if err != nil {
@@ -45,19 +46,22 @@ func (t *turn) forkEnd(ctx context.Context, d primitive.ForkDecision) (struct{},
 		if !ok {
 			return fmt.Errorf("decide on tried block %s: it is not on the turn's branch", d.Fork)
 		}
-		rec.Fork, rec.Tip = fork.ID, branch.Head()
+		rec.Fork = fork.ID
 		agent := primitive.AgentName.Get(ctx)
-		end := tree.Node{Kind: tree.ForkEnd, Ref: id, Agent: agent, Payload: tree.MustEncode(rec)}
 		if rec.Forward {
+			end := tree.Node{Kind: tree.ForkEnd, Ref: id, Agent: agent, Payload: tree.MustEncode(rec)}
 			_, err := t.appendLockedWith(ctx, end, &tree.Move{Action: tree.ActForward, Detail: d.Label})
 			return err
 		}
-		closed := tree.Message{Text: fmt.Sprintf("Went back from trying %s.", d.Label)}
-		if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: agent, Payload: tree.MustEncode(closed)}); err != nil {
+		closing := tree.Message{Text: fmt.Sprintf("Went back from trying %s.", d.Label)}
+		closed, err := t.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: agent, Payload: tree.MustEncode(closing)})
+		if err != nil {
 			return err
 		}
+		rec.Tip = closed.ID // after the answer the block was given, held until now
+		end := tree.Node{Kind: tree.ForkEnd, Ref: id, Agent: agent, Payload: tree.MustEncode(rec)}
 		end.Parent = fork.Parent
-		_, err := t.appendLockedWith(ctx, end, &tree.Move{Action: tree.ActBack, Detail: d.Label})
+		_, err = t.appendLockedWith(ctx, end, &tree.Move{Action: tree.ActBack, Detail: d.Label})
 		return err
 	})
 	if err == nil && !d.Forward {

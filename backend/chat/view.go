@@ -170,6 +170,14 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 		case tree.Figure:
 			f, _ := tree.Decode[figure.Figure](n)
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Figure: &f})
+		case tree.ForkEnd:
+			// What the agent tried and decided, where the flow went on.
+			f, _ := tree.Decode[tree.ForkEndRecord](n)
+			text := "Tried " + f.Label + ", then went back."
+			if f.Forward {
+				text = "Tried " + f.Label + " and kept it."
+			}
+			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: text})
 		case tree.ElicitResponse:
 			if i, ok := byRef[n.Ref]; ok {
 				resp, _ := tree.Decode[elicit.Response](n)

@@ -120,7 +120,7 @@ type ForkRecord struct {
 
 // ForkEndRecord is the payload of a ForkEnd node: the Fork node it ends
 // and what it tried, whether the flow adopted the child branch (Forward)
-// or went back, and the child branch's tip when it was decided.
+// or went back, and then the tried branch's last node (its closing stop).
 type ForkEndRecord struct {
 	Fork    int64  `json:"fork"`
 	Label   string `json:"label"`

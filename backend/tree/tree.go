@@ -164,7 +164,8 @@ const (
 	ActReturn  Action = "return"  // the side branch was answered; back to the flow
 	ActCompact Action = "compact" // a span of the branch was summarized
 	ActRetry   Action = "retry"   // a turn that failed on a model call resumed to call it again
-	ActForward Action = "forward" // agent code adopted the branch it tried (agents.Fork)
+	ActTry     Action = "try"     // agent code began to try a block on a child branch (agents.Fork)
+	ActForward Action = "forward" // agent code adopted the branch it tried
 	ActBack    Action = "back"    // agent code abandoned the branch it tried and went back
 	// ActContinue: the user made a side question's thread the flow; the
 	// question that waited was withdrawn.
