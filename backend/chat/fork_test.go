@@ -25,7 +25,10 @@ var keepIt = elicit.Form[struct {
 // keeps it or goes back as the user says. A message that starts "check"
 // asks once more after the decision, so that a turn can wait past it.
 // The reply is the plan.
-func tryer(runs *atomic.Int32) *agents.Registry {
+func tryer(runs *atomic.Int32) *agents.Registry { return tryerOf(runs, "a cheaper flight") }
+
+// tryerOf is tryer trying what label says.
+func tryerOf(runs *atomic.Int32, label string) *agents.Registry {
 	agent := agents.New("trips", "Plans trips.")
 	plan := agents.NewState(agent, "plan", []string{})
 	cheaper := agents.NewTool(agent, "cheaper", "Find a cheaper flight", func(ctx context.Context, _ struct{}) (string, error) {
@@ -36,7 +39,7 @@ func tryer(runs *atomic.Int32) *agents.Registry {
 		if err := plan.Update(ctx, func(p *[]string) error { *p = append(*p, message); return nil }); err != nil {
 			return "", err
 		}
-		tried, err := agents.Fork(ctx, "a cheaper flight", func(ctx context.Context) (bool, error) {
+		tried, err := agents.Fork(ctx, label, func(ctx context.Context) (bool, error) {
 			flight, err := cheaper.Call(ctx, struct{}{})
 			if err != nil {
 				return false, err
@@ -216,6 +219,33 @@ func TestATriedBlockWaitingOnAQuestionSurvivesARestart(t *testing.T) {
 	}
 	if runs.Load() != 1 || len(s.nodes(c.ID, tree.Fork)) != 1 || len(s.nodes(c.ID, tree.ForkEnd)) != 1 {
 		t.Errorf("tool runs %d, forks %d, decisions %d; want one each", runs.Load(), len(s.nodes(c.ID, tree.Fork)), len(s.nodes(c.ID, tree.ForkEnd)))
+	}
+}
+
+// The check before a deploy replays a turn that went back as the turn
+// will: through the tried block, from the tried branch's record, to the
+// question it waits on; code that tries something else diverges there.
+func TestTheCheckReplaysATriedBlock(t *testing.T) {
+	var runs atomic.Int32
+	s := startServer(t, tryer(&runs), offline.New())
+	c, err := s.svc.Create(t.Context(), "me", "trips")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send("me", c.ID, "check Oslo")
+	q := waitQuestion(t, s, c.ID, "Keep SK99?")
+	if err := s.svc.Answer(t.Context(), "me", c.ID, q.ID, accept(`{"ok":false}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitQuestion(t, s, c.ID, "Is check Oslo right?")
+	if got := checkWith(t, s, tryer(&runs)); got.Turns != 1 || len(got.Diverged) != 0 {
+		t.Errorf("unchanged code: %+v, want the turn to resume", got)
+	}
+	if got := checkWith(t, s, tryerOf(&runs, "a later train")); len(got.Diverged) != 1 || !strings.Contains(got.Diverged[0].Made, "a later train") {
+		t.Errorf("code trying something else: %+v, want it to diverge at the fork", got)
+	}
+	if got := runs.Load(); got != 1 {
+		t.Errorf("the tool ran %d times, want once: never in the check", got)
 	}
 }
 
