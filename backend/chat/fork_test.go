@@ -293,3 +293,53 @@ func (s *server) reflogPrev(conv string, a tree.Action) int64 {
 	s.t.Fatalf("no reflog entry %s", a)
 	return 0
 }
+
+// A tool that tried a block and went back is, once finished, not run again
+// on replay: the turn still reads the state as the going back left it,
+// known from the record.
+func TestAFinishedToolThatWentBackIsReplayedAsItsRecord(t *testing.T) {
+	var runs atomic.Int32
+	agent := agents.New("trips", "Plans trips.")
+	plan := agents.NewState(agent, "plan", "economy")
+	upgrade := agents.NewTool(agent, "upgrade", "Try an upgrade", func(ctx context.Context, _ struct{}) (bool, error) {
+		runs.Add(1)
+		tried, err := agents.Fork(ctx, "business class", func(ctx context.Context) (bool, error) {
+			return false, plan.Set(ctx, "business")
+		})
+		if err != nil {
+			return false, err
+		}
+		return false, tried.Back(ctx)
+	})
+	reg := agents.NewRegistry(agents.Assistant{Name: "trips", Description: "Plans trips.", Turn: func(ctx context.Context, message string) (string, error) {
+		if _, err := upgrade.Call(ctx, struct{}{}); err != nil {
+			return "", err
+		}
+		p, err := plan.Get(ctx)
+		if err != nil {
+			return "", err
+		}
+		if _, err := turn.Ask(ctx, keepIt, "Fly "+p+"?", struct{}{}); err != nil {
+			return "", err
+		}
+		p, err = plan.Get(ctx)
+		return p, err
+	}})
+	s := startServer(t, reg, offline.New())
+	c, err := s.svc.Create(t.Context(), "me", "trips")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send("me", c.ID, "Oslo")
+	q := waitQuestion(t, s, c.ID, "Fly economy?")
+	s.restart()
+	if err := s.svc.Answer(t.Context(), "me", c.ID, q.ID, accept(`{"ok":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.reply("me", c.ID); got != "economy" {
+		t.Errorf("after the replay the plan reads %q, want the state the going back left", got)
+	}
+	if got := runs.Load(); got != 1 {
+		t.Errorf("the tool ran %d times, want once", got)
+	}
+}

@@ -22,7 +22,7 @@ func (t *turn) states() *state.Turn {
 		t.conv.mu.Lock()
 		branch := t.place.branch(t)
 		t.conv.mu.Unlock()
-		t.state = state.ForTurn(branch, t.id, t.record.OfKind(tree.StateChange))
+		t.state = state.ForTurn(branch, t.id, t.record.OfKind(state.Kinds()...))
 	})
 	return t.state
 }

@@ -103,7 +103,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	if i := path.OpenTurn(); i >= 0 {
 		record := durable.NewJournal(idx.Tried(path[i+1:]))
 		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: record, history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID)),
-			states: state.NewTurn(state.Of(path[:i+1]), record.OfKind(tree.StateChange))})
+			states: state.NewTurn(state.Of(path[:i+1]), record.OfKind(state.Kinds()...))})
 	}
 	for _, n := range path {
 		for _, q := range idx.SideThread(n.ID) {
@@ -114,7 +114,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
 			record := durable.NewJournal(idx.Tried(after))
 			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: record, history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID)),
-				states: state.NewTurn(state.Of(idx.PathTo(q.ID)), record.OfKind(tree.StateChange))})
+				states: state.NewTurn(state.Of(idx.PathTo(q.ID)), record.OfKind(state.Kinds()...))})
 		}
 	}
 	return out

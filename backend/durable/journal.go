@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -32,11 +33,11 @@ func NewJournal(nodes []tree.Node) Journal {
 	return j
 }
 
-// OfKind returns the recorded calls of kind k, in no order.
-func (j Journal) OfKind(k tree.Kind) []tree.Node {
+// OfKind returns the recorded calls of the kinds given, in no order.
+func (j Journal) OfKind(kinds ...tree.Kind) []tree.Node {
 	var out []tree.Node
 	for _, n := range j.calls {
-		if n.Kind == k {
+		if slices.Contains(kinds, n.Kind) {
 			out = append(out, n)
 		}
 	}

@@ -92,6 +92,14 @@ func TestATriedBlockGoneBackFromLeavesTheStateAsItWas(t *testing.T) {
 			t.Errorf("read at %s: %s; want %s", tc.at, v.JSON, tc.want)
 		}
 	}
+	// Known from the record, as when the call that tried the block is
+	// not run again on replay.
+	fork := tree.Node{ID: 20, Kind: tree.Fork, Ref: "10-2"}
+	end := tree.Node{ID: 21, Kind: tree.ForkEnd, Ref: "10-3", Payload: tree.MustEncode(tree.ForkEndRecord{Fork: 20})}
+	fromRecord := state.NewTurn(base, append(recorded, fork, end))
+	if v, _ := fromRecord.Get(key, "10-4"); string(v.JSON) != `"first"` {
+		t.Errorf("a going back in the record: read after it %s, want the state before the block", v.JSON)
+	}
 	// A block numbered 2 is not block 20's prefix.
 	other := state.NewTurn(base, []tree.Node{change(16, "10-20.1", "a", "s", `"twenty"`)})
 	other.Abandon("10-2", "10-3")
