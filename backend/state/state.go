@@ -123,16 +123,33 @@ type change struct {
 	value Value
 }
 
+// Kinds are the kinds of a turn's recorded calls NewTurn reads: the
+// changes, and the blocks tried and gone back from.
+func Kinds() []tree.Kind { return []tree.Kind{tree.StateChange, tree.Fork, tree.ForkEnd} }
+
 // NewTurn returns the state a turn sees, over base, knowing the changes
 // the turn recorded before (its record, when it is replayed).
 func NewTurn(base *Index, recorded []tree.Node) *Turn {
 	t := &Turn{base: base, own: map[Key][]change{}}
+	forks := map[int64]string{} // the call ids of the blocks tried, by node
+	var backs []tree.Node
 	for _, n := range recorded {
-		if n.Kind != tree.StateChange {
-			continue
+		switch n.Kind {
+		case tree.StateChange:
+			if rec, err := tree.Decode[tree.StateRecord](n); err == nil {
+				t.add(Key{rec.Agent, rec.Name}, n.Ref, Value{JSON: rec.Value, Node: n.ID})
+			}
+		case tree.Fork:
+			forks[n.ID] = n.Ref
+		case tree.ForkEnd:
+			backs = append(backs, n)
 		}
-		if rec, err := tree.Decode[tree.StateRecord](n); err == nil {
-			t.add(Key{rec.Agent, rec.Name}, n.Ref, Value{JSON: rec.Value, Node: n.ID})
+	}
+	// A block gone back from within a call the replay skips (a finished
+	// tool) is not decided again: its going back is known from the record.
+	for _, n := range backs {
+		if rec, err := tree.Decode[tree.ForkEndRecord](n); err == nil && !rec.Forward && forks[rec.Fork] != "" {
+			t.backs = append(t.backs, back{within: place(forks[rec.Fork]), from: place(n.Ref)})
 		}
 	}
 	return t
