@@ -34,6 +34,8 @@ type TripPlan struct {
 	Details *TripDetails  `json:"details,omitempty"`
 	Outcome elicit.Action `json:"outcome"`
 	Plan    string        `json:"plan"`
+	// Trips are the trips planned on the branch so far, this one last.
+	Trips []TripDetails `json:"trips,omitempty"`
 }
 
 var tripForm = elicit.Form[TripDetails]()
@@ -41,17 +43,24 @@ var tripForm = elicit.Form[TripDetails]()
 // Travel is the agent that plans trips.
 var Travel = agents.New("travel", "Plans trips: asks for the details, then drafts an itinerary.")
 
-// PlanTrip asks the user for trip details through a form, reports progress
-// while it works and drafts a plan with the model.
-var PlanTrip = agents.NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
-
 // Trips are the trips the travel agent planned on the conversation's
 // branch, oldest first: its state, which an edit of an earlier message
 // takes back to that branch's (the tree inspector shows it).
 var Trips = agents.NewState(Travel, "trips", []TripDetails{})
 
-// Pace is how long each step of planning takes; see Options.
+// Pace is how long each step of planning takes; see Options. It and
+// Trips are declared before the tools that use them, which are then made
+// in the order written: the order the model is offered them.
 var Pace = primitive.NewValue[time.Duration]("demo-pace", 0)
+
+// PlanTrip asks the user for trip details through a form, reports progress
+// while it works and drafts a plan with the model.
+var PlanTrip = agents.NewTool(Travel, "plan-trip", "Ask the user for trip details and draft a plan", planTrip)
+
+// TryCheaper tries a cheaper option for the latest trip, compares the fares
+// with the user, and keeps it or goes back (cheaper.go). Declared after
+// PlanTrip, it is offered after it: a message that names neither plans.
+var TryCheaper = agents.NewTool(Travel, "try-cheaper", "Try a cheaper option for the latest trip, compare the fares, keep it or go back", tryCheaper)
 
 func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 	res, err := turn.Ask(ctx, tripForm, "Let's plan your trip. A few details first:", struct{}{})
@@ -96,12 +105,14 @@ func planTrip(ctx context.Context, req TripRequest) (TripPlan, error) {
 		return TripPlan{}, err
 	}
 	// Turns recorded before the concierge kept its trips go on without.
+	var trips []TripDetails
 	if turn.Version(ctx, "remember-trips", 1) >= 1 {
-		if err := Trips.Update(ctx, func(ts *[]TripDetails) error { *ts = append(*ts, d); return nil }); err != nil {
+		err := Trips.Update(ctx, func(ts *[]TripDetails) error { *ts = append(*ts, d); trips = *ts; return nil })
+		if err != nil {
 			return TripPlan{}, err
 		}
 	}
-	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content}, nil
+	return TripPlan{Planned: true, Details: &d, Outcome: elicit.Accept, Plan: out.Content, Trips: trips}, nil
 }
 
 // TripSaid is what a user's words say of the trip form's fields. Every
@@ -210,13 +221,21 @@ func pause(ctx context.Context, d time.Duration) error {
 // words instead.
 func Concierge(pace time.Duration) agents.Assistant {
 	loop := agents.Loop{
-		System: "You are a travel concierge. Every message is a trip to plan: call plan-trip with what the user asked for.",
+		System: "You are a travel concierge. Every message is a trip to plan: call plan-trip with what the user asked for; " +
+			"when they ask for something cheaper, call try-cheaper.",
 		Agents: []*agents.Agent{Travel},
 		Choice: llm.ToolRequired,
 		Direct: func(results []agents.Result) string {
 			r := results[0]
 			if r.Err != nil {
 				return "I could not plan that trip: " + r.Text()
+			}
+			if strings.HasSuffix(r.Tool, TryCheaper.Info().Name) {
+				var c Cheaper
+				if err := json.Unmarshal(r.Output, &c); err != nil {
+					return r.Text()
+				}
+				return c.Said + tripsSoFar(c.Trips)
 			}
 			var plan TripPlan
 			if err := json.Unmarshal(r.Output, &plan); err != nil {
@@ -264,7 +283,7 @@ func describePlan(p TripPlan) string {
 			hotel = "flights and a hotel"
 		}
 		return fmt.Sprintf("Your trip to %s is planned: %s in %s class, %s.\n\n%s",
-			d.Destination, people, d.Cabin, hotel, strings.TrimSpace(p.Plan))
+			d.Destination, people, d.Cabin, hotel, strings.TrimSpace(p.Plan)) + tripsSoFar(p.Trips)
 	case elicit.Decline:
 		return "No problem — I won't plan a trip. If you change your mind, just send me another message."
 	default:

@@ -63,7 +63,7 @@ func TestToolInputSchemaComesFromItsType(t *testing.T) {
 	if got := in.Properties["request"].Description; got != "What the user said they want" {
 		t.Errorf("description = %q", got)
 	}
-	if tools := Travel.Tools(); len(tools) != 1 || tools[0].Name != "plan-trip" || tools[0].Agent != "travel" {
+	if tools := Travel.Tools(); len(tools) != 2 || tools[0].Name != "plan-trip" || tools[1].Name != "try-cheaper" || tools[0].Agent != "travel" {
 		t.Errorf("travel's tools = %+v", tools)
 	}
 }

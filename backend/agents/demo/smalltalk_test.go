@@ -65,7 +65,8 @@ func TestTheConciergeAnswersSmallTalkInWords(t *testing.T) {
 		"Hello!":            "Hello! I'm an offline travel concierge. What can I do for you?",
 		"Thanks!":           "You're welcome! Anything else I can do for you?",
 		"What can you do?": "I'm an offline travel concierge. These are the tools I can use for you:\n" +
-			"- plan-trip: Ask the user for trip details and draft a plan",
+			"- plan-trip: Ask the user for trip details and draft a plan\n" +
+			"- try-cheaper: Try a cheaper option for the latest trip, compare the fares, keep it or go back",
 	} {
 		t.Run(say, func(t *testing.T) {
 			var o offlineTurn
