@@ -52,9 +52,20 @@ type Inspection struct {
 	// whole request: a call recorded as what was new in its request is
 	// shown as it was sent (tree.Requests).
 	Samples map[int64]Sample
-	// State is the agents' state at the end of Path (HEAD's, or the
-	// inspected state's), each with the node that last changed it.
+	// State is the agents' state at Selected, or when none is, at the end
+	// of Path (HEAD's, or the inspected state's), each with the node that
+	// last changed it.
 	State []AgentState
+	// Selected is the node the developer picked to see the agents' state
+	// at (Query.Node), on any branch; zero when none is picked.
+	Selected tree.Node
+	// SelectedOnPath says whether Selected is on Path's branch: HEAD's, or
+	// the inspected state's.
+	SelectedOnPath bool
+	// Ends are the ForkEnd nodes of the Fork nodes among Nodes, by Fork
+	// node: what the agent decided of each block it tried. A Fork node
+	// without one is a block still being tried.
+	Ends map[int64]tree.Node
 }
 
 // AgentState is one agent's state as the inspector shows it: its value,
@@ -63,6 +74,18 @@ type AgentState struct {
 	Agent, Name string
 	Value       json.RawMessage
 	Node        int64
+	// Call is the tool call that made the change, when it is recorded (a
+	// tool call is recorded when it ends); Turn is the message whose turn
+	// made it. Either is zero when the tree does not hold it.
+	Call, Turn tree.Node
+}
+
+// Query says what an inspector shows besides the tree: At, when not zero,
+// names a reflog entry whose state (as Recover would restore it) is shown
+// instead of HEAD's; Node, when not zero, names a node at which the agents'
+// state is shown, on any branch.
+type Query struct {
+	At, Node int64
 }
 
 // Sample is a model call as the inspector shows it: its record with the
@@ -77,17 +100,15 @@ type Sample struct {
 	SameTools bool
 }
 
-// Inspect returns the conversation's whole tree and reflog; at, when not
-// zero, names a reflog entry whose state (as Recover would restore it) is
-// shown instead of HEAD's.
-// Errors: NotFound for an unknown conversation or reflog entry.
-func Inspect(ctx context.Context, svc Following, session, id string, at int64) (Inspection, error) {
+// Inspect returns the conversation's whole tree and reflog, as q asks.
+// Errors: NotFound for an unknown conversation, reflog entry or node.
+func Inspect(ctx context.Context, svc Following, session, id string, q Query) (Inspection, error) {
 	f, err := svc.Follow(ctx, session, id, chat.Want{})
 	if err != nil {
 		return Inspection{}, err
 	}
 	defer f.Close()
-	v, err := newView(ctx, f, at)
+	v, err := newView(ctx, f, q)
 	if err != nil {
 		return Inspection{}, err
 	}
@@ -103,11 +124,11 @@ type Watch struct {
 	resync bool // the follower was told to start over
 }
 
-// Open starts following a conversation the session owns for an inspector;
-// at is as for Inspect. Its first Changes are the whole inspection. Close
-// it when the inspector goes away. Errors: NotFound for an unknown
-// conversation or reflog entry.
-func Open(ctx context.Context, svc Following, session, id string, at int64) (*Watch, error) {
+// Open starts following a conversation the session owns for an inspector
+// that shows what q asks. Its first Changes are the whole inspection.
+// Close it when the inspector goes away. Errors: NotFound for an unknown
+// conversation, reflog entry or node.
+func Open(ctx context.Context, svc Following, session, id string, q Query) (*Watch, error) {
 	// Only the notices are queued: the inspector looks at the tree itself
 	// when woken, so queueing the page's changes for it would only make it
 	// fall behind and have a whole page view built for nothing.
@@ -115,7 +136,7 @@ func Open(ctx context.Context, svc Following, session, id string, at int64) (*Wa
 	if err != nil {
 		return nil, err
 	}
-	v, err := newView(ctx, f, at)
+	v, err := newView(ctx, f, q)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -154,7 +175,7 @@ func (w *Watch) Wait(ctx context.Context) (notices []chat.Notice, moved bool, er
 // Changes returns what changed in the tree since the inspector was last
 // shown it, and takes it as shown: the first time, everything. An empty
 // TreeChange means nothing did. Errors: NotFound when the inspected reflog
-// entry was collected.
+// entry or the picked node was collected.
 func (w *Watch) Changes(ctx context.Context) (TreeChange, error) {
 	resync := w.resync
 	w.resync = false
@@ -181,7 +202,8 @@ type TreeChange struct {
 	// already drawn that became current or stopped being current.
 	Entries []tree.RefEntry
 	Flipped []tree.RefEntry
-	// State is set when the agents' state shown changed (In.State).
+	// State is set when the agents' state shown changed, or what it says
+	// of where it is (In.State, In.Selected).
 	State bool
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/state"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -18,8 +17,9 @@ import (
 // view is what one inspector was last shown of a conversation's tree. It
 // looks at the conversation through its follower (chat.Follower.Look).
 type view struct {
-	f  *chat.Follower
-	at *tree.RefEntry // the reflog entry inspected; nil for HEAD
+	f    *chat.Follower
+	at   *tree.RefEntry // the reflog entry inspected; nil for HEAD
+	node int64          // the node picked to show the agents' state at; 0 for none
 
 	drawn   bool
 	newest  int64 // the newest node shown
@@ -29,6 +29,10 @@ type view struct {
 	turn    chat.TurnState // what the running turn does, as the legend says
 	entries []shownEntry   // newest first
 	state   []AgentState   // the agents' state shown
+	// selOnPath is whether the node picked was shown on the marked path.
+	selOnPath bool
+	// ends are the ForkEnd nodes of the tree by the Fork node they end.
+	ends map[int64]tree.Node
 }
 
 // shownEntry is a reflog row as shown.
@@ -72,10 +76,18 @@ func showEntries(l chat.Live, in *Inspection, entries []tree.RefEntry, shown []s
 	}
 }
 
-// newView returns a view of f's conversation that has shown nothing yet;
-// at, when not zero, is the reflog entry to inspect.
-func newView(ctx context.Context, f *chat.Follower, at int64) (view, error) {
-	v := view{f: f}
+// newView returns a view of f's conversation that has shown nothing yet,
+// of what q asks.
+func newView(ctx context.Context, f *chat.Follower, q Query) (view, error) {
+	v := view{f: f, node: q.Node}
+	if q.Node != 0 {
+		var ok bool
+		f.Look(func(l chat.Live) { _, ok = l.Index.Node(q.Node) })
+		if !ok {
+			return view{}, noNode(q.Node)
+		}
+	}
+	at := q.At
 	if at == 0 {
 		return v, nil
 	}
@@ -118,6 +130,9 @@ func (v *view) all(ctx context.Context) (Inspection, error) {
 	if v.at != nil && !slices.ContainsFunc(reflog, func(e tree.RefEntry) bool { return e.ID == v.at.ID }) {
 		return Inspection{}, apperr.Errorf(apperr.NotFound, "There is no reflog entry %d in this conversation any more.", v.at.ID)
 	}
+	if v.node != 0 && in.Selected.ID == 0 {
+		return Inspection{}, noNode(v.node)
+	}
 	v.f.Look(func(l chat.Live) {
 		in.Reflog = reflog
 		v.entries = reflogMarks(l, reflog)
@@ -143,9 +158,11 @@ func (v *view) snapshot(l chat.Live) Inspection {
 	head := l.Conversation.Head
 	in.HeadNode, _ = x.Node(head)
 	var newest int64
+	v.ends = map[int64]tree.Node{}
 	for k, n := range x.Nodes() {
 		in.Nodes[k] = n
 		newest = max(newest, k)
+		v.noteEnd(n)
 		if kids := x.Children(k); len(kids) > 0 {
 			in.Children[k] = slices.Clone(kids)
 		}
@@ -164,8 +181,9 @@ func (v *view) snapshot(l chat.Live) Inspection {
 	for _, n := range in.Path {
 		in.OnPath[n.ID] = true
 	}
-	in.State = agentStates(in.Path)
-	v.drawn, v.newest, v.count, v.head, v.tip, v.turn, v.state = true, newest, x.Len(), head, tip, l.Turn, in.State
+	v.showState(x, &in, in.Path, tree.Path(in.Path).Contains)
+	v.showEnds(&in)
+	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
 	wholeSamples(x, &in)
 	return in
 }
@@ -278,19 +296,19 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	}
 	ch.Growths = p.growths
 
+	var marked []int64
+	for _, n := range fresh {
+		// A tried block's Fork node, drawn already, says now how it ended.
+		if f, ok := v.noteEnd(n); ok && f <= v.newest && !p.drawn[f] {
+			marked = append(marked, f)
+		}
+	}
 	if tip != v.tip || head != v.head {
 		leave, join := x.PathDiff(v.tip, tip)
-		marked := slices.Concat(leave, join) // on the path or off it now
+		marked = append(marked, leave...) // on the path or off it now
+		marked = append(marked, join...)
 		if head != v.head {
 			marked = append(marked, v.head, head)
-		}
-		slices.Sort(marked)
-		for _, id := range slices.Compact(marked) {
-			if n, ok := x.Node(id); ok && id <= v.newest && !p.drawn[id] {
-				ch.Marked = append(ch.Marked, id)
-				in.Nodes[id] = n
-				in.OnPath[id] = onTip(id)
-			}
 		}
 		if v.at != nil && tip != v.tip {
 			if len(leave) == 0 {
@@ -303,14 +321,21 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 			}
 		}
 	}
+	slices.Sort(marked)
+	for _, id := range slices.Compact(marked) {
+		if n, ok := x.Node(id); ok && id <= v.newest && !p.drawn[id] {
+			ch.Marked = append(ch.Marked, id)
+			in.Nodes[id] = n
+			in.OnPath[id] = onTip(id)
+		}
+	}
 	wholeSamples(x, in)
 	tipPath := l.Path
 	if v.at != nil {
 		tipPath = in.Path
 	}
-	if now := agentStates(tipPath); !slices.EqualFunc(now, v.state, func(a, b AgentState) bool { return a.Node == b.Node }) {
-		in.State, ch.State, v.state = now, true, now
-	}
+	ch.State = v.showState(x, in, tipPath, onTip)
+	v.showEnds(in)
 	ch.Legend = x.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {
@@ -387,15 +412,5 @@ func heads(reflog []tree.RefEntry) []int64 {
 	for i, e := range reflog {
 		out[i] = e.Head
 	}
-	return out
-}
-
-// agentStates is the agents' state at the end of path, by agent and name.
-func agentStates(path tree.Path) []AgentState {
-	var out []AgentState
-	for k, v := range state.Of(path).All() {
-		out = append(out, AgentState{Agent: k.Agent, Name: k.Name, Value: v.JSON, Node: v.Node})
-	}
-	slices.SortFunc(out, func(a, b AgentState) int { return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Name, b.Name)) })
 	return out
 }

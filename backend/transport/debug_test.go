@@ -141,7 +141,7 @@ func TestThePatchedDebugPageIsTheOneAFreshLoadDraws(t *testing.T) {
 			b.command(t, "/c/"+second+"/messages", "application/json", `{"message":"Plan a trip to Bern"}`)
 		}},
 		{"an edit in the first", func(t *testing.T) {
-			in, err := inspector.Inspect(t.Context(), a.svc, b.sessionID(), first, 0)
+			in, err := inspector.Inspect(t.Context(), a.svc, b.sessionID(), first, inspector.Query{})
 			if err != nil {
 				t.Fatal(err)
 			}

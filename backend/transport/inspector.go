@@ -30,31 +30,60 @@ func entryParam(raw string) (int64, error) {
 	return id, nil
 }
 
-// inspectorPage answers GET /c/:id/tree[?at=entry]: the tree inspector,
-// showing HEAD or, read-only, the state of a reflog entry.
-func (s *Server) inspectorPage(c echo.Context) error {
+// nodeQuery reads a node id from the query (?node=). A malformed one is
+// not repeated back: it may be any text at all.
+func nodeQuery(raw string) (int64, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.Errorf(apperr.NotFound, "There is no such node in this conversation; nodes are numbered from 1.")
+	}
+	return id, nil
+}
+
+// inspectorQuery reads what an inspector is asked to show: a reflog
+// entry's state (?at=) and a node to show the agents' state at (?node=).
+func inspectorQuery(c echo.Context) (inspector.Query, error) {
 	at, err := entryParam(c.QueryParam("at"))
+	if err != nil {
+		return inspector.Query{}, err
+	}
+	node, err := nodeQuery(c.QueryParam("node"))
+	if err != nil {
+		return inspector.Query{}, err
+	}
+	return inspector.Query{At: at, Node: node}, nil
+}
+
+// inspectorPage answers GET /c/:id/tree[?at=entry][&node=id]: the tree
+// inspector, showing HEAD or, read-only, the state of a reflog entry, and
+// the agents' state at the end of that path or at the node picked.
+func (s *Server) inspectorPage(c echo.Context) error {
+	q, err := inspectorQuery(c)
 	if err != nil {
 		return err
 	}
-	in, err := inspector.Inspect(c.Request().Context(), s.chat, sessionOf(c), c.Param("id"), at)
+	in, err := inspector.Inspect(c.Request().Context(), s.chat, sessionOf(c), c.Param("id"), q)
 	if err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, templates.InspectorPage(in))
 }
 
-// inspectorStream answers GET /c/:id/tree/stream: the inspector drawn
+// inspectorStream answers GET /c/:id/tree/stream[?at=entry][&node=id],
+// for the inspector page of the same query: the inspector drawn
 // whole, then what changes as the conversation does — the new nodes where
 // they go, the marks that moved, new and changed reflog rows — and drawn
 // whole again only when a change is not a patch (see inspector.TreeChange).
 func (s *Server) inspectorStream(c echo.Context) error {
-	at, err := entryParam(c.QueryParam("at"))
+	q, err := inspectorQuery(c)
 	if err != nil {
 		return err
 	}
 	return s.serveStream(c, "inspector", func(ctx context.Context) (source, error) {
-		w, err := inspector.Open(ctx, s.chat, sessionOf(c), c.Param("id"), at)
+		w, err := inspector.Open(ctx, s.chat, sessionOf(c), c.Param("id"), q)
 		if err != nil {
 			return nil, err
 		}

@@ -64,7 +64,8 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 	head := b.openInspector(conv, "")
 	pg := head.first()
 	viewers := []*inspectorStream{head}
-	var first *inspectorStream // of the state after the first message
+	var first *inspectorStream  // of the state after the first message
+	var picked *inspectorStream // of the agents' state at the first message
 	for _, step := range []struct {
 		name string
 		do   func(t *testing.T)
@@ -77,6 +78,13 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 			b.t = sub
 			first.first()
 			viewers = append(viewers, first)
+		}},
+		{"an inspector of the agents' state at the message", func(sub *testing.T) {
+			b.t = t
+			picked = b.openInspector(conv, "?node="+pg.attr(`.on-path[data-kind=user]`, "data-node"))
+			b.t = sub
+			picked.first()
+			viewers = append(viewers, picked)
 		}},
 		{"an answer", func(t *testing.T) { b.answerPending(t, conv, "one") }},
 		{"a side question", func(t *testing.T) {
@@ -116,7 +124,10 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 			b.sameAsFresh(t, conv, viewers...)
 		})
 	}
-	b.t, head.t, first.t = t, t, t
+	b.t, head.t, first.t, picked.t = t, t, t, t
+	if picked.fulls != 1 {
+		t.Errorf("the inspector of the state at a node was drawn whole %d times, want once", picked.fulls)
+	}
 	if head.fulls != 3 {
 		t.Errorf("the inspector was drawn whole %d times, want three times: at first, for the first node (the tree was empty) and after garbage collection", head.fulls)
 	}
@@ -126,25 +137,39 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 }
 
 // A summary that compaction records is patched in with the messages it
-// stands for, as a fresh load draws it.
+// stands for, as a fresh load draws it. The agents' state is patched in as
+// it changes at HEAD, and stays as it was at a node picked.
 func TestThePatchedInspectorShowsASummary(t *testing.T) {
 	a := newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New(), CompactTokens: 30})
 	b := a.browser(t)
 	conv := b.newConversation("concierge")
 	st := b.openInspector(conv, "")
 	st.first()
+	var picked *inspectorStream // of the state at the first reply
 	for _, city := range []string{"Oslo", "Riga", "Bern"} {
-		t.Run(city, func(t *testing.T) {
-			b.t = t
-			b.command(t, "/c/"+conv+"/messages", "application/json", `{"message":"A trip to `+city+`"}`)
-			b.acceptPending(t, conv, `{"destination":"`+city+`","travellers":1,"cabin":"economy","hotel":false}`)
+		t.Run(city, func(sub *testing.T) {
+			b.t = sub
+			b.command(sub, "/c/"+conv+"/messages", "application/json", `{"message":"A trip to `+city+`"}`)
+			b.acceptPending(sub, conv, `{"destination":"`+city+`","travellers":1,"cabin":"economy","hotel":false}`)
 			for !st.page.has(`[data-kind=assistant]`, "Your trip to "+city) {
 				st.page.apply(st.next())
 			}
-			b.sameAsFresh(t, conv, st)
+			if picked == nil {
+				b.t = t // the stream stays open for the trips after this one
+				picked = b.openInspector(conv, "?node="+st.page.attr(`[data-kind=assistant]`, "data-node"))
+				b.t = sub
+				picked.first()
+			}
+			b.sameAsFresh(sub, conv, st, picked)
+			if got := st.page.text(`.agent-state [data-testid=state-value]`); !strings.Contains(got, city) {
+				sub.Errorf("the state at HEAD reads %q, want the trip to %s in it", got, city)
+			}
+			if got := picked.page.text(`.agent-state [data-testid=state-value]`); !strings.Contains(got, "Oslo") || strings.Contains(got, "Riga") {
+				sub.Errorf("the state at the first reply reads %q, want the trip to Oslo alone", got)
+			}
 		})
 	}
-	b.t, st.t = t, t
+	b.t, st.t, picked.t = t, t, t
 	if !st.page.has(`[data-kind=summary] [data-testid=covered-node]`, "A trip to Oslo") {
 		t.Error("no summary standing for the first trip")
 	}
@@ -176,7 +201,7 @@ func (b *browser) sameAsFresh(t *testing.T, conv string, viewers ...*inspectorSt
 // is, the newest node under the entry's head being HEAD.
 func (b *browser) checkCurrent(t *testing.T, conv string) {
 	t.Helper()
-	in, err := inspector.Inspect(t.Context(), b.app.svc, b.sessionID(), conv, 0)
+	in, err := inspector.Inspect(t.Context(), b.app.svc, b.sessionID(), conv, inspector.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,4 +750,26 @@ func domDifference(got, want string) string {
 	from := max(0, i-120)
 	oneLine := strings.NewReplacer("\n", "⏎", "&#34;", `"`)
 	return fmt.Sprintf("at byte %d:\n got: …%.500s\nwant: …%.500s", i, oneLine.Replace(got[from:]), oneLine.Replace(want[from:]))
+}
+
+// A node to show the agents' state at that is not a number, or not a node
+// of the conversation, is answered with a page that says so, for the
+// inspector and its stream alike.
+func TestTheInspectorSaysANodePickedIsNotThere(t *testing.T) {
+	a := newTestApp(t)
+	b := a.browser(t)
+	conv := b.newConversation("survey")
+	b.command(t, "/c/"+conv+"/messages", "application/json", `{"message":"1"}`)
+	for _, tc := range []struct{ query, want string }{
+		{"?node=abc", "There is no such node in this conversation; nodes are numbered from 1."},
+		{"?node=-3", "There is no such node in this conversation; nodes are numbered from 1."},
+		{"?node=999", "There is no node 999 in this conversation."},
+	} {
+		for _, path := range []string{"/tree", "/tree/stream"} {
+			code, body := b.do(http.MethodGet, "/c/"+conv+path+tc.query, "", "")
+			if code != http.StatusNotFound || !strings.Contains(body, tc.want) {
+				t.Errorf("GET %s%s = %d %.300q, want 404 saying %q", path, tc.query, code, body, tc.want)
+			}
+		}
+	}
 }

@@ -54,6 +54,7 @@ func Name(k tree.Kind) string {
 var nodeNames = map[tree.Kind]string{
 	tree.UserMessage: "message", tree.AssistantMessage: "reply", tree.TurnError: "error", tree.Stopped: "stopped turn",
 	tree.ElicitRequest: "question", tree.ElicitResponse: "answer", tree.SideQuestion: "side question", tree.SideReply: "side reply",
+	tree.Fork: "tried block", tree.ForkEnd: "end of a tried block",
 }
 
 // Node names node n as a reader of the conversation knows it, with
@@ -71,6 +72,15 @@ func Node(n tree.Node) string {
 	case tree.ElicitResponse:
 		r, _ := tree.Decode[elicit.Response](n)
 		says = Answer(r)
+	case tree.Fork:
+		r, _ := tree.Decode[tree.ForkRecord](n)
+		says = quote(r.Label)
+	case tree.ForkEnd:
+		r, _ := tree.Decode[tree.ForkEndRecord](n)
+		says = fmt.Sprintf("(went back from #%d)", r.Fork)
+		if r.Forward {
+			says = fmt.Sprintf("(adopted #%d)", r.Fork)
+		}
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s #%d %s", Name(n.Kind), n.ID, says))
 }

@@ -24,6 +24,9 @@ func TestNodeWords(t *testing.T) {
 		{tree.Node{ID: 10, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Decline})}, "answer #10 decline"},
 		{tree.Node{ID: 11, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Other, Text: "make it 3"})}, "answer #11 in words: “make it 3”"},
 		{tree.Node{ID: 5, Kind: tree.Notify, Payload: tree.MustEncode(map[string]string{"message": "x"})}, "notify #5"},
+		{tree.Node{ID: 7, Kind: tree.Fork, Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})}, "tried block #7 “a cheaper hotel”"},
+		{tree.Node{ID: 12, Kind: tree.ForkEnd, Payload: tree.MustEncode(tree.ForkEndRecord{Fork: 7, Tip: 11})}, "end of a tried block #12 (went back from #7)"},
+		{tree.Node{ID: 13, Kind: tree.ForkEnd, Payload: tree.MustEncode(tree.ForkEndRecord{Fork: 7, Forward: true, Tip: 11})}, "end of a tried block #13 (adopted #7)"},
 	}
 	for _, c := range cases {
 		if got := words.Node(c.n); got != c.want {
