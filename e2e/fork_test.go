@@ -68,4 +68,16 @@ func TestTryingACheaperOptionGoesBackOrKeepsIt(t *testing.T) {
 	p.must(expect.Locator(p.lastAssistant().Locator("li")).ToHaveText([]string{"Premium class with a hotel to Rome, 2 travellers: €1,320"}))
 	p.must(expect.Locator(p.GetByTestId("fork-end")).ToHaveText([]string{"Tried a cheaper option, then went back.", "Tried a cheaper option and kept it."}))
 	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(3))
+
+	// The inspector shows both tries, the first abandoned, the second
+	// adopted, and the plan at HEAD the cheaper one.
+	ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+	_, err = ins.Goto(p.URL() + "/tree")
+	ins.must(err)
+	ins.waitForStream()
+	fates := ins.GetByTestId("tried-fate")
+	ins.must(expect.Locator(fates).ToHaveCount(2))
+	ins.must(expect.Locator(fates.First()).ToHaveAttribute("data-fate", "abandoned"))
+	ins.must(expect.Locator(fates.Last()).ToHaveAttribute("data-fate", "adopted"))
+	ins.must(expect.Locator(ins.GetByTestId("agent-state").GetByTestId("state-value")).ToContainText(`"cabin":"premium"`))
 }
