@@ -9,9 +9,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
 
 // noteTaker is an assistant with state: each message is remembered by its
@@ -194,4 +196,77 @@ func askedToKeep(t *testing.T, s *server) (tree.Conversation, elicit.Request) {
 		t.Fatalf("the question is %q, want it made of the notes read", q.Message)
 	}
 	return c, q
+}
+
+// The state is the branch's across a rewind past a compaction and a
+// recovery from the reflog: changing the first turn's answer, after a
+// later turn summarized it for the model, gives that branch's state alone,
+// and recovering the later turn's state brings its state back.
+func TestAnAgentsStateFollowsARewindPastACompactionAndARecovery(t *testing.T) {
+	agent := agents.New("cities", "Keeps cities.")
+	cities := agents.NewState(agent, "cities", []string{})
+	city := elicit.Form[struct {
+		City string `json:"city"`
+	}]()
+	keeper := agents.Assistant{Name: "cities", Description: "Keeps cities.", Turn: func(ctx context.Context, message string) (string, error) {
+		history, err := turn.History(ctx) // summarized past the limit
+		if err != nil {
+			return "", err
+		}
+		if _, err := turn.Sample(ctx, llm.Request{Messages: history}); err != nil {
+			return "", err
+		}
+		got, err := turn.Ask(ctx, city, "Which city?", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		if err := cities.Update(ctx, func(list *[]string) error { *list = append(*list, got.Content.City); return nil }); err != nil {
+			return "", err
+		}
+		list, err := cities.Get(ctx)
+		return strings.Join(list, ", "), err
+	}}
+	s := startServer(t, agents.NewRegistry(keeper), offline.New())
+	s.stop()
+	db := storetest.OpenAt(t, s.path)
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, CompactTokens: 60})
+	c, err := s.svc.Create(t.Context(), "me", "cities")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i, name := range []string{"Lisbon", "Porto"} {
+		s.send("me", c.ID, strings.Repeat("word ", 40))
+		q := waitQuestion(t, s, c.ID, "Which city?")
+		if i == 0 {
+			first = q.ID
+		}
+		if err := s.svc.Answer(t.Context(), "me", c.ID, q.ID, accept(`{"city":"`+name+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		s.reply("me", c.ID)
+	}
+	if sums := s.nodes(c.ID, tree.Summary); len(sums) == 0 {
+		t.Fatal("no compaction: the test asks for a rewind past one")
+	}
+	porto := s.reflogEntry(c.ID, s.message(c.ID, strings.TrimSpace(strings.Repeat("word ", 40))).ID)
+
+	if err := s.svc.ChangeAnswer(t.Context(), "me", c.ID, first, accept(`{"city":"Faro"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.reply("me", c.ID); got != "Faro" {
+		t.Errorf("after the rewind the state is %q, want that branch's alone", got)
+	}
+
+	if err := s.svc.Recover(t.Context(), "me", c.ID, porto); err != nil {
+		t.Fatal(err)
+	}
+	s.send("me", c.ID, "one more")
+	q := waitQuestion(t, s, c.ID, "Which city?")
+	if err := s.svc.Answer(t.Context(), "me", c.ID, q.ID, accept(`{"city":"Braga"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.reply("me", c.ID); got != "Lisbon, Porto, Braga" {
+		t.Errorf("after the recovery the state is %q, want the recovered branch's", got)
+	}
 }
