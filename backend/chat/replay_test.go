@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents/demo"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/failure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
@@ -224,7 +225,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	s.restart()
 	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
 	it := lastItem(v)
-	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
+	if it.Kind != tree.TurnError || it.Text != failure.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Details, `elicit form "Confirm?"`) || !strings.Contains(it.Details, `"Are you really sure?"`) {
 		t.Errorf("last item = %+v, want a short sentence, with details naming call %s and both calls", it, eid)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/decide"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/failure"
 	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/lineend"
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
@@ -366,7 +367,10 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 		err = cause // ended for a reason of the service's, which says more
 	}
 	c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
-	return tree.TurnError, failure(err)
+	if errors.Is(err, errStopped) {
+		err = context.Canceled // worded as any stop
+	}
+	return tree.TurnError, failure.Message(err)
 }
 
 // appendLocked records n for the turn; a turn that is no longer the

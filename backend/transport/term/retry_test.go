@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/failure"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
@@ -50,7 +51,7 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	db.Close()
 
 	c := startConsoleOn(t, storetest.OpenAt(t, path), chat.Config{Assistants: agents.NewRegistry(checkIn(2)), Model: offline.New()}, Config{Conversation: conv.ID})
-	c.expect("! " + chat.DivergedText)
+	c.expect("! " + failure.DivergedText)
 	c.expect("/retry")
 	c.expect("you> ")
 	c.send("/retry")

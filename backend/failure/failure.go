@@ -1,4 +1,5 @@
-package chat
+// Package failure words a turn's failure for the chat.
+package failure
 
 import (
 	"context"
@@ -14,7 +15,7 @@ import (
 )
 
 // How a turn's failure reads. A turn that fails is recorded as a TurnError
-// (turn.go's endOf); what the chat shows of it is worded here, one sentence
+// (chat's endOf); what the chat shows of it is worded here, one sentence
 // per kind of failure a user can tell apart and act on.
 
 // The HTTP statuses of a provider's failure (llm.Error.Status) that read
@@ -32,11 +33,11 @@ const (
 // turn again from the user's message, which Retry does.
 const DivergedText = "The assistant has been updated since this turn began, so it cannot continue where it left off. Start again from your message to go on."
 
-// failure words a turn's failure for the chat: a short sentence for
+// Message words a turn's failure for the chat: a short sentence for
 // everyone, and the details behind it (the provider's own words, say) for
-// whoever opens them.
-func failure(err error) tree.Message {
-	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
+// whoever opens them. A cancellation reads as a stop.
+func Message(err error) tree.Message {
+	if errors.Is(err, context.Canceled) {
 		return tree.Message{Text: "Stopped."}
 	}
 	if le, ok := errors.AsType[*llm.Error](err); ok {

@@ -1,4 +1,4 @@
-package chat
+package failure
 
 import (
 	"context"
@@ -29,14 +29,14 @@ func TestFailureWording(t *testing.T) {
 			&llm.Error{Provider: "openai", Retryable: true, Message: "connection reset"}},
 		{"refused request", "The model could not answer.", "bad request (HTTP 400 from openai)",
 			&llm.Error{Provider: "openai", Status: 400, Message: "bad request"}},
-		{"stopped", "Stopped.", "", errStopped},
+		{"stopped", "Stopped.", "", fmt.Errorf("turn: %w", context.Canceled)},
 		{"cancelled", "Stopped.", "", context.Canceled},
 		{"too slow", "The model took too long to answer. Try again.", context.DeadlineExceeded.Error(), context.DeadlineExceeded},
 		{"steps", "The agent did not finish within 4 steps; stopped so it does not run away.", "", &agents.StepsError{Steps: 4}},
 		{"internal", "Something went wrong on our side. Please try again.", "", errors.New("disk on fire")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := failure(tc.err)
+			got := Message(tc.err)
 			if got.Text != tc.wantText {
 				t.Errorf("text = %q, want %q", got.Text, tc.wantText)
 			}
