@@ -132,6 +132,8 @@ func (t *terminal) show(it chat.Item) bool {
 	case tree.Stopped:
 		t.sent = false
 		t.say("  (%s)", it.Text)
+	case tree.ForkEnd: // what the agent tried and decided (agents.Fork)
+		t.say("  (%s)", it.Text)
 	case tree.SideQuestion:
 		if !it.Replied {
 			return false
