@@ -31,6 +31,20 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Images are, on a user message, pictures sent with it, for models
+	// that take them (image parts of the OpenAI wire format); Content is
+	// the message's text, attachments read as text included.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture given to the model: its content type and the file it
+// is (package files), which is what a model call's record keeps; Data is
+// filled from the file just before the call, never recorded, and sent as a
+// data URL.
+type Image struct {
+	Type string `json:"type"`
+	File string `json:"file"`
+	Data []byte `json:"-"`
 }
 
 // ToolSpec offers the model a tool: its name, what it is for, and the JSON

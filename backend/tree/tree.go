@@ -127,6 +127,21 @@ type Message struct {
 	// a turn worked, those of them sent with an id, each as it was sent:
 	// Text is all of them joined.
 	Parts []Part `json:"parts,omitempty"`
+	// Attachments are, on a UserMessage node, the files sent with it
+	// (package files); on an ElicitResponse's content a file kind names
+	// its file the same way.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is a file sent with a message or given as an answer: the
+// upload's id (what /files/ID serves, to its session alone), its name as
+// the user's device gave it (never a path), its content type from the
+// allow-list, and its size in bytes.
+type Attachment struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
 }
 
 // Part is one message as its sender sent it, with the id it chose.
