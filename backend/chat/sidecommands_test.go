@@ -204,7 +204,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 // Recovering a side question's reflog entries (its asking, "fork", and its
 // reply, "return") brings back the flow it was asked beside, with the
 // question that waited waiting again and the thread beside it, not HEAD
-// under the side reply.
+// under the side reply; so does switching back to that flow's version.
 func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 	r := newSideRig(t,
 		llmtest.Call("ask_user", `{"question":"Which seat?","kind":"choice","options":["12A","14C"]}`),
@@ -229,6 +229,18 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 		return e != nil && e.Request.Message == "Which train?"
 	})
 	edited := v.Items[0].ID
+	// Switching back to the first version goes to where its flow got, the
+	// question that waits, not into the side thread answered last.
+	if err := r.svc.Switch(ctx, "s", r.conv, first); err != nil {
+		t.Fatal(err)
+	}
+	seatWaits := func(v chat.View) bool { e := pendingElicit(v); return e != nil && e.Request.ID == seat }
+	if v = r.wait("the seat question", seatWaits); v.Conversation.Head != waited {
+		t.Errorf("switched back: HEAD %d, want %d where the seat question waits", v.Conversation.Head, waited)
+	}
+	if err := r.svc.Switch(ctx, "s", r.conv, edited); err != nil {
+		t.Fatal(err)
+	}
 	for _, action := range []tree.Action{tree.ActFork, tree.ActReturn} {
 		var entry int64
 		for _, e := range r.reflog() {
@@ -239,11 +251,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 		if err := r.svc.Recover(ctx, "s", r.conv, entry); err != nil {
 			t.Fatal(err)
 		}
-		v = r.wait("the seat question", func(v chat.View) bool {
-			e := pendingElicit(v)
-			return e != nil && e.Request.ID == seat
-		})
-		if v.Conversation.Head != waited {
+		if v = r.wait("the seat question", seatWaits); v.Conversation.Head != waited {
 			t.Errorf("recovering the %s entry: HEAD %d, want %d where the seat question waits", action, v.Conversation.Head, waited)
 		}
 		if s := sideItems(v); len(s) != 1 || s[0].Reply != "Oslo is cold in winter." {
