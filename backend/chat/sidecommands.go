@@ -35,9 +35,8 @@ func (s *Service) ContinueHere(ctx context.Context, session, id string, q int64)
 	})
 }
 
-// BackToFlow goes back from the side thread continued on HEAD's branch to
-// the question that waited (reflog "to-flow"), whose turn resumes from its
-// record. Conflict when no thread on HEAD's branch was continued.
+// BackToFlow goes back from the side thread continued on HEAD's branch to the question that
+// waited (reflog "to-flow"), its turn resumed. Conflict when no thread on HEAD's branch was.
 func (s *Service) BackToFlow(ctx context.Context, session, id string) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
 		reflog, err := s.store.Reflog(ctx, id) // before the lock: a turn may record meanwhile

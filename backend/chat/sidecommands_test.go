@@ -87,6 +87,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 		llmtest.Call("ask_user", `{"question":"Winter or summer?","kind":"choice","options":["winter","summer"]}`),
 		llmtest.Text("Oslo is cold in winter."),
 		llmtest.Text("Train booked."),
+		llmtest.Text("Milder."),
 		llmtest.Text("Booked seat 14C."),
 	)
 	ctx := t.Context()
@@ -153,7 +154,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.Send(ctx, "s", r.conv, "Then book me a train"); err != nil {
 		t.Fatal(err)
 	}
-	r.wait("the train", func(v chat.View) bool { return lastItem(v).Text == "Train booked." })
+	v = r.wait("the train", func(v chat.View) bool { return lastItem(v).Text == "Train booked." })
 	next := r.fake.Requests()[3].Messages
 	count := func(role, content string) int {
 		n := 0
@@ -167,6 +168,24 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if count("user", "Is Oslo cold?") != 1 || count("assistant", "Oslo is cold in winter.") != 1 ||
 		strings.Contains(dump(next), "Asked on the side") {
 		t.Errorf("the next turn's model is not given the side exchange once, as the conversation's:\n%s", dump(next))
+	}
+	// Asked aside from the continued reply, a side question is a thread of
+	// its own beside the flow, not a follow-up of the continued thread.
+	var continued int64 // the side reply, now the flow's
+	for _, it := range v.Items {
+		if it.Text == "Oslo is cold in winter." {
+			continued = it.ID
+		}
+	}
+	if err := r.svc.AskAside(ctx, "s", r.conv, continued, "And in summer?"); err != nil {
+		t.Fatal(err)
+	}
+	later := sideItems(repliedSides(t, r.svc, r.conv, 1))[0]
+	if later.Anchor != stop.ID || later.WhileWaiting {
+		t.Errorf("the side question asked from the continued reply hangs from %d (while waiting: %v), want %d beside the flow", later.Anchor, later.WhileWaiting, stop.ID)
+	}
+	if asked := dump(r.fake.Requests()[4].Messages); strings.Contains(asked, "waits for their answer") || !strings.Contains(asked, "in a thread beside the conversation") {
+		t.Errorf("the later side question's model is told a question waits, not that it is asked beside the reply:\n%s", asked)
 	}
 	r.restart()
 
@@ -193,11 +212,11 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if got := len(nodesOf(t, r.db, r.conv, tree.AssistantMessage)); got != 2 {
 		t.Errorf("%d replies recorded, want the train's and the seat's, once each", got)
 	}
-	if got := len(nodesOf(t, r.db, r.conv, tree.SideReply)); got != 1 {
-		t.Errorf("%d side replies recorded, want 1: the continued thread's turn ended once", got)
+	if got := len(nodesOf(t, r.db, r.conv, tree.SideReply)); got != 2 {
+		t.Errorf("%d side replies recorded, want 2: the continued thread's turn and the later one's ended once", got)
 	}
-	if got := len(r.fake.Requests()); got != 5 {
-		t.Errorf("%d model calls, want 5: the resumed turn replays its question", got)
+	if got := len(r.fake.Requests()); got != 6 {
+		t.Errorf("%d model calls, want 6: the resumed turn replays its question", got)
 	}
 }
 

@@ -268,7 +268,7 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 		if !c.path.Contains(node) {
 			return apperr.Errorf(apperr.NotFound, "There is no message %d in the conversation as shown.", node)
 		}
-		return s.sideQuestLocked(ctx, c, a, node, text)
+		return s.sideQuestLocked(ctx, c, a, c.idx.AsideFrom(c.path, node), text)
 	})
 }
 

@@ -1,5 +1,10 @@
 package tree
 
+import (
+	"cmp"
+	"slices"
+)
+
 // A side thread the user continued as the flow ("continue here") goes on
 // through a Stopped node of the flow's agent hung from the end of the
 // thread's last side question: it ends the turn whose question waited (so
@@ -37,6 +42,18 @@ func (x *Index) ThreadEnd(id int64) (Node, bool) {
 		return Node{}, false
 	}
 	return x.SideEnd(thread[len(thread)-1].ID)
+}
+
+// AsideFrom returns the node a side thread asked from node id of path
+// hangs from: id, or, for the end of a side thread that path continued as
+// the flow, the node that continued it. A side question hung from that
+// end would be taken for a follow-up of the continued thread.
+func (x *Index) AsideFrom(path Path, id int64) int64 {
+	i, found := slices.BinarySearchFunc(path, id, func(n Node, id int64) int { return cmp.Compare(n.ID, id) })
+	if found && i+1 < len(path) && x.Continues(path[i+1].ID) {
+		return path[i+1].ID
+	}
+	return id
 }
 
 // FlowTip returns where the branch through id got to, side threads left

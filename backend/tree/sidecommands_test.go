@@ -63,6 +63,12 @@ func TestAContinuedThreadEndsWhereTheFlowGoesOn(t *testing.T) {
 	if got := ids(x.PathTo(x.FlowTip(2))); !slices.Equal(got, []int64{1, 2}) {
 		t.Errorf("the flow through 2 goes to %v, want to 2: its side threads are not the flow", got)
 	}
+	if got := x.AsideFrom(x.PathTo(9), 6); got != 7 {
+		t.Errorf("AsideFrom the continued reply = %d, want the continue node 7 on the flow", got)
+	}
+	if got := x.AsideFrom(x.PathTo(9), 9); got != 9 {
+		t.Errorf("AsideFrom a reply of the flow = %d, want 9 itself", got)
+	}
 	if got := x.FlowTip(7); got != 9 {
 		t.Errorf("FlowTip(7) = %d, want 9", got)
 	}
