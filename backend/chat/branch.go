@@ -170,7 +170,11 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 // where it is (sidechange.go).
 func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
-		if _, ok := c.responseNodeLocked(eid); !ok {
+		old, ok := c.responseNodeLocked(eid)
+		if _, aside := c.idx.SideRoot(old); ok && aside {
+			return apperr.Errorf(apperr.Conflict, "That answer was given in a side thread the conversation went on from: go back to the flow to change it there.")
+		}
+		if !ok {
 			if c.isPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
 			}

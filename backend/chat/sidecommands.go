@@ -8,22 +8,19 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
-// ContinueHere makes side question q's thread the flow: the flow's waiting
-// question is withdrawn, recorded as a Stopped node of its agent at the
-// thread's end (tree.Continues), where HEAD moves (reflog "continue").
+// ContinueHere makes side question q's thread the flow: the waiting question is withdrawn, recorded as a
+// Stopped node at the thread's end (tree.Continues), where HEAD moves (reflog "continue").
 // Conflict unless a question of the flow waits and the thread has ended.
 func (s *Service) ContinueHere(ctx context.Context, session, id string, q int64) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
-		n, _ := c.idx.Node(q)
-		it, ok := c.sideItemLocked(n)
-		if !ok || n.Kind != tree.SideQuestion || !c.shownSideLocked(n) {
+		if n, _ := c.idx.Node(q); !c.shownSideLocked(n) {
 			return apperr.Errorf(apperr.NotFound, "There is no side question %d beside the conversation as shown.", q)
 		}
 		req, waits := c.waitingOnLocked()
 		if !waits {
 			return apperr.Errorf(apperr.Conflict, "No question of the conversation waits, so there is nothing to continue from the side instead of.")
 		}
-		end, ended := c.idx.ThreadEnd(it.Anchor)
+		end, ended := c.idx.ThreadEnd(q)
 		if !ended {
 			return apperr.Errorf(apperr.Conflict, "The side question is still being answered: wait for its reply, or stop it, then continue from it.")
 		}

@@ -145,6 +145,9 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 		t.Errorf("the reflog's newest entry = %+v, want continue from %d to %d", e, waited, stop.ID)
 	}
 	wantCode(t, "continue again, with no question waiting", r.svc.ContinueHere(ctx, "s", r.conv, q.ID), apperr.Conflict)
+	// The side turn's answer is the flow's record now: changing it would
+	// resume the flow's withdrawn turn from the side thread's record.
+	wantCode(t, "change the continued thread's answer", r.svc.ChangeAnswer(ctx, "s", r.conv, q.Asks[0].Elicit.Request.ID, accept(`{"option":"summer"}`)), apperr.Conflict)
 	r.restart()
 
 	v, _ = r.svc.View(ctx, "s", r.conv)

@@ -75,8 +75,7 @@ type Item struct {
 	Anchor int64
 	// Asks are the questions the side question's turn asked the user.
 	Asks []Item
-	// Continuable marks a side question whose thread can become the flow
-	// (Service.ContinueHere); Continued the Stopped item where one did.
+	// Continuable: its thread can become the flow (Service.ContinueHere); Continued: where one did.
 	Continuable, Continued bool
 }
 

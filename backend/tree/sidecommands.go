@@ -33,15 +33,21 @@ func (x *Index) Continues(id int64) bool {
 	return false
 }
 
-// ThreadEnd returns the end of the last question of the side thread asked
-// from node id (SideEnd), reporting false while that question's turn works
-// or when there is no thread.
-func (x *Index) ThreadEnd(id int64) (Node, bool) {
-	thread := x.SideThread(id)
-	if len(thread) == 0 {
-		return Node{}, false
+// ThreadEnd returns the end of the last question of the side thread that
+// side question q is in, from q on (follow-ups hang from the end of the
+// question before), reporting false while that question's turn works.
+func (x *Index) ThreadEnd(q int64) (Node, bool) {
+	for {
+		end, ok := x.SideEnd(q)
+		if !ok {
+			return Node{}, false
+		}
+		next := x.Sides(end.ID)
+		if len(next) == 0 {
+			return end, true
+		}
+		q = next[len(next)-1].ID
 	}
-	return x.SideEnd(thread[len(thread)-1].ID)
 }
 
 // AsideFrom returns the node a side thread asked from node id of path

@@ -49,8 +49,10 @@ func TestAContinuedThreadEndsWhereTheFlowGoesOn(t *testing.T) {
 	if got := x.SideTip(5); got != 6 {
 		t.Errorf("SideTip(5) = %d, want its reply 6, not the flow under the continue", got)
 	}
-	if end, ok := x.ThreadEnd(2); !ok || end.ID != 6 {
-		t.Errorf("ThreadEnd(2) = %d, %v; want 6", end.ID, ok)
+	for _, q := range []int64{3, 5} {
+		if end, ok := x.ThreadEnd(q); !ok || end.ID != 6 {
+			t.Errorf("ThreadEnd(%d) = %d, %v; want 6", q, end.ID, ok)
+		}
 	}
 	for _, id := range []int64{7, 8, 9} {
 		if q, side := x.SideRoot(must(t, x, id)); side {
