@@ -62,10 +62,11 @@ func (x *Index) AsideFrom(path Path, id int64) int64 {
 	return id
 }
 
-// FlowTip returns where the branch through id got to, side threads left
-// out: the newest node under id that is on no side branch hung from it.
-// It is where a reflog entry's state leads (NewestUnder would lead into a
-// side thread answered last, a branch the flow never took).
+// FlowTip returns where the branch through id got to, what hangs aside
+// left out: the newest node under id that is on no side branch hung from
+// it, nor a decision of what a typed message was. It is where a reflog
+// entry's state leads (NewestUnder would lead into a side thread answered
+// last, a branch the flow never took).
 func (x *Index) FlowTip(id int64) int64 {
 	newest := id
 	stack := []int64{id}
@@ -74,7 +75,7 @@ func (x *Index) FlowTip(id int64) int64 {
 		stack = stack[:len(stack)-1]
 		newest = max(newest, n)
 		for _, c := range x.children[n] {
-			if x.nodes[c].Kind != SideQuestion {
+			if k := x.nodes[c].Kind; k != SideQuestion && k != Decision {
 				stack = append(stack, c)
 			}
 		}

@@ -6,20 +6,21 @@ import (
 )
 
 // continued is a conversation whose side thread was continued as the flow,
-// with a side question asked later from the continued flow:
+// with a side question asked later from the continued flow, and the
+// decision that took a typed message for a side question:
 //
 //	1 user
 //	└ 2 elicit e1           the question that waited
-//	  └ 3 side              asked while it waited
-//	    └ 4 side-reply
-//	      ├ 5 side          a follow-up
-//	      │ └ 6 side-reply
-//	      │   └ 7 stopped   continue here: e1 withdrawn
-//	      │     └ 8 user
-//	      │       └ 9 assistant
-//	      │         └ 10 side   asked beside the reply
-//	      │           └ 11 side-reply
-//	      └ (nothing else)
+//	  ├ 3 side              asked while it waited
+//	  │ └ 4 side-reply
+//	  │   └ 5 side          a follow-up
+//	  │     └ 6 side-reply
+//	  │       └ 7 stopped   continue here: e1 withdrawn
+//	  │         └ 8 user
+//	  │           └ 9 assistant
+//	  │             └ 10 side   asked beside the reply
+//	  │               └ 11 side-reply
+//	  └ 12 decision         what a message typed while e1 waited was
 func continued() *Index {
 	return NewIndex([]Node{
 		nd(1, 0, UserMessage, ""),
@@ -33,6 +34,7 @@ func continued() *Index {
 		nd(9, 8, AssistantMessage, ""),
 		nd(10, 9, SideQuestion, ""),
 		nd(11, 10, SideReply, ""),
+		nd(12, 2, Decision, ""),
 	})
 }
 
@@ -63,7 +65,7 @@ func TestAContinuedThreadEndsWhereTheFlowGoesOn(t *testing.T) {
 		t.Errorf("SideRoot(11) = %d, %v; want the later side question 10", q.ID, side)
 	}
 	if got := ids(x.PathTo(x.FlowTip(2))); !slices.Equal(got, []int64{1, 2}) {
-		t.Errorf("the flow through 2 goes to %v, want to 2: its side threads are not the flow", got)
+		t.Errorf("the flow through 2 goes to %v, want to 2: its side threads and decisions are not the flow", got)
 	}
 	if got := x.AsideFrom(x.PathTo(9), 6); got != 7 {
 		t.Errorf("AsideFrom the continued reply = %d, want the continue node 7 on the flow", got)
