@@ -39,7 +39,7 @@ func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, tex
 	}
 	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, string, error) {
 		orig, ok := c.idx.Node(msgID)
-		if !ok || orig.Kind != tree.UserMessage {
+		if !ok || tree.AsFlow(orig.Kind) != tree.UserMessage {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
 		}
 		return orig, text, nil
@@ -68,10 +68,10 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 	}
 	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, string, error) {
 		n, ok := c.idx.Node(reply)
-		if !ok || (n.Kind != tree.AssistantMessage && n.Kind != tree.TurnError && n.Kind != tree.Stopped) {
+		if k := tree.AsFlow(n.Kind); !ok || (k != tree.AssistantMessage && k != tree.TurnError && k != tree.Stopped) {
 			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
 		}
-		for n.Kind != tree.UserMessage {
+		for tree.AsFlow(n.Kind) != tree.UserMessage {
 			if n, ok = c.idx.Node(n.Parent); !ok {
 				return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
 			}
@@ -141,7 +141,7 @@ func (s *Service) Switch(ctx context.Context, session, id string, node int64) er
 		if err != nil {
 			return err
 		}
-		return s.moveHeadLocked(ctx, c, c.idx.NewestUnder(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + words.Node(n)})
+		return s.moveHeadLocked(ctx, c, c.idx.FlowTip(n.ID), tree.Move{Action: tree.ActSwitch, Detail: "to " + words.Node(n)})
 	})
 }
 
@@ -170,7 +170,11 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 // where it is (sidechange.go).
 func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
-		if _, ok := c.responseNodeLocked(eid); !ok {
+		old, ok := c.responseNodeLocked(eid)
+		if _, aside := c.idx.SideRoot(old); ok && aside {
+			return apperr.Errorf(apperr.Conflict, "That answer was given in a side thread the conversation went on from: go back to the flow to change it there.")
+		}
+		if !ok {
 			if c.isPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
 			}
@@ -213,8 +217,8 @@ func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit
 
 // Recover makes the state of reflog entry `entry` HEAD again — a discarded
 // branch included — with its suspended questions live again. An entry's
-// state is the branch its move started, as far as that branch got. A
-// running turn is parked first.
+// state is the branch its move started, as far as it got (tree.RefEntry.State:
+// a side question's brings back the flow beside it). A running turn is parked first.
 func (s *Service) Recover(ctx context.Context, session, id string, entry int64) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
 		reflog, err := s.store.Reflog(ctx, id) // before the lock: a turn may record meanwhile
@@ -229,7 +233,7 @@ func (s *Service) Recover(ctx context.Context, session, id string, entry int64) 
 		defer c.mu.Unlock()
 		// The entry says where HEAD went, once: not the entry recovered,
 		// whose own detail may be a recovery's, and so on down.
-		to, ok := c.idx.Node(c.idx.NewestUnder(reflog[i].Head))
+		to, ok := c.idx.Node(c.idx.FlowTip(reflog[i].State()))
 		if !ok {
 			return apperr.Errorf(apperr.NotFound, "The state of reflog entry %d is no longer in this conversation (gc removed it).", entry)
 		}

@@ -270,7 +270,7 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 		if !c.path.Contains(node) {
 			return apperr.Errorf(apperr.NotFound, "There is no message %d in the conversation as shown.", node)
 		}
-		return s.sideQuestLocked(ctx, c, a, node, text)
+		return s.sideQuestLocked(ctx, c, a, c.idx.AsideFrom(c.path, node), text)
 	})
 }
 
@@ -287,6 +287,7 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	if end, ok := c.idx.SideEnd(q.ID); ok {
 		em, _ := tree.Decode[tree.Message](end)
 		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
+		it.Continuable = len(c.idx.Sides(end.ID)) == 0 && len(c.queueLocked()) > 0
 		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
 		// Its turn works: its questions are those of the version it
@@ -353,7 +354,7 @@ func (c *conversation) withSidesLocked(items []Item) []Item {
 	for _, n := range c.path {
 		var sides []Item
 		for _, q := range c.idx.SideThread(n.ID) {
-			if it, ok := c.sideItemLocked(q); ok {
+			if it, ok := c.sideItemLocked(q); ok && !c.path.Contains(q.ID) { // a continued thread is the path's
 				sides = append(sides, it)
 			}
 		}

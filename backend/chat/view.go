@@ -74,6 +74,8 @@ type Item struct {
 	Anchor int64
 	// Asks are the questions the side question's turn asked the user.
 	Asks []Item
+	// Continuable: its thread can become the flow (Service.ContinueHere); Continued: where one did.
+	Continuable, Continued bool
 }
 
 // ElicitState is where an elicit stands.
@@ -148,9 +150,9 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 	byRef := map[string]int{}
 	for _, n := range path {
 		switch n.Kind {
-		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped:
+		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply: // a side thread continued (tree.AsFlow)
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged})
+			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {
@@ -213,6 +215,7 @@ func (c *conversation) view() View {
 			c.liveLocked(it.Elicit)
 		}
 		it.Branch = c.branchOf(it, answer)
+		it.Continued = it.Kind == tree.Stopped && c.idx.Continues(it.ID)
 	}
 	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: modelName(c.svc.model)}
 }

@@ -164,3 +164,26 @@ func TestABadSidePartOfALastEventIDIsRefused(t *testing.T) {
 		t.Errorf("Last-Event-ID %q, as sent: %v", held, err)
 	}
 }
+
+// A side thread continued as the flow ends the flow's run that waited
+// (stopped, its question withdrawn), and the runs after it are the flow's,
+// not side runs.
+func TestAContinuedSideThreadEndsTheFlowsRun(t *testing.T) {
+	svc, model := newEventsService(t)
+	conv, f, run, chunks := sideAsked(t, svc, model, "what time is it?")
+	chunks <- "It is noon."
+	close(chunks)
+	f.until("the side run's end", is(eventstream.EventRunCompleted))
+	flow := f.seen[0].Data.(eventstream.RunStarted).Run
+	if err := svc.ContinueHere(t.Context(), "me", conv, run); err != nil {
+		t.Fatal(err)
+	}
+	done := last(f.until("the flow's run's end", is(eventstream.EventRunCompleted))).Data.(eventstream.RunCompleted)
+	if done.Run != flow || done.Aside || done.Status != tree.OutcomeStopped || !strings.Contains(done.Text, "withdrawn") {
+		t.Errorf("after continue here, run.completed %+v; want the flow's run %d stopped, its question withdrawn", done, flow)
+	}
+	send(t, svc, "me", conv, "thanks")
+	if started := last(f.until("the next run", is(eventstream.EventRunStarted))).Data.(eventstream.RunStarted); started.Aside {
+		t.Errorf("the run after continue here is %+v, want a run of the flow", started)
+	}
+}

@@ -37,6 +37,9 @@ func newFeed(from position) *feed {
 type runInfo struct {
 	run   int64
 	aside bool
+	// flow is, for a side run, the flow's run it was asked beside: the run
+	// that a thread continued as the flow ends (tree.Index.Continues).
+	flow int64
 }
 
 // id is the position as an event id.
@@ -164,11 +167,17 @@ func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
 		n = p
 	}
 	for i := len(climbed) - 1; i >= 0; i-- {
-		switch n := climbed[i]; n.Kind {
-		case tree.SideQuestion:
-			top = runInfo{run: n.ID, aside: true}
-		case tree.UserMessage:
-			top = runInfo{run: n.ID, aside: top.aside}
+		switch n := climbed[i]; {
+		case n.Kind == tree.SideQuestion:
+			flow := top.run
+			if top.aside {
+				flow = top.flow
+			}
+			top = runInfo{run: n.ID, aside: true, flow: flow}
+		case n.Kind == tree.UserMessage:
+			top = runInfo{run: n.ID, aside: top.aside, flow: top.flow}
+		case x.Continues(n.ID):
+			top = runInfo{run: top.flow}
 		}
 		f.runs[climbed[i].ID] = top
 	}

@@ -233,7 +233,7 @@ func (b *builder) replyAsOf(q int64) (tree.Node, bool) {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n, _ := b.idx.Node(id)
-		if n.Kind == tree.SideQuestion || id > b.last {
+		if n.Kind == tree.SideQuestion || id > b.last || b.idx.Continues(id) {
 			continue
 		}
 		tip = max(tip, id)

@@ -44,6 +44,16 @@ func of(idx *tree.Index, path []tree.Node, last int64, v int, skip map[int64]boo
 	if v < 1 {
 		return ofV0(path, last)
 	}
+	// A side thread continued as the flow is on the path: it is given as
+	// the flow's messages, not again as a side thread.
+	for _, n := range path {
+		if n.Kind == tree.SideQuestion {
+			if skip == nil {
+				skip = map[int64]bool{}
+			}
+			skip[n.ID] = true
+		}
+	}
 	b := builder{idx: idx, last: last, skip: skip, nested: nestedCalls(path, last)}
 	for _, n := range path {
 		if n.ID > last {
@@ -63,11 +73,12 @@ func of(idx *tree.Index, path []tree.Node, last int64, v int, skip map[int64]boo
 // where it is and what the flow waits on, and the thread up to q.
 func Side(idx *tree.Index, q int64, v int) []Message {
 	path := idx.PathTo(q)
+	// The thread begins at its side question that hangs from the flow: a
+	// thread continued as the flow before it is on the path too.
 	i := -1
-	for j, n := range path {
-		if n.Kind == tree.SideQuestion {
+	for j := len(path) - 1; j > 0 && i < 0; j-- {
+		if _, side := idx.SideRoot(path[j-1]); path[j].Kind == tree.SideQuestion && !side {
 			i = j
-			break
 		}
 	}
 	if i < 1 {

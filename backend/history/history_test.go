@@ -171,3 +171,36 @@ user: Thanks
 		t.Errorf("side history:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A side thread continued as the flow is given as the flow's messages,
+// once; the flow's question it was asked beside keeps its thread for the
+// turns replayed there; and a side question asked later from the continued
+// flow is given the continued thread as the conversation before it.
+func TestAContinuedSideThreadIsTheFlows(t *testing.T) {
+	var c conv
+	c.add(tree.UserMessage, "", tree.Message{Text: "Plan"})
+	ask := c.add(tree.ElicitRequest, "1-1", elicit.Request{ID: "1-1", Kind: "form", Message: "Dates?"})
+	q := c.addAt(ask, tree.SideQuestion, "", tree.Message{Text: "Is it cold?"})
+	c.add(tree.SideReply, "", tree.Message{Text: "Yes."})
+	c.add(tree.Stopped, "", tree.Message{Text: "The question “Dates?” was withdrawn."})
+	c.add(tree.UserMessage, "", tree.Message{Text: "A train then"})
+	reply := c.add(tree.AssistantMessage, "", tree.Message{Text: "Booked."})
+	later := c.addAt(reply, tree.SideQuestion, "", tree.Message{Text: "When does it leave?"})
+
+	idx, path := c.path(reply)
+	got := render(history.Of(idx, path, reply, history.Latest))
+	want := "user: Plan\nassistant: (Asked the user, as a form:) Dates?\nuser: Is it cold?\nassistant: Yes.\nuser: A train then\nassistant: Booked.\n"
+	if got != want {
+		t.Errorf("history:\n%s\nwant:\n%s", got, want)
+	}
+	// Back at the question, its turn is given the thread as a side one,
+	// as it was live.
+	got = render(history.Of(idx, idx.PathTo(ask), q+100, history.Latest))
+	if !strings.Contains(got, "user: (Asked on the side:) Is it cold?\nassistant: Yes.\n") {
+		t.Errorf("back at the question, history:\n%s", got)
+	}
+	side := render(history.Side(idx, later, history.Latest))
+	if want := want + "system: From here the user asks on the side, in a thread beside the conversation. Answer there.\nuser: When does it leave?\n"; side != want {
+		t.Errorf("a later side question's history:\n%s\nwant:\n%s", side, want)
+	}
+}

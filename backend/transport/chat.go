@@ -56,6 +56,14 @@ type Chat interface {
 	// sent before with other words.
 	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
 	AskAside(ctx context.Context, session, id string, node int64, text string) error
+	// ContinueHere makes side question q's thread the flow, withdrawing
+	// the question that waits. Errors: NotFound for a side question not
+	// shown; Conflict when no question waits or the thread still works.
+	ContinueHere(ctx context.Context, session, id string, q int64) error
+	// BackToFlow goes back from a side thread continued on HEAD's branch
+	// to the question that waited. Errors: NotFound; Conflict when no
+	// thread on HEAD's branch was continued.
+	BackToFlow(ctx context.Context, session, id string) error
 	// Answer records the answer to pending elicit eid. Errors: NotFound;
 	// Conflict for an elicit already answered or no longer waited on;
 	// Invalid with Fields for content that breaks the schema.

@@ -196,6 +196,30 @@ func (s *Server) askAside(c echo.Context) error {
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_aside": 0})
 }
 
+// continueHere answers POST /c/:id/nodes/:node/continue: the thread of
+// that side question becomes the flow, the question that waited withdrawn
+// (204).
+func (s *Server) continueHere(c echo.Context) error {
+	node, err := nodeParam(c)
+	if err != nil {
+		return err
+	}
+	if err := s.chat.ContinueHere(c.Request().Context(), sessionOf(c), c.Param("id"), node); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// backToFlow answers POST /c/:id/to-flow: HEAD goes back from the side
+// thread continued as the flow to the question that waited, which waits
+// again (204).
+func (s *Server) backToFlow(c echo.Context) error {
+	if err := s.chat.BackToFlow(c.Request().Context(), sessionOf(c), c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
 // retryReply answers POST /c/:id/replies/:node/retry: the turn that ended
 // in that reply is taken again on a new branch beside the old one — resumed
 // before the model call it failed on, or from its message sent again

@@ -38,6 +38,8 @@ func (s *Server) routes(datastar []byte) {
 	e.POST("/c/:id/replies/:node/retry", s.retryReply, cmd...)
 	e.POST("/c/:id/nodes/:node/switch", s.switchBranch, cmd...)
 	e.POST("/c/:id/nodes/:node/aside", s.askAside, cmd...)
+	e.POST("/c/:id/nodes/:node/continue", s.continueHere, cmd...)
+	e.POST("/c/:id/to-flow", s.backToFlow, cmd...)
 	e.POST("/c/:id/elicits/:eid/change", s.changeAnswer, cmd...)
 	e.GET("/c/:id/tree", s.inspectorPage)
 	e.GET("/c/:id/tree/stream", s.inspectorStream)

@@ -220,11 +220,12 @@ func (x *Index) PathDiff(a, b int64) (leave, join []int64) {
 
 // SideRoot returns the side question n belongs to: n itself if it is a
 // SideQuestion, else its nearest ancestor that is one. It reports false
-// when n is on no side branch, or its ancestors are not all indexed.
+// when n is on no side branch, or its ancestors are not all indexed. Under
+// a side thread continued as the flow (Continues), n is on the flow.
 func (x *Index) SideRoot(n Node) (Node, bool) {
 	for n.Kind != SideQuestion {
 		p, ok := x.nodes[n.Parent]
-		if !ok {
+		if !ok || x.Continues(n.ID) {
 			return Node{}, false
 		}
 		n = p
@@ -254,14 +255,15 @@ func (x *Index) SideEnd(q int64) (Node, bool) {
 // change of an answer it was given (the new answer forks its branch, and
 // the turn goes on from it), and the newest version is the current one:
 // its nodes are newer than those of the versions before. The follow-ups
-// hanging from the turn's end are turns of their own and are not walked.
+// hanging from the turn's end are turns of their own and are not walked,
+// nor is the flow that goes on from it once the thread was continued.
 func (x *Index) SideTip(q int64) int64 {
 	tip := q
 	stack := slices.Clone(x.children[q])
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.nodes[id].Kind == SideQuestion {
+		if x.nodes[id].Kind == SideQuestion || x.Continues(id) {
 			continue
 		}
 		tip = max(tip, id)

@@ -112,3 +112,11 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Withdrawn says on the page, and in the reflog, that the question that
+// waited was withdrawn when the user continued from a side question.
+func Withdrawn(question string) (page, reflog string) {
+	q := "“" + Title(question) + "”"
+	return "The question " + q + " was withdrawn: the conversation went on from the side question.",
+		"from the side question, withdrawing the question " + q
+}
