@@ -28,27 +28,12 @@ type Message struct {
 // record is m as a user message records it.
 func (m Message) record() tree.Message { return tree.Message{ID: m.ID, Text: m.Text} }
 
-// MaxMessageIDLen is the longest message id, in bytes: a UUID fits.
-const MaxMessageIDLen = 64
-
 // checkMessageID reports why id cannot name a message, if it cannot.
 func checkMessageID(id string) error {
-	if !validMessageID(id) {
-		return apperr.Errorf(apperr.Invalid, "A message id is 1 to %d letters, digits, '-' or '_'.", MaxMessageIDLen)
+	if !tree.ValidMessageID(id) {
+		return apperr.Errorf(apperr.Invalid, "A message id is 1 to %d letters, digits, '-' or '_'.", tree.MaxMessageIDLen)
 	}
 	return nil
-}
-
-func validMessageID(id string) bool {
-	if id == "" || len(id) > MaxMessageIDLen {
-		return false
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // messageKept is what the pages are told when a message arrives again: a

@@ -134,7 +134,7 @@ func TestAMessageIDSentWithOtherWordsIsAConflict(t *testing.T) {
 }
 
 func make65() []byte {
-	b := make([]byte, chat.MaxMessageIDLen+1)
+	b := make([]byte, tree.MaxMessageIDLen+1)
 	for i := range b {
 		b[i] = 'a'
 	}

@@ -80,7 +80,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 // starts a turn. The id, which the page chooses and may leave out, makes a
 // resend of the message (after a lost response) answered as the first send
 // was, recording nothing again; the same id with other words is 409, an id
-// that is not one (chat.MaxMessageIDLen letters, digits, '-' or '_') 400.
+// that is not one (tree.MaxMessageIDLen letters, digits, '-' or '_') 400.
 // On success a page's request (one Datastar made) is answered with a patch
 // that clears the sender's composer and its id; the message itself reaches
 // every open page through the stream. Any other client, a script, gets a
