@@ -138,6 +138,7 @@ func joined(queued []Message) tree.Message {
 	texts := make([]string, 0, len(queued))
 	for _, q := range queued {
 		texts = append(texts, q.Text)
+		m.Attachments = append(m.Attachments, q.Attachments...)
 		if q.ID != "" {
 			m.Parts = append(m.Parts, tree.Part{ID: q.ID, Text: q.Text})
 		}

@@ -23,10 +23,15 @@ type Message struct {
 	// for none: each send is then a new message.
 	ID   string
 	Text string
+	// Attachments are the files sent with it (package files), the
+	// sender's own: a message may be files alone.
+	Attachments []tree.Attachment
 }
 
 // record is m as a user message records it.
-func (m Message) record() tree.Message { return tree.Message{ID: m.ID, Text: m.Text} }
+func (m Message) record() tree.Message {
+	return tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments}
+}
 
 // checkMessageID reports why id cannot name a message, if it cannot.
 func checkMessageID(id string) error {

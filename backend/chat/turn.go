@@ -72,7 +72,7 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 // is not one; Conflict for an id sent before with other words.
 func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
 	text, err := checkMessage(m.Text)
-	if err != nil {
+	if err != nil && (len(m.Attachments) == 0 || text != "") { // files alone are a message
 		return "", err
 	}
 	m.Text = text
@@ -112,6 +112,9 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 			return s.startLocked(ctx, c, a, m.record())
 		}
 		if req, waiting := c.waitingOnLocked(); waiting {
+			if len(m.Attachments) > 0 {
+				return apperr.Errorf(apperr.Conflict, "A question waits: answer it first, then send the files.")
+			}
 			q = new(c.askedLocked(req))
 			if m.ID != "" {
 				c.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}

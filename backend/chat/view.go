@@ -54,6 +54,8 @@ type Item struct {
 	Partial string
 	// Covers is how many messages a summary stands for.
 	Covers int
+	// Attachments are the files sent with a user message.
+	Attachments []tree.Attachment
 	Elicit *ElicitView
 	// Figure is a table or a chart the agent showed.
 	Figure *figure.Figure
@@ -152,7 +154,7 @@ func buildItems(path []tree.Node, live liveElicits) []Item {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply: // a side thread continued (tree.AsFlow)
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged})
+			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged, Attachments: m.Attachments})
 		case tree.ElicitRequest:
 			req, ok := live.decoded(n)
 			if !ok {

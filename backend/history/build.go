@@ -34,7 +34,7 @@ type exchange struct {
 }
 
 func (b *builder) add(node int64, role llm.Role, content string) {
-	b.out = append(b.out, Message{node, llm.Message{Role: role, Content: content}})
+	b.out = append(b.out, Message{Node: node, Message: llm.Message{Role: role, Content: content}})
 }
 
 // node adds what n says to the model.
@@ -44,6 +44,7 @@ func (b *builder) node(n tree.Node) {
 		b.flush()
 		m, _ := tree.Decode[tree.Message](n)
 		b.add(n.ID, llm.User, m.Text)
+		b.out[len(b.out)-1].Attachments = m.Attachments
 	case tree.AssistantMessage, tree.SideReply:
 		b.flush()
 		m, _ := tree.Decode[tree.Message](n)
@@ -162,8 +163,8 @@ func (b *builder) tool(n tree.Node) {
 	}
 	call := llm.ToolCall{ID: n.Ref, Name: rec.Tool, Arguments: args}
 	b.out = append(b.out,
-		Message{n.ID, llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{call}}},
-		Message{n.ID, llm.Message{Role: llm.Tool, ToolCallID: call.ID, Content: result(rec)}})
+		Message{Node: n.ID, Message: llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{call}}},
+		Message{Node: n.ID, Message: llm.Message{Role: llm.Tool, ToolCallID: call.ID, Content: result(rec)}})
 }
 
 func (e *exchange) has(id string) bool {
@@ -194,9 +195,9 @@ func (b *builder) flush() {
 	if len(calls) == 0 {
 		return
 	}
-	b.out = append(b.out, Message{e.node, llm.Message{Role: llm.Assistant, Content: e.content, ToolCalls: calls}})
+	b.out = append(b.out, Message{Node: e.node, Message: llm.Message{Role: llm.Assistant, Content: e.content, ToolCalls: calls}})
 	for _, c := range calls {
-		b.out = append(b.out, Message{e.node, llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: e.results[c.ID]}})
+		b.out = append(b.out, Message{Node: e.node, Message: llm.Message{Role: llm.Tool, ToolCallID: c.ID, Content: e.results[c.ID]}})
 	}
 }
 
@@ -316,16 +317,16 @@ func ofV0(path []tree.Node, last int64) []Message {
 		switch n.Kind {
 		case tree.UserMessage, tree.SideQuestion:
 			m, _ := tree.Decode[tree.Message](n)
-			out = append(out, Message{n.ID, llm.Message{Role: llm.User, Content: m.Text}})
+			out = append(out, Message{Node: n.ID, Message: llm.Message{Role: llm.User, Content: m.Text}})
 		case tree.AssistantMessage, tree.SideReply:
 			m, _ := tree.Decode[tree.Message](n)
-			out = append(out, Message{n.ID, llm.Message{Role: llm.Assistant, Content: m.Text}})
+			out = append(out, Message{Node: n.ID, Message: llm.Message{Role: llm.Assistant, Content: m.Text}})
 		case tree.Summary:
 			s, _ := tree.Decode[tree.SummaryRecord](n)
 			out = ApplySummary(out, n.ID, s)
 		case tree.Figure:
 			if f, err := tree.Decode[figure.Figure](n); err == nil {
-				out = append(out, Message{n.ID, llm.Message{Role: llm.Assistant, Content: "(Shown to the user:)\n" + figure.Text(f)}})
+				out = append(out, Message{Node: n.ID, Message: llm.Message{Role: llm.Assistant, Content: "(Shown to the user:)\n" + figure.Text(f)}})
 			}
 		}
 	}

@@ -29,6 +29,10 @@ const Latest = 1
 type Message struct {
 	Node int64
 	llm.Message
+	// Attachments are the files sent with a user message, which the
+	// caller reads for the model (package attach): this package reads the
+	// tree alone.
+	Attachments []tree.Attachment
 }
 
 // Of returns the conversation on path up to node last, as the model sees
@@ -93,7 +97,7 @@ func Side(idx *tree.Index, q int64, v int) []Message {
 		}
 	}
 	out := of(idx, path[:i], q, v, thread)
-	out = append(out, Message{path[i].ID, llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
+	out = append(out, Message{Node: path[i].ID, Message: llm.Message{Role: llm.System, Content: sideNote(path[i-1])}})
 	return append(out, Of(nil, path[i:], q, v)...)
 }
 
@@ -109,7 +113,7 @@ func ApplySummary(msgs []Message, node int64, s tree.SummaryRecord) []Message {
 	for _, m := range msgs {
 		if covered[m.Node] {
 			if !placed {
-				out = append(out, Message{node, llm.Message{Role: llm.System, Content: "Summary of the earlier conversation: " + s.Text}})
+				out = append(out, Message{Node: node, Message: llm.Message{Role: llm.System, Content: "Summary of the earlier conversation: " + s.Text}})
 				placed = true
 			}
 			continue
