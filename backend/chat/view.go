@@ -56,7 +56,7 @@ type Item struct {
 	Covers int
 	// Attachments are the files sent with a user message.
 	Attachments []tree.Attachment
-	Elicit *ElicitView
+	Elicit      *ElicitView
 	// Figure is a table or a chart the agent showed.
 	Figure *figure.Figure
 	Branch *Branch // set when the conversation forked here
