@@ -41,7 +41,7 @@ func TestTheDebugPageShowsEachCallLive(t *testing.T) {
 	calls := dbg.GetByTestId("debug-call")
 	dbg.must(expect.Locator(calls).ToHaveCount(1))
 	first := calls.First()
-	dbg.must(expect.Locator(first.GetByTestId("call-summary")).ToHaveText(regexp.MustCompile(`^gpt-4o-mini · 2 messages, 1 tool → calls plan-trip · 812 in / 41 out · \d+ ms$`)))
+	dbg.must(expect.Locator(first.GetByTestId("call-summary")).ToHaveText(regexp.MustCompile(`^gpt-4o-mini · 2 messages, 2 tools → calls plan-trip · 812 in / 41 out · \d+ ms$`)))
 	dbg.must(expect.Locator(first.GetByTestId("call-latency")).Not().ToBeVisible()) // collapsed
 	dbg.must(first.Locator("summary").First().Click())
 	latency, err := first.GetByTestId("call-latency").TextContent()
@@ -125,11 +125,11 @@ func TestTheCallsPageFoldsEachToolsSchema(t *testing.T) {
 	call := p.GetByTestId("debug-call").First()
 	p.must(call.Locator("summary").First().Click())
 	offered := call.Locator("summary").Filter(playwright.LocatorFilterOptions{HasText: "Tools offered"})
-	p.must(expect.Locator(offered).ToHaveText("Tools offered (1): plan-trip"))
+	p.must(expect.Locator(offered).ToHaveText("Tools offered (2): plan-trip, try-cheaper"))
 	p.must(offered.Click())
 	tools := call.GetByTestId("call-tools")
 	p.must(expect.Locator(tools.GetByText("plan-trip")).ToBeVisible())
-	schema := tools.Locator("pre")
+	schema := tools.Locator("pre").First() // plan-trip's, offered first
 	p.must(expect.Locator(schema).Not().ToBeVisible())
 	p.must(tools.GetByText("plan-trip").Click())
 	p.must(expect.Locator(schema).ToBeVisible())

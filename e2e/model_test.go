@@ -107,12 +107,12 @@ func TestAReplyRendersAsMarkdown(t *testing.T) {
 	}
 }
 
-// With a small compaction threshold (150 tokens: the third trip passes it,
+// With a small compaction threshold (200 tokens: the third trip passes it,
 // each trip's question, answer and tool result counted),
 // replies stay replies after earlier
 // messages are summarized, and the chat shows where that happened.
 func TestCompactionKeepsTheConversation(t *testing.T) {
-	a := startApp(t, "SWEATPANTS_COMPACT_TOKENS=150")
+	a := startApp(t, "SWEATPANTS_COMPACT_TOKENS=200")
 	p := openChat(t, a)
 	for i, city := range []string{"Oslo", "Riga", "Porto"} {
 		p.send("Plan a trip to " + city)

@@ -82,7 +82,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 // was, recording nothing again; the same id with other words is 409, an id
 // that is not one (tree.MaxMessageIDLen letters, digits, '-' or '_') 400.
 // On success a page's request (one Datastar made) is answered with a patch
-// that clears the sender's composer and its id; the message itself reaches
+// that clears the sender's composer, unless typed in since, and its id; the message itself reaches
 // every open page through the stream. Any other client, a script, gets a
 // plain answer: 204 when the message started a turn, else 200 with JSON
 // {"sent", "say"} saying what it did instead (chat.Sent and its Say).
@@ -112,8 +112,11 @@ func (s *Server) sendMessage(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, sentAnswer{Sent: string(sent), Say: sent.Say()})
 	}
+	// The composer is emptied only if it still holds the words sent (the
+	// page's effect on _sent, templates.Composer): what the user began to
+	// type once the reply came, before this answer did, stays.
 	sse := newSSE(c)
-	return sse.MarshalAndPatchSignals(map[string]string{"message": "", "messageId": ""})
+	return sse.MarshalAndPatchSignals(map[string]string{"_sent": *in.Message, "messageId": ""})
 }
 
 // sentAnswer is what sendMessage tells a script about a message that did

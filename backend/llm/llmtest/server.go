@@ -66,11 +66,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(r.Body)
-	var req Request
-	if err == nil {
-		err = json.Unmarshal(body, &req)
-	}
 	if err != nil {
+		// The client went away while it sent the request (its call was
+		// cancelled): there is no request to answer, and nothing wrong
+		// with the wire format.
+		return
+	}
+	var req Request
+	if err := json.Unmarshal(body, &req); err != nil {
 		s.t.Errorf("llmtest: decode request: %v", err)
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "cannot decode the request")
 		return
