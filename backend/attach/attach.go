@@ -1,0 +1,128 @@
+// Package attach is what a model is given of the files sent with a user
+// message: images as image parts of the message (llm.Message.Images, their
+// bytes filled only just before a provider call, by Fill), text-like files
+// (text, markdown, CSV, JSON, source code) read into the message's text,
+// fenced and named, within a budget of tokens and trimmed with a note when
+// too long, and other files named with their type and size.
+//
+// The text it writes is plain text a model reads as it is; Parse reads it
+// back for those who answer without a model's understanding, such as the
+// offline provider. The format lives here, in one place, for both.
+package attach
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Opener opens an attached file by its id (tree.Attachment.ID, llm.Image's
+// File) for reading. The chat gives one that reads the conversation's
+// files from the store (files.Store.Open for the session), streamed.
+type Opener func(ctx context.Context, id string) (io.ReadCloser, error)
+
+// Message returns m, a user message, with atts given to the model: images
+// in Images (their type and file id, no bytes: see Fill), text-like files
+// appended to Content, each fenced and named, and other files named with
+// their type and size. budget is the tokens the text files' contents may
+// add to the message, estimated as history.EstimateTokens does; a file that
+// does not fit is trimmed at a line where it can be, with a note saying how
+// much was left out, and the budget is shared so that a long file leaves
+// room for the others. The lines naming the files are written whatever the
+// budget: a model is always told what was sent. The same message,
+// attachments and budget always give the same result, so a replayed turn
+// is given what its recorded model call was.
+func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Opener, budget int) (llm.Message, error) {
+	if len(atts) == 0 {
+		return m, nil
+	}
+	files := make([]file, len(atts))
+	for i, a := range atts {
+		files[i] = newFile(a)
+	}
+	allot(m.Content, files, bytesFor(budget))
+	var b strings.Builder
+	b.WriteString(m.Content)
+	images := slices.Clip(m.Images) // appending never writes into the caller's array
+	for _, f := range files {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		switch f.kind {
+		case Image:
+			images = append(images, llm.Image{Type: f.Type, File: f.ID})
+			b.WriteString(f.line(imageSuffix))
+		case Text:
+			block, err := f.read(ctx, open)
+			if err != nil {
+				return llm.Message{}, fmt.Errorf("read attached file %s: %w", f.ID, err)
+			}
+			b.WriteString(block)
+		default:
+			b.WriteString(f.line(otherSuffix))
+		}
+	}
+	m.Content, m.Images = b.String(), images
+	return m, nil
+}
+
+// bytesFor is the bytes of text that make tokens, the inverse of
+// history.EstimateTokens's four bytes of text to a token (the tests hold
+// the two together).
+func bytesFor(tokens int) int { return max(tokens, 0) * 4 }
+
+// allot shares room bytes between the text files' contents, what is left
+// of it after the rest Message writes. A file trimmed needs room for its
+// note, which leaves less for the others: allot shares again until the
+// files trimmed are the same, at most once more per file, since a file
+// trimmed stays trimmed when there is less room.
+func allot(content string, files []file, room int) {
+	for i := range files {
+		files[i].share = int(max(files[i].Size, 0)) // none trimmed, to begin with
+	}
+	for range len(files) + 1 {
+		before := trimmedSet(files)
+		share(files, room-overhead(content, files))
+		if trimmedSet(files) == before {
+			return
+		}
+	}
+}
+
+// trimmedSet writes which files are trimmed, to compare two shares.
+func trimmedSet(files []file) string {
+	b := make([]byte, len(files))
+	for i, f := range files {
+		b[i] = '0'
+		if f.trimmed() {
+			b[i] = '1'
+		}
+	}
+	return string(b)
+}
+
+// overhead is the bytes Message writes besides the text files' contents:
+// the separators, the lines naming the files, the fences and the room a
+// trimmed file's note may take.
+func overhead(content string, files []file) int {
+	n := 0
+	for i, f := range files {
+		if i > 0 || content != "" {
+			n += len("\n\n")
+		}
+		switch f.kind {
+		case Image:
+			n += len(f.line(imageSuffix))
+		case Text:
+			n += f.frame()
+		default:
+			n += len(f.line(otherSuffix))
+		}
+	}
+	return n
+}
