@@ -45,7 +45,7 @@ func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Op
 	for i, a := range atts {
 		files[i] = newFile(a)
 	}
-	allot(m.Content, files, bytesFor(budget))
+	share(files, bytesFor(budget)-overhead(m.Content, files))
 	var b strings.Builder
 	b.WriteString(m.Content)
 	images := slices.Clip(m.Images) // appending never writes into the caller's array
@@ -75,36 +75,6 @@ func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Op
 // history.EstimateTokens's four bytes of text to a token (the tests hold
 // the two together).
 func bytesFor(tokens int) int { return max(tokens, 0) * 4 }
-
-// allot shares room bytes between the text files' contents, what is left
-// of it after the rest Message writes. A file trimmed needs room for its
-// note, which leaves less for the others: allot shares again until the
-// files trimmed are the same, at most once more per file, since a file
-// trimmed stays trimmed when there is less room.
-func allot(content string, files []file, room int) {
-	for i := range files {
-		files[i].share = int(max(files[i].Size, 0)) // none trimmed, to begin with
-	}
-	for range len(files) + 1 {
-		before := trimmedSet(files)
-		share(files, room-overhead(content, files))
-		if trimmedSet(files) == before {
-			return
-		}
-	}
-}
-
-// trimmedSet writes which files are trimmed, to compare two shares.
-func trimmedSet(files []file) string {
-	b := make([]byte, len(files))
-	for i, f := range files {
-		b[i] = '0'
-		if f.trimmed() {
-			b[i] = '1'
-		}
-	}
-	return string(b)
-}
 
 // overhead is the bytes Message writes besides the text files' contents:
 // the separators, the lines naming the files, the fences and the room a

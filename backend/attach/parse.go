@@ -22,7 +22,9 @@ type File struct {
 
 // Parse reads a message's text as Message wrote it: what the sender said
 // and the files attached after it, in order. A text with no files written
-// by Message is all said.
+// by Message is all said. Words of the sender that imitate the lines
+// Message writes can be read as files: Parse is for an answer such as the
+// offline model's, never for a decision that trusts what it reads.
 func Parse(content string) (said string, files []File) {
 	lines := strings.SplitAfter(content, "\n")
 	start := -1

@@ -38,19 +38,16 @@ const roomyFence = 6
 
 // frame is the most bytes a text file's block takes besides its content:
 // the line naming it, the fences, a closing newline the content may lack,
-// and, when it is trimmed, the note saying so (written with the largest
-// numbers the file's size allows, and a little slack).
+// and the note said when it is trimmed (written with the largest numbers
+// the file's size allows, and a little slack). The note's room is kept
+// whether or not the share trims the file: a file can turn out longer than
+// its size said, or want a longer fence, and the budget holds still.
 func (f file) frame() int {
-	n := len(f.line(textSuffix)) + len("\n"+strings.Repeat("`", roomyFence)+f.lang+"\n") + len("\n") + roomyFence
-	if f.trimmed() {
-		total := max(f.Size, 0)
-		n += len("\n"+note(total, total, int(total)+1, int(total)+1)) + 8
-	}
-	return n
+	total := max(f.Size, 0)
+	worst := note(total, total, int(total)+1, int(total)+1)
+	return len(f.line(textSuffix)) + len("\n"+strings.Repeat("`", roomyFence)+f.lang+"\n") + len("\n") + roomyFence +
+		len("\n"+worst) + 8
 }
-
-// trimmed reports whether f's share leaves out some of it.
-func (f file) trimmed() bool { return f.kind == Text && int64(f.share) < f.Size }
 
 // note says what of a trimmed file is shown.
 func note(shown, total int64, shownLines, lines int) string {
@@ -89,8 +86,8 @@ func (f file) read(ctx context.Context, open Opener) (string, error) {
 		return f.line(otherSuffix), nil
 	}
 	fence := fenceFor(shown)
-	// A longer fence takes room from the content: shown shrinks until
-	// both fit the file's share.
+	// A longer fence than the frame made room for takes room from the
+	// content: shown shrinks until both fit.
 	for extra := 2 * (len(fence) - roomyFence); extra > 0 && len(shown)+extra > f.share; extra = 2 * (len(fence) - roomyFence) {
 		shown, trimmed = cut(shown, max(f.share-extra, 0)), true
 		fence = fenceFor(shown)
