@@ -21,6 +21,19 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
+// The defaults a chat gives Message and Fill.
+const (
+	// DefaultBudget is the tokens the files of one message may add to it:
+	// room for a long document while leaving most of a small model's
+	// context to the conversation. A replayed turn must be given the same
+	// budget its model calls were recorded with, so a budget that changes
+	// is one to record beside the message.
+	DefaultBudget = 8000
+	// DefaultMaxImage is the largest image sent to a model, in bytes: what
+	// OpenAI's API takes.
+	DefaultMaxImage = 20 << 20
+)
+
 // Opener opens an attached file by its id (tree.Attachment.ID, llm.Image's
 // File) for reading. The chat gives one that reads the conversation's
 // files from the store (files.Store.Open for the session), streamed.
