@@ -42,8 +42,9 @@ type Opener func(ctx context.Context, id string) (io.ReadCloser, error)
 // Message returns m, a user message, with atts given to the model: images
 // in Images (their type and file id, no bytes: see Fill), text-like files
 // appended to Content, each fenced and named, and other files named with
-// their type and size. budget is the tokens the text files' contents may
-// add to the message, estimated as history.EstimateTokens does; a file that
+// their type and size. budget is the tokens the files may add to the
+// message's text, estimated as history.EstimateTokens does (an image's own
+// tokens, which only its provider counts, are not among them); a file that
 // does not fit is trimmed at a line where it can be, with a note saying how
 // much was left out, and the budget is shared so that a long file leaves
 // room for the others. The lines naming the files are written whatever the
