@@ -7,6 +7,7 @@ package llmtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -147,11 +148,14 @@ type StreamOptions struct {
 }
 
 // Message is one message of a Request. Content joins the text parts of a
-// message sent as parts; ToolCalls are an assistant message's calls and
-// ToolCallID names the call a tool message answers.
+// message sent as parts, and Images are the URLs of its image parts, in
+// order (a picture sent inline is a data URL, "data:image/png;base64,…");
+// ToolCalls are an assistant message's calls and ToolCallID names the call
+// a tool message answers.
 type Message struct {
 	Role       string     `json:"role"`
 	Content    string     `json:"content"`
+	Images     []string   `json:"images,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
@@ -175,13 +179,25 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(orNull(wire.Content), &m.Content)
 	}
 	var parts []struct {
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(wire.Content, &parts); err != nil {
 		return err
 	}
 	for _, p := range parts {
-		m.Content += p.Text
+		switch p.Type {
+		case "image_url":
+			if p.ImageURL == nil {
+				return errors.New("an image_url part without its image_url")
+			}
+			m.Images = append(m.Images, p.ImageURL.URL)
+		default:
+			m.Content += p.Text
+		}
 	}
 	return nil
 }

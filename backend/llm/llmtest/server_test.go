@@ -105,6 +105,22 @@ func TestMultiPartContent(t *testing.T) {
 	}
 }
 
+func TestImageParts(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("ok"))
+	req := openai.ChatCompletionRequest{Model: "gpt-test", Messages: []openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{
+		{Type: openai.ChatMessagePartTypeText, Text: "What is this?"},
+		{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "data:image/png;base64,iVBORw0K"}},
+		{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "https://example.com/b.jpg"}},
+	}}}}
+	if _, err := client(srv).CreateChatCompletion(context.Background(), req); err != nil {
+		t.Fatalf("CreateChatCompletion: %v", err)
+	}
+	want := llmtest.Message{Role: "user", Content: "What is this?", Images: []string{"data:image/png;base64,iVBORw0K", "https://example.com/b.jpg"}}
+	if got := srv.Requests()[0].Messages[0]; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 // recorder is a testing.TB that keeps the errors reported to it.
 type recorder struct {
 	testing.TB

@@ -23,6 +23,10 @@ const Model = "offline-echo-1"
 // it. Small talk — "hi", "thanks", "how are you", "are we there yet", "tell
 // me a joke", "what can you do" — it answers as small talk, in words, even
 // when a tool is required: only a tool the choice names is called for it.
+// Files attached to the latest user message (as package attach gives them
+// to a model) it describes: each one's name and size, a text file's lines,
+// a CSV's columns, a JSON object's keys, an image's type; what they say it
+// does not take for instructions.
 // The same request always gets the same response: relative dates such as
 // "tomorrow" are read against a system message's "Today is YYYY-MM-DD", and
 // left out without one, never against the clock. Usage counts words as

@@ -10,9 +10,20 @@ import (
 
 // compose writes the offline provider's reply to msgs, offered tools. The
 // instructions it follows come from the system prompt and the last user
-// message.
+// message. A last user message with files attached is answered by saying
+// what was received, and then by the everyday reply to what was said with
+// them: the files' contents are no instructions.
 func compose(msgs []llm.Message, tools []llm.ToolSpec) string {
 	system, last := instructions(msgs)
+	if i := lastUser(msgs); i >= 0 {
+		if said, files, ok := received(msgs[i]); ok {
+			answer := ""
+			if strings.TrimSpace(said) != "" {
+				answer = chatReply(system, said, tools, jokesTold(msgs, roleOf(system)))
+			}
+			return filesReply(files, answer)
+		}
+	}
 	asked := strings.ToLower(system + "\n" + last)
 	switch {
 	case wantsJSON(asked):

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 )
 
@@ -24,7 +25,8 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 	if turn < 0 || len(toolResults(req.Messages)) > 0 {
 		return nil, nil
 	}
-	text := req.Messages[turn].Content
+	// What the user said picks the tool, not the text of files attached.
+	text, _ := attach.Parse(req.Messages[turn].Content)
 	system, _ := instructions(req.Messages)
 	var tool llm.ToolSpec
 	switch req.ToolChoice {

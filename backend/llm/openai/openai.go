@@ -126,9 +126,14 @@ func (p *Provider) Label() string {
 // with is held back until its first visible character (screen), so a
 // stream cut before then is tried again like a dropped connection.
 // Failures are *llm.Error values, or ctx.Err() once ctx is done, even
-// while waiting to try again.
+// while waiting to try again. A request with an image whose bytes were not
+// read (attach.Fill reads them) is refused before anything is sent.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
+	if img, ok := unread(req); ok {
+		return llm.Response{}, &llm.Error{Provider: p.Name(), Model: creq.Model, Endpoint: p.host,
+			Message: "the image " + img.File + " was not read before the call"}
+	}
 	var s *screen // nil for an unstreamed call
 	if onDelta != nil {
 		s = &screen{onDelta: onDelta}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math"
 
@@ -53,9 +54,15 @@ func (p *Provider) request(req llm.Request) goopenai.ChatCompletionRequest {
 }
 
 // message translates one message, with the tool calls of an assistant
-// message and the call a tool message answers.
+// message and the call a tool message answers. A message with images is
+// sent as parts, its text and then each image as a data URL; one without
+// is sent with its content a string, as it always was, so that a request
+// recorded before images existed is sent byte for byte the same.
 func message(m llm.Message) goopenai.ChatCompletionMessage {
 	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+	if len(m.Images) > 0 {
+		out.Content, out.MultiContent = "", parts(m)
+	}
 	for _, c := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, goopenai.ToolCall{
 			ID: c.ID, Type: goopenai.ToolTypeFunction,
@@ -63,6 +70,33 @@ func message(m llm.Message) goopenai.ChatCompletionMessage {
 		})
 	}
 	return out
+}
+
+// parts is a message with images as the wire's content parts: a text part,
+// when there is text, and an image_url part per image.
+func parts(m llm.Message) []goopenai.ChatMessagePart {
+	var out []goopenai.ChatMessagePart
+	if m.Content != "" {
+		out = append(out, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeText, Text: m.Content})
+	}
+	for _, img := range m.Images {
+		url := "data:" + img.Type + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+		out = append(out, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeImageURL, ImageURL: &goopenai.ChatMessageImageURL{URL: url}})
+	}
+	return out
+}
+
+// unread finds an image of req whose bytes were not read (attach.Fill
+// reads them before a call), which would be sent as an empty picture.
+func unread(req llm.Request) (llm.Image, bool) {
+	for _, m := range req.Messages {
+		for _, img := range m.Images {
+			if len(img.Data) == 0 {
+				return img, true
+			}
+		}
+	}
+	return llm.Image{}, false
 }
 
 // toolChoice is the wire form of an llm.Request's ToolChoice: nil for the
