@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/history"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -38,6 +39,10 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	c.mu.Unlock()
 	if t.summary != nil {
 		msgs = history.ApplySummary(msgs, t.summaryNode, *t.summary)
+	}
+	msgs, err := attach.History(ctx, msgs, c.openFile)
+	if err != nil {
+		return nil, err
 	}
 	t.lastHistory = msgs
 	return history.Plain(msgs), nil

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -33,6 +34,9 @@ type Config struct {
 	// Leases, when set, share the conversations with the other nodes of a
 	// cluster (lease.go); nil when this process is the only one.
 	Leases Leases
+	// OpenFile reads a file a session sent (package files), for what the
+	// model is given of it (package attach); nil when no files are kept.
+	OpenFile func(ctx context.Context, session, id string) (io.ReadCloser, error)
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs

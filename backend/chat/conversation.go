@@ -2,9 +2,11 @@ package chat
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -157,4 +159,13 @@ func (c *conversation) statusLocked() Status {
 		st.ModelWait = c.svc.since(c.modelSince)
 	}
 	return st
+}
+
+// openFile reads a file of the conversation's session for the model
+// (package attach).
+func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, error) {
+	if c.svc.open == nil {
+		return nil, apperr.Errorf(apperr.NotFound, "Files are not kept here, so %s cannot be read.", id)
+	}
+	return c.svc.open(ctx, c.conv.Session, id)
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -138,7 +139,10 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 				c.mu.Unlock()
 			}
 		}
-		resp, callErr = primitive.Complete(ctx, model, req, stream)
+		live := req // with its pictures' bytes, for the call alone: the record keeps their files' ids
+		if callErr = attach.Fill(ctx, &live, c.openFile, attach.DefaultMaxImage); callErr == nil {
+			resp, callErr = primitive.Complete(ctx, model, live, stream)
+		}
 		rec := t.samples.Record(id, req) // what is new since the scope's last call
 		rec.LatencyMS = float64(c.svc.since(start).Microseconds()) / 1000
 		if callErr != nil {

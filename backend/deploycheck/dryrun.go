@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -52,6 +54,7 @@ type dryTurn struct {
 	record  durable.Journal
 	states  *state.Turn
 	history []history.Message
+	open    attach.Opener // the session's files (nil when none are kept)
 	summary *tree.SummaryRecord
 	node    int64 // the summary's node
 	samples replay.Samples
@@ -71,7 +74,7 @@ var errDryRunOver = errors.New("the dry run is over")
 // root scope (Config.Scope). It returns nil when the turn would resume,
 // else where it diverges.
 func dryRun(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, st suspendedTurn) *drift {
-	d := &dryTurn{record: st.record, states: st.states, history: st.history, waits: map[string]bool{}, over: make(chan struct{})}
+	d := &dryTurn{record: st.record, states: st.states, history: st.history, open: st.open, waits: map[string]bool{}, over: make(chan struct{})}
 	for id := range st.record.Unanswered() {
 		d.waits[id] = false
 	}
@@ -410,10 +413,20 @@ func (d *dryTurn) version(ctx context.Context, q primitive.VersionRequest) (int,
 
 // historyCore is the turn's history as the live core gives it, with this
 // turn's summary, when its record has one.
-func (d *dryTurn) historyCore(context.Context, struct{}) ([]llm.Message, error) {
+func (d *dryTurn) historyCore(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	msgs := d.history
 	if d.summary != nil {
 		msgs = history.ApplySummary(msgs, d.node, *d.summary)
+	}
+	open := d.open
+	if open == nil {
+		open = func(context.Context, string) (io.ReadCloser, error) {
+			return nil, errors.New("files are not kept here")
+		}
+	}
+	msgs, err := attach.History(ctx, msgs, open)
+	if err != nil {
+		return nil, err
 	}
 	return history.Plain(msgs), nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/history"
@@ -91,7 +93,8 @@ type suspendedTurn struct {
 	text    string
 	record  durable.Journal
 	history []history.Message
-	states  *state.Turn // the agents' state as the turn sees it
+	states  *state.Turn   // the agents' state as the turn sees it
+	open    attach.Opener // the session's files, when files are kept
 }
 
 // suspendedTurns lists the suspended turns of a conversation: the open
@@ -128,6 +131,11 @@ func checkTurn(ctx context.Context, cfg chat.Config, meta tree.Conversation, st 
 	if !ok {
 		dv.Recorded, dv.Made = "a turn of assistant "+meta.Agent, "no assistant of that name"
 		return dv
+	}
+	if cfg.OpenFile != nil { // the files sent, read as the live turn reads them
+		st.open = func(ctx context.Context, id string) (io.ReadCloser, error) {
+			return cfg.OpenFile(ctx, meta.Session, id)
+		}
 	}
 	d := dryRun(ctx, cfg.Scope, a, st)
 	if d == nil {
