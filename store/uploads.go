@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 )
 
-// Uploads: the files a session sent (package files decides what is
+// Uploads (files.File): the files a session sent (package files decides what is
 // accepted, and how it is named and typed; this is where they are kept).
 // A file's bytes are a blob, stored once per content under their SHA-256,
 // in chunks of ChunkSize: a write or a read holds one chunk at a time,
@@ -22,16 +23,8 @@ import (
 // good: blobs already written are split by it.
 const ChunkSize = 256 << 10
 
-// Upload is one file as one session sent it.
-type Upload struct {
-	ID      string
-	Session string
-	Name    string
-	Type    string
-	Hash    string // the SHA-256 of the bytes, lower-case hex
-	Size    int64
-	Created time.Time
-}
+// The store is where package files keeps files.
+var _ files.DB = (*DB)(nil)
 
 // PutUpload records u, whose bytes content holds: exactly u.Size of them,
 // whose SHA-256 is u.Hash. The blob is written, in chunks, only if no
@@ -39,8 +32,8 @@ type Upload struct {
 // transaction, so a crash records both or neither. content is read from
 // its start, perhaps more than once (a write may be run again), never
 // while held in memory whole. The upload's Created is now.
-func (db *DB) PutUpload(ctx context.Context, u Upload, content io.ReadSeeker) (Upload, error) {
-	u.Created = db.now()
+func (db *DB) PutUpload(ctx context.Context, u files.File, content io.ReadSeeker) (files.File, error) {
+	u.Created = time.UnixMilli(db.now().UnixMilli()) // as read back
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		// Whether the blob is there is read, then decided: another upload
 		// of the same bytes, or a collection, waits until this one ends.
@@ -62,7 +55,7 @@ func (db *DB) PutUpload(ctx context.Context, u Upload, content io.ReadSeeker) (U
 		return err
 	})
 	if err != nil {
-		return Upload{}, fmt.Errorf("record upload: %w", err)
+		return files.File{}, fmt.Errorf("record upload: %w", err)
 	}
 	return u, nil
 }
@@ -89,16 +82,16 @@ func writeBlob(ctx context.Context, tx *txn, hash string, size int64, content io
 
 // Upload returns upload id if session owns it. Another session's upload is
 // NotFound, as a missing one.
-func (db *DB) Upload(ctx context.Context, session, id string) (Upload, error) {
-	u := Upload{ID: id, Session: session}
+func (db *DB) Upload(ctx context.Context, session, id string) (files.File, error) {
+	u := files.File{ID: id, Session: session}
 	var created int64
 	err := db.read.QueryRowContext(ctx, `SELECT name, type, size, hash, created_at FROM uploads WHERE id = ? AND session_id = ?`, id, session).
 		Scan(&u.Name, &u.Type, &u.Size, &u.Hash, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Upload{}, apperr.Errorf(apperr.NotFound, "There is no file %q.", id)
+		return files.File{}, apperr.Errorf(apperr.NotFound, "There is no file %q.", id)
 	}
 	if err != nil {
-		return Upload{}, fmt.Errorf("read upload: %w", err)
+		return files.File{}, fmt.Errorf("read upload: %w", err)
 	}
 	u.Created = time.UnixMilli(created)
 	return u, nil
@@ -106,8 +99,8 @@ func (db *DB) Upload(ctx context.Context, session, id string) (Upload, error) {
 
 // Uploads returns the session's uploads among ids, in the order of ids.
 // Any that is not the session's is NotFound.
-func (db *DB) Uploads(ctx context.Context, session string, ids []string) ([]Upload, error) {
-	out := make([]Upload, 0, len(ids))
+func (db *DB) Uploads(ctx context.Context, session string, ids []string) ([]files.File, error) {
+	out := make([]files.File, 0, len(ids))
 	for _, id := range ids {
 		u, err := db.Upload(ctx, session, id)
 		if err != nil {

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 )
 
 // putBytes records data as upload id of session.
-func putBytes(t *testing.T, db *DB, session, id string, data []byte) Upload {
+func putBytes(t *testing.T, db *DB, session, id string, data []byte) files.File {
 	t.Helper()
 	sum := sha256.Sum256(data)
-	u, err := db.PutUpload(context.Background(), Upload{ID: id, Session: session, Name: id + ".bin", Type: "application/octet-stream",
+	u, err := db.PutUpload(context.Background(), files.File{ID: id, Session: session, Name: id + ".bin", Type: "application/octet-stream",
 		Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}, bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("put %s: %v", id, err)
