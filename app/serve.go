@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/calls"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/cluster"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -52,6 +53,7 @@ type serveConfig struct {
 	policy       ruleFile
 	servers      serverFile
 	mcpToken     string // the bearer token of /mcp; "": open, on loopback only
+	files        files.Limits
 }
 
 // serveSynopsis heads serve's usage.
@@ -70,7 +72,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
 		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
-		maxConns: defaultMaxConns()}
+		maxConns: defaultMaxConns(), files: files.DefaultLimits()}
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or a postgres:// URL, which several may share")
@@ -84,6 +86,12 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(intFlag[int]{&cfg.compact, 0, "a number of tokens (0: never)"}, "compact-tokens",
 		"tokens of conversation a branch gives the model before its oldest messages are summarized (0: never)")
 	contextTokensFlag(fs, &cfg.contextTokens, "")
+	fs.Var(intFlag[int64]{&cfg.files.MaxFile, 1, "a positive number of bytes"}, "max-file-size",
+		"largest file accepted, in bytes")
+	fs.Var(intFlag[int64]{&cfg.files.MaxMessage, 1, "a positive number of bytes"}, "max-message-files-size",
+		"largest the files of one message may be together, in bytes")
+	fs.Var(typesFlag{&cfg.files.Types}, "file-types",
+		"comma-separated content types of the files accepted, such as image/png or text/* (HTML and SVG only ever served as downloads)")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
 	fs.Var(durationFlag{&cfg.retention, func(d time.Duration) bool { return d >= 0 }, "a duration such as 720h, 24h or 0"}, "gc-retention",
@@ -221,6 +229,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
+	fstore := files.New(db, files.Options{Limits: cfg.files})
+	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
@@ -229,7 +239,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.cfg.Components,
 		Datastar:         client.JS, Metrics: tel.Handler(),
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
-		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }})
+		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore})
 	if node != nil {
 		routes = routed(node, routes)
 	}

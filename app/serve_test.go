@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 )
@@ -141,6 +142,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
 		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
 		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken", "SWEATPANTS_MCP_SERVERS": servers,
+		"SWEATPANTS_MAX_FILE_SIZE": "1000", "SWEATPANTS_MAX_MESSAGE_FILES_SIZE": "3000", "SWEATPANTS_FILE_TYPES": "image/png, text/*",
 	}
 	var flags serveConfig
 	n := 0
@@ -162,7 +164,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
 		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: rules + ":1"}}},
-		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}}}
+		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}},
+		files:   files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -190,6 +193,9 @@ func TestParseServeRefusals(t *testing.T) {
 		{"tokens in the environment that are no number", nil, map[string]string{"SWEATPANTS_COMPACT_TOKENS": "lots"}, `invalid value "lots" for SWEATPANTS_COMPACT_TOKENS`},
 		{"a negative context", []string{"--context-tokens", "-1"}, nil, `invalid value "-1" for flag -context-tokens`},
 		{"no connections", []string{"--max-conns", "0"}, nil, `invalid value "0" for flag -max-conns`},
+		{"a file size in words", []string{"--max-file-size", "10MB"}, nil, `invalid value "10MB" for flag -max-file-size: want a positive number of bytes`},
+		{"no room for a message's files", nil, map[string]string{"SWEATPANTS_MAX_MESSAGE_FILES_SIZE": "0"}, `invalid value "0" for SWEATPANTS_MAX_MESSAGE_FILES_SIZE`},
+		{"a file type that is an extension", []string{"--file-types", "png,jpg"}, nil, `invalid value "png,jpg" for flag -file-types: "png" is not a content type`},
 		{"a cookie flag that is no boolean", nil, map[string]string{"SWEATPANTS_SECURE_COOKIES": "maybe"}, `invalid value "maybe" for SWEATPANTS_SECURE_COOKIES: want true or false`},
 		{"a proxy that is no address", []string{"--trusted-proxies", "proxy.local"}, nil, `invalid value "proxy.local" for flag -trusted-proxies: trusted proxy "proxy.local" is not an IP address`},
 		{"a collector that is no URL", []string{"--otlp-endpoint", "localhost:4318"}, nil, `invalid value "localhost:4318" for flag -otlp-endpoint: want an http or https URL`},

@@ -27,7 +27,8 @@ func (db *DB) RenameConversation(ctx context.Context, session, id, title string)
 }
 
 // DeleteConversation deletes conversation id, if session owns it, with its
-// whole tree (every node of every branch) and its reflog, in one
+// whole tree (every node of every branch), its reflog and the files it
+// alone used (their bytes too, unless another upload has the same), in one
 // transaction. Another session's conversation is NotFound, as a missing
 // one.
 func (db *DB) DeleteConversation(ctx context.Context, session, id string) error {
@@ -38,6 +39,9 @@ func (db *DB) DeleteConversation(ctx context.Context, session, id string) error 
 		}
 		if n == 0 {
 			return apperr.Errorf(apperr.NotFound, "There is no conversation %q.", id)
+		}
+		if err := dropConversationUploads(ctx, tx, id); err != nil {
+			return fmt.Errorf("delete conversation's files: %w", err)
 		}
 		for _, q := range []string{
 			`DELETE FROM reflog WHERE conversation_id = ?`,

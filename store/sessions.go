@@ -134,6 +134,10 @@ func (db *DB) RotateSession(ctx context.Context, prev, next, client string, with
 		if _, err := tx.ExecContext(ctx, `UPDATE always_rules SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
 			return fmt.Errorf("move always rules to the new session: %w", err)
 		}
+		// So are the files they sent, attached or about to be.
+		if _, err := tx.ExecContext(ctx, `UPDATE uploads SET session_id = ? WHERE session_id = ?`, next, prev); err != nil {
+			return fmt.Errorf("move files to the new session: %w", err)
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET successor = ?, rotated_at = ?, rotated_for = ? WHERE id = ?`,
 			next, now.UnixMilli(), client, prev)
 		return err

@@ -16,7 +16,10 @@ const (
 	NotFound Code = "not_found" // no such thing, or not yours
 	Conflict Code = "conflict"  // the state moved on (already answered, turn running)
 	TooLarge Code = "too_large" // the request body is over the limit
-	TooMany  Code = "too_many"  // over a rate or a count the server bounds
+	// Unsupported: content of a type the server does not take (a file
+	// outside the allow-list).
+	Unsupported Code = "unsupported"
+	TooMany     Code = "too_many" // over a rate or a count the server bounds
 	// Unavailable: the server is at a limit of its own for now (all the
 	// streams it can hold, no descriptor left); trying later may work.
 	Unavailable Code = "unavailable"

@@ -27,6 +27,8 @@ func status(err error) int {
 		return http.StatusConflict
 	case apperr.TooLarge:
 		return http.StatusRequestEntityTooLarge
+	case apperr.Unsupported:
+		return http.StatusUnsupportedMediaType
 	case apperr.TooMany:
 		return http.StatusTooManyRequests
 	case apperr.Unavailable:

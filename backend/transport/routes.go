@@ -59,6 +59,12 @@ func (s *Server) routes(datastar []byte) {
 		e.GET("/join", s.joinPage)
 		e.POST("/join", s.joinSession, s.limitBody)
 	}
+	if s.files != nil {
+		// Not behind limitBody: an upload bounds its body by the limits
+		// on files.
+		e.POST("/files", s.upload)
+		e.GET("/files/:id", s.download)
+	}
 	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)

@@ -70,6 +70,9 @@ type Config struct {
 	// Join, when set, serves GET and POST /join: a browser joins a session
 	// the program owns conversations in (see Join).
 	Join *Join
+	// Files, when set, serves POST /files and GET /files/:id: the files
+	// people attach (files.Store); without it they are not found.
+	Files Files
 }
 
 // Server serves the app.
@@ -80,6 +83,7 @@ type Server struct {
 	permissions  Permissions
 	programRules []string
 	join         *Join
+	files        Files
 	mcpServers   func() []templates.MCPServer
 	log          *slog.Logger
 	maxBody      int64
@@ -99,7 +103,7 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError

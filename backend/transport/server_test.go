@@ -38,8 +38,9 @@ func newTestApp(t testing.TB) *testApp {
 }
 
 // newTestAppWith serves a service configured by cfg on a fresh database,
-// which it sets as cfg's Store.
-func newTestAppWith(t testing.TB, cfg chat.Config) *testApp {
+// which it sets as cfg's Store; each of more then sets what else the
+// server is configured with, over that database.
+func newTestAppWith(t testing.TB, cfg chat.Config, more ...func(*store.DB, *Config)) *testApp {
 	t.Helper()
 	db := storetest.Open(t)
 	cfg.Store = db
@@ -47,7 +48,11 @@ func newTestAppWith(t testing.TB, cfg chat.Config) *testApp {
 		cfg.DecideByRule = true // as the app has it
 	}
 	svc := chat.New(cfg)
-	srv := httptest.NewServer(NewServer(Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}))
+	sc := Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBody: 4 << 10}
+	for _, set := range more {
+		set(db, &sc)
+	}
+	srv := httptest.NewServer(NewServer(sc))
 	t.Cleanup(func() {
 		srv.Close()
 		svc.Close()

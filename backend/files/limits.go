@@ -1,0 +1,94 @@
+package files
+
+import (
+	"fmt"
+	"mime"
+	"slices"
+	"strings"
+)
+
+// Limits are what an upload may be: at most MaxFile bytes a file, MaxMessage
+// bytes the files of one message together, and of one of Types (content
+// types, or a major type with "/*" such as "image/*"). A zero field takes
+// DefaultLimits' value.
+type Limits struct {
+	MaxFile, MaxMessage int64
+	Types               []string
+}
+
+// DefaultLimits are the limits of a server not told otherwise: images
+// models read, text-like files, PDF; 20 MiB a file, 50 MiB a message. No
+// type a browser would run script from (HTML, SVG) is among them.
+func DefaultLimits() Limits {
+	return Limits{MaxFile: 20 << 20, MaxMessage: 50 << 20, Types: DefaultTypes()}
+}
+
+// DefaultTypes are the content types accepted unless configured.
+func DefaultTypes() []string {
+	return []string{"image/png", "image/jpeg", "image/gif", "image/webp",
+		"text/plain", "text/markdown", "text/csv", "application/json", "application/pdf"}
+}
+
+// orDefaults is l with its zero fields set to the defaults'.
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxFile <= 0 {
+		l.MaxFile = d.MaxFile
+	}
+	if l.MaxMessage <= 0 {
+		l.MaxMessage = d.MaxMessage
+	}
+	if len(l.Types) == 0 {
+		l.Types = d.Types
+	}
+	return l
+}
+
+// Allows reports whether content type t is one of l's types.
+func (l Limits) Allows(t string) bool {
+	major, _, _ := strings.Cut(t, "/")
+	return slices.ContainsFunc(l.orDefaults().Types, func(a string) bool {
+		return a == t || a == major+"/*"
+	})
+}
+
+// ParseTypes reads a comma-separated list of content types, such as
+// "image/png,text/*", as --file-types takes it.
+func ParseTypes(list string) ([]string, error) {
+	var out []string
+	for _, t := range strings.Split(list, ",") {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		mt, params, err := mime.ParseMediaType(t)
+		major, minor, ok := strings.Cut(mt, "/")
+		if err != nil || len(params) > 0 || !ok || major == "*" || minor == "" {
+			return nil, fmt.Errorf("%q is not a content type (such as image/png or text/*)", t)
+		}
+		out = append(out, mt)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no content type given")
+	}
+	return out, nil
+}
+
+// Size says n bytes for a person: "512 bytes", "300 KB", "1.5 MB" (KB and
+// MB of 1024).
+func Size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return trimZero(float64(n)/(1<<10)) + " KB"
+	case n < 1<<30:
+		return trimZero(float64(n)/(1<<20)) + " MB"
+	default:
+		return trimZero(float64(n)/(1<<30)) + " GB"
+	}
+}
+
+func trimZero(f float64) string {
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0")
+}

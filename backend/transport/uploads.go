@@ -1,0 +1,222 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/files"
+)
+
+// Files keeps the files people upload (files.Store).
+type Files interface {
+	// Limits are the server's limits on uploads.
+	Limits() files.Limits
+	// Put records a file read from r as session's. Errors: TooLarge over
+	// lim.MaxFile, Unsupported for a type lim does not allow; then
+	// nothing is recorded.
+	Put(ctx context.Context, session, name, declaredType string, r io.Reader, lim files.Limits) (files.File, error)
+	// Open returns session's file and its bytes. Errors: NotFound for
+	// another session's file, as for a missing one.
+	Open(ctx context.Context, session, id string) (files.File, io.ReadSeekCloser, error)
+	// Discard deletes session's files that nothing uses yet.
+	Discard(ctx context.Context, session string, ids []string) error
+}
+
+const (
+	// formSlack is what a form may hold beyond its files' bytes: the
+	// parts' boundaries and headers.
+	formSlack = 64 << 10
+	// maxUploadFiles bounds the files of one upload, each a write.
+	maxUploadFiles = 32
+	// uploadTimeout is how long reading an upload may take, in place of
+	// the server's read timeout, which is for commands: a large file on a
+	// slow link takes longer.
+	uploadTimeout = 10 * time.Minute
+)
+
+// uploaded is how POST /files describes each file it recorded.
+type uploaded struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+	URL  string `json:"url"`
+}
+
+// upload answers POST /files, a multipart/form-data form with one or more
+// fields named file, read as it comes (never parsed whole into memory or
+// temporary files by the form parser): each file is recorded as the
+// session's, named and typed by package files, and the answer is 200 with
+// a JSON array of {"id", "name", "type", "size", "url"}, in the order
+// sent. The files are the session's until a message or an answer uses
+// them (files.Store.Attach), or gc removes them. A file over the limit is
+// 413, one of a type not accepted 415, a form that is not one 400, each
+// with a message naming the file and the limit; then nothing of the
+// upload is recorded. Uploading starts a session of the browser's own
+// (startSession), as starting a conversation does, so that a session id
+// planted in the browser never receives what its user sends.
+func (s *Server) upload(c echo.Context) error {
+	lim := s.files.Limits()
+	r := c.Request()
+	bound := lim.MaxMessage + formSlack
+	if r.ContentLength > bound {
+		return tooLargeForm(lim)
+	}
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, bound)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return apperr.Errorf(apperr.Invalid, "An upload is a multipart/form-data form with one or more fields named file.")
+	}
+	http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
+	session, err := s.startSession(c)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	got, err := readUploads(mr, lim, func(name, declared string, body io.Reader, lim files.Limits) (files.File, error) {
+		return s.files.Put(ctx, session, name, declared, body, lim)
+	})
+	if err != nil {
+		if len(got) > 0 {
+			ids := make([]string, len(got))
+			for i, f := range got {
+				ids[i] = f.ID
+			}
+			if derr := s.files.Discard(context.WithoutCancel(ctx), session, ids); derr != nil {
+				s.log.Error("discard a refused upload's files", "err", derr)
+			}
+		}
+		return err
+	}
+	out := make([]uploaded, len(got))
+	for i, f := range got {
+		out[i] = uploaded{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size, URL: files.URL(f.ID)}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// putFunc records one file of an upload (Files.Put, for a session).
+type putFunc func(name, declared string, body io.Reader, lim files.Limits) (files.File, error)
+
+// readUploads reads the parts of an upload's form in order and records
+// each field named file by put, others skipped, holding the files
+// together to lim.MaxMessage. It returns the files recorded, and on an
+// error those recorded before it, for the caller to discard.
+func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.File, error) {
+	var got []files.File
+	var used int64
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return got, formError(err, lim)
+		}
+		if part.FormName() != "file" {
+			part.Close()
+			continue
+		}
+		if len(got) == maxUploadFiles {
+			part.Close()
+			return got, apperr.Errorf(apperr.Invalid, "At most %d files go in one upload.", maxUploadFiles)
+		}
+		name := part.FileName()
+		if name == "" {
+			part.Close()
+			return got, apperr.Errorf(apperr.Invalid, `The field "file" must hold a file, with its name.`)
+		}
+		each := lim
+		each.MaxFile = min(lim.MaxFile, lim.MaxMessage-used)
+		body := &partReader{r: part}
+		f, err := put(name, part.Header.Get("Content-Type"), body, each)
+		part.Close()
+		switch {
+		case body.err != nil:
+			return got, formError(body.err, lim) // the client's part, not the store, failed
+		case apperr.CodeOf(err) == apperr.TooLarge && each.MaxFile < lim.MaxFile:
+			return got, apperr.Errorf(apperr.TooLarge, "%s goes over %s, the most one message's files may be together.",
+				files.CleanName(name), files.Size(lim.MaxMessage))
+		case err != nil:
+			return got, err
+		}
+		used += f.Size
+		got = append(got, f)
+	}
+	if len(got) == 0 {
+		return nil, apperr.Errorf(apperr.Invalid, `The upload has no file: send one or more in form fields named "file".`)
+	}
+	return got, nil
+}
+
+// partReader reads a part of a form, remembering the error reading it
+// failed with: a form cut short or malformed is the client's.
+type partReader struct {
+	r   io.Reader
+	err error
+}
+
+func (p *partReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && !errors.Is(err, io.EOF) {
+		p.err = err
+	}
+	return n, err
+}
+
+// formError is the answer to an upload's form that could not be read: over
+// the bound, or not a well-formed form.
+func formError(err error, lim files.Limits) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return tooLargeForm(lim)
+	}
+	return apperr.Errorf(apperr.Invalid, "The upload's form could not be read: it is cut short or malformed.")
+}
+
+// tooLargeForm is the answer to a form larger than the files of a
+// message may be, read no further than that.
+func tooLargeForm(lim files.Limits) error {
+	return apperr.Errorf(apperr.TooLarge, "These files are larger than %s, the most one message's files may be together (and a file at most %s).",
+		files.Size(lim.MaxMessage), files.Size(lim.MaxFile))
+}
+
+// download answers GET /files/:id with the bytes of the session's file:
+// 404 for another session's, as for a missing one. Whatever the file
+// holds, it cannot act as a page of the app: its type is the one decided
+// from the allow-list, never sniffed by the browser (nosniff); anything
+// but a raster image is a download (Content-Disposition: attachment); and
+// a sandboxing CSP lets nothing in it run or load. Ranges and conditional
+// requests (its ETag is its content's hash) are answered as for any file.
+func (s *Server) download(c echo.Context) error {
+	f, body, err := s.files.Open(c.Request().Context(), sessionOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	h := c.Response().Header()
+	h.Set("Content-Type", f.Type)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	disposition := "attachment"
+	if files.Inline(f.Type) {
+		disposition = "inline"
+	}
+	if v := mime.FormatMediaType(disposition, map[string]string{"filename": f.Name}); v != "" {
+		disposition = v
+	}
+	h.Set("Content-Disposition", disposition)
+	// Private, and asked again each time (a 304 while unchanged): the
+	// browser may be someone else's session tomorrow.
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("ETag", `"`+f.Hash+`"`)
+	http.ServeContent(c.Response(), c.Request(), "", f.Created, body)
+	return nil
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/files"
+)
+
+// putBytes records data as upload id of session.
+func putBytes(t *testing.T, db *DB, session, id string, data []byte) files.File {
+	t.Helper()
+	sum := sha256.Sum256(data)
+	u, err := db.PutUpload(context.Background(), files.File{ID: id, Session: session, Name: id + ".bin", Type: "application/octet-stream",
+		Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}, bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("put %s: %v", id, err)
+	}
+	return u
+}
+
+// readUpload reads upload id back as session sees it.
+func readUpload(t *testing.T, db *DB, session, id string) ([]byte, error) {
+	t.Helper()
+	u, err := db.Upload(context.Background(), session, id)
+	if err != nil {
+		return nil, err
+	}
+	r := db.OpenBlob(context.Background(), u.Hash, u.Size)
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// count runs a COUNT(*) query.
+func count(t *testing.T, db *DB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.read.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// pattern is n bytes that differ from chunk to chunk, made from seed.
+func pattern(n int, seed byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7) + byte(i/ChunkSize) + seed
+	}
+	return b
+}
+
+// A file over several chunks comes back as it was sent, read whole or
+// from any offset, to its session alone; an empty file is a file.
+func TestUploadReadsBackToItsSessionAlone(t *testing.T) {
+	contract(t, testUploadReadsBackToItsSessionAlone)
+}
+
+func testUploadReadsBackToItsSessionAlone(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	data := pattern(2*ChunkSize+1234, 1)
+	putBytes(t, db, "s1", "u1", data)
+	putBytes(t, db, "s1", "empty", nil)
+
+	got, err := readUpload(t, db, "s1", "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Errorf("read back %d bytes, want the %d sent", len(got), len(data))
+	}
+	if got, err := readUpload(t, db, "s1", "empty"); err != nil || len(got) != 0 {
+		t.Errorf("empty file = %d bytes, %v; want 0, nil", len(got), err)
+	}
+	u, _ := db.Upload(context.Background(), "s1", "u1")
+	r := db.OpenBlob(context.Background(), u.Hash, u.Size)
+	at := int64(ChunkSize - 10)
+	if _, err := r.Seek(at, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	part := make([]byte, 20)
+	if _, err := io.ReadFull(r, part); err != nil || !bytes.Equal(part, data[at:at+20]) {
+		t.Errorf("20 bytes across a chunk's end = %v, %v; want the file's", part, err)
+	}
+	if _, err := readUpload(t, db, "s2", "u1"); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("another session reads the file: %v, want NotFound", err)
+	}
+}
+
+// The same bytes sent twice, by two sessions, are kept once; each session
+// has its own upload of them, with its own name.
+func TestUploadsOfTheSameBytesShareOneBlob(t *testing.T) {
+	contract(t, testUploadsOfTheSameBytesShareOneBlob)
+}
+
+func testUploadsOfTheSameBytesShareOneBlob(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	data := pattern(ChunkSize+1, 2)
+	a := putBytes(t, db, "s1", "a", data)
+	b := putBytes(t, db, "s2", "b", data)
+	if a.Hash != b.Hash {
+		t.Fatalf("hashes %s, %s; want one", a.Hash, b.Hash)
+	}
+	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs WHERE hash = ?`, a.Hash), 2; got != want {
+		t.Errorf("chunks kept = %d, want %d (once)", got, want)
+	}
+	if got, err := readUpload(t, db, "s2", "b"); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the second upload reads %d bytes, %v", len(got), err)
+	}
+}
+
+// Attaching makes files the conversation's: gc keeps them however old,
+// and removes those never attached once old enough, with their bytes.
+// Attaching another session's file, or to another session's
+// conversation, is NotFound and attaches nothing.
+func TestAttachedUploadsOutliveCollection(t *testing.T) {
+	contract(t, testAttachedUploadsOutliveCollection)
+}
+
+func testAttachedUploadsOutliveCollection(t *testing.T, target string) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	db := openTarget(t, target, Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	newConversation(t, db, "s1", "c1")
+	newConversation(t, db, "s2", "c2")
+	putBytes(t, db, "s1", "kept", []byte("kept"))
+	loose := putBytes(t, db, "s1", "loose", []byte("loose"))
+	putBytes(t, db, "s2", "theirs", []byte("theirs"))
+
+	if err := db.AttachUploads(ctx, "s1", "c1", []string{"kept", "theirs"}); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("attach another session's file: %v, want NotFound", err)
+	}
+	if err := db.AttachUploads(ctx, "s1", "c2", []string{"kept"}); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("attach to another session's conversation: %v, want NotFound", err)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM upload_uses`); got != 0 {
+		t.Fatalf("%d uses recorded by refused attaches, want 0", got)
+	}
+	for range 2 {
+		if err := db.AttachUploads(ctx, "s1", "c1", []string{"kept"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if n, err := db.CollectUploads(ctx, time.Hour); err != nil || n != 0 {
+		t.Errorf("collect young uploads: %d, %v; want 0 removed", n, err)
+	}
+	now = now.Add(2 * time.Hour)
+	if n, err := db.CollectUploads(ctx, time.Hour); err != nil || n != 2 {
+		t.Errorf("collect: %d, %v; want 2 removed (loose, theirs)", n, err)
+	}
+	if _, err := readUpload(t, db, "s1", "kept"); err != nil {
+		t.Errorf("the attached file after gc: %v", err)
+	}
+	if _, err := readUpload(t, db, "s1", "loose"); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("the file never attached after gc: %v, want NotFound", err)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM blobs WHERE hash = ?`, loose.Hash); got != 0 {
+		t.Errorf("%d chunks of the collected file left, want 0", got)
+	}
+}
+
+// Deleting a conversation deletes the files it used, bytes and all,
+// except what another conversation uses or another upload shares.
+func TestDeletingAConversationDeletesItsFiles(t *testing.T) {
+	contract(t, testDeletingAConversationDeletesItsFiles)
+}
+
+func testDeletingAConversationDeletesItsFiles(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	ctx := context.Background()
+	newConversation(t, db, "s1", "c1")
+	newConversation(t, db, "s1", "c2")
+	alone := putBytes(t, db, "s1", "alone", []byte("only c1's"))
+	putBytes(t, db, "s1", "both", []byte("c1's and c2's"))
+	putBytes(t, db, "s1", "same", []byte("same bytes"))
+	putBytes(t, db, "s1", "twin", []byte("same bytes"))
+	if err := db.AttachUploads(ctx, "s1", "c1", []string{"alone", "both", "same"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AttachUploads(ctx, "s1", "c2", []string{"both", "twin"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteConversation(ctx, "s1", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"alone": false, "same": false, "both": true, "twin": true} {
+		_, err := readUpload(t, db, "s1", id)
+		if got := err == nil; got != want {
+			t.Errorf("%s after deleting c1: readable %v (%v), want %v", id, got, err, want)
+		}
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM blobs WHERE hash = ?`, alone.Hash); got != 0 {
+		t.Errorf("%d chunks of c1's own file left, want 0", got)
+	}
+}
+
+// A session rotated (a conversation started) takes its files along, as it
+// takes its conversations.
+func TestRotatedSessionKeepsItsFiles(t *testing.T) {
+	contract(t, testRotatedSessionKeepsItsFiles)
+}
+
+func testRotatedSessionKeepsItsFiles(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	ctx := context.Background()
+	if err := db.EnsureSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	putBytes(t, db, "s1", "u1", []byte("mine"))
+	next, err := db.RotateSession(ctx, "s1", "s2", "client", time.Minute)
+	if err != nil || next != "s2" {
+		t.Fatalf("rotate: %q, %v", next, err)
+	}
+	if got, err := readUpload(t, db, "s2", "u1"); err != nil || string(got) != "mine" {
+		t.Errorf("the file in the new session: %q, %v", got, err)
+	}
+}
+
+// An upload refused halfway is discarded with its bytes; one attached
+// meanwhile stays.
+func TestDiscardedUploadsLeaveNothing(t *testing.T) {
+	contract(t, testDiscardedUploadsLeaveNothing)
+}
+
+func testDiscardedUploadsLeaveNothing(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	ctx := context.Background()
+	newConversation(t, db, "s1", "c1")
+	putBytes(t, db, "s1", "a", []byte("a"))
+	putBytes(t, db, "s1", "b", []byte("b"))
+	if err := db.AttachUploads(ctx, "s1", "c1", []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DiscardUploads(ctx, "s1", []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := count(t, db, `SELECT COUNT(*) FROM uploads`), 1; got != want {
+		t.Errorf("%d uploads left, want %d (the attached one)", got, want)
+	}
+	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs`), 1; got != want {
+		t.Errorf("%d chunks left, want %d", got, want)
+	}
+}
