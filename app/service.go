@@ -3,12 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/mcp"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
@@ -117,7 +119,19 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		// The offline model cannot weigh words: a plain rule decides what a
 		// message typed while a question waits is.
 		DecideByRule: isOffline,
+		// The files people send are read for the model from the store, in
+		// every command: a turn resumed at the terminal or checked before
+		// a deploy is given them as the server gave them.
+		OpenFile: openFiles(files.New(db, files.Options{})),
 	}, nil
+}
+
+// openFiles reads a session's files from fs for chat.Config.OpenFile.
+func openFiles(fs *files.Store) func(ctx context.Context, session, id string) (io.ReadCloser, error) {
+	return func(ctx context.Context, session, id string) (io.ReadCloser, error) {
+		_, rc, err := fs.Open(ctx, session, id)
+		return rc, err
+	}
 }
 
 // within returns the scope that makes a turn's context with outer, then

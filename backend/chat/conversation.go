@@ -167,5 +167,8 @@ func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, 
 	if c.svc.open == nil {
 		return nil, apperr.Errorf(apperr.NotFound, "Files are not kept here, so %s cannot be read.", id)
 	}
-	return c.svc.open(ctx, c.conv.Session, id)
+	c.svc.mu.Lock()
+	owner := c.owner // the session now, rotations included
+	c.svc.mu.Unlock()
+	return c.svc.open(ctx, owner, id)
 }

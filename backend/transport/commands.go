@@ -88,8 +88,9 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 // {"sent", "say"} saying what it did instead (chat.Sent and its Say).
 func (s *Server) sendMessage(c echo.Context) error {
 	var in struct {
-		Message *string `json:"message"`
-		ID      string  `json:"messageId"`
+		Message     *string `json:"message"`
+		ID          string  `json:"messageId"`
+		Attachments string  `json:"attachments"` // the ids of files uploaded (POST /files), comma-separated
 	}
 	if err := datastar.ReadSignals(c.Request(), &in); err != nil {
 		return badBody(err)
@@ -97,7 +98,21 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if in.Message == nil {
 		return apperr.Errorf(apperr.Invalid, `The request has no "message".`)
 	}
-	sent, err := s.chat.SendMessage(c.Request().Context(), sessionOf(c), c.Param("id"), chat.Message{ID: in.ID, Text: *in.Message})
+	ctx, session, conv := c.Request().Context(), sessionOf(c), c.Param("id")
+	atts, err := s.attachments(ctx, session, in.Attachments)
+	if err != nil {
+		return err
+	}
+	if len(atts) > 0 { // the conversation's before its turn reads them
+		ids := make([]string, len(atts))
+		for i, a := range atts {
+			ids[i] = a.ID
+		}
+		if err := s.files.Attach(ctx, session, conv, ids); err != nil {
+			return err
+		}
+	}
+	sent, err := s.chat.SendMessage(ctx, session, conv, chat.Message{ID: in.ID, Text: *in.Message, Attachments: atts})
 	if err != nil {
 		return err
 	}
@@ -116,7 +131,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 	// page's effect on _sent, templates.Composer): what the user began to
 	// type once the reply came, before this answer did, stays.
 	sse := newSSE(c)
-	return sse.MarshalAndPatchSignals(map[string]string{"_sent": *in.Message, "messageId": ""})
+	return sse.MarshalAndPatchSignals(map[string]string{"_sent": *in.Message, "messageId": "", "attachments": ""})
 }
 
 // sentAnswer is what sendMessage tells a script about a message that did

@@ -34,7 +34,7 @@ func TestAMessageSentAgainWithItsIDIsAnsweredAsTheFirst(t *testing.T) {
 		}
 		return n
 	}
-	const cleared = "event: datastar-patch-signals\ndata: signals {\"_sent\":\"Plan a trip to Oslo\",\"messageId\":\"\"}"
+	const cleared = "event: datastar-patch-signals\ndata: signals {\"_sent\":\"Plan a trip to Oslo\",\"attachments\":\"\",\"messageId\":\"\"}"
 
 	t.Run("the page's message sent again", func(t *testing.T) {
 		b := a.browser(t)

@@ -73,7 +73,7 @@ func TestSendMessageAnswers(t *testing.T) {
 		if got, want := res.Header.Get("Content-Type"), "text/event-stream"; !strings.HasPrefix(got, want) {
 			t.Errorf("got Content-Type %q, want %q", got, want)
 		}
-		if want := "event: datastar-patch-signals\ndata: signals {\"_sent\":\"Plan a trip to Bern\",\"messageId\":\"\"}"; !strings.Contains(body, want) {
+		if want := "event: datastar-patch-signals\ndata: signals {\"_sent\":\"Plan a trip to Bern\",\"attachments\":\"\",\"messageId\":\"\"}"; !strings.Contains(body, want) {
 			t.Errorf("got %q, want the composer cleared: %q", body, want)
 		}
 	})

@@ -7,12 +7,13 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/files"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Files keeps the files people upload (files.Store).
@@ -28,6 +29,10 @@ type Files interface {
 	Open(ctx context.Context, session, id string) (files.File, io.ReadSeekCloser, error)
 	// Discard deletes session's files that nothing uses yet.
 	Discard(ctx context.Context, session string, ids []string) error
+	// Stat returns session's file id. Errors: NotFound, as Open.
+	Stat(ctx context.Context, session, id string) (files.File, error)
+	// Attach makes session's files conversation's, kept while it is.
+	Attach(ctx context.Context, session, conversation string, ids []string) error
 }
 
 const (
@@ -76,9 +81,15 @@ func (s *Server) upload(c echo.Context) error {
 		return apperr.Errorf(apperr.Invalid, "An upload is a multipart/form-data form with one or more fields named file.")
 	}
 	http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
-	session, err := s.startSession(c)
-	if err != nil {
-		return err
+	// A browser with a session uploads into it (its conversation's page
+	// does); one with none is given its own, as starting a conversation
+	// gives it, so that no id planted in it receives what it sends.
+	session := sessionOf(c)
+	if session == "" {
+		var err error
+		if session, err = s.startSession(c); err != nil {
+			return err
+		}
 	}
 	ctx := r.Context()
 	got, err := readUploads(mr, lim, func(name, declared string, body io.Reader, lim files.Limits) (files.File, error) {
@@ -219,4 +230,40 @@ func (s *Server) download(c echo.Context) error {
 	h.Set("ETag", `"`+f.Hash+`"`)
 	http.ServeContent(c.Response(), c.Request(), "", f.Created, body)
 	return nil
+}
+
+// attachments reads the files a message is sent with, ids comma-separated
+// as the composer sends them: each must be session's (the files store says
+// what it is; the page's words about it are not taken), and together they
+// may be no larger than a message's limit. Errors say which file and why;
+// then nothing is sent.
+func (s *Server) attachments(ctx context.Context, session, ids string) ([]tree.Attachment, error) {
+	if strings.TrimSpace(ids) == "" {
+		return nil, nil
+	}
+	if s.files == nil {
+		return nil, apperr.Errorf(apperr.Invalid, "This server keeps no files, so none can be sent.")
+	}
+	var (
+		out   []tree.Attachment
+		total int64
+	)
+	for _, id := range strings.Split(ids, ",") {
+		f, err := s.files.Stat(ctx, session, strings.TrimSpace(id))
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.NotFound {
+				return nil, apperr.Errorf(apperr.Invalid, "A file attached to the message is not one you uploaded; attach it again.")
+			}
+			return nil, err
+		}
+		total += f.Size
+		out = append(out, files.Attachment(f))
+	}
+	if lim := s.files.Limits(); lim.MaxMessage > 0 && total > lim.MaxMessage {
+		return nil, apperr.Errorf(apperr.TooLarge, "The files attached come to %s; a message takes at most %s.", files.Size(total), files.Size(lim.MaxMessage))
+	}
+	if len(out) > maxUploadFiles {
+		return nil, apperr.Errorf(apperr.Invalid, "A message takes at most %d files.", maxUploadFiles)
+	}
+	return out, nil
 }

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+)
+
+// dotPNG is a picture of one pixel.
+var dotPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+// pasteImage pastes a PNG into the composer, as a screenshot is pasted.
+func (p *chatPage) pasteImage(name string, png []byte) {
+	p.t.Helper()
+	_, err := p.GetByTestId("composer-input").Evaluate(`(el, [name, b64]) => {
+		const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+		const dt = new DataTransfer()
+		dt.items.add(new File([bytes], name, { type: 'image/png' }))
+		el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }))
+	}`, []any{name, base64.StdEncoding.EncodeToString(png)})
+	p.must(err)
+}
+
+// attachFile picks a file with the composer's Attach button.
+func (p *chatPage) attachFile(name, mime string, content []byte) {
+	p.t.Helper()
+	p.must(p.GetByTestId("attach-input").SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mime, Buffer: content}}))
+}
+
+// A picture pasted and a CSV picked go with the next message: both are
+// shown in it, and the model (over the real wire) is given the picture as
+// an image part and the CSV's text. The files are the session's alone:
+// another browser is not found them; a picture is served as one, with
+// nosniff.
+func TestFilesSentWithAMessageReachTheModel(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Text("Hello!"), llmtest.Text("A dot and two cities."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "assistant")
+	p.send("Hi")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Hello!"))
+
+	p.pasteImage("dot.png", dotPNG)
+	p.attachFile("cities.csv", "text/csv", []byte("city,population\nOslo,709000\nBergen,291000\n"))
+	stored := p.Locator(`[data-testid=composer-file][data-state=stored]`)
+	p.must(expect.Locator(stored).ToHaveCount(2))
+	p.send("What are these?")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("A dot and two cities."))
+	p.must(expect.Locator(p.GetByTestId("composer-file")).ToHaveCount(0))
+
+	turn := p.GetByTestId("user-turn").Last()
+	p.must(expect.Locator(turn.GetByTestId("attachment")).ToHaveCount(2))
+	p.must(expect.Locator(turn.GetByTestId("attachment-image")).ToHaveAttribute("alt", "dot.png"))
+	p.must(expect.Locator(turn.GetByTestId("attachment-file")).ToContainText("cities.csv"))
+	loaded, err := turn.GetByTestId("attachment-image").Evaluate(`img => img.complete && img.naturalWidth`, nil)
+	p.must(err)
+	if loaded != 1 {
+		t.Errorf("the picture shown is %v pixels wide, want the pasted one", loaded)
+	}
+
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "user" || !strings.Contains(last.Content, "What are these?") || !strings.Contains(last.Content, "cities.csv") ||
+		!strings.Contains(last.Content, "Bergen,291000") {
+		t.Errorf("the model was given %q, want the words and the CSV's text", last.Content)
+	}
+	if len(last.Images) != 1 || last.Images[0] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(dotPNG) {
+		t.Errorf("the model was given the images %q, want the pasted picture", last.Images)
+	}
+
+	src, err := turn.GetByTestId("attachment-image").GetAttribute("src")
+	p.must(err)
+	res, err := p.Context().Request().Get(a.URL + src)
+	p.must(err)
+	if res.Status() != http.StatusOK || res.Headers()["content-type"] != "image/png" || res.Headers()["x-content-type-options"] != "nosniff" {
+		t.Errorf("the picture is served %d %v, want 200 image/png with nosniff", res.Status(), res.Headers())
+	}
+	other, err := http.Get(a.URL + src)
+	p.must(err)
+	other.Body.Close()
+	if other.StatusCode != http.StatusNotFound {
+		t.Errorf("another browser fetching the picture got %d, want 404", other.StatusCode)
+	}
+}
+
+// A file over the limit and a file of a type not taken say so on their
+// chips, in words, and go with no message: what is then sent carries none,
+// and nothing of them is recorded. Killed between an upload and the send,
+// the server keeps no message and the file went nowhere.
+func TestRefusedFilesSayWhyAndNothingIsRecorded(t *testing.T) {
+	a := startApp(t, "SWEATPANTS_MAX_FILE_SIZE=1000")
+	p := openAgent(t, a, "assistant")
+	p.send("Hi")
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(1))
+
+	p.attachFile("big.txt", "text/plain", []byte(strings.Repeat("x", 2000)))
+	refused := p.Locator(`[data-testid=composer-file][data-state=refused]`)
+	p.must(expect.Locator(refused).ToHaveCount(1))
+	p.must(expect.Locator(refused.GetByTestId("composer-file-state")).ToContainText("big.txt"))
+	p.must(expect.Locator(refused.GetByTestId("composer-file-state")).ToHaveAttribute("role", "alert"))
+	p.attachFile("tool.exe", "application/x-msdownload", []byte("MZ\x90\x00 not a program"))
+	p.must(expect.Locator(refused).ToHaveCount(2))
+	p.must(expect.Locator(refused.Last().GetByTestId("composer-file-state")).ToContainText("tool.exe"))
+
+	p.send("Anything?")
+	p.must(expect.Locator(p.GetByTestId("assistant-message")).ToHaveCount(2))
+	p.must(expect.Locator(p.GetByTestId("attachment")).ToHaveCount(0))
+
+	// An upload, then the server dies before the message is sent.
+	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	p.must(expect.Locator(p.Locator(`[data-testid=composer-file][data-state=stored]`)).ToHaveCount(1))
+	a.stop(syscall.SIGKILL)
+	a.start("SWEATPANTS_MAX_FILE_SIZE=1000")
+	_, err := p.Reload()
+	p.must(err)
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"Hi", "Anything?"}))
+	p.must(expect.Locator(p.GetByTestId("attachment")).ToHaveCount(0))
+}
