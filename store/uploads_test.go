@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -246,5 +247,36 @@ func testDiscardedUploadsLeaveNothing(t *testing.T, target string) {
 	}
 	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs`), 1; got != want {
 		t.Errorf("%d chunks left, want %d", got, want)
+	}
+}
+
+// Uploads of the same bytes at once, as two nodes or two tabs send them,
+// all succeed and keep the bytes once.
+func TestUploadsOfTheSameBytesAtOnce(t *testing.T) {
+	contract(t, testUploadsOfTheSameBytesAtOnce)
+}
+
+func testUploadsOfTheSameBytesAtOnce(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	data := pattern(ChunkSize+10, 3)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			sum := sha256.Sum256(data)
+			_, err := db.PutUpload(context.Background(), files.File{ID: fmt.Sprint("u", i), Session: "s1", Name: "same.bin",
+				Type: "application/octet-stream", Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}, bytes.NewReader(data))
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs`), 2; got != want {
+		t.Errorf("%d chunks kept, want %d (once)", got, want)
+	}
+	if got, err := readUpload(t, db, "s1", "u7"); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the last upload reads %d bytes, %v", len(got), err)
 	}
 }
