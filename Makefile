@@ -91,7 +91,8 @@ screenshots: build e2e-deps
 ## adds to a tool call, then a model streaming into 100 conversations'
 ## pages, then what telemetry adds to a model call, then the permission
 ## policy's decision under 100 rules, then 100 MCP sessions calling a
-## tool that asks once, beside a plain go-sdk server; then the same load on
+## tool that asks once, beside a plain go-sdk server, then a 10 MB file
+## uploaded (throughput, and the heap above idle); then the same load on
 ## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
 ## every answer landing on another node than its stream's (docs/performance.md)
 bench: build pg-deps
@@ -106,6 +107,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/
 	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/state/
+	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./backend/transport/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced

@@ -300,7 +300,8 @@ func (db *DB) logMove(ctx context.Context, tx *txn, conversation string, prev, h
 }
 
 // Collect deletes the given nodes and reflog entries of a conversation, in
-// one transaction: garbage collection of branches no one can reach.
+// one transaction: garbage collection of branches no one can reach. The
+// files only those nodes named go with them (releaseUnnamedUploads).
 func (db *DB) Collect(ctx context.Context, conversation string, nodes, entries []int64) error {
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		for _, id := range entries {
@@ -313,7 +314,10 @@ func (db *DB) Collect(ctx context.Context, conversation string, nodes, entries [
 				return err
 			}
 		}
-		return nil
+		if len(nodes) == 0 {
+			return nil
+		}
+		return db.releaseUnnamedUploads(ctx, tx, conversation)
 	})
 }
 

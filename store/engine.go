@@ -40,6 +40,14 @@ func (e engine) jsonDoc(col string) string {
 	return "CAST(" + col + " AS TEXT)"
 }
 
+// text is column col, bytes of UTF-8, as text.
+func (e engine) text(col string) string {
+	if e == enginePostgres {
+		return "convert_from(" + col + ", 'UTF8')"
+	}
+	return "CAST(" + col + " AS TEXT)"
+}
+
 // jsonText is the text of key at the top of JSON document doc (as jsonDoc
 // gives it), NULL when the key is missing or null.
 func (e engine) jsonText(doc, key string) string {

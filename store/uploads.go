@@ -113,7 +113,8 @@ func (db *DB) Uploads(ctx context.Context, session string, ids []string) ([]file
 
 // AttachUploads makes the session's uploads ids used by conversation,
 // which the session owns: from then on they live as long as it (or
-// another conversation that uses them) does. Attaching again is no change.
+// another conversation that uses them) does, and as a node of it names
+// them (see Collect). Attaching again renews the use.
 // An upload or a conversation not the session's is NotFound, and then none
 // is attached.
 func (db *DB) AttachUploads(ctx context.Context, session, conversation string, ids []string) error {
@@ -132,7 +133,8 @@ func (db *DB) AttachUploads(ctx context.Context, session, conversation string, i
 			if n == 0 {
 				return apperr.Errorf(apperr.NotFound, "There is no file %q.", id)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO upload_uses(upload_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, conversation); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO upload_uses(upload_id, conversation_id, attached_at) VALUES (?, ?, ?)
+				ON CONFLICT (upload_id, conversation_id) DO UPDATE SET attached_at = excluded.attached_at`, id, conversation, db.now().UnixMilli()); err != nil {
 				return fmt.Errorf("attach files: %w", err)
 			}
 		}
@@ -171,7 +173,7 @@ func (db *DB) DiscardUploads(ctx context.Context, session string, ids []string) 
 // uses, the uploads no other conversation uses, and their blobs if no
 // other upload has the same bytes. It is part of deleting a conversation.
 func dropConversationUploads(ctx context.Context, tx *txn, conversation string) error {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM upload_uses WHERE conversation_id = ? RETURNING upload_id`, conversation)
+	rows, err := tx.QueryContext(ctx, `SELECT upload_id FROM upload_uses WHERE conversation_id = ?`, conversation)
 	if err != nil {
 		return err
 	}
@@ -179,8 +181,42 @@ func dropConversationUploads(ctx context.Context, tx *txn, conversation string) 
 	if err != nil {
 		return err
 	}
+	return releaseUploads(ctx, tx, conversation, ids)
+}
+
+// useGrace is how long a use of an upload is kept though no node of its
+// conversation names the upload: the message or answer that will may not
+// be recorded yet.
+const useGrace = time.Hour
+
+// releaseUnnamedUploads drops the uses of conversation older than
+// useGrace whose upload no node of it names any more (gc removed the
+// branches that did), as releaseUploads does. An upload's id is 128 random
+// bits, so a node whose payload holds it in quotes is one that names it.
+func (db *DB) releaseUnnamedUploads(ctx context.Context, tx *txn, conversation string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT u.upload_id FROM upload_uses u WHERE u.conversation_id = ? AND u.attached_at < ?
+		AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.conversation_id = u.conversation_id
+			AND `+db.eng.text("n.payload")+` LIKE '%"' || u.upload_id || '"%')`,
+		conversation, db.now().Add(-useGrace).UnixMilli())
+	if err != nil {
+		return err
+	}
+	ids, err := scanStrings(rows)
+	if err != nil {
+		return err
+	}
+	return releaseUploads(ctx, tx, conversation, ids)
+}
+
+// releaseUploads drops conversation's uses of uploads ids, deletes those
+// of them no other conversation uses, and their blobs if no other upload
+// has the same bytes.
+func releaseUploads(ctx context.Context, tx *txn, conversation string, ids []string) error {
 	var hashes []string
 	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_uses WHERE upload_id = ? AND conversation_id = ?`, id, conversation); err != nil {
+			return err
+		}
 		var hash string
 		err := tx.QueryRowContext(ctx, `DELETE FROM uploads WHERE id = ?
 			AND NOT EXISTS (SELECT 1 FROM upload_uses WHERE upload_id = uploads.id) RETURNING hash`, id).Scan(&hash)
@@ -192,7 +228,7 @@ func dropConversationUploads(ctx context.Context, tx *txn, conversation string) 
 		}
 		hashes = append(hashes, hash)
 	}
-	_, err = dropOrphanBlobs(ctx, tx, hashes)
+	_, err := dropOrphanBlobs(ctx, tx, hashes)
 	return err
 }
 

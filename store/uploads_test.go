@@ -5,12 +5,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"testing"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/files"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // putBytes records data as upload id of session.
@@ -246,5 +249,80 @@ func testDiscardedUploadsLeaveNothing(t *testing.T, target string) {
 	}
 	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs`), 1; got != want {
 		t.Errorf("%d chunks left, want %d", got, want)
+	}
+}
+
+// Uploads of the same bytes at once, as two nodes or two tabs send them,
+// all succeed and keep the bytes once.
+func TestUploadsOfTheSameBytesAtOnce(t *testing.T) {
+	contract(t, testUploadsOfTheSameBytesAtOnce)
+}
+
+func testUploadsOfTheSameBytesAtOnce(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	data := pattern(ChunkSize+10, 3)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			sum := sha256.Sum256(data)
+			_, err := db.PutUpload(context.Background(), files.File{ID: fmt.Sprint("u", i), Session: "s1", Name: "same.bin",
+				Type: "application/octet-stream", Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}, bytes.NewReader(data))
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got, want := count(t, db, `SELECT COUNT(*) FROM blobs`), 2; got != want {
+		t.Errorf("%d chunks kept, want %d (once)", got, want)
+	}
+	if got, err := readUpload(t, db, "s1", "u7"); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the last upload reads %d bytes, %v", len(got), err)
+	}
+}
+
+// When gc removes the branches that named a file, the file goes with them;
+// a file a node still names stays, and so does one attached a moment ago,
+// whose message may be on its way.
+func TestCollectedBranchesTakeTheirFiles(t *testing.T) {
+	contract(t, testCollectedBranchesTakeTheirFiles)
+}
+
+func testCollectedBranchesTakeTheirFiles(t *testing.T, target string) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	db := openTarget(t, target, Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	c, first := newConversationSaying(t, db, "s1", "c1", "hello")
+	naming := func(parent int64, id string) tree.Node {
+		t.Helper()
+		payload, _ := json.Marshal(tree.Message{Text: "see", Attachments: []tree.Attachment{{ID: id, Name: id + ".bin"}}})
+		n, err := db.Append(ctx, tree.Node{Conversation: c.ID, Parent: parent, Kind: tree.UserMessage, Payload: payload}, tree.AppendOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, id := range []string{"kept", "pruned", "young"} {
+		putBytes(t, db, "s1", id, []byte(id))
+	}
+	kept := naming(first.ID, "kept")
+	pruned := naming(kept.ID, "pruned") // a branch gc removes, as far as the store knows
+	if err := db.AttachUploads(ctx, "s1", c.ID, []string{"kept", "pruned"}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Hour)
+	if err := db.AttachUploads(ctx, "s1", c.ID, []string{"young"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collect(ctx, c.ID, []int64{pruned.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"kept": true, "pruned": false, "young": true} {
+		_, err := readUpload(t, db, "s1", id)
+		if got := err == nil; got != want {
+			t.Errorf("%s after gc: readable %v (%v), want %v", id, got, err, want)
+		}
 	}
 }

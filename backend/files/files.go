@@ -109,9 +109,15 @@ func (s *Store) Put(ctx context.Context, session, name, declaredType string, r i
 	if err != nil {
 		return File{}, fmt.Errorf("spool upload: %w", err)
 	}
+	// The spool file is unlinked at once where the system allows it (it
+	// lives on while open), so that a process killed mid-upload leaves no
+	// file behind; elsewhere it is removed once done.
+	unlinked := os.Remove(spool.Name()) == nil
 	defer func() {
 		spool.Close()
-		os.Remove(spool.Name())
+		if !unlinked {
+			os.Remove(spool.Name())
+		}
 	}()
 	sum := sha256.New()
 	size, err := copyAtMost(io.MultiWriter(spool, sum), io.MultiReader(bytes.NewReader(head), r), lim.MaxFile)

@@ -61,9 +61,10 @@ func (s *Server) routes(datastar []byte) {
 	}
 	if s.files != nil {
 		// Not behind limitBody: an upload bounds its body by the limits
-		// on files.
+		// on files. The file's parameter is not :id, which the access log
+		// takes for a conversation's.
 		e.POST("/files", s.upload)
-		e.GET("/files/:id", s.download)
+		e.GET("/files/:file", s.download)
 	}
 	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)

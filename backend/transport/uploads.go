@@ -207,7 +207,7 @@ func tooLargeForm(lim files.Limits) error {
 // a sandboxing CSP lets nothing in it run or load. Ranges and conditional
 // requests (its ETag is its content's hash) are answered as for any file.
 func (s *Server) download(c echo.Context) error {
-	f, body, err := s.files.Open(c.Request().Context(), sessionOf(c), c.Param("id"))
+	f, body, err := s.files.Open(c.Request().Context(), sessionOf(c), c.Param("file"))
 	if err != nil {
 		return err
 	}

@@ -218,6 +218,29 @@ func TestRefusedUploadsRecordNothing(t *testing.T) {
 	}
 }
 
+// A form sent without its length (chunked, as a stream from a browser's
+// fetch) is read no further than the limit allows, and refused with 413.
+func TestAStreamedFormOverTheLimitIs413(t *testing.T) {
+	app := newFilesApp(t, files.Limits{MaxFile: 64 << 10, MaxMessage: 64 << 10})
+	b := app.browser(t)
+	ct, body := form(t, part{"big.txt", "", bytes.Repeat([]byte("a"), 1<<20)})
+	req, _ := http.NewRequest(http.MethodPost, app.srv.URL+"/files", io.MultiReader(bytes.NewReader(body))) // no length known
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Origin", app.srv.URL)
+	res, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if req.ContentLength != 0 || res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(msg), "64 KB") {
+		t.Errorf("a streamed 1 MB form = %d %q (sent with length %d), want 413 saying 64 KB", res.StatusCode, msg, req.ContentLength)
+	}
+	if n := app.uploadsRecorded(t); n != 0 {
+		t.Errorf("%d uploads recorded, want 0", n)
+	}
+}
+
 // What is not an upload's form gets a clear 400, a form from another site
 // 403, and none records anything.
 func TestMalformedUploadsAreRefusedClearly(t *testing.T) {

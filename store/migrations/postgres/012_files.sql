@@ -22,6 +22,7 @@ CREATE INDEX uploads_by_hash ON uploads(hash);
 CREATE TABLE upload_uses (
     upload_id       text NOT NULL REFERENCES uploads(id) ON DELETE CASCADE,
     conversation_id text NOT NULL,
+    attached_at     bigint NOT NULL,
     PRIMARY KEY (upload_id, conversation_id)
 );
 CREATE INDEX upload_uses_by_conversation ON upload_uses(conversation_id);

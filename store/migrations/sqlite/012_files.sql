@@ -29,10 +29,13 @@ CREATE INDEX uploads_by_hash ON uploads(hash);
 -- (AttachUploads). An upload with none after an age is collected; one
 -- whose last conversation is deleted goes with it. A fork that copies a
 -- message into another conversation adds a use, so deleting either
--- conversation leaves the other its files.
+-- conversation leaves the other its files. When gc removes nodes
+-- (Collect), a use older than an hour that no node left names is dropped:
+-- the younger one's message may be on its way to the record.
 CREATE TABLE upload_uses (
     upload_id       TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE,
     conversation_id TEXT NOT NULL,
+    attached_at     INTEGER NOT NULL,
     PRIMARY KEY (upload_id, conversation_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX upload_uses_by_conversation ON upload_uses(conversation_id);
