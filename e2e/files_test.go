@@ -125,3 +125,40 @@ func TestRefusedFilesSayWhyAndNothingIsRecorded(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"Hi", "Anything?"}))
 	p.must(expect.Locator(p.GetByTestId("attachment")).ToHaveCount(0))
 }
+
+// An edit of a message sent with files keeps them: the new version shows
+// them and the model is given them again. A picture in SVG, which could
+// hold a script, is not taken, and nothing of it runs.
+func TestAnEditKeepsTheFilesAndAnSVGIsNotTaken(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Text("Hello!"), llmtest.Text("Two cities."), llmtest.Text("Still two cities."))
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	p := openAgent(t, a, "assistant")
+	p.send("Hi")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Hello!"))
+
+	p.attachFile("evil.svg", "image/svg+xml", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>window.parent.__svg = 1</script></svg>`))
+	p.must(expect.Locator(p.Locator(`[data-testid=composer-file][data-state=refused]`)).ToContainText("evil.svg"))
+	p.must(p.Locator(`[data-testid=composer-file][data-state=refused] button`).Click())
+
+	p.attachFile("cities.csv", "text/csv", []byte("city\nOslo\nBergen\n"))
+	p.must(expect.Locator(p.Locator(`[data-testid=composer-file][data-state=stored]`)).ToHaveCount(1))
+	p.send("How many?")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Two cities."))
+
+	turn := p.GetByTestId("user-turn").Last()
+	p.must(turn.GetByTestId("edit-message").Click())
+	p.must(turn.GetByTestId("edit-input").Fill("How many cities?"))
+	p.must(turn.GetByTestId("edit-send").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Still two cities."))
+	p.must(expect.Locator(p.GetByTestId("user-turn").Last().GetByTestId("attachment-file")).ToContainText("cities.csv"))
+	reqs := model.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if m := last[len(last)-1]; !strings.Contains(m.Content, "How many cities?") || !strings.Contains(m.Content, "Bergen") {
+		t.Errorf("after the edit the model was given %q, want the new words and the file", m.Content)
+	}
+	ran, err := p.Evaluate(`() => window.__svg === 1`)
+	p.must(err)
+	if ran != false {
+		t.Error("the SVG's script ran")
+	}
+}

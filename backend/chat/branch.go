@@ -120,7 +120,8 @@ func (s *Service) resend(ctx context.Context, session, id string, action tree.Ac
 			return err
 		}
 		c.parkLocked()
-		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest})},
+		was, _ := tree.Decode[tree.Message](orig) // its files go with the new version
+		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest, Attachments: was.Attachments})},
 			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: words.Title(text)}})
 		if err != nil {
 			return err
