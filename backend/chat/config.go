@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/llm/replycap"
+	"github.com/sweatpants-go/sweatpants/backend/observe"
 )
 
 // Config is what New builds a service from. Store, Assistants and Model
@@ -30,7 +31,7 @@ type Config struct {
 	Log *slog.Logger
 	// Observer hears of turns, answers and suspensions, for telemetry;
 	// nil hears nothing.
-	Observer Observer
+	Observer observe.Observer
 	// Leases, when set, share the conversations with the other nodes of a
 	// cluster (lease.go); nil when this process is the only one.
 	Leases Leases
@@ -142,9 +143,9 @@ func (c Config) log() *slog.Logger {
 }
 
 // observer returns c's observer, or one that hears nothing.
-func (c Config) observer() Observer {
+func (c Config) observer() observe.Observer {
 	if c.Observer == nil {
-		return noObserver{}
+		return observe.Nothing{}
 	}
 	return c.Observer
 }

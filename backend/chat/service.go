@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/observe"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -81,8 +82,8 @@ type Service struct {
 	always   policy.AlwaysCache // the sessions' always rules, as read (always.go)
 	levels   levels             // the assistants' policies, compiled (levels.go)
 
-	observe Observer // see Config.Observer
-	leases  Leases   // see Config.Leases
+	observe observe.Observer // see Config.Observer
+	leases  Leases           // see Config.Leases
 }
 
 // New returns a service configured by cfg. Turns run until they finish or

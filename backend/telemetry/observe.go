@@ -4,16 +4,15 @@ import (
 	"context"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/observe"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // Telemetry is the chat service's observer.
-var _ chat.Observer = (*Telemetry)(nil)
+var _ observe.Observer = (*Telemetry)(nil)
 
 // TurnStarted opens the turn's span, "invoke_agent {agent}", which the
 // spans of its model calls, tool calls and elicit waits are children of,
