@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -83,6 +86,29 @@ func TestFilesSentWithAMessageReachTheModel(t *testing.T) {
 	if res.Status() != http.StatusOK || res.Headers()["content-type"] != "image/png" || res.Headers()["x-content-type-options"] != "nosniff" {
 		t.Errorf("the picture is served %d %v, want 200 image/png with nosniff", res.Status(), res.Headers())
 	}
+	// The event stream names the files with the message that started the
+	// run, each with its URL.
+	cookies, err := p.Context().Cookies(a.URL)
+	p.must(err)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a stream: read until the event, or this long
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.URL+p.convPath()+"/events", nil)
+	p.must(err)
+	for _, ck := range cookies {
+		req.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
+	}
+	events, err := http.DefaultClient.Do(req)
+	p.must(err)
+	sc := bufio.NewScanner(events.Body)
+	found := false
+	for !found && sc.Scan() {
+		found = strings.Contains(sc.Text(), `"name":"dot.png","type":"image/png","size":`) && strings.Contains(sc.Text(), `"url":"`+src+`"`)
+	}
+	events.Body.Close()
+	if !found {
+		t.Error("the event stream does not name the files sent with the message")
+	}
+
 	other, err := http.Get(a.URL + src)
 	p.must(err)
 	other.Body.Close()

@@ -69,6 +69,15 @@ type Recorded struct {
 type RunStarted struct {
 	Recorded
 	Text string `json:"text"`
+	// Files are those sent with the message: each one's id, name, type,
+	// size and the URL that serves it to the session.
+	Files []File `json:"files,omitempty"`
+}
+
+// File is a file sent with a message, as the event stream names it.
+type File struct {
+	tree.Attachment
+	URL string `json:"url"`
 }
 
 // TokenDelta is the data of token.delta: the reply of run Run from byte

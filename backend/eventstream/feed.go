@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -81,7 +82,11 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		} else {
 			delete(f.sides, ri.run)
 		}
-		data = append(data, Event{Type: EventRunStarted, Data: RunStarted{Recorded: rec, Text: m.Text}})
+		started := RunStarted{Recorded: rec, Text: m.Text}
+		for _, a := range m.Attachments {
+			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
+		}
+		data = append(data, Event{Type: EventRunStarted, Data: started})
 	case tree.ToolCall:
 		r, _ := tree.Decode[tree.ToolRecord](n)
 		data = append(data,
