@@ -202,12 +202,13 @@ func TestTriedBlocksShowHowTheyEnded(t *testing.T) {
 }
 
 // An inspected reflog entry shows the branch recovering it would bring
-// back: for the asking of a side question, the flow it was asked beside,
-// not the side thread (tree.RefEntry.State, tree.Index.FlowTip).
+// back: for the asking of a side question, the flow it was asked beside
+// (here a reply), not the side thread (tree.RefEntry.State,
+// tree.Index.FlowTip).
 func TestAnInspectedSideEntryShowsWhatRecoveringItBrings(t *testing.T) {
 	svc, r := newRecorder(t)
 	msg := r.add(0, false, message(tree.UserMessage, "Plan a trip"))
-	q := r.add(msg.ID, false, tree.Node{Kind: tree.ElicitRequest, Ref: "1-1", Agent: "travel", Payload: tree.MustEncode(map[string]any{"message": "Where to?"})})
+	q := r.add(msg.ID, false, message(tree.AssistantMessage, "Where to?")) // an ended turn: nothing resumes
 	side, err := r.db.Append(t.Context(), tree.Node{Conversation: r.conv, Parent: q.ID, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: "Is it warm?"})},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: "Is it warm?"}})
 	if err != nil {
@@ -232,6 +233,6 @@ func TestAnInspectedSideEntryShowsWhatRecoveringItBrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := in.Path[len(in.Path)-1].ID; got != q.ID {
-		t.Errorf("the inspected side entry's branch ends at node %d, want the question it was asked beside (%d)", got, q.ID)
+		t.Errorf("the inspected side entry's branch ends at node %d, want the reply it was asked beside (%d)", got, q.ID)
 	}
 }
