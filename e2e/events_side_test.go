@@ -18,7 +18,7 @@ import (
 func TestTheEventStreamSendsASideRepliesDeltas(t *testing.T) {
 	side := []string{"Lisbon ", "is ", "sunny ", "and ", "warm."}
 	model := llmtest.NewServer(t, llmtest.Text("Hello."), llmtest.Text(side...), llmtest.Reply{Chunks: []string{"Let me think "}, Hold: true})
-	gate := newModelGate(t, model.URL)
+	gate := newModelGate(t, model)
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	cl := newEventsClient(t, a)
 

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"strings"
 	"testing"
@@ -28,7 +26,7 @@ func TestTheEventStreamResumesAfterADroppedConnection(t *testing.T) {
 	story := []string{"Once ", "upon ", "a ", "time ", "a ", "fox ", "found ", "a ", "map ", "and ", "went ", "north."}
 	sequel := []string{"Then ", "it ", "came ", "home ", "again."}
 	model := llmtest.NewServer(t, llmtest.Text(story...), llmtest.Text(sequel...))
-	gate := newModelGate(t, model.URL)
+	gate := newModelGate(t, model)
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	cl := newEventsClient(t, a)
 
@@ -292,50 +290,39 @@ func describeEvents(evs []streamEvent) string {
 	return b.String()
 }
 
-// modelGate stands between the app and the test model: it passes each
-// event of a streamed answer that carries text only when the test allows
-// one more, so the test says how far a reply has streamed, without timing.
+// modelGate holds the test model's streamed text (llmtest.Server.Gate): each
+// chunk of text passes only when the test allows one more, so the test
+// says how far a reply has streamed, without timing. The model itself
+// holds it, so nothing stands between the app and the model's connection.
 type modelGate struct {
 	URL    string // what OPENAI_BASE_URL should be
 	tokens chan struct{}
-	passed chan struct{} // one value per text event passed
+	passed chan struct{} // one value per text chunk passed
 	count  int
 }
 
-func newModelGate(t *testing.T, modelURL string) *modelGate {
-	target, err := url.Parse(strings.TrimSuffix(modelURL, "/v1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &modelGate{tokens: make(chan struct{}, 1024), passed: make(chan struct{}, 1024)}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1 // each event as it comes
-	// A connection of its own for each model call: with connections kept
-	// alive, one finished call's cancellation has been seen to close the
-	// upstream connection the next call had just been given (the next
-	// reply broke off in CI), and what the gate tests is the app, not
-	// connection reuse.
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
-	proxy.ModifyResponse = func(res *http.Response) error {
-		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-			res.Body = &gatedBody{src: bufio.NewReader(res.Body), body: res.Body, gate: g, ctx: res.Request.Context()}
+func newModelGate(t *testing.T, model *llmtest.Server) *modelGate {
+	g := &modelGate{URL: model.URL, tokens: make(chan struct{}, 1024), passed: make(chan struct{}, 1024)}
+	model.Gate(func(ctx context.Context) bool {
+		select {
+		case <-g.tokens:
+			g.passed <- struct{}{}
+			return true
+		case <-ctx.Done():
+			return false
 		}
-		return nil
-	}
-	srv := httptest.NewServer(proxy)
-	t.Cleanup(srv.Close)
-	g.URL = srv.URL + "/v1"
+	})
 	return g
 }
 
-// allow lets n more text events through.
+// allow lets n more chunks of text through.
 func (g *modelGate) allow(n int) {
 	for range n {
 		g.tokens <- struct{}{}
 	}
 }
 
-// waitPassed waits until n text events have passed in all.
+// waitPassed waits until n chunks of text have passed in all.
 func (g *modelGate) waitPassed(t *testing.T, n int) {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
@@ -347,66 +334,4 @@ func (g *modelGate) waitPassed(t *testing.T, n int) {
 			t.Fatalf("%d of %d text events passed to the app within 20s", g.count, n)
 		}
 	}
-}
-
-// gatedBody reads a streamed answer event by event, holding each event
-// with text until the gate allows it.
-type gatedBody struct {
-	src  *bufio.Reader
-	body io.Closer
-	gate *modelGate
-	ctx  context.Context
-	buf  []byte
-}
-
-func (b *gatedBody) Read(p []byte) (int, error) {
-	if len(b.buf) == 0 {
-		var ev []byte
-		for {
-			line, err := b.src.ReadBytes('\n')
-			ev = append(ev, line...)
-			if err != nil {
-				if len(ev) == 0 {
-					return 0, err
-				}
-				break
-			}
-			if len(bytes.TrimSpace(line)) == 0 {
-				break
-			}
-		}
-		if carriesText(ev) {
-			select {
-			case <-b.gate.tokens:
-				b.gate.passed <- struct{}{}
-			case <-b.ctx.Done():
-				return 0, b.ctx.Err()
-			}
-		}
-		b.buf = ev
-	}
-	n := copy(p, b.buf)
-	b.buf = b.buf[n:]
-	return n, nil
-}
-
-func (b *gatedBody) Close() error { return b.body.Close() }
-
-// carriesText reports whether a chat completion stream event carries text.
-func carriesText(ev []byte) bool {
-	data, ok := bytes.CutPrefix(bytes.TrimSpace(ev), []byte("data: "))
-	if !ok {
-		return false
-	}
-	var chunk struct {
-		Choices []struct {
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(data, &chunk) != nil {
-		return false
-	}
-	return len(chunk.Choices) > 0 && chunk.Choices[0].Delta.Content != ""
 }

@@ -35,7 +35,13 @@ func IsPostgres(target string) bool {
 // jsonDoc is the JSON document held, as bytes, in column col.
 func (e engine) jsonDoc(col string) string {
 	if e == enginePostgres {
-		return "convert_from(" + col + ", 'UTF8')::jsonb"
+		// jsonb refuses the escape of NUL, \u0000, which a message may hold:
+		// it is taken out (where it is an escape, not an escaped backslash
+		// before "u0000"), so that one such record neither fails a query
+		// nor hides from it.
+		text := "convert_from(" + col + ", 'UTF8')"
+		return "(CASE WHEN strpos(" + text + `, '\u0000') > 0 THEN regexp_replace(` + text +
+			`, '(?<!\\)((?:\\\\)*)\\u0000', '\1', 'g') ELSE ` + text + " END)::jsonb"
 	}
 	return "CAST(" + col + " AS TEXT)"
 }

@@ -97,6 +97,10 @@ func testSearchConversations(t *testing.T, target string) {
 	}
 	newConversationSaying(t, db, "s2", "theirs", "Book a flight to Lisbon too")
 	newConversationSaying(t, db, "s1", "json", `quote " and backslash \ in text`)
+	// PostgreSQL's jsonb refuses \u0000: a message holding a NUL must not
+	// stop the session's search, nor hide itself from it.
+	newConversationSaying(t, db, "s1", "nul", "a NUL\x00 here")
+	newConversationSaying(t, db, "s1", "esc", `a literal \u0000 here`)
 
 	for _, tc := range []struct {
 		query string
@@ -108,6 +112,8 @@ func testSearchConversations(t *testing.T, target string) {
 		{"%", []string{"weather"}},              // only where there is a % sign
 		{"_", nil},                              // no underscore anywhere
 		{`" and backslash \`, []string{"json"}}, // what JSON escapes in the record
+		{"NUL", []string{"nul"}},                // a message with a NUL in it
+		{`literal \u0000`, []string{"esc"}},     // the six characters that look like its escape
 		{"nowhere", nil},
 	} {
 		t.Run(tc.query, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/backend/words"
 )
 
 // What a user does to their conversations as a whole: name one, delete one,
@@ -34,7 +35,7 @@ const MaxQueryLen = 200
 // line ends made one space, or why it cannot be a title: Invalid when it
 // is empty or longer than MaxTitleLen.
 func CheckTitle(title string) (string, error) {
-	title = strings.Join(strings.Fields(title), " ")
+	title = words.Line(title)
 	if title == "" {
 		return "", apperr.Errorf(apperr.Invalid, "Type a name for the conversation.")
 	}

@@ -200,3 +200,39 @@ func TestTriedBlocksShowHowTheyEnded(t *testing.T) {
 		t.Error("a node of the abandoned block is on HEAD's path")
 	}
 }
+
+// An inspected reflog entry shows the branch recovering it would bring
+// back: for the asking of a side question, the flow it was asked beside
+// (here a reply), not the side thread (tree.RefEntry.State,
+// tree.Index.FlowTip).
+func TestAnInspectedSideEntryShowsWhatRecoveringItBrings(t *testing.T) {
+	svc, r := newRecorder(t)
+	msg := r.add(0, false, message(tree.UserMessage, "Plan a trip"))
+	q := r.add(msg.ID, false, message(tree.AssistantMessage, "Where to?")) // an ended turn: nothing resumes
+	side, err := r.db.Append(t.Context(), tree.Node{Conversation: r.conv, Parent: q.ID, Kind: tree.SideQuestion, Payload: tree.MustEncode(tree.Message{Text: "Is it warm?"})},
+		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActFork, Detail: "Is it warm?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.db.Append(t.Context(), tree.Node{Conversation: r.conv, Parent: side.ID, Kind: tree.SideReply, Payload: tree.MustEncode(tree.Message{Text: "Yes."})},
+		tree.AppendOptions{Fork: true, Aside: true}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := r.db.Reflog(t.Context(), r.conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fork int64
+	for _, e := range entries {
+		if e.Action == tree.ActFork {
+			fork = e.ID
+		}
+	}
+	in, err := inspector.Inspect(t.Context(), svc, session, r.conv, inspector.Query{At: fork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Path[len(in.Path)-1].ID; got != q.ID {
+		t.Errorf("the inspected side entry's branch ends at node %d, want the reply it was asked beside (%d)", got, q.ID)
+	}
+}

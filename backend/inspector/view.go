@@ -173,8 +173,9 @@ func (v *view) snapshot(l chat.Live) Inspection {
 	tip := head
 	if v.at != nil {
 		tip = 0
-		if _, ok := x.Node(v.at.Head); ok {
-			tip = x.NewestUnder(v.at.Head)
+		// Where recovering the entry would take HEAD (chat's Recover).
+		if _, ok := x.Node(v.at.State()); ok {
+			tip = x.FlowTip(v.at.State())
 		}
 	}
 	in.Path = x.PathTo(tip)
@@ -274,9 +275,9 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	tip := head
 	if v.at != nil {
 		tip = v.tip
-		for i := len(fresh) - 1; i >= 0; i-- {
-			if x.Under(fresh[i].ID, v.at.Head) {
-				tip = fresh[i].ID
+		for _, n := range fresh {
+			if x.Under(n.ID, v.at.State()) { // the entry's branch grew: where it got, as Recover finds it
+				tip = x.FlowTip(v.at.State())
 				break
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
@@ -97,12 +98,18 @@ func quote(text string) string {
 
 // Title is text on one line, cut short enough for a title (60 runes).
 func Title(text string) string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = Line(text)
 	if utf8.RuneCountInString(text) <= 60 {
 		return text
 	}
 	r := []rune(text)
 	return string(r[:59]) + "…"
+}
+
+// Line is text on one line: its runs of spaces and control characters
+// (line ends, tabs, NUL, which a database may refuse) one space, trimmed.
+func Line(text string) string {
+	return strings.Join(strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }
 
 // Plural is one when n is 1, else many: "1 turn", "2 turns".

@@ -91,3 +91,14 @@ func TestDecisionWords(t *testing.T) {
 		}
 	}
 }
+
+// A title is one line of text a database takes: no line ends, tabs or
+// NUL (PostgreSQL refuses NUL in text).
+func TestATitleIsOneLineWithoutControlCharacters(t *testing.T) {
+	if got := words.Title("Plan\x00a\ttrip\r\nto  Oslo\x07"); got != "Plan a trip to Oslo" {
+		t.Errorf("Title = %q", got)
+	}
+	if got := words.Line(" \x00 "); got != "" {
+		t.Errorf("Line of controls alone = %q, want empty", got)
+	}
+}

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,6 +14,8 @@ type Reply struct {
 	// Chunks is the answer's text: one stream event per chunk, or joined
 	// into one message when the request is not streamed.
 	Chunks []string
+	// gate is the server's (Server.Gate), for the reply being streamed.
+	gate func(ctx context.Context) bool
 	// Logprobs gives the log probability of each chunk, taken as one token.
 	// They are sent only when the request asks for logprobs.
 	Logprobs []float64

@@ -6,6 +6,7 @@ package llmtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -29,6 +30,17 @@ type Server struct {
 	mu       sync.Mutex
 	script   []Reply
 	requests []Request
+	gate     func(ctx context.Context) bool
+}
+
+// Gate holds each streamed chunk of text until pass returns, so that a
+// test says how far a reply has streamed without timing; pass returns
+// false to end the stream there (the request was cancelled). It applies
+// to the replies streamed from then on.
+func (s *Server) Gate(pass func(ctx context.Context) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gate = pass
 }
 
 // NewServer starts a server that answers POST /v1/chat/completions with the
@@ -89,6 +101,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	ok := n <= len(s.script)
 	if ok {
 		reply = s.script[n-1]
+		reply.gate = s.gate
 	}
 	s.mu.Unlock()
 	if !ok {

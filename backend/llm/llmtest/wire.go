@@ -86,6 +86,9 @@ func (r Reply) stream(w http.ResponseWriter, req *http.Request, in Request, done
 		if i > 0 && r.Gap > 0 && !wait(req, r.Gap, done) {
 			return
 		}
+		if r.gate != nil && !r.gate(req.Context()) {
+			return
+		}
 		r.event(w, in, choice{Delta: &message{Content: &c}, Logprobs: r.logprobs(in, i, i+1)})
 	}
 	if r.SplitArguments > 0 {
