@@ -179,14 +179,22 @@ func (x *Index) Alternatives(n Node) []int64 {
 // NewestUnder returns the newest node of the subtree rooted at id, id
 // itself if it has no descendants: where the user left the branch that
 // starts at id, and so where HEAD goes when they switch back to it.
-func (x *Index) NewestUnder(id int64) int64 {
+func (x *Index) NewestUnder(id int64) int64 { return x.newestUnder(id, nil) }
+
+// newestUnder is the newest node of the subtree rooted at id, walking down
+// only into children whose kind follow allows (all, when it is nil).
+func (x *Index) newestUnder(id int64, follow func(Kind) bool) int64 {
 	newest := id
 	stack := []int64{id}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		newest = max(newest, n)
-		stack = append(stack, x.children[n]...)
+		for _, c := range x.children[n] {
+			if follow == nil || follow(x.nodes[c].Kind) {
+				stack = append(stack, c)
+			}
+		}
 	}
 	return newest
 }

@@ -68,19 +68,7 @@ func (x *Index) AsideFrom(path Path, id int64) int64 {
 // entry's state leads (NewestUnder would lead into a side thread answered
 // last, a branch the flow never took).
 func (x *Index) FlowTip(id int64) int64 {
-	newest := id
-	stack := []int64{id}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		newest = max(newest, n)
-		for _, c := range x.children[n] {
-			if k := x.nodes[c].Kind; k != SideQuestion && k != Decision {
-				stack = append(stack, c)
-			}
-		}
-	}
-	return newest
+	return x.newestUnder(id, func(k Kind) bool { return k != SideQuestion && k != Decision })
 }
 
 // ToFlow returns where "back to the flow" goes from HEAD's branch path,
