@@ -19,10 +19,12 @@ function setIDs () {
   input.dispatchEvent(new Event('input', { bubbles: true }))
 }
 
+// sizeWords says n bytes as the server's pages do (files.Size).
 function sizeWords (n) {
-  if (n < 1000) return `${n} B`
-  if (n < 1000 * 1000) return `${(n / 1000).toFixed(1)} KB`
-  return `${(n / 1000 / 1000).toFixed(1)} MB`
+  const one = (f) => f.toFixed(1).replace(/\.0$/, '')
+  if (n < 1024) return `${n} bytes`
+  if (n < 1024 * 1024) return `${one(n / 1024)} KB`
+  return `${one(n / 1024 / 1024)} MB`
 }
 
 // upload sends one file, its chip showing how far it got.
