@@ -216,6 +216,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer node.Close()
 		app.Leases = &leases{node: node}
 	}
+	fstore := files.New(db, files.Options{Limits: cfg.files})
+	app.Files = fstore // the server's limits for answers' files too
 	svc := chat.New(app)
 	if l, ok := app.Leases.(*leases); ok {
 		l.svc = svc
@@ -229,7 +231,6 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	fstore := files.New(db, files.Options{Limits: cfg.files})
 	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 
@@ -122,16 +121,8 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		// The files people send are read for the model from the store, in
 		// every command: a turn resumed at the terminal or checked before
 		// a deploy is given them as the server gave them.
-		OpenFile: openFiles(files.New(db, files.Options{})),
+		Files: files.New(db, files.Options{}),
 	}, nil
-}
-
-// openFiles reads a session's files from fs for chat.Config.OpenFile.
-func openFiles(fs *files.Store) func(ctx context.Context, session, id string) (io.ReadCloser, error) {
-	return func(ctx context.Context, session, id string) (io.ReadCloser, error) {
-		_, rc, err := fs.Open(ctx, session, id)
-		return rc, err
-	}
 }
 
 // within returns the scope that makes a turn's context with outer, then

@@ -52,7 +52,7 @@ func (a Answer) normalized() Answer {
 // case the elicit stays pending and shows what was wrong.
 func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
-		h, err := c.answer(eid, a)
+		h, err := c.answer(ctx, eid, a)
 		if err != nil || h == nil {
 			return err
 		}
@@ -61,18 +61,21 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 }
 
 // answer checks a and hands it to the turn waiting on eid.
-func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
+func (c *conversation) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
 	c.lock()
 	defer c.mu.Unlock()
 	if !c.isPending(eid) {
-		if c.recordedAlreadyLocked(eid, a) {
+		if c.recordedAlreadyLocked(ctx, eid, a) {
 			c.informLocked(answerKept)
 			return nil, nil
 		}
 		return nil, c.notPendingLocked(eid)
 	}
 	req := c.requestLocked(eid)
-	resp, problem := checkAnswer(c.svc.kinds, req, a)
+	resp, problem, err := c.checkLocked(ctx, req, a)
+	if err != nil {
+		return nil, err
+	}
 	if problem != nil {
 		return nil, c.rejectLocked(req, a.Form, problem)
 	}
@@ -83,13 +86,13 @@ func (c *conversation) answer(eid string, a Answer) (*heldAnswer, error) {
 // a resend of it (a double click, a page resending after a lost response)
 // is not a conflict, since what the user meant is what stands. c.mu is
 // held.
-func (c *conversation) recordedAlreadyLocked(eid string, a Answer) bool {
+func (c *conversation) recordedAlreadyLocked(ctx context.Context, eid string, a Answer) bool {
 	was, ok := c.responseLocked(eid)
 	if !ok {
 		return false
 	}
-	resp, problem := checkAnswer(c.svc.kinds, c.requestLocked(eid), a)
-	return problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
+	resp, problem, err := c.checkLocked(ctx, c.requestLocked(eid), a)
+	return err == nil && problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
 		(len(resp.Content) == 0 && len(was.Content) == 0 || durable.SameJSON(resp.Content, was.Content))
 }
 

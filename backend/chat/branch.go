@@ -185,7 +185,10 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 			return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
 		}
 		req := c.requestLocked(eid)
-		resp, problem := checkAnswer(c.svc.kinds, req, a)
+		resp, problem, err := c.checkLocked(ctx, req, a)
+		if err != nil {
+			return err
+		}
 		if problem != nil {
 			return c.rejectLocked(req, a.Form, problem)
 		}

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"time"
 
@@ -35,9 +34,11 @@ type Config struct {
 	// Leases, when set, share the conversations with the other nodes of a
 	// cluster (lease.go); nil when this process is the only one.
 	Leases Leases
-	// OpenFile reads a file a session sent (package files), for what the
-	// model is given of it (package attach); nil when no files are kept.
-	OpenFile func(ctx context.Context, session, id string) (io.ReadCloser, error)
+	// Files are the files sessions sent (files.go): read for the model
+	// (package attach) and for the agents' code (turn.OpenFile), and
+	// checked when an answer gives one (elicit.AskFile); nil when no
+	// files are kept.
+	Files Files
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs

@@ -2,11 +2,9 @@ package chat
 
 import (
 	"context"
-	"io"
 	"sync"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/consent"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -159,16 +157,4 @@ func (c *conversation) statusLocked() Status {
 		st.ModelWait = c.svc.since(c.modelSince)
 	}
 	return st
-}
-
-// openFile reads a file of the conversation's session for the model
-// (package attach).
-func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, error) {
-	if c.svc.open == nil {
-		return nil, apperr.Errorf(apperr.NotFound, "Files are not kept here, so %s cannot be read.", id)
-	}
-	c.svc.mu.Lock()
-	owner := c.owner // the session now, rotations included
-	c.svc.mu.Unlock()
-	return c.svc.open(ctx, owner, id)
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"maps"
 	"slices"
@@ -56,8 +55,8 @@ type Service struct {
 	store  Store
 	agents *agents.Registry
 	model  llm.Provider
-	kinds  *elicit.Kinds                                                        // see Config.Kinds
-	open   func(ctx context.Context, session, id string) (io.ReadCloser, error) // see Config.OpenFile
+	kinds  *elicit.Kinds // see Config.Kinds
+	files  Files         // see Config.Files
 	log    *slog.Logger
 
 	ctx    context.Context // parent of every turn; cancelled by Close
@@ -90,7 +89,7 @@ type Service struct {
 // Close is called.
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, open: cfg.OpenFile, log: cfg.log(), ctx: ctx, cancel: cancel,
+	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},

@@ -74,7 +74,10 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 	if err != nil {
 		return true, err
 	}
-	resp, problem := checkAnswer(c.svc.kinds, req, a)
+	resp, problem, err := c.checkLocked(ctx, req, a)
+	if err != nil {
+		return true, err
+	}
 	if problem != nil {
 		err := c.rejectLocked(req, a.Form, problem)
 		c.broadcastSideLocked(q) // the refusal shows in the side question's place

@@ -339,6 +339,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
+	ctx = primitive.Files.With(ctx, c.openFile)
 	if n := c.svc.compactTokens; n > 0 {
 		if _, set := CompactTokens.Lookup(ctx); !set {
 			ctx = CompactTokens.With(ctx, n)

@@ -132,6 +132,9 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 		Random:   func(ctx context.Context, _ struct{}) (uint64, error) { return dryValue(d, ctx, "random", rand.Uint64) },
 		StateGet: d.stateGet, StateSet: d.stateSet, Fork: d.fork, ForkEnd: d.forkEnd,
 	}.Provide(ctx, a.Name)
+	if d.open != nil { // the agent's code reads the files as the live turn's does
+		ctx = primitive.Files.With(ctx, d.open)
+	}
 	ctx = agents.ToolAPI.Around(ctx, d.tool, primitive.Max)
 	ctx = primitive.HistoryAPI.Around(ctx, d.compact, primitive.Min)
 	return primitive.Lanes.With(ctx, durable.Lanes)

@@ -132,9 +132,9 @@ func checkTurn(ctx context.Context, cfg chat.Config, meta tree.Conversation, st 
 		dv.Recorded, dv.Made = "a turn of assistant "+meta.Agent, "no assistant of that name"
 		return dv
 	}
-	if cfg.OpenFile != nil { // the files sent, read as the live turn reads them
+	if cfg.Files != nil { // the files sent, read as the live turn reads them
 		st.open = func(ctx context.Context, id string) (io.ReadCloser, error) {
-			return cfg.OpenFile(ctx, meta.Session, id)
+			return cfg.Files.Read(ctx, meta.Session, id)
 		}
 	}
 	d := dryRun(ctx, cfg.Scope, a, st)

@@ -39,7 +39,7 @@ func NewKinds(kinds ...Registered) *Kinds {
 
 // BuiltinKinds lists the built-in kinds besides forms, for NewKinds.
 func BuiltinKinds() []Registered {
-	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, Approve}
+	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, AskFile, Approve}
 }
 
 // Has reports whether ks holds a kind named name.

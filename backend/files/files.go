@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/bytesize"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
@@ -125,7 +126,7 @@ func (s *Store) Put(ctx context.Context, session, name, declaredType string, r i
 		return File{}, err
 	}
 	if size > lim.MaxFile {
-		return File{}, apperr.Errorf(apperr.TooLarge, "%s is larger than %s, the most a file may be.", name, Size(lim.MaxFile))
+		return File{}, apperr.Errorf(apperr.TooLarge, "%s is larger than %s, the most a file may be.", name, bytesize.Words(lim.MaxFile))
 	}
 	return s.db.PutUpload(ctx, File{ID: newID(), Session: session, Name: name, Type: t, Hash: hexSum(sum), Size: size}, spool)
 }
@@ -156,6 +157,19 @@ func (s *Store) Open(ctx context.Context, session, id string) (File, io.ReadSeek
 	return f, s.db.OpenBlob(ctx, f.Hash, f.Size), nil
 }
 
+// Read opens session's file id for reading: Open without the file.
+func (s *Store) Read(ctx context.Context, session, id string) (io.ReadCloser, error) {
+	_, rc, err := s.Open(ctx, session, id)
+	return rc, err
+}
+
+// Attachment returns session's file id as a message or an answer names
+// it. Errors: as Stat's.
+func (s *Store) Attachment(ctx context.Context, session, id string) (tree.Attachment, error) {
+	f, err := s.Stat(ctx, session, id)
+	return Attachment(f), err
+}
+
 // Attach makes session's files ids the conversation's (a message's or an
 // answer's): they live as long as it does and are deleted with it.
 // Attaching a file again is no change. Errors: NotFound for a file or a
@@ -172,7 +186,7 @@ func (s *Store) Attach(ctx context.Context, session, conversation string, ids []
 		total += u.Size
 	}
 	if total > s.limits.MaxMessage {
-		return apperr.Errorf(apperr.TooLarge, "These files are %s together; a message's files may be at most %s.", Size(total), Size(s.limits.MaxMessage))
+		return apperr.Errorf(apperr.TooLarge, "These files are %s together; a message's files may be at most %s.", bytesize.Words(total), bytesize.Words(s.limits.MaxMessage))
 	}
 	return s.db.AttachUploads(ctx, session, conversation, ids)
 }

@@ -107,11 +107,3 @@ func TestParseTypes(t *testing.T) {
 		t.Errorf("text/* allows text/csv: %v; image/png allows image/gif: %v", lim.Allows("text/csv"), lim.Allows("image/gif"))
 	}
 }
-
-func TestSizeReadsForAPerson(t *testing.T) {
-	for n, want := range map[int64]string{12: "12 bytes", 300 << 10: "300 KB", 3 << 19: "1.5 MB", 20 << 20: "20 MB"} {
-		if got := Size(n); got != want {
-			t.Errorf("Size(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

@@ -21,6 +21,7 @@ type builder struct {
 	out    []Message
 	open   *exchange
 	asked  map[string]bool // approvals asked: their answers are left out too
+	files  map[string]bool // files asked for: their answers carry the file
 }
 
 // exchange is a model's tool calls waiting for their results: the calls
@@ -86,6 +87,12 @@ func (b *builder) question(n tree.Node) {
 		b.asked[n.Ref] = true
 		return
 	}
+	if req.Kind == elicit.AskFile.Name {
+		if b.files == nil {
+			b.files = map[string]bool{}
+		}
+		b.files[n.Ref] = true
+	}
 	text := "(Asked the user, as a " + req.Kind + ":) " + req.Message
 	if in := compact(req.Input); in != "" && in != "{}" && in != "null" {
 		text += "\nOffered: " + clip(in, maxOffered)
@@ -107,6 +114,13 @@ func (b *builder) answer(n tree.Node) {
 	var text string
 	switch resp.Action {
 	case elicit.Accept:
+		var f elicit.File
+		if b.files[n.Ref] && json.Unmarshal(resp.Content, &f) == nil && f.ID != "" {
+			// The file itself, as a message's files are (package attach).
+			b.add(n.ID, llm.User, "(Answered with a file:) "+f.Name)
+			b.out[len(b.out)-1].Attachments = []tree.Attachment{{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size}}
+			return
+		}
 		text = "(Answered:) " + compact(resp.Content)
 	case elicit.Other:
 		text = "(Answered in words:) " + resp.Text

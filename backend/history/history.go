@@ -29,9 +29,9 @@ const Latest = 1
 type Message struct {
 	Node int64
 	llm.Message
-	// Attachments are the files sent with a user message, which the
-	// caller reads for the model (package attach): this package reads the
-	// tree alone.
+	// Attachments are the files sent with a user message or given as an
+	// answer (elicit.AskFile), which the caller reads for the model
+	// (package attach): this package reads the tree alone.
 	Attachments []tree.Attachment
 }
 

@@ -2,7 +2,9 @@ package primitive
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -166,4 +168,23 @@ var ElicitProgress = NewValue[func(elicit.Request, elicit.Progress)]("elicit-pro
 // AskWithProgress is Ask with progress reported to onProgress as it comes.
 func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In, onProgress func(elicit.Progress)) (elicit.Result[Out], error) {
 	return Ask(ElicitProgress.With(ctx, func(_ elicit.Request, p elicit.Progress) { onProgress(p) }), k, message, in)
+}
+
+// Files opens, by upload id, the files a conversation was given (sent with
+// a message, or as the answer to elicit.AskFile), for the turn's own code
+// (turn.OpenFile): whoever runs the turn installs the reader of its
+// session's files (the conversation, the check before a deploy, a test
+// kit). Nil where no files are kept.
+var Files = NewValue[func(ctx context.Context, id string) (io.ReadCloser, error)]("files", nil)
+
+// ErrNoFiles is OpenFile's error where the turn's runner keeps no files.
+var ErrNoFiles = errors.New("no files are kept where this turn runs")
+
+// OpenFile reads the file with upload id through Files.
+func OpenFile(ctx context.Context, id string) (io.ReadCloser, error) {
+	open := Files.Get(ctx)
+	if open == nil {
+		return nil, ErrNoFiles
+	}
+	return open(ctx, id)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/bytesize"
 	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -155,7 +156,7 @@ func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.F
 			return got, formError(body.err, lim) // the client's part, not the store, failed
 		case apperr.CodeOf(err) == apperr.TooLarge && each.MaxFile < lim.MaxFile:
 			return got, apperr.Errorf(apperr.TooLarge, "%s goes over %s, the most one message's files may be together.",
-				files.CleanName(name), files.Size(lim.MaxMessage))
+				files.CleanName(name), bytesize.Words(lim.MaxMessage))
 		case err != nil:
 			return got, err
 		}
@@ -196,7 +197,7 @@ func formError(err error, lim files.Limits) error {
 // message may be, read no further than that.
 func tooLargeForm(lim files.Limits) error {
 	return apperr.Errorf(apperr.TooLarge, "These files are larger than %s, the most one message's files may be together (and a file at most %s).",
-		files.Size(lim.MaxMessage), files.Size(lim.MaxFile))
+		bytesize.Words(lim.MaxMessage), bytesize.Words(lim.MaxFile))
 }
 
 // download answers GET /files/:id with the bytes of the session's file:
@@ -260,7 +261,7 @@ func (s *Server) attachments(ctx context.Context, session, ids string) ([]tree.A
 		out = append(out, files.Attachment(f))
 	}
 	if lim := s.files.Limits(); lim.MaxMessage > 0 && total > lim.MaxMessage {
-		return nil, apperr.Errorf(apperr.TooLarge, "The files attached come to %s; a message takes at most %s.", files.Size(total), files.Size(lim.MaxMessage))
+		return nil, apperr.Errorf(apperr.TooLarge, "The files attached come to %s; a message takes at most %s.", bytesize.Words(total), bytesize.Words(lim.MaxMessage))
 	}
 	if len(out) > maxUploadFiles {
 		return nil, apperr.Errorf(apperr.Invalid, "A message takes at most %d files.", maxUploadFiles)

@@ -16,6 +16,7 @@ package turn
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -86,6 +87,14 @@ func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], 
 // Ask is its typed form.
 func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	return primitive.Elicit(ctx, req)
+}
+
+// OpenFile reads a file the user gave: the answer to elicit.AskFile
+// (res.Content.ID) or one sent with a message. The file is as it was
+// stored, so a replayed turn reads the same bytes; it is the
+// conversation's session's alone. The caller closes it.
+func OpenFile(ctx context.Context, id string) (io.ReadCloser, error) {
+	return primitive.OpenFile(ctx, id)
 }
 
 // Notify reports progress to the user: a message and how far along the

@@ -1,0 +1,79 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
+)
+
+// Files. A conversation reads the files its session sent (package files)
+// for the model (package attach) and for the agent's own code
+// (primitive.Files); an answer that gives a file (elicit.AskFile) is
+// checked against them and filled in from them.
+
+// Files are the files sessions sent, as the chat uses them: a
+// *files.Store.
+type Files interface {
+	// Read opens session's file id for reading. Errors: NotFound for a
+	// file that is not the session's.
+	Read(ctx context.Context, session, id string) (io.ReadCloser, error)
+	// Attachment returns session's file id as a message or an answer
+	// names it. Errors: as Read's.
+	Attachment(ctx context.Context, session, id string) (tree.Attachment, error)
+	// Attach makes session's files ids the conversation's: they live as
+	// long as it does and are deleted with it.
+	Attach(ctx context.Context, session, conversation string, ids []string) error
+}
+
+// openFile reads a file of the conversation's session.
+func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, error) {
+	if c.svc.files == nil {
+		return nil, apperr.Errorf(apperr.NotFound, "Files are not kept here, so %s cannot be read.", id)
+	}
+	return c.svc.files.Read(ctx, c.session(), id)
+}
+
+// checkLocked converts a and checks it against req, as checkAnswer does.
+// An answer that gives a file names it by its upload id alone: the id
+// must be one of the session's files, whose name, type and size are then
+// the store's, whatever else the page sent, and a file so given becomes
+// the conversation's, to live and be deleted with it. A problem with the
+// answer is problem; err is the store's failure, which is not the user's.
+// c.mu is held (the file is looked up by its key).
+func (c *conversation) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
+	if req.Kind != elicit.AskFile.Name || a.Action != elicit.Accept {
+		resp, problem = checkAnswer(c.svc.kinds, req, a)
+		return resp, problem, nil
+	}
+	id := a.Form.Get("id")
+	if a.Form == nil {
+		var given elicit.File
+		json.Unmarshal(a.Content, &given) // what does not read names no file
+		id = given.ID
+	}
+	refuse := func(msg string) (elicit.Response, error, error) {
+		return elicit.Response{Action: a.Action}, elicit.FieldErrors{{Field: "id", Message: msg}}, nil
+	}
+	switch {
+	case id == "":
+		return refuse("is required: choose a file")
+	case c.svc.files == nil:
+		return refuse("cannot be taken: files are not kept here")
+	}
+	session := c.session()
+	f, err := c.svc.files.Attachment(ctx, session, id)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return refuse("is not a file you uploaded")
+	} else if err != nil {
+		return elicit.Response{}, nil, err
+	}
+	content, _ := json.Marshal(elicit.File{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size})
+	if resp, problem = checkAnswer(c.svc.kinds, req, Answer{Action: a.Action, Content: content}); problem != nil {
+		return resp, problem, nil
+	}
+	return resp, nil, c.svc.files.Attach(ctx, session, c.conv.ID, []string{id})
+}

@@ -1,0 +1,135 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/backend/agents"
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/files"
+	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/turn"
+	"github.com/sweatpants-go/sweatpants/store/storetest"
+)
+
+// fileAsker asks for a CSV of at most 1 KB and says what it got: the file
+// as the store holds it and its bytes, read with turn.OpenFile. Asked what
+// it was given, it says what the model would be given of the conversation.
+var fileAsker = agents.Assistant{Name: "filer", Turn: func(ctx context.Context, message string) (string, error) {
+	if message == "what was I asked?" {
+		msgs, err := turn.History(ctx)
+		if err != nil {
+			return "", err
+		}
+		var said []string
+		for _, m := range msgs {
+			said = append(said, m.Content)
+		}
+		return "the model reads: " + strings.Join(said, "\n"), nil
+	}
+	res, err := turn.Ask(ctx, elicit.AskFile, "Send me the spreadsheet", elicit.FileInput{Accept: []string{"text/csv"}, MaxSize: 1024, Reason: "to sum it"})
+	if err != nil || res.Action != elicit.Accept {
+		return fmt.Sprintf("no file (%s)", res.Action), err
+	}
+	f := res.Content
+	rc, err := turn.OpenFile(ctx, f.ID)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("got %s (%s, %d bytes): %q", f.Name, f.Type, f.Size, b), nil
+}}
+
+// An answer that gives a file names it by id; the server checks the file
+// is the session's and of a type and size the question takes, fills in
+// what it is from the store, and keeps it with the conversation. The agent
+// reads its bytes, and the model is given its text.
+func TestAFileAnswerIsTheSessionsStoredFile(t *testing.T) {
+	db := storetest.Open(t)
+	fs := files.New(db, files.Options{Unused: time.Nanosecond})
+	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(fileAsker), Model: offline.New(),
+		Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
+	t.Cleanup(svc.Close)
+	ctx := t.Context()
+	put := func(session, name, content string) string {
+		t.Helper()
+		f, err := fs.Put(ctx, session, name, "", strings.NewReader(content), files.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.ID
+	}
+	csv := put("me", "sales.csv", "region,total\nnorth,12\nsouth,30\n")
+	theirs := put("them", "theirs.csv", "secret,1\n")
+	picture := put("me", "dot.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	big := put("me", "big.csv", "a,b\n"+strings.Repeat("1,2\n", 300))
+
+	conv, eid := startAsked(t, svc, "filer", "here is a file for you")
+	for _, c := range []struct {
+		answer chat.Answer
+		want   string
+	}{
+		{chat.Answer{Action: elicit.Accept, Content: []byte(`{}`)}, "is required: choose a file"},
+		{chat.Answer{Action: elicit.Accept, Content: []byte(`{"id":"` + theirs + `"}`)}, "is not a file you uploaded"},
+		{chat.Answer{Action: elicit.Accept, Content: []byte(`{"id":"` + picture + `"}`)}, "this question takes text/csv"},
+		{chat.Answer{Action: elicit.Accept, Content: []byte(`{"id":"` + big + `"}`)}, "the most this question takes is 1 KB"},
+	} {
+		err := svc.Answer(ctx, "me", conv, eid, c.answer)
+		if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("answer %s: err = %v, want Invalid saying %q", c.answer.Content, err, c.want)
+		}
+		if v, _ := svc.View(ctx, "me", conv); pendingElicit(v) == nil {
+			t.Fatalf("after answer %s the question no longer waits", c.answer.Content)
+		}
+	}
+
+	// What the page says of the file besides its id is not taken.
+	forged, _ := json.Marshal(elicit.File{ID: csv, Name: "../../etc/passwd", Type: "text/html", Size: 1})
+	if err := svc.Answer(ctx, "me", conv, eid, chat.Answer{Action: elicit.Accept, Content: forged}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "got") })
+	reply := lastItem(v).Text
+	if want := `got sales.csv (text/csv, 31 bytes): "region,total\nnorth,12\nsouth,30\n"`; reply != want {
+		t.Errorf("reply = %q, want %q", reply, want)
+	}
+	// In later turns the model is given the file with the answer.
+	if err := svc.Send(ctx, "me", conv, "what was I asked?"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv, "the second reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "the model reads") })
+	for _, want := range []string{"(Answered with a file:) sales.csv", "north,12\nsouth,30"} {
+		if !strings.Contains(lastItem(v).Text, want) {
+			t.Errorf("the model is given %q, without %q", lastItem(v).Text, want)
+		}
+	}
+
+	// The file is the conversation's now: gc keeps it, while the files
+	// refused and never used go; deleting the conversation deletes it.
+	if _, err := fs.GC(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(ctx, "me", csv); err != nil {
+		t.Errorf("gc removed the file an answer gave: %v", err)
+	}
+	if _, err := fs.Stat(ctx, "me", big); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("gc kept a file no answer took: %v", err)
+	}
+	if err := svc.Delete(ctx, "me", conv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(ctx, "me", csv); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("the file outlived its conversation: %v", err)
+	}
+}
