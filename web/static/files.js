@@ -5,6 +5,8 @@
 // A refused file (too big, a type not taken) says why on its chip and is
 // not sent. Sending empties the signal; the chips go with it.
 
+import { sizeWords, upload } from './upload.js'
+
 const composer = () => document.getElementById('composer')
 
 function tray () { return composer()?.querySelector('[data-testid=composer-files]') }
@@ -19,16 +21,8 @@ function setIDs () {
   input.dispatchEvent(new Event('input', { bubbles: true }))
 }
 
-// sizeWords says n bytes as the server's pages do (files.Size).
-function sizeWords (n) {
-  const one = (f) => f.toFixed(1).replace(/\.0$/, '')
-  if (n < 1024) return `${n} bytes`
-  if (n < 1024 * 1024) return `${one(n / 1024)} KB`
-  return `${one(n / 1024 / 1024)} MB`
-}
-
-// upload sends one file, its chip showing how far it got.
-function upload (file) {
+// send uploads one file, its chip showing how far it got.
+function send (file) {
   const list = tray()
   if (!list) return
   const li = document.createElement('li')
@@ -46,44 +40,28 @@ function upload (file) {
   remove.className = 'quiet small'
   remove.textContent = '×'
   remove.setAttribute('aria-label', `Remove ${name.textContent}`)
-  remove.addEventListener('click', () => { xhr.abort(); li.remove(); setIDs() })
   li.append(name, ' ', state, ' ', remove)
   list.append(li)
 
-  const body = new FormData()
-  body.append('file', file, file.name || 'pasted.png')
-  const xhr = new XMLHttpRequest()
-  xhr.open('POST', '/files')
-  xhr.upload.addEventListener('progress', (e) => {
-    if (e.lengthComputable) state.textContent = `uploading ${Math.round(100 * e.loaded / e.total)}%`
-  })
-  xhr.addEventListener('load', () => {
+  const sending = upload(file, (f) => { state.textContent = `uploading ${Math.round(100 * f)}%` })
+  remove.addEventListener('click', () => { sending.abort(); li.remove(); setIDs() })
+  sending.then(({ stored, problem }) => {
     li.classList.remove('uploading')
-    if (xhr.status === 200) {
-      let stored
-      try { stored = JSON.parse(xhr.responseText)[0] } catch { stored = null }
-      if (stored?.id) {
-        li.dataset.id = stored.id
-        li.dataset.state = 'stored'
-        state.textContent = sizeWords(stored.size)
-        setIDs()
-        return
-      }
+    if (stored) {
+      li.dataset.id = stored.id
+      li.dataset.state = 'stored'
+      state.textContent = sizeWords(stored.size)
+      setIDs()
+    } else if (problem) {
+      li.dataset.state = 'refused'
+      li.classList.add('refused')
+      state.setAttribute('role', 'alert')
+      state.textContent = problem
     }
-    li.dataset.state = 'refused'
-    li.classList.add('refused')
-    state.setAttribute('role', 'alert')
-    state.textContent = (xhr.responseText || `The file could not be uploaded (${xhr.status}).`).trim()
   })
-  xhr.addEventListener('error', () => {
-    li.dataset.state = 'refused'
-    state.setAttribute('role', 'alert')
-    state.textContent = 'The file could not be uploaded: the server cannot be reached.'
-  })
-  xhr.send(body)
 }
 
-function uploadAll (files) { for (const f of files) upload(f) }
+function uploadAll (files) { for (const f of files) send(f) }
 
 document.addEventListener('change', (evt) => {
   const input = evt.target.closest?.('input[data-attach]')
