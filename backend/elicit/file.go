@@ -35,7 +35,6 @@ type File struct {
 
 // Stages a file request reports as progress while the file travels.
 const (
-	StageChosen    = "chosen"    // a file is picked (the message names it)
 	StageUploading = "uploading" // its bytes are on their way (the message says how far)
 	StageStored    = "stored"    // the server holds it; the answer follows
 )

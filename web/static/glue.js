@@ -3,7 +3,9 @@
 // turns a failed request with no better explanation into a notice (the
 // server pushes its own explanation over the stream; this is the fallback),
 // and runs what only the browser can do for an elicit: the device's
-// location, the clipboard.
+// location, the clipboard, a file from the device.
+import { sizeWords, upload } from './upload.js'
+
 const root = document.documentElement
 
 // The theme is early.js's: it must apply before the first paint.
@@ -171,13 +173,60 @@ const devices = {
   }
 }
 
+// A question asking for a file. The file picked is checked against the
+// question's limit here, for a quick answer; uploaded (upload.js) with its
+// progress reported — uploading, a report a quarter of the way, stored —
+// and given as the answer by its id alone: the server checks the rest
+// (that it is this session's, of a type and size the question takes) and
+// says what is wrong in the card.
+document.addEventListener('change', async (evt) => {
+  const input = evt.target.closest?.('input[data-elicit-file]')
+  const card = input?.closest('[data-answer-url]')
+  if (!card || !input.files?.length) return
+  const file = input.files[0]
+  input.value = '' // the same file may be picked again after a refusal
+  const url = card.dataset.answerUrl
+  const problem = (text) => {
+    const el = card.querySelector('[data-device-problem]')
+    if (el) el.textContent = text
+  }
+  problem('')
+  const max = Number(input.dataset.max || 0)
+  if (max > 0 && file.size > max) {
+    return problem(`${file.name} is ${sizeWords(file.size)}; the most this question takes is ${sizeWords(max)}.`)
+  }
+  input.disabled = true
+  try {
+    const progress = reporter(url)
+    const what = `${file.name || 'the file'} (${sizeWords(file.size)})`
+    progress('uploading', `Uploading ${what}…`)
+    let told = 0
+    const { stored, problem: refused } = await upload(file, (f) => {
+      const quarter = Math.floor(f * 4)
+      if (quarter > told && quarter < 4) {
+        told = quarter
+        progress('uploading', `Uploading ${what}: ${quarter * 25}%`)
+      }
+    })
+    if (!stored) {
+      await progress.done()
+      return problem(refused || '')
+    }
+    progress('stored', `Received ${stored.name} (${sizeWords(stored.size)}).`)
+    await progress.done()
+    await answer(url, { action: 'accept', content: { id: stored.id } })
+  } finally {
+    input.disabled = false
+  }
+})
+
 // reporter returns a function that posts progress stages to url in order;
 // its done() waits until every stage reported so far has arrived, so the
-// answer never overtakes them.
+// answer never overtakes them. A stage may carry a message, in words.
 function reporter (url) {
   let chain = Promise.resolve()
-  const report = (stage) => {
-    chain = chain.then(() => post(`${url}/progress`, { stage })).catch(() => {})
+  const report = (stage, message) => {
+    chain = chain.then(() => post(`${url}/progress`, message ? { stage, message } : { stage })).catch(() => {})
   }
   report.done = () => chain
   return report

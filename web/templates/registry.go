@@ -47,6 +47,8 @@ func builtinComponent(kind string) (ElicitComponent, bool) {
 		return clipboardReadAsk, true
 	case elicit.WriteClipboard.Name:
 		return clipboardWriteAsk, true
+	case elicit.AskFile.Name:
+		return fileAsk, true
 	case elicit.Approve.Name:
 		return approvalAsk, true
 	}

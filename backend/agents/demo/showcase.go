@@ -92,6 +92,7 @@ func Demos() *agents.Agent {
 		func(ctx context.Context, _ noInput) (string, error) { return showMenu(ctx, demos) })
 	demos = []demo{
 		declare(a, "shareLocation", "Share my location", "Ask where the user is: locate their device (where am I, near me, my location)", showLocation),
+		declare(a, "giveFile", "Give a file", "Ask the user for a file (a spreadsheet, a document, a picture) and say what is in it", showFile),
 		declare(a, "pasteClipboard", "Paste from my clipboard", "Read and paste what the user's clipboard holds", showPaste),
 		declare(a, "copyToClipboard", "Copy something to my clipboard", "Copy a booking code to the user's clipboard", showCopy),
 		declare(a, "confirmDelete", "Confirm something", "Ask the user to confirm deleting their drafts: a yes/no, are you sure", showConfirm),
@@ -152,7 +153,7 @@ func Showcase() agents.Assistant {
 	}
 	return agents.Assistant{
 		Name:        "showcase",
-		Description: "Asks every kind of question: location, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once; shows a table and charts.",
+		Description: "Asks every kind of question: location, a file, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once; shows a table and charts.",
 		Turn:        loop.Turn,
 		Starters:    []string{"Show me what you can ask", "Compare fares in a table and a chart"},
 	}

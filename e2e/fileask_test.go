@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// An agent asks for a file (the showcase's "Give a file"): the card says
+// what it takes and why, the file picked is uploaded with its stages shown
+// and handed to the agent, which reads it; what the question does not take
+// is refused in the card, the question still waiting; declining and
+// dismissing are answers as for any kind; a file of another session is
+// not taken. One server serves every case, each its own browser session.
+func TestAnAgentAsksForAFile(t *testing.T) {
+	a := startApp(t)
+	run := func(name string, f func(t *testing.T)) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t)
+		})
+	}
+
+	run("given", func(t *testing.T) {
+		p := openShowcase(t, a)
+		q := p.ask("give you a file", "file")
+		p.must(expect.Locator(q).ToContainText("The agent wants it to tell you what is in it."))
+		p.must(expect.Locator(q.GetByTestId("file-takes")).ToHaveText("Takes text/csv, text/plain, text/markdown, application/json, .md, image/*, up to 5 MB."))
+		p.pickFile(q, "sales.csv", "text/csv", []byte("region,total\nnorth,12\nsouth,30\n"))
+		p.replied("You gave me sales.csv (text/csv, 31 bytes): a spreadsheet whose columns are region, total. The upload went: uploading → stored.")
+		p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Sent sales.csv (31 bytes)"))
+	})
+
+	run("refused in the card", func(t *testing.T) {
+		p := openShowcase(t, a)
+		q := p.ask("give you a file", "file")
+		// Over the question's limit: said at once, nothing sent.
+		p.pickFile(q, "big.txt", "text/plain", bytes.Repeat([]byte("a line of text\n"), 6<<20/15+1))
+		p.must(expect.Locator(q.GetByTestId("device-problem")).ToHaveText("big.txt is 6 MB; the most this question takes is 5 MB."))
+		// A type the server keeps but the question does not take: uploaded,
+		// its stage shown, and the answer refused beside the picker.
+		p.pickFile(q, "paper.pdf", "application/pdf", []byte("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"))
+		p.must(expect.Locator(q.GetByTestId("elicit-stage")).ToHaveText("Received paper.pdf (50 bytes)."))
+		p.must(expect.Locator(q.GetByTestId("error-id")).ToContainText("File is application/pdf; this question takes text/csv"))
+		p.checkBothThemes("a file question with a refused file")
+		// A type no one takes here: the server's reason, in the card.
+		p.pickFile(q, "page.html", "text/html", []byte("<script>document.title='ran'</script>"))
+		p.must(expect.Locator(q.GetByTestId("device-problem")).ToContainText("page.html"))
+		p.must(expect.Locator(p.Locator("[data-testid=elicit][data-state=pending]")).ToHaveCount(1))
+		// The question still takes a good file.
+		p.pickFile(q, "notes.md", "text/markdown", []byte("# Notes\n\none\ntwo\n"))
+		p.replied("You gave me notes.md (text/markdown, 17 bytes): 4 lines of text. The upload went: uploading → stored → uploading → stored.")
+	})
+
+	run("another session's file", func(t *testing.T) {
+		other := openShowcase(t, a)
+		id := other.upload("theirs.csv", "secret,1\n")
+		p := openShowcase(t, a)
+		q := p.ask("give you a file", "file")
+		if got := p.postJSON(p.answerPath(q), fmt.Sprintf(`{"action":"accept","content":{"id":%q}}`, id)); got != http.StatusUnprocessableEntity {
+			t.Fatalf("answering with another session's file: got %d, want 422", got)
+		}
+		p.must(expect.Locator(q.GetByTestId("error-id")).ToHaveText("File is not a file you uploaded"))
+		p.must(q.GetByTestId("elicit-decline").Click())
+		p.replied("You declined — I looked at no file.")
+		p.must(p.ask("give you a file", "file").GetByTestId("elicit-cancel").Click())
+		p.replied("You dismissed the question — I looked at no file.")
+	})
+}
+
+// pickFile picks a file with question q's picker.
+func (p *chatPage) pickFile(q playwright.Locator, name, mime string, content []byte) {
+	p.t.Helper()
+	p.must(q.GetByTestId("file-pick").SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mime, Buffer: content}}))
+}
+
+// upload stores a file in the page's session as the page's scripts do,
+// and returns its id.
+func (p *chatPage) upload(name, content string) string {
+	p.t.Helper()
+	v, err := p.Evaluate(`async ([name, content]) => {
+		const body = new FormData()
+		body.append('file', new File([content], name))
+		const res = await fetch('/files', { method: 'POST', body })
+		return (await res.json())[0].id
+	}`, []string{name, content})
+	p.must(err)
+	id, ok := v.(string)
+	if !ok || id == "" {
+		p.t.Fatalf("upload: %#v", v)
+	}
+	return id
+}
