@@ -43,8 +43,8 @@ type Opener func(ctx context.Context, id string) (io.ReadCloser, error)
 // in Images (their type and file id, no bytes: see Fill), text-like files
 // appended to Content, each fenced and named, and other files named with
 // their type and size. budget is the tokens the files may add to the
-// message's text, estimated as history.EstimateTokens does (an image's own
-// tokens, which only its provider counts, are not among them); a file that
+// message's text, estimated as llm.EstimateTokens does (a picture's
+// tokens are not taken from it: compaction counts them); a file that
 // does not fit is trimmed at a line where it can be, with a note saying how
 // much was left out, and the budget is shared so that a long file leaves
 // room for the others. The lines naming the files are written whatever the
@@ -86,7 +86,7 @@ func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Op
 }
 
 // bytesFor is the bytes of text that make tokens, the inverse of
-// history.EstimateTokens's four bytes of text to a token (the tests hold
+// llm.EstimateTokens's four bytes of text to a token (the tests hold
 // the two together).
 func bytesFor(tokens int) int { return max(tokens, 0) * 4 }
 

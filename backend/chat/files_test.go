@@ -133,3 +133,56 @@ func TestAFileAnswerIsTheSessionsStoredFile(t *testing.T) {
 		t.Errorf("the file outlived its conversation: %v", err)
 	}
 }
+
+// A turn resumed after a restart is given the file it was given before,
+// from the record, and reads the same bytes through the new service.
+func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
+	db := storetest.Open(t)
+	fs := files.New(db, files.Options{})
+	asker := agents.Assistant{Name: "filer", Turn: func(ctx context.Context, _ string) (string, error) {
+		res, err := turn.Ask(ctx, elicit.AskFile, "Send me the notes", elicit.FileInput{})
+		if err != nil || res.Action != elicit.Accept {
+			return "no file", err
+		}
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Read it now?", elicit.ConfirmInput{}); err != nil {
+			return "", err
+		}
+		rc, err := turn.OpenFile(ctx, res.Content.ID)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return fmt.Sprintf("%s says %q", res.Content.Name, b), err
+	}}
+	start := func() *chat.Service {
+		return chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(asker), Model: offline.New(),
+			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
+	}
+	ctx := t.Context()
+	f, err := fs.Put(ctx, "me", "notes.txt", "", strings.NewReader("buy milk\n"), files.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := start()
+	conv, eid := startAsked(t, svc, "filer", "hello")
+	if err := svc.Answer(ctx, "me", conv, eid, chat.Answer{Action: elicit.Accept, Content: []byte(`{"id":"` + f.ID + `"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+		e := pendingElicit(v)
+		return e != nil && e.Request.Kind == elicit.Confirm.Name
+	})
+	confirm := pendingElicit(v).Request.ID
+	svc.Close()
+
+	svc = start()
+	t.Cleanup(svc.Close)
+	if err := svc.Answer(ctx, "me", conv, confirm, chat.Answer{Action: elicit.Accept, Content: []byte(`{"yes":true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text != "" && pendingElicit(v) == nil })
+	if got, want := lastItem(v).Text, `notes.txt says "buy milk\n"`; got != want {
+		t.Errorf("reply after the restart = %q, want %q", got, want)
+	}
+}

@@ -5,23 +5,16 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// Counting tokens. A provider counts with its own tokenizer, which the app
-// does not hold for every model (and a tokenizer library per provider would
-// be a dependency per model for an estimate): the count is estimated at
-// four bytes of text to a token, plus four for each message's framing (the
-// rule of thumb OpenAI gives for English), then scaled by how the provider
-// itself counted the branch's last model call, from the usage it reported.
+// Counting tokens. The count is estimated as llm.EstimateTokens does, as
+// trimming (sampling.TruncateHistory) counts too, then scaled by how the
+// provider itself counted the branch's last model call, from the usage it
+// reported.
 
 // EstimateTokens estimates the tokens of msgs, unscaled.
 func EstimateTokens(msgs []llm.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += 4 + (len(m.Content)+3)/4
-		// A tool call is counted as its name and arguments, as trimming
-		// (sampling.TruncateHistory) counts it.
-		for _, c := range m.ToolCalls {
-			n += (len(c.Name) + len(c.Arguments) + 3) / 4
-		}
+		n += llm.EstimateTokens(m)
 	}
 	return n
 }

@@ -85,7 +85,7 @@ func (t Truncation) sizeOf(m llm.Message) size {
 		s.words = wordsOf(m)
 	}
 	if t.MaxTokens > 0 {
-		s.tokens = tokensOf(m)
+		s.tokens = llm.EstimateTokens(m)
 	}
 	return s
 }
@@ -278,17 +278,6 @@ func (t Truncation) unitsOf(msgs []llm.Message, protected int) (units []unit, un
 		}
 	}
 	return units, unitOf
-}
-
-// tokensOf estimates the tokens of m as the conversation's compaction
-// does, 4 for the message and one for every 4 bytes, with its tool calls'
-// names and arguments counted as content.
-func tokensOf(m llm.Message) int {
-	n := 4 + (len(m.Content)+3)/4
-	for _, c := range m.ToolCalls {
-		n += (len(c.Name) + len(c.Arguments) + 3) / 4
-	}
-	return n
 }
 
 // wordsOf counts the words of m, its tool calls' arguments included, and

@@ -71,7 +71,7 @@ func BenchmarkTruncate(b *testing.B) {
 		msgs := loop(400)
 		tr := Truncation{KeepTurns: 1}
 		for _, m := range msgs {
-			tr.MaxTokens += tokensOf(m)
+			tr.MaxTokens += llm.EstimateTokens(m)
 		}
 		tr.MaxTokens /= 2
 		msgs = append(msgs, llm.Message{Role: llm.User, Content: "And the hotel?"}) // the loop above is an older turn
