@@ -32,6 +32,20 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 		p.pickFile(q, "sales.csv", "text/csv", []byte("region,total\nnorth,12\nsouth,30\n"))
 		p.replied("You gave me sales.csv (text/csv, 31 bytes): a spreadsheet whose columns are region, total. The upload went: uploading → stored.")
 		p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Sent sales.csv (31 bytes)"))
+
+		// The inspector names the file the answer gave, with its URL.
+		ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
+		_, err := ins.Goto(p.URL() + "/tree")
+		ins.must(err)
+		ins.waitForStream()
+		answer := ins.Locator(`[data-testid=tree-node][data-kind=response]`).Last()
+		ins.must(answer.Locator("summary").Click())
+		ins.must(expect.Locator(answer.GetByTestId("node-files")).ToHaveText("sales.csv (text/csv, 31 bytes)"))
+		href, err := answer.GetByTestId("node-file").GetAttribute("href")
+		ins.must(err)
+		if got := ins.fetchText(href); got != "region,total\nnorth,12\nsouth,30\n" {
+			t.Errorf("the inspector's link serves %q", got)
+		}
 	})
 
 	run("refused in the card", func(t *testing.T) {
@@ -75,6 +89,16 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 func (p *chatPage) pickFile(q playwright.Locator, name, mime string, content []byte) {
 	p.t.Helper()
 	p.must(q.GetByTestId("file-pick").SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mime, Buffer: content}}))
+}
+
+// fetchText fetches path from inside the page (its session) and returns
+// the body.
+func (p *chatPage) fetchText(path string) string {
+	p.t.Helper()
+	v, err := p.Evaluate(`async (path) => await (await fetch(path)).text()`, path)
+	p.must(err)
+	s, _ := v.(string)
+	return s
 }
 
 // upload stores a file in the page's session as the page's scripts do,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -91,5 +92,37 @@ func TestTheCallsPageShowsAToolCallsAudit(t *testing.T) {
 	}
 	if got := texts(findAll(doc, byTestID("tool-edited"))); len(got) != 1 || got[0] != `Ran with arguments the user edited: {"seat":"4C"}` {
 		t.Errorf("edited arguments shown: %q, want the booking's alone", got)
+	}
+}
+
+// A message node names the files sent with it, each linked to where it is
+// served, with its type and size; names are text, never markup.
+func TestAMessageNodeNamesItsFiles(t *testing.T) {
+	n := tree.Node{ID: 4, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: "see these", Attachments: []tree.Attachment{
+		{ID: "f1", Name: "a.csv", Type: "text/csv", Size: 2048}, {ID: "f2", Name: "<b>x</b>.png", Type: "image/png", Size: 12},
+	}})}
+	in := inspector.Inspection{Conversation: tree.Conversation{ID: "c"}, Nodes: map[int64]tree.Node{4: n}, OnPath: map[int64]bool{}}
+	var buf bytes.Buffer
+	if err := treeNode(in, n, true).Render(t.Context(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := texts(findAll(doc, byTestID("node-files")))
+	if want := "a.csv (text/csv, 2 KB); <b>x</b>.png (image/png, 12 bytes)"; len(got) != 1 || strings.Join(strings.Fields(got[0]), " ") != want {
+		t.Errorf("files read %q, want %q", got, want)
+	}
+	var hrefs []string
+	for _, a := range findAll(doc, byTestID("node-file")) {
+		for _, at := range a.Attr {
+			if at.Key == "href" {
+				hrefs = append(hrefs, at.Val)
+			}
+		}
+	}
+	if want := []string{"/files/f1", "/files/f2"}; !slices.Equal(hrefs, want) {
+		t.Errorf("links %q, want %q", hrefs, want)
 	}
 }
