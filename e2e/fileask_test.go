@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -33,7 +37,14 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 		p.replied("You gave me sales.csv (text/csv, 31 bytes): a spreadsheet whose columns are region, total. The upload went: uploading → stored.")
 		p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Sent sales.csv (31 bytes)"))
 
-		// The inspector names the file the answer gave, with its URL.
+		// The event stream names the file the answer gave, with its URL, and
+		// so does the inspector.
+		if !p.streamHas(a, func(line string) bool {
+			return strings.Contains(line, `"response":{"action":"accept"`) && strings.Contains(line, `"files":[{"id":"`) &&
+				strings.Contains(line, `"name":"sales.csv","type":"text/csv","size":31,"url":"/files/`)
+		}) {
+			t.Error("the event stream does not name the file the answer gave")
+		}
 		ins := &chatPage{t: t, Page: newPageIn(t, p.Context())}
 		_, err := ins.Goto(p.URL() + "/tree")
 		ins.must(err)
@@ -89,6 +100,32 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 func (p *chatPage) pickFile(q playwright.Locator, name, mime string, content []byte) {
 	p.t.Helper()
 	p.must(q.GetByTestId("file-pick").SetInputFiles([]playwright.InputFile{{Name: name, MimeType: mime, Buffer: content}}))
+}
+
+// streamHas reports whether a line of the conversation's event stream,
+// read as a client of it reads it (the page's session), satisfies match
+// within ten seconds.
+func (p *chatPage) streamHas(a *app, match func(line string) bool) bool {
+	p.t.Helper()
+	cookies, err := p.Context().Cookies(a.URL)
+	p.must(err)
+	ctx, cancel := context.WithTimeout(p.t.Context(), 10*time.Second) // a stream: read until the line, or this long
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.URL+p.convPath()+"/events", nil)
+	p.must(err)
+	for _, ck := range cookies {
+		req.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
+	}
+	events, err := http.DefaultClient.Do(req)
+	p.must(err)
+	defer events.Body.Close()
+	sc := bufio.NewScanner(events.Body)
+	for sc.Scan() {
+		if match(sc.Text()) {
+			return true
+		}
+	}
+	return false
 }
 
 // fetchText fetches path from inside the page (its session) and returns

@@ -1,17 +1,13 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
-
 	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
 )
 
@@ -88,23 +84,9 @@ func TestFilesSentWithAMessageReachTheModel(t *testing.T) {
 	}
 	// The event stream names the files with the message that started the
 	// run, each with its URL.
-	cookies, err := p.Context().Cookies(a.URL)
-	p.must(err)
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a stream: read until the event, or this long
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.URL+p.convPath()+"/events", nil)
-	p.must(err)
-	for _, ck := range cookies {
-		req.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
-	}
-	events, err := http.DefaultClient.Do(req)
-	p.must(err)
-	sc := bufio.NewScanner(events.Body)
-	found := false
-	for !found && sc.Scan() {
-		found = strings.Contains(sc.Text(), `"name":"dot.png","type":"image/png","size":`) && strings.Contains(sc.Text(), `"url":"`+src+`"`)
-	}
-	events.Body.Close()
+	found := p.streamHas(a, func(line string) bool {
+		return strings.Contains(line, `"name":"dot.png","type":"image/png","size":`) && strings.Contains(line, `"url":"`+src+`"`)
+	})
 	if !found {
 		t.Error("the event stream does not name the files sent with the message")
 	}

@@ -99,6 +99,12 @@ func asJSON(s string) json.RawMessage {
 // answersApproval reports whether answer n answers an approval: its
 // question, recorded under the same ref, is of the approval kind.
 func answersApproval(x *tree.Index, n tree.Node) bool {
+	return askedKind(x, n) == elicit.Approve.Name
+}
+
+// askedKind is the kind of the question answer n answers; "" when the
+// question is not found.
+func askedKind(x *tree.Index, n tree.Node) string {
 	for _, id := range x.WithRef(n.Ref) {
 		q, ok := x.Node(id)
 		if !ok || q.Kind != tree.ElicitRequest {
@@ -107,9 +113,10 @@ func answersApproval(x *tree.Index, n tree.Node) bool {
 		var r struct {
 			Kind string `json:"kind"`
 		}
-		return json.Unmarshal(q.Payload, &r) == nil && r.Kind == elicit.Approve.Name
+		json.Unmarshal(q.Payload, &r)
+		return r.Kind
 	}
-	return false
+	return ""
 }
 
 // asksApproval reports whether question n asks for an approval.

@@ -74,7 +74,8 @@ type RunStarted struct {
 	Files []File `json:"files,omitempty"`
 }
 
-// File is a file sent with a message, as the event stream names it.
+// File is a file sent with a message or given as an answer, as the event
+// stream names it.
 type File struct {
 	tree.Attachment
 	URL string `json:"url"`
@@ -136,11 +137,14 @@ type ElicitAsked struct {
 	Request elicit.Request `json:"request"`
 }
 
-// ElicitAnswered is the data of elicit.answered.
+// ElicitAnswered is the data of elicit.answered. Files, for an answer
+// that gave a file (elicit.AskFile), names it with its URL, as
+// run.started names a message's.
 type ElicitAnswered struct {
 	Recorded
 	Elicit   string          `json:"elicit"`
 	Response elicit.Response `json:"response"`
+	Files    []File          `json:"files,omitempty"`
 }
 
 // ProgressEvent is the data of progress.

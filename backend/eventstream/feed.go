@@ -106,7 +106,12 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 			delete(f.sides, ri.run)
 		}
 		r, _ := tree.Decode[elicit.Response](n)
-		data = append(data, Event{Type: EventElicitAnswered, Data: ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}})
+		answered := ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}
+		var f elicit.File
+		if r.Action == elicit.Accept && askedKind(x, n) == elicit.AskFile.Name && json.Unmarshal(r.Content, &f) == nil && f.ID != "" {
+			answered.Files = []File{{Attachment: tree.Attachment{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size}, URL: files.URL(f.ID)}}
+		}
+		data = append(data, Event{Type: EventElicitAnswered, Data: answered})
 		if answersApproval(x, n) {
 			data = append(data, Event{Type: EventApprovalResolved, Data: approvalResolved(rec, n.Ref, r)})
 		}
