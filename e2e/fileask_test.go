@@ -57,6 +57,18 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 		if got := ins.fetchText(href); got != "region,total\nnorth,12\nsouth,30\n" {
 			t.Errorf("the inspector's link serves %q", got)
 		}
+
+		// Giving another file instead goes on from there on a new branch.
+		card := p.lastAnswered()
+		p.must(card.GetByTestId("change-answer").Click())
+		form := card.GetByTestId("change-form")
+		p.pickFile(form, "notes.txt", "text/plain", []byte("one\ntwo\nthree\n"))
+		p.must(expect.Locator(p.lastAssistant()).ToHaveText("You gave me notes.txt (text/plain, 14 bytes): 3 lines of text."))
+		p.must(expect.Locator(card.GetByTestId("elicit-answer")).ToHaveText("Sent notes.txt (14 bytes)"))
+		p.must(expect.Locator(card.GetByTestId("branch-index")).ToHaveText("2 / 2"))
+		p.must(expect.Locator(form).ToBeHidden())
+		p.must(card.GetByTestId("branch-prev").Click())
+		p.must(expect.Locator(p.lastAssistant()).ToContainText("You gave me sales.csv"))
 	})
 
 	run("refused in the card", func(t *testing.T) {

@@ -197,7 +197,8 @@ document.addEventListener('change', async (evt) => {
   }
   input.disabled = true
   try {
-    const progress = reporter(url)
+    // A changed answer has no question waiting to hear stages.
+    const progress = 'changing' in card.dataset ? Object.assign(() => {}, { done: async () => {} }) : reporter(url)
     const what = `${file.name || 'the file'} (${sizeWords(file.size)})`
     progress('uploading', `Uploading ${what}…`)
     let told = 0
@@ -214,7 +215,9 @@ document.addEventListener('change', async (evt) => {
     }
     progress('stored', `Received ${stored.name} (${sizeWords(stored.size)}).`)
     await progress.done()
-    await answer(url, { action: 'accept', content: { id: stored.id } })
+    const taken = await answer(url, { action: 'accept', content: { id: stored.id } })
+    // A changed answer taken closes its change form, as Keep my answer does.
+    if (taken && 'changing' in card.dataset) card.closest('[data-testid=change-form]')?.querySelector('[data-testid=change-cancel]')?.click()
   } finally {
     input.disabled = false
   }
@@ -232,17 +235,19 @@ function reporter (url) {
   return report
 }
 
-// answer posts an answer. A refusal the server explains (a 422 shows beside
-// the fields, anything else in the notice) needs nothing more here; a
-// server that cannot be reached does.
+// answer posts an answer and reports whether it was taken. A refusal the
+// server explains (a 422 shows beside the fields, anything else in the
+// notice) needs nothing more here; a server that cannot be reached does.
 async function answer (url, body) {
   let res
   try {
     res = await post(url, body)
   } catch {
-    return showNotice(unreachable)
+    showNotice(unreachable)
+    return false
   }
   if (!res.ok && res.status !== 422) showNotice(`The server refused that answer (HTTP ${res.status}).`)
+  return res.ok
 }
 
 // post sends body as JSON; same-origin, so the server's cross-site check

@@ -92,3 +92,12 @@ func ElicitInput[T any](e *chat.ElicitView) T {
 func answerPath(conv string, e *chat.ElicitView) string {
 	return fmt.Sprintf("/c/%s/elicits/%s", conv, e.Request.ID)
 }
+
+// deviceAnswerPath is where the device glue posts an answer to e: a
+// changed one when e is answered (as AnswerAction for forms).
+func deviceAnswerPath(conv string, e *chat.ElicitView) string {
+	if e.State == chat.Answered {
+		return answerPath(conv, e) + "/change"
+	}
+	return answerPath(conv, e)
+}
