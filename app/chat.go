@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/transport/term"
 	"github.com/sweatpants-go/sweatpants/store"
 )
@@ -88,6 +89,10 @@ func (p *program) chat(ctx context.Context, args []string) error {
 	defer o.close()
 	app := o.chat
 	app.MaxReply = cfg.maxReply
+	// The files given at the terminal, typed as paths, go to the store the
+	// service reads them from, under the server's default limits.
+	fstore := files.New(o.db, files.Options{})
+	app.Files = fstore
 	svc := chat.New(app)
 	defer svc.Close()
 
@@ -98,6 +103,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 	return term.Run(ctx, term.Config{
 		Chat: svc, Session: cfg.session, Conversation: cfg.conversation, Agent: cfg.agent,
 		Prompters: prompters, In: p.stdin, Out: p.stdout, Echo: !isTerminal(p.stdin), Interrupts: p.interrupts,
+		Files: fstore,
 	})
 }
 

@@ -30,9 +30,11 @@ var sourceExtensions = strings.Fields(`.txt .text .log .tsv .go .py .js .mjs .cj
 	.yaml .yml .toml .ini .cfg .conf .env .swift .scala .lua .r .pl .hs .ex .exs .erl .clj
 	.dart .vue .svelte .css .scss .less .xml .proto .graphql .tf .mk .cmake .gradle .diff .patch .tex`)
 
-// typeOf is the type name's extension says, "" for one the server does
-// not know.
-func typeOf(name string) string {
+// TypeOf is the type name's extension says, as the server names it
+// ("text/csv" for a .csv, "text/plain" for source code), or "" for an
+// extension the server does not know. A file's content may yet decide
+// otherwise when it is stored (Store.Put).
+func TypeOf(name string) string {
 	ext := strings.ToLower(path.Ext(name))
 	if t, ok := byExtension[ext]; ok {
 		return t
@@ -73,7 +75,7 @@ func Inline(t string) bool {
 func decideType(name, declared string, head []byte, lim Limits) (string, error) {
 	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(head))
 	declared, _, _ = mime.ParseMediaType(declared)
-	ext := typeOf(name)
+	ext := TypeOf(name)
 	var t string
 	switch {
 	case sniffed == "text/plain" || sniffed == "text/html" || sniffed == "text/xml":

@@ -72,6 +72,10 @@ func (c *Conversation) Deny() { c.respond(Deny("")) }
 // Say answers the question the turn waits on in the user's own words.
 func (c *Conversation) Say(text string) { c.respond(Say("", text)) }
 
+// GiveFile answers the file question the turn waits on with a file called
+// name holding content, as GiveFile the user step does.
+func (c *Conversation) GiveFile(name string, content []byte) { c.respond(GiveFile("", name, content)) }
+
 // respond answers the question the turn waits on as step says.
 func (c *Conversation) respond(step UserStep) {
 	c.s.t.Helper()
@@ -82,11 +86,12 @@ func (c *Conversation) respond(step UserStep) {
 	case step.broken != "":
 		c.s.t.Fatalf("agenttest: %s", step.broken)
 	default:
-		if err := checkAnswer(q.Request, step.resp, c.s.kinds); err != nil {
+		resp := step.response(&c.s.cfg.user.files)
+		if err := checkAnswer(q.Request, resp, c.s.kinds); err != nil {
 			c.s.t.Fatalf("agenttest: the answer does not fit %s: %v", describeQuestion(q.Request), err)
 			return
 		}
-		c.answer(q.Request, step.resp)
+		c.answer(q.Request, resp)
 	}
 }
 

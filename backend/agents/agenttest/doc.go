@@ -5,7 +5,8 @@
 //
 // A test scripts the model's steps, in order (Reply, Call, Fail), and the
 // user's answer to each question it expects (Answer, Decline, Cancel,
-// Deny, Say), and checks what the turn did:
+// Deny, Say, and GiveFile for a file, which turn.OpenFile then reads),
+// and checks what the turn did:
 //
 //	func TestGreeter(t *testing.T) {
 //		got := agenttest.Run(t, greeter, "Hello!",

@@ -1,8 +1,10 @@
 package agenttest_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/agents/agenttest"
@@ -58,4 +60,33 @@ func ExamplePlay_strict() {
 	//     user: A table, please
 	//     model: A table, please → the script broke here
 	//     failed: the script broke
+}
+
+// A scripted user gives a file to a turn that asks for one: the turn gets
+// it named, typed and sized, and turn.OpenFile reads the bytes given.
+func ExampleGiveFile() {
+	counter := agents.Assistant{Name: "counter", Turn: func(ctx context.Context, message string) (string, error) {
+		res, err := turn.Ask(ctx, elicit.AskFile, "Which list?", elicit.FileInput{Accept: []string{"text/csv"}})
+		if err != nil || res.Action != elicit.Accept {
+			return "No list.", err
+		}
+		rc, err := turn.OpenFile(ctx, res.Content.ID)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return fmt.Sprintf("%s has %d rows.", res.Content.Name, bytes.Count(b, []byte("\n"))-1), err
+	}}
+	got, err := agenttest.Play(context.Background(), counter, "Count my guests",
+		agenttest.User(agenttest.GiveFile("Which list?", "guests.csv", []byte("name\nAna\nBo\n"))),
+	)
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Print(got)
+	// Output:
+	// user: Count my guests
+	// ask file "Which list?": accept {"id":"file-1","name":"guests.csv","type":"text/csv","size":12}
+	// reply: guests.csv has 2 rows.
 }

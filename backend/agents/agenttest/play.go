@@ -98,6 +98,8 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 		Elicit: r.elicit, Notify: r.notify, Show: r.show, Sample: r.sample, Log: r.log, History: r.history,
 		StateGet: r.stateGet, StateSet: r.stateSet, Fork: r.fork, ForkEnd: r.forkEnd,
 	}.Provide(ctx, a.Name)
+	// turn.OpenFile reads the files the user's script gave.
+	ctx = primitive.Files.With(ctx, r.cfg.user.files.open)
 	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
 }
 

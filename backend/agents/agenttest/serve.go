@@ -114,7 +114,7 @@ func (s *Server) start() {
 	}
 	s.db = db
 	s.svc = chat.New(chat.Config{Store: s.db, Assistants: agents.NewRegistry(s.assistant), Model: s.cfg.model,
-		Kinds: s.kinds, DecideByRule: true, Scope: s.scope})
+		Kinds: s.kinds, DecideByRule: true, Scope: s.scope, Files: servedFiles{&s.cfg.user.files}})
 }
 
 func (s *Server) stop() {

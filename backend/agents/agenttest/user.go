@@ -21,6 +21,7 @@ type UserScript struct {
 	used     []bool
 	asked    []Question
 	problems []string
+	files    shelf // the files the steps gave (GiveFile)
 }
 
 // User returns a user that answers the turn's questions with steps: each
@@ -38,7 +39,8 @@ type UserStep struct {
 	question string // what the question's message contains
 	kind     string // the question's kind; "" for any
 	resp     elicit.Response
-	broken   string // why the step could not be written
+	file     *givenFile // the file the step gives (GiveFile), if any
+	broken   string     // why the step could not be written
 }
 
 // Answer accepts the question whose message contains question, with
@@ -101,6 +103,9 @@ func (s UserStep) String() string {
 	verb := map[elicit.Action]string{elicit.Accept: "Answer", elicit.Decline: "Decline", elicit.Cancel: "Cancel",
 		elicit.Denied: "Deny", elicit.Other: "Say"}[s.resp.Action]
 	out := fmt.Sprintf("%s %q", verb, s.question)
+	if s.file != nil {
+		out = fmt.Sprintf("GiveFile %q (%s)", s.question, s.file.name)
+	}
 	if s.kind != "" {
 		out += ".Of(" + fmt.Sprintf("%q", s.kind) + ")"
 	}
@@ -129,11 +134,12 @@ func (u *UserScript) answer(req elicit.Request, kinds *elicit.Kinds) (elicit.Res
 	if step.broken != "" {
 		return elicit.Response{}, u.failLocked(fmt.Sprintf("user step %d (%s): %s", i+1, step, step.broken))
 	}
-	if err := checkAnswer(req, step.resp, kinds); err != nil {
+	resp := step.response(&u.files)
+	if err := checkAnswer(req, resp, kinds); err != nil {
 		return elicit.Response{}, u.failLocked(fmt.Sprintf("user step %d (%s) does not fit %s: %v", i+1, step, describeQuestion(req), err))
 	}
-	u.asked = append(u.asked, Question{Request: req, Answer: step.resp})
-	return step.resp, nil
+	u.asked = append(u.asked, Question{Request: req, Answer: resp})
+	return resp, nil
 }
 
 // unusedLocked lists the steps not used yet, for a question none matched.

@@ -30,6 +30,9 @@ func (t *terminal) ask(ctx context.Context, it *chat.Item, pos, queued int) erro
 		return t.read(ctx, label, func() bool { return !t.pending(req.ID) })
 	}
 	q.progress = func(p elicit.Progress) { t.report(ctx, req.ID, p) }
+	if t.cfg.Files != nil {
+		q.upload = uploadTo(ctx, t.cfg.Files, t.cfg.Session)
+	}
 	if hint := q.Hint(); hint != "" {
 		t.say("  (%s)", hint)
 	}

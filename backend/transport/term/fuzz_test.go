@@ -33,6 +33,7 @@ func typedCases(t *testing.T) []typedCase {
 		{"clipboard read", request(t, elicit.ReadClipboard, elicit.ClipboardReadInput{Purpose: "to fill in"}), true},
 		{"clipboard write", request(t, elicit.WriteClipboard, elicit.ClipboardWriteInput{Text: "SWEAT-1"}), true},
 		{"json", request(t, elicit.NewKind[struct{}, []string]("test-list", "A list"), struct{}{}), false},
+		{"file where none are kept", request(t, elicit.AskFile, elicit.FileInput{Accept: []string{".csv"}}), false},
 	}
 }
 

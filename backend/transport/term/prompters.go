@@ -31,8 +31,9 @@ type Prompters struct {
 }
 
 // Builtin returns the prompters of the built-in kinds: forms, yes/no,
-// choices, location, the clipboard and approvals of tool calls. An
-// application registers its own kinds' prompters on it.
+// choices, location, the clipboard, approvals of tool calls and files (a
+// path, when Config.Files keeps them). An application registers its own
+// kinds' prompters on it.
 func Builtin() *Prompters {
 	p := &Prompters{byKind: map[string]Prompter{}}
 	p.Register(elicit.FormKind, PromptFunc(promptForm))
@@ -42,6 +43,7 @@ func Builtin() *Prompters {
 	p.Register(elicit.ReadClipboard.Name, PromptFunc(promptClipboardRead))
 	p.Register(elicit.WriteClipboard.Name, PromptFunc(promptClipboardWrite))
 	p.Register(elicit.Approve.Name, PromptFunc(promptApproval))
+	p.Register(elicit.AskFile.Name, PromptFunc(promptFile))
 	return p
 }
 

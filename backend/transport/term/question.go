@@ -27,6 +27,7 @@ type Question struct {
 	out      io.Writer
 	read     func(label string) (string, error)
 	progress func(elicit.Progress)
+	upload   *upload // where a file given is stored; nil where none are kept
 }
 
 // NewQuestion returns a question for req that reads its lines from in and
@@ -115,7 +116,13 @@ func (q *Question) problem(format string, args ...any) {
 // answer, which the prompter returns as it is; one it does not allow is
 // refused here and the line asked again. It also returns io.EOF when the
 // input ends and an error when the question is withdrawn meanwhile.
-func (q *Question) Line(label string) (string, error) {
+func (q *Question) Line(label string) (string, error) { return q.line(label, false) }
+
+// PathLine is Line for a path: a line that begins with / and is no
+// keystroke is a path, returned as typed.
+func (q *Question) PathLine(label string) (string, error) { return q.line(label, true) }
+
+func (q *Question) line(label string, paths bool) (string, error) {
 	for {
 		line, err := q.read(label)
 		if err != nil {
@@ -127,6 +134,9 @@ func (q *Question) Line(label string) (string, error) {
 		}
 		cmd, rest, _ := strings.Cut(line, " ")
 		rest = strings.TrimSpace(rest)
+		if _, ok := keystroke(cmd); paths && !ok && !isCommand(cmd) {
+			return line, nil
+		}
 		switch {
 		case cmd == "/o":
 			if !q.Request.Allows(elicit.Other) {
@@ -137,7 +147,7 @@ func (q *Question) Line(label string) (string, error) {
 				return "", &answered{action: elicit.Other, text: rest}
 			}
 			continue
-		case cmd == "/?" || cmd == "/h" || cmd == "/help":
+		case isCommand(cmd): // help, /o being the case above
 			q.Printf("  %s\n", q.Hint())
 			continue
 		}
@@ -150,6 +160,16 @@ func (q *Question) Line(label string) (string, error) {
 		}
 		q.problem("%s is not a command here. %s", line, q.Hint())
 	}
+}
+
+// isCommand reports whether cmd is a command every question takes besides
+// the keystrokes: /o words, or help.
+func isCommand(cmd string) bool {
+	switch cmd {
+	case "/o", "/?", "/h", "/help":
+		return true
+	}
+	return false
 }
 
 func keystroke(line string) (elicit.Action, bool) {

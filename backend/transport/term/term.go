@@ -1,10 +1,11 @@
 // Package term is the terminal transport: it runs a conversation over a
 // line-based reader and writer (stdin and stdout), the way the browser
 // transport runs it over HTTP. The user types messages; each question an
-// agent asks is shown as a prompt of its kind (a form asked field by field,
-// numbered choices, y/n, lat,lng for a location, typed text for the
-// clipboard) and answered through the same chat service, whose checks
-// refuse bad answers with the reason while the question stays open.
+// agent asks is shown as a prompt of its kind (a form asked field by
+// field, numbered choices, y/n, lat,lng for a location, typed text for the
+// clipboard, a path for a file) and answered through the same chat
+// service, whose checks refuse bad answers with the reason while the
+// question stays open.
 //
 // Every question takes the same keystrokes, each a line of its own: /d
 // declines, /c cancels, /r refuses a device permission, /o <words> answers
@@ -63,6 +64,9 @@ type Config struct {
 	Echo bool
 	// Interrupts delivers Ctrl-C; nil when the caller handles it itself.
 	Interrupts <-chan os.Signal
+	// Files keeps the files given as answers (elicit.AskFile), typed as a
+	// path: the server's store. Nil where none can be given.
+	Files Files
 }
 
 // Run holds the conversation at the terminal until the input ends or ctx

@@ -50,7 +50,7 @@ func startConsoleOn(t *testing.T, db *store.DB, cfg chat.Config, run Config) *co
 	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: run.Agent, Conversation: run.Conversation, In: r, Out: c, Echo: true, Interrupts: c.interrupt})
+		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: run.Agent, Conversation: run.Conversation, In: r, Out: c, Echo: true, Interrupts: c.interrupt, Files: run.Files})
 	}()
 	t.Cleanup(func() {
 		cancel()
