@@ -124,8 +124,9 @@ document.addEventListener('paste', (evt) => {
 // A message sent while its files are still uploading would go without
 // them (and the new chat's form, which leaves the page, would lose them):
 // it waits, and goes once they are stored, unless one was refused, whose
-// chip then says why.
-document.addEventListener('submit', (evt) => {
+// chip then says why. Caught on window, before the page's other listeners
+// (glue.js's, Datastar's) take the submit as sent.
+window.addEventListener('submit', (evt) => {
   const form = formOf(evt)
   if (!form || !trayOf(form).querySelector('li.uploading')) return
   evt.preventDefault()
