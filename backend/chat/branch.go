@@ -29,20 +29,22 @@ func (c *conversation) branchNode(id int64) (tree.Node, error) {
 	return n, nil
 }
 
-// Edit sends text in place of the earlier user message msgID: a new branch
-// beside it, where a new turn starts. The old branch is kept. A running turn
-// is parked on its branch first.
-func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, text string) error {
-	text, err := checkMessage(text)
+// Edit sends m in place of the earlier user message msgID: a new branch
+// beside it, where a new turn starts, its message with m's words and
+// exactly m's files (the sender's own, as SendMessage takes them). The old
+// branch is kept with its own. A running turn is parked on its branch
+// first. Invalid for a message with neither words nor files, or overlong.
+func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, m Message) error {
+	m, err := m.checked()
 	if err != nil {
 		return err
 	}
-	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, string, error) {
+	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, Message, error) {
 		orig, ok := c.idx.Node(msgID)
 		if !ok || tree.AsFlow(orig.Kind) != tree.UserMessage {
-			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
+			return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
 		}
-		return orig, text, nil
+		return orig, m, nil
 	})
 }
 
@@ -66,21 +68,21 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 	if err != nil || resumed {
 		return err
 	}
-	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, string, error) {
+	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, Message, error) {
 		n, ok := c.idx.Node(reply)
 		if k := tree.AsFlow(n.Kind); !ok || (k != tree.AssistantMessage && k != tree.TurnError && k != tree.Stopped) {
-			return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
+			return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
 		}
 		for tree.AsFlow(n.Kind) != tree.UserMessage {
 			if n, ok = c.idx.Node(n.Parent); !ok {
-				return tree.Node{}, "", apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
+				return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
 			}
 		}
 		m, err := tree.Decode[tree.Message](n)
 		if err != nil {
-			return tree.Node{}, "", fmt.Errorf("read message %d: %w", n.ID, err)
+			return tree.Node{}, Message{}, fmt.Errorf("read message %d: %w", n.ID, err)
 		}
-		return n, m.Text, nil
+		return n, Message{Text: m.Text, Attachments: m.Attachments}, nil // sent again as it was, files and all
 	})
 }
 
@@ -106,28 +108,27 @@ func (c *conversation) failedCallLocked(reply int64) (tree.Node, bool) {
 }
 
 // resend starts a new branch beside a user message, with a message in its
-// place and a new turn on it; pick names the message and the text, with
-// the conversation locked; action is the reflog's word for it (an edit, a
+// place and a new turn on it; pick names the message and what is sent in
+// its place, with the conversation locked; action is the reflog's word for it (an edit, a
 // retry). A running turn is parked on its branch first.
-func (s *Service) resend(ctx context.Context, session, id string, action tree.Action, pick func(*conversation) (tree.Node, string, error)) error {
+func (s *Service) resend(ctx context.Context, session, id string, action tree.Action, pick func(*conversation) (tree.Node, Message, error)) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
 		a, ok := s.agents.Get(c.conv.Agent)
 		if !ok {
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
-		orig, text, err := pick(c)
+		orig, m, err := pick(c)
 		if err != nil {
 			return err
 		}
 		c.parkLocked()
-		was, _ := tree.Decode[tree.Message](orig) // its files go with the new version
-		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: text, History: history.Latest, Attachments: was.Attachments})},
-			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: words.Title(text)}})
+		msg, err := c.appendLocked(ctx, tree.Node{Parent: orig.Parent, Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: m.Text, History: history.Latest, Attachments: m.Attachments})},
+			tree.AppendOptions{Fork: true, Log: &tree.Move{Action: action, Detail: words.Title(m.Text)}})
 		if err != nil {
 			return err
 		}
 		c.retitleLocked(ctx)
-		s.startTurnLocked(c, a, msg, text, durable.Journal{})
+		s.startTurnLocked(c, a, msg, m.Text, durable.Journal{})
 		c.broadcastStatusLocked()
 		return nil
 	})

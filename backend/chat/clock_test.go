@@ -74,7 +74,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
-		if err := svc.Edit(t.Context(), "me", conv.ID, v.Items[0].ID, "second"); err != nil { // the first branch is left behind
+		if err := svc.Edit(t.Context(), "me", conv.ID, v.Items[0].ID, chat.Message{Text: "second"}); err != nil { // the first branch is left behind
 			t.Fatal(err)
 		}
 		waitView(t, svc, "me", conv.ID, "the new reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "second" })

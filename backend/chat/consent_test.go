@@ -85,7 +85,7 @@ func TestAllowingForTheConversationFollowsTheBranch(t *testing.T) {
 	eggs := s.message(conv.ID, "eggs")
 
 	// Edited before the choice: the new branch does not have it.
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "milk").ID, "bread"); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "milk").ID, chat.Message{Text: "bread"}); err != nil {
 		t.Fatal(err)
 	}
 	again := s.approval("me", conv.ID)
@@ -222,7 +222,7 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 
 	s.send("me", conv.ID, "eggs")
 	superseded := s.approval("me", conv.ID)
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "eggs").ID, "tea"); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "eggs").ID, chat.Message{Text: "tea"}); err != nil {
 		t.Fatal(err)
 	}
 	current := s.approval("me", conv.ID)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
@@ -184,5 +186,56 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 	v = waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text != "" && pendingElicit(v) == nil })
 	if got, want := lastItem(v).Text, `notes.txt says "buy milk\n"`; got != want {
 		t.Errorf("reply after the restart = %q, want %q", got, want)
+	}
+}
+
+// An edit sends the message again with the files the user left and added:
+// the new version records exactly those, the old one keeps its own. An
+// edit with neither words nor files is refused as an empty message is, and
+// words too long are refused with files as without.
+func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
+	echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, message string) (string, error) { return "seen: " + message, nil }}
+	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(echo), Model: offline.New()})
+	ctx := t.Context()
+	conv, err := svc.Create(ctx, "me", "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tree.Attachment{ID: "a", Name: "a.txt", Type: "text/plain", Size: 1}
+	b := tree.Attachment{ID: "b", Name: "b.txt", Type: "text/plain", Size: 2}
+	c := tree.Attachment{ID: "c", Name: "c.txt", Type: "text/plain", Size: 3}
+	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: "look", Attachments: []tree.Attachment{a, b}}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "seen: look" })
+	first := v.Items[0].ID
+	for name, m := range map[string]chat.Message{
+		"no words, no files":   {Text: " \n "},
+		"too long, with files": {Text: strings.Repeat("x", chat.MaxMessageLen+1), Attachments: []tree.Attachment{c}},
+	} {
+		if err := svc.Edit(ctx, "me", conv.ID, first, m); apperr.CodeOf(err) != apperr.Invalid {
+			t.Errorf("edit with %s: err = %v, want Invalid", name, err)
+		}
+	}
+	if err := svc.Edit(ctx, "me", conv.ID, first, chat.Message{Text: "look again", Attachments: []tree.Attachment{b, c}}); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv.ID, "the edit's reply", func(v chat.View) bool { return lastItem(v).Text == "seen: look again" })
+	if got, want := v.Items[0].Attachments, []tree.Attachment{b, c}; !slices.Equal(got, want) {
+		t.Errorf("the new version's files = %v, want %v", got, want)
+	}
+	if err := svc.Switch(ctx, "me", conv.ID, first); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv.ID, "the old version", func(v chat.View) bool { return v.Items[0].ID == first })
+	if got, want := v.Items[0].Attachments, []tree.Attachment{a, b}; !slices.Equal(got, want) {
+		t.Errorf("the old version's files = %v, want %v", got, want)
+	}
+	// Files alone are a message, edited as sent.
+	if err := svc.Edit(ctx, "me", conv.ID, first, chat.Message{Attachments: []tree.Attachment{c}}); err != nil {
+		t.Errorf("an edit to a file alone: %v", err)
+	}
+	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: strings.Repeat("x", chat.MaxMessageLen+1), Attachments: []tree.Attachment{c}}); apperr.CodeOf(err) != apperr.Invalid {
+		t.Errorf("a message too long, with a file: err = %v, want Invalid", err)
 	}
 }

@@ -42,7 +42,7 @@ func TestRenameKeepsTheUsersName(t *testing.T) {
 	if err := svc.Rename(ctx, "s1", conv.ID, " Lisbon\tin May "); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Edit(ctx, "s1", conv.ID, first, "What is the weather in Paris?"); err != nil {
+	if err := svc.Edit(ctx, "s1", conv.ID, first, chat.Message{Text: "What is the weather in Paris?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitView(t, svc, "s1", conv.ID, "the edited turn's reply", func(v chat.View) bool {

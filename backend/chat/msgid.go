@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
@@ -31,6 +32,23 @@ type Message struct {
 // record is m as a user message records it.
 func (m Message) record() tree.Message {
 	return tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments}
+}
+
+// Check reports, as SendMessage would, why m cannot be sent, if it cannot.
+func (m Message) Check() error {
+	_, err := m.checked()
+	return err
+}
+
+// checked is m with its words trimmed and checked (checkMessage): files
+// alone are a message, words too long are refused with files or without.
+func (m Message) checked() (Message, error) {
+	text, err := checkMessage(m.Text)
+	if err != nil && (len(m.Attachments) == 0 || strings.TrimSpace(m.Text) != "") {
+		return m, err
+	}
+	m.Text = text
+	return m, nil
 }
 
 // checkMessageID reports why id cannot name a message, if it cannot.

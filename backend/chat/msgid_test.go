@@ -71,7 +71,7 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 
 	// The conversation moves on to another branch: the message is edited.
 	// Its first version, and its id, stay on the branch left.
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "hello").ID, "hi"); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "hello").ID, chat.Message{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	s.reply("me", conv.ID)

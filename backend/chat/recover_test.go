@@ -42,7 +42,7 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 	}
 	greeted := reflog[0] // the move that sent "hi"
 	first := s.nodes(conv.ID, tree.UserMessage)[0]
-	if err := s.svc.Edit(ctx, "me", conv.ID, first.ID, "work"); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, first.ID, chat.Message{Text: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	<-started

@@ -243,7 +243,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, r.svc, r.conv, 1)
-	if err := r.svc.Edit(ctx, "s", r.conv, first, "Book me a train to Oslo"); err != nil {
+	if err := r.svc.Edit(ctx, "s", r.conv, first, chat.Message{Text: "Book me a train to Oslo"}); err != nil {
 		t.Fatal(err)
 	}
 	v = r.wait("the train question", func(v chat.View) bool {

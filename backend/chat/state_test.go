@@ -101,7 +101,7 @@ func TestAnAgentsStateFollowsTheBranch(t *testing.T) {
 		}
 	}
 	porto := messageNode(t, s.svc, c.ID, "Porto")
-	if err := s.svc.Edit(t.Context(), "me", c.ID, porto, "Faro"); err != nil {
+	if err := s.svc.Edit(t.Context(), "me", c.ID, porto, chat.Message{Text: "Faro"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := replyOf(t, s.svc, c.ID); got != "Lisbon, Faro" {

@@ -37,7 +37,7 @@ func TestTheTitleFollowsTheFirstMessageShown(t *testing.T) {
 	if got := title(); got != "2" {
 		t.Fatalf("title = %q", got)
 	}
-	if err := svc.Edit(t.Context(), "s", conv.ID, first, "3"); err != nil {
+	if err := svc.Edit(t.Context(), "s", conv.ID, first, chat.Message{Text: "3"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := title(); got != "3" {

@@ -71,11 +71,10 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 // told, as news, that it was already sent. Errors: Invalid for an id that
 // is not one; Conflict for an id sent before with other words.
 func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
-	text, err := checkMessage(m.Text)
-	if err != nil && (len(m.Attachments) == 0 || text != "") { // files alone are a message
+	m, err := m.checked()
+	if err != nil {
 		return "", err
 	}
-	m.Text = text
 	if m.ID != "" {
 		if err := checkMessageID(m.ID); err != nil {
 			return "", err

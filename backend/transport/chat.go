@@ -75,10 +75,10 @@ type Chat interface {
 	// Stop halts the running turn. Errors: NotFound; Conflict when nothing
 	// runs.
 	Stop(ctx context.Context, session, id string) error
-	// Edit sends text in place of user message msgID, on a new branch.
-	// Errors: NotFound, also for an unknown message; Invalid for an empty or
-	// overlong message.
-	Edit(ctx context.Context, session, id string, msgID int64, text string) error
+	// Edit sends m in place of user message msgID, on a new branch, with
+	// exactly m's files. Errors: NotFound, also for an unknown message;
+	// Invalid for a message with neither words nor files, or overlong.
+	Edit(ctx context.Context, session, id string, msgID int64, m chat.Message) error
 	// Retry sends the message that reply answers again, on a new branch.
 	// Errors: NotFound, also for an unknown reply.
 	Retry(ctx context.Context, session, id string, reply int64) error

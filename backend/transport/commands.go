@@ -103,14 +103,8 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(atts) > 0 { // the conversation's before its turn reads them
-		ids := make([]string, len(atts))
-		for i, a := range atts {
-			ids[i] = a.ID
-		}
-		if err := s.files.Attach(ctx, session, conv, ids); err != nil {
-			return err
-		}
+	if err := s.attach(ctx, session, conv, atts); err != nil {
+		return err
 	}
 	sent, err := s.chat.SendMessage(ctx, session, conv, chat.Message{ID: in.ID, Text: *in.Message, Attachments: atts})
 	if err != nil {
@@ -175,15 +169,26 @@ func nodeParam(c echo.Context) (int64, error) {
 	return id, nil
 }
 
-// editMessage answers POST /c/:id/messages/:node/edit with the form field
-// "message": the edited message is sent on a new branch beside the old one.
-// The response closes the page's edit form.
+// editMessage answers POST /c/:id/messages/:node/edit with the form fields
+// "message" and "attachments", the ids of the files the new version is
+// sent with (POST /files), comma-separated, none if absent: the edited
+// message is sent on a new branch beside the old one, which keeps its own
+// files. The files are checked as sendMessage checks them. The response
+// closes the page's edit form.
 func (s *Server) editMessage(c echo.Context) error {
 	node, text, err := nodeMessage(c)
 	if err != nil {
 		return err
 	}
-	if err := s.chat.Edit(c.Request().Context(), sessionOf(c), c.Param("id"), node, text); err != nil {
+	ctx, session, conv := c.Request().Context(), sessionOf(c), c.Param("id")
+	atts, err := s.attachments(ctx, session, c.Request().PostForm.Get("attachments"))
+	if err != nil {
+		return err
+	}
+	if err := s.attach(ctx, session, conv, atts); err != nil {
+		return err
+	}
+	if err := s.chat.Edit(ctx, session, conv, node, chat.Message{Text: text, Attachments: atts}); err != nil {
 		return err
 	}
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -60,11 +61,16 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error 
 }
 
 // createConversation answers POST /c, a form with "agent" (the default agent
-// if empty) and "message": the conversation is recorded, its first message
-// sent, and the browser sent to its page (303). The browser's session id is
-// rotated first (startSession). A message that cannot be sent shows the
-// page again, with what was typed and why, and records nothing; a body that
-// cannot be read, or an unknown agent, is refused.
+// if empty), "message" and "attachments", the ids of files uploaded (POST
+// /files), comma-separated: the conversation is recorded, its first message
+// sent with those files, and the browser sent to its page (303). The
+// browser's session id is rotated first (startSession), its files moving
+// with it. A message that cannot be sent (no words nor files, too long,
+// files that are not the session's or too large together, checked as
+// sendMessage checks them) shows the page again, with what was typed, the
+// files that can stay and why, and records nothing; a body that cannot be
+// read, or an unknown agent, is refused. A conversation whose first message
+// then fails is deleted with what it holds: none is left without it.
 func (s *Server) createConversation(c echo.Context) error {
 	form, err := readForm(c.Request())
 	if err != nil {
@@ -75,11 +81,17 @@ func (s *Server) createConversation(c echo.Context) error {
 	if _, err := s.chat.Assistant(n.Agent); err != nil {
 		return err
 	}
-	if _, ok := form["message"]; ok {
-		if err := chat.CheckMessage(n.Text); err != nil {
-			n.Problem = apperr.MessageOf(err)
-			return s.newChat(c, status(err), n)
+	_, hasMessage := form["message"]
+	atts, err := s.attachments(ctx, sessionOf(c), form.Get("attachments"))
+	if err == nil && hasMessage {
+		err = chat.Message{Text: n.Text, Attachments: atts}.Check()
+	}
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return err
 		}
+		n.Problem, n.Files = apperr.MessageOf(err), s.ownFiles(ctx, sessionOf(c), form.Get("attachments"))
+		return s.newChat(c, status(err), n)
 	}
 	session, err := s.startSession(c)
 	if err != nil {
@@ -89,8 +101,15 @@ func (s *Server) createConversation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := form["message"]; ok {
-		if err := s.chat.Send(ctx, session, conv.ID, n.Text); err != nil {
+	if hasMessage {
+		err = s.attach(ctx, session, conv.ID, atts)
+		if err == nil {
+			_, err = s.chat.SendMessage(ctx, session, conv.ID, chat.Message{Text: n.Text, Attachments: atts})
+		}
+		if err != nil {
+			if derr := s.chat.Delete(context.WithoutCancel(ctx), session, conv.ID); derr != nil {
+				s.log.Error("delete a conversation whose first message failed", "conversation", conv.ID, "err", derr)
+			}
 			return err
 		}
 	}

@@ -268,3 +268,31 @@ func (s *Server) attachments(ctx context.Context, session, ids string) ([]tree.A
 	}
 	return out, nil
 }
+
+// attach makes the files a message is sent with conversation's (Files.Attach)
+// before its turn reads them.
+func (s *Server) attach(ctx context.Context, session, conversation string, atts []tree.Attachment) error {
+	if len(atts) == 0 {
+		return nil
+	}
+	ids := make([]string, len(atts))
+	for i, a := range atts {
+		ids[i] = a.ID
+	}
+	return s.files.Attach(ctx, session, conversation, ids)
+}
+
+// ownFiles are the files among ids, comma-separated, that are session's:
+// those a page that refused a message shows again, to keep or remove.
+func (s *Server) ownFiles(ctx context.Context, session, ids string) []tree.Attachment {
+	var out []tree.Attachment
+	for _, id := range strings.Split(ids, ",") {
+		if id = strings.TrimSpace(id); id == "" || s.files == nil || len(out) == maxUploadFiles {
+			continue
+		}
+		if f, err := s.files.Stat(ctx, session, id); err == nil {
+			out = append(out, files.Attachment(f))
+		}
+	}
+	return out
+}

@@ -1,106 +1,153 @@
-// Files in the composer. A file picked with Attach, dropped on the
-// composer or pasted into it is uploaded at once (POST /files), shown as a
-// chip with its progress, and, once stored, named by its id in the hidden
-// input bound to the attachments signal, which the message is sent with.
-// A refused file (too big, a type not taken) says why on its chip and is
-// not sent. Sending empties the signal; the chips go with it.
+// Files in a form that sends a message: the composer, the new chat's
+// form, the form that edits a message. Each has a tray ([data-files]) and a
+// hidden input named attachments. A file picked with its Attach, dropped on
+// the form or pasted into it is uploaded at once (POST /files), shown as a
+// chip in the tray with its progress, and, once stored, named by its id in
+// the hidden input, which the message is sent with. A chip the server drew
+// (a message's files, being edited) is one stored already. A refused file
+// (too big, a type not taken) says why on its chip and is not sent.
+// Sending the composer empties its signal; the chips go with it.
 
 import { sizeWords, upload } from './upload.js'
 
-const composer = () => document.getElementById('composer')
+// formOf is the form with a tray that evt happened in, if any.
+function formOf (evt) {
+  const form = evt.target.closest?.('form')
+  return form?.querySelector('[data-files]') ? form : null
+}
 
-function tray () { return composer()?.querySelector('[data-testid=composer-files]') }
-function idsInput () { return composer()?.querySelector('input[name=attachments]') }
+const trayOf = (form) => form.querySelector('[data-files]')
+const idsInputOf = (form) => form.querySelector('input[name=attachments]')
 
-// setIDs writes the stored files' ids into the bound input, as typing would.
-function setIDs () {
-  const input = idsInput()
+// sendings are the uploads under way, by their chips, to stop on removal.
+const sendings = new WeakMap()
+
+// setIDs writes the stored files' ids into the form's input, as typing
+// would (the composer's is bound to a signal).
+function setIDs (form) {
+  const input = idsInputOf(form)
   if (!input) return
-  const ids = [...tray().querySelectorAll('li[data-id]')].map((li) => li.dataset.id)
+  const ids = [...trayOf(form).querySelectorAll('li[data-id]')].map((li) => li.dataset.id)
   input.value = ids.join(',')
   input.dispatchEvent(new Event('input', { bubbles: true }))
 }
 
-// send uploads one file, its chip showing how far it got.
-function send (file) {
-  const list = tray()
-  if (!list) return
+// send uploads one file for form, its chip showing how far it got.
+function send (form, file) {
+  const list = trayOf(form)
+  const chip = list.dataset.files || 'composer-file' // the chips' test id
   const li = document.createElement('li')
   li.className = 'composer-file uploading'
-  li.setAttribute('data-testid', 'composer-file')
+  li.setAttribute('data-testid', chip)
   const name = document.createElement('span')
   name.className = 'name'
   name.textContent = file.name || 'pasted image'
   const state = document.createElement('span')
   state.className = 'state'
-  state.setAttribute('data-testid', 'composer-file-state')
+  state.setAttribute('data-testid', `${chip}-state`)
   state.textContent = 'uploading…'
   const remove = document.createElement('button')
   remove.type = 'button'
   remove.className = 'quiet small'
   remove.textContent = '×'
+  remove.setAttribute('data-remove-file', '')
   remove.setAttribute('aria-label', `Remove ${name.textContent}`)
   li.append(name, ' ', state, ' ', remove)
   list.append(li)
 
   const sending = upload(file, (f) => { state.textContent = `uploading ${Math.round(100 * f)}%` })
-  remove.addEventListener('click', () => { sending.abort(); li.remove(); setIDs() })
+  sendings.set(li, sending)
   sending.then(({ stored, problem }) => {
+    sendings.delete(li)
     li.classList.remove('uploading')
     if (stored) {
       li.dataset.id = stored.id
       li.dataset.state = 'stored'
       state.textContent = sizeWords(stored.size)
-      setIDs()
+      setIDs(form)
     } else if (problem) {
       li.dataset.state = 'refused'
       li.classList.add('refused')
       state.setAttribute('role', 'alert')
       state.textContent = problem
     }
+    settled(form)
   })
 }
 
-function uploadAll (files) { for (const f of files) send(f) }
+function uploadAll (form, files) { for (const f of files) send(form, f) }
+
+// A chip's × takes its file out of what is sent, and stops its upload.
+document.addEventListener('click', (evt) => {
+  const li = evt.target.closest?.('[data-remove-file]')?.closest('li')
+  const form = li && formOf(evt)
+  if (!form) return
+  sendings.get(li)?.abort()
+  li.remove()
+  setIDs(form)
+  settled(form)
+})
 
 document.addEventListener('change', (evt) => {
   const input = evt.target.closest?.('input[data-attach]')
-  if (!input || !input.files?.length) return
-  uploadAll(input.files)
+  const form = formOf(evt)
+  if (!input || !form || !input.files?.length) return
+  uploadAll(form, input.files)
   input.value = ''
 })
 
 document.addEventListener('dragover', (evt) => {
-  if (evt.target.closest?.('#composer') && evt.dataTransfer?.types?.includes('Files')) {
+  const form = formOf(evt)
+  if (form && evt.dataTransfer?.types?.includes('Files')) {
     evt.preventDefault()
-    composer().classList.add('dropping')
+    form.classList.add('dropping')
   }
 })
-document.addEventListener('dragleave', (evt) => {
-  if (evt.target.closest?.('#composer')) composer()?.classList.remove('dropping')
-})
+document.addEventListener('dragleave', (evt) => { formOf(evt)?.classList.remove('dropping') })
 document.addEventListener('drop', (evt) => {
-  if (!evt.target.closest?.('#composer') || !evt.dataTransfer?.files?.length) return
+  const form = formOf(evt)
+  if (!form || !evt.dataTransfer?.files?.length) return
   evt.preventDefault()
-  composer().classList.remove('dropping')
-  uploadAll(evt.dataTransfer.files)
+  form.classList.remove('dropping')
+  uploadAll(form, evt.dataTransfer.files)
 })
 
 // A pasted picture (a screenshot) is a file; pasted text stays text.
 document.addEventListener('paste', (evt) => {
-  if (!evt.target.closest?.('#composer')) return
+  const form = formOf(evt)
   const files = [...(evt.clipboardData?.files || [])]
-  if (!files.length) return
+  if (!form || !files.length) return
   evt.preventDefault()
-  uploadAll(files)
+  uploadAll(form, files)
 })
 
-// Once the message is sent the server empties the signal; the chips of
-// the files it took go too.
+// A message sent while its files are still uploading would go without
+// them (and the new chat's form, which leaves the page, would lose them):
+// it waits, and goes once they are stored, unless one was refused, whose
+// chip then says why. Caught on window, before the page's other listeners
+// (glue.js's, Datastar's) take the submit as sent.
+window.addEventListener('submit', (evt) => {
+  const form = formOf(evt)
+  if (!form || !trayOf(form).querySelector('li.uploading')) return
+  evt.preventDefault()
+  evt.stopImmediatePropagation()
+  form.dataset.waitingFiles = ''
+}, true)
+
+// settled sends form's waiting message once no upload is under way.
+function settled (form) {
+  if (!('waitingFiles' in form.dataset) || trayOf(form).querySelector('li.uploading')) return
+  delete form.dataset.waitingFiles
+  if (!trayOf(form).querySelector('li[data-state=refused]')) form.requestSubmit()
+}
+
+// Once the composer's message is sent the server empties the signal; the
+// chips of the files it took go too.
 document.addEventListener('datastar-fetch', (evt) => {
   const { type, el } = evt.detail || {}
-  if (type !== 'finished' || el?.closest?.('form')?.id !== 'composer') return
+  const form = el?.closest?.('form')
+  if (type !== 'finished' || form?.id !== 'composer') return
   requestAnimationFrame(() => {
-    if (idsInput()?.value === '') for (const li of [...tray().querySelectorAll('li[data-id]')]) li.remove()
+    if (idsInputOf(form)?.value === '') for (const li of [...trayOf(form).querySelectorAll('li[data-id]')]) li.remove()
   })
 })
