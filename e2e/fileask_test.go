@@ -33,7 +33,19 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 		q := p.ask("give you a file", "file")
 		p.must(expect.Locator(q).ToContainText("The agent wants it to tell you what is in it."))
 		p.must(expect.Locator(q.GetByTestId("file-takes")).ToHaveText("Takes text/csv, text/plain, text/markdown, application/json, .md, image/*, up to 5 MB."))
+		// The upload's stage shows while it travels (held here until seen).
+		held := make(chan playwright.Route, 1)
+		p.must(p.Route("**/files", func(r playwright.Route) { held <- r }))
 		p.pickFile(q, "sales.csv", "text/csv", []byte("region,total\nnorth,12\nsouth,30\n"))
+		var upload playwright.Route
+		select {
+		case upload = <-held:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the file was not uploaded")
+		}
+		p.must(expect.Locator(q.GetByTestId("elicit-stage")).ToHaveText("Uploading sales.csv (31 bytes)…"))
+		p.must(upload.Continue())
+		p.must(p.Unroute("**/files"))
 		p.replied("You gave me sales.csv (text/csv, 31 bytes): a spreadsheet whose columns are region, total. The upload went: uploading → stored.")
 		p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Sent sales.csv (31 bytes)"))
 

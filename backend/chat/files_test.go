@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -41,12 +40,7 @@ var fileAsker = agents.Assistant{Name: "filer", Turn: func(ctx context.Context, 
 		return fmt.Sprintf("no file (%s)", res.Action), err
 	}
 	f := res.Content
-	rc, err := turn.OpenFile(ctx, f.ID)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := turn.ReadFile(ctx, f.ID)
 	if err != nil {
 		return "", err
 	}
@@ -149,12 +143,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 		if _, err := turn.Ask(ctx, elicit.Confirm, "Read it now?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
-		rc, err := turn.OpenFile(ctx, res.Content.ID)
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(rc)
+		b, err := turn.ReadFile(ctx, res.Content.ID)
 		return fmt.Sprintf("%s says %q", res.Content.Name, b), err
 	}}
 	start := func() *chat.Service {

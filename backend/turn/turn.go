@@ -97,6 +97,18 @@ func OpenFile(ctx context.Context, id string) (io.ReadCloser, error) {
 	return primitive.OpenFile(ctx, id)
 }
 
+// ReadFile reads a file the user gave whole, as OpenFile does: for files
+// small enough to hold in memory, as a question's MaxSize can make sure
+// they are.
+func ReadFile(ctx context.Context, id string) ([]byte, error) {
+	rc, err := OpenFile(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
 // Notify reports progress to the user: a message and how far along the
 // work is, from 0 to 1 (negative when unknown).
 func Notify(ctx context.Context, message string, fraction float64) error {

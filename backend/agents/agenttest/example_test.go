@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/agents/agenttest"
@@ -70,12 +69,7 @@ func ExampleGiveFile() {
 		if err != nil || res.Action != elicit.Accept {
 			return "No list.", err
 		}
-		rc, err := turn.OpenFile(ctx, res.Content.ID)
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(rc)
+		b, err := turn.ReadFile(ctx, res.Content.ID)
 		return fmt.Sprintf("%s has %d rows.", res.Content.Name, bytes.Count(b, []byte("\n"))-1), err
 	}}
 	got, err := agenttest.Play(context.Background(), counter, "Count my guests",

@@ -3,7 +3,6 @@ package agenttest_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -20,12 +19,7 @@ var accountant = agents.Assistant{Name: "accountant", Turn: func(ctx context.Con
 	if err != nil || res.Action != elicit.Accept {
 		return "No statement.", err
 	}
-	rc, err := turn.OpenFile(ctx, res.Content.ID)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := turn.ReadFile(ctx, res.Content.ID)
 	if err != nil {
 		return "", err
 	}

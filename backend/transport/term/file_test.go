@@ -247,12 +247,7 @@ func reader() agents.Assistant {
 		if err != nil || res.Action != elicit.Accept {
 			return "No file, no sum.", err
 		}
-		rc, err := turn.OpenFile(ctx, res.Content.ID)
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(rc)
+		b, err := turn.ReadFile(ctx, res.Content.ID)
 		return fmt.Sprintf("Read %s (%s, %d bytes): %q", res.Content.Name, res.Content.Type, res.Content.Size, b), err
 	}}
 }
