@@ -93,6 +93,9 @@ func (p *program) chat(ctx context.Context, args []string) error {
 	// service reads them from, under the server's default limits.
 	fstore := files.New(o.db, files.Options{})
 	app.Files = fstore
+	// Files given at a prompt and then refused, never used, go as the
+	// server's do (before the database closes).
+	defer collectFiles(ctx, fstore, filesGCEvery, log)()
 	svc := chat.New(app)
 	defer svc.Close()
 

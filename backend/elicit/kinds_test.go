@@ -66,35 +66,45 @@ func TestKindsRefuseWhatTheyDoNotAllow(t *testing.T) {
 	}
 }
 
-// A registry checks an answer by the rules of its request's kind; a kind
-// it does not hold is checked by the schema alone.
+// A registry checks an answer by the rules of its request's kind; every
+// registry, a nil one too, holds the built-in kinds, so a server
+// configured with none still holds a choice to its rule. A kind it does
+// not hold is checked by the schema alone.
 func TestARegistryChecksTheRulesOfTheKindsItHolds(t *testing.T) {
 	choice, _ := elicit.Choose.Request("Which?", elicit.ChoiceInput{Options: []string{"a"}})
 	both := elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"a","else":"b"}`)}
 	if err := choice.Check(both); err != nil {
 		t.Fatalf("the schema alone takes an option and a text: %v", err)
 	}
-	for _, c := range []struct {
-		name  string
-		kinds *elicit.Kinds
-		want  bool // refused
-	}{
-		{"nil registry", nil, false},
-		{"without choice", elicit.NewKinds(elicit.Confirm), false},
-		{"built-in kinds", elicit.NewKinds(elicit.BuiltinKinds()...), true},
+	for name, kinds := range map[string]*elicit.Kinds{
+		"nil registry":        nil,
+		"naming another kind": elicit.NewKinds(elicit.Confirm),
+		"built-in kinds":      elicit.NewKinds(elicit.BuiltinKinds()...),
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			err := c.kinds.Check(choice, both)
-			if got, want := err != nil, c.want; got != want {
-				t.Errorf("refused = %v (%v), want %v", got, err, want)
+		t.Run(name, func(t *testing.T) {
+			if err := kinds.Check(choice, both); err == nil {
+				t.Error("an option and a text of one's own were both taken")
 			}
-			if got, want := c.kinds.Has(elicit.Choose.Name), c.want; got != want {
-				t.Errorf("Has(%q) = %v, want %v", elicit.Choose.Name, got, want)
+			if !kinds.Has(elicit.Choose.Name) {
+				t.Errorf("Has(%q) = false", elicit.Choose.Name)
 			}
-			if err := c.kinds.Check(choice, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"z"}`)}); err == nil {
+			if err := kinds.Check(choice, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"z"}`)}); err == nil {
 				t.Error("an option not offered was taken: the schema's enum holds in every registry")
 			}
 		})
+	}
+	type note struct {
+		Text string `json:"text"`
+	}
+	k := elicit.NewKind[struct{}, note]("note", "A note").Check(func(struct{}, note) elicit.FieldErrors {
+		return elicit.FieldErrors{{Field: "text", Message: "is never right"}}
+	})
+	req, _ := k.Request("Note?", struct{}{})
+	if err := (*elicit.Kinds)(nil).Check(req, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"text":"x"}`)}); err != nil {
+		t.Errorf("a kind the registry does not hold was checked by more than its schema: %v", err)
+	}
+	if err := elicit.NewKinds(k).Check(req, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"text":"x"}`)}); err == nil {
+		t.Error("a registry holding the kind did not apply its rule")
 	}
 }
 

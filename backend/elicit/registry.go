@@ -1,6 +1,9 @@
 package elicit
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // Registered is a kind a registry of kinds can hold: any *Kind.
 type Registered interface {
@@ -11,8 +14,11 @@ type Registered interface {
 // that an answer is checked by the rules of its request's kind wherever it
 // arrives: the server decodes requests from JSON and has only the kind's
 // name. An application builds one at start-up and passes it to what checks
-// answers. A request of a kind the registry does not hold is checked by
-// its schema alone. A nil *Kinds holds no kinds.
+// answers. Every registry holds the built-in kinds (BuiltinKinds), a nil
+// *Kinds too: a server configured with none still holds a choice or a
+// file to its kind's rules, rather than hand the agent an answer its own
+// check (turn.Ask) refuses. A request of a kind the registry does not hold
+// is checked by its schema alone.
 type Kinds struct {
 	rules map[string]contentCheck // kind name → rule; nil for none
 }
@@ -21,6 +27,7 @@ type Kinds struct {
 // panic, as registries are built once at start-up; one kind given twice is
 // held once.
 func NewKinds(kinds ...Registered) *Kinds {
+	kinds = append(BuiltinKinds(), kinds...)
 	ks := &Kinds{rules: make(map[string]contentCheck, len(kinds))}
 	seen := make(map[string]Registered, len(kinds))
 	for _, k := range kinds {
@@ -37,17 +44,27 @@ func NewKinds(kinds ...Registered) *Kinds {
 	return ks
 }
 
-// BuiltinKinds lists the built-in kinds besides forms, for NewKinds.
+// BuiltinKinds lists the built-in kinds besides forms, which every
+// registry holds.
 func BuiltinKinds() []Registered {
 	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, AskFile, Approve}
 }
 
+// builtin is the registry of the built-in kinds alone: what a nil *Kinds
+// holds.
+var builtin = sync.OnceValue(func() *Kinds { return NewKinds() })
+
+// or is ks, or the built-in kinds' registry when ks is nil.
+func (ks *Kinds) or() *Kinds {
+	if ks == nil {
+		return builtin()
+	}
+	return ks
+}
+
 // Has reports whether ks holds a kind named name.
 func (ks *Kinds) Has(name string) bool {
-	if ks == nil {
-		return false
-	}
-	_, ok := ks.rules[name]
+	_, ok := ks.or().rules[name]
 	return ok
 }
 
@@ -56,11 +73,7 @@ func (ks *Kinds) Has(name string) bool {
 // returns FieldErrors for content problems and a plain error for a
 // disallowed action.
 func (ks *Kinds) Check(req Request, resp Response) error {
-	var rule contentCheck
-	if ks != nil {
-		rule = ks.rules[req.Kind]
-	}
-	return verify(req, resp, rule)
+	return verify(req, resp, ks.or().rules[req.Kind])
 }
 
 // Automatic answers req without a person, for batch runs and unattended
