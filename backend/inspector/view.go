@@ -46,7 +46,7 @@ type shownEntry struct {
 // entries' states are HEAD's, and the newest of them, the move HEAD's state
 // came from, as the one row marked.
 func reflogMarks(l chat.Live, reflog []tree.RefEntry) []shownEntry {
-	current := l.Index.CurrentEntries(l.Path, heads(reflog))
+	current := l.Index.CurrentEntries(l.Path, states(reflog))
 	shown := make([]shownEntry, len(reflog))
 	here := false
 	for i, e := range reflog {
@@ -407,11 +407,12 @@ func (v *view) addReflog(l chat.Live, ch *TreeChange, reflog []tree.RefEntry) bo
 	return true
 }
 
-// heads returns the heads of the reflog's entries, in its order.
-func heads(reflog []tree.RefEntry) []int64 {
+// states returns the states of the reflog's entries (RefEntry.State), in
+// its order: what recovering each brings back.
+func states(reflog []tree.RefEntry) []int64 {
 	out := make([]int64, len(reflog))
 	for i, e := range reflog {
-		out[i] = e.Head
+		out[i] = e.State()
 	}
 	return out
 }

@@ -363,36 +363,59 @@ func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[i
 	return keep
 }
 
-// CurrentEntries reports, for each reflog head in heads, whether its entry
-// is HEAD's state: whether recovering it, which moves HEAD to the newest
-// node under the head, would leave HEAD at the end of path. That is
-// NewestUnder(head) == path.Head() for each head, worked out without
-// walking under every head.
+// CurrentEntries reports, for each reflog entry's state in states
+// (RefEntry.State), whether it is HEAD's: whether recovering it, which
+// moves HEAD to FlowTip of the state, would leave HEAD at the end of path.
+// That is FlowTip(state) == path.Head() for each state, worked out without
+// walking under every one.
 //
-// A head is current when it is on path below every node of path that has
-// a node newer than HEAD hanging from it (the floor), since the newest node
-// under the head is then HEAD itself.
-func (x *Index) CurrentEntries(path Path, heads []int64) []bool {
+// A state is current when it is on path, with no side question or
+// decision below it on path (FlowTip walks past neither: the wall), and
+// below every node of path that a node newer than HEAD hangs from along
+// nodes FlowTip walks (the floor), since FlowTip of the state is then HEAD
+// itself.
+func (x *Index) CurrentEntries(path Path, states []int64) []bool {
 	head := path.Head()
-	var floor int64
+	var wall, floor int64
+	for _, n := range path {
+		if !flows(n.Kind) {
+			wall = n.ID
+		}
+	}
 	if x.newest > head {
-		seen := map[int64]bool{} // off the path, climbed already
+		// hangs maps a node off path, climbed already, to the node of
+		// path FlowTip reaches it from; -1 when it does not.
+		hangs := map[int64]int64{}
+		var chain []int64
 		for id := range x.nodes {
 			if id <= head {
 				continue
 			}
-			for id != 0 && !seen[id] && !path.Contains(id) {
-				seen[id] = true
-				id = x.nodes[id].Parent
+			chain = chain[:0]
+			from := int64(-1)
+			for at := id; at != 0; at = x.nodes[at].Parent {
+				if path.Contains(at) {
+					from = at
+					break
+				}
+				if h, ok := hangs[at]; ok {
+					from = h
+					break
+				}
+				chain = append(chain, at)
 			}
-			if id != 0 && path.Contains(id) {
-				floor = max(floor, id)
+			for i := len(chain) - 1; i >= 0; i-- { // from path down to id
+				if !flows(x.nodes[chain[i]].Kind) {
+					from = -1
+				}
+				hangs[chain[i]] = from
 			}
+			floor = max(floor, from)
 		}
 	}
-	out := make([]bool, len(heads))
-	for i, h := range heads {
-		out[i] = h > floor && path.Contains(h)
+	out := make([]bool, len(states))
+	for i, s := range states {
+		out[i] = s > floor && s >= wall && path.Contains(s)
 	}
 	return out
 }

@@ -539,8 +539,8 @@ func TestCurrentEntries(t *testing.T) {
 			}
 			// What it stands for: recovering the entry leaves HEAD where it is.
 			for i, h := range heads {
-				if _, known := x.Node(h); known && got[i] != (x.NewestUnder(h) == tt.head) {
-					t.Errorf("head %d: current %v, but NewestUnder(%d) = %d and HEAD is %d", h, got[i], h, x.NewestUnder(h), tt.head)
+				if _, known := x.Node(h); known && got[i] != (x.FlowTip(h) == tt.head) {
+					t.Errorf("head %d: current %v, but FlowTip(%d) = %d and HEAD is %d", h, got[i], h, x.FlowTip(h), tt.head)
 				}
 			}
 		})
@@ -624,7 +624,7 @@ func TestDrop(t *testing.T) {
 // definitions, on random trees.
 func TestWalksAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	kinds := []Kind{UserMessage, AssistantMessage, ElicitRequest, ElicitResponse, SideQuestion, SideReply, Sample}
+	kinds := []Kind{UserMessage, AssistantMessage, ElicitRequest, ElicitResponse, SideQuestion, SideReply, Sample, Decision}
 	for round := range 50 {
 		var nodes []Node
 		for id := int64(1); id <= int64(5+r.IntN(40)); id++ {
@@ -665,7 +665,7 @@ func TestWalksAgree(t *testing.T) {
 				if got, want := x.Under(head, id), path.Contains(id); got != want {
 					t.Errorf("round %d: Under(%d, %d) = %v, but PathTo(%d) = %v", round, head, id, got, head, ids(path))
 				}
-				current = append(current, x.NewestUnder(id) == head)
+				current = append(current, x.FlowTip(id) == head)
 				leave, join := x.PathDiff(id, head)
 				wantLeave := notOn(x.PathTo(id), path)
 				wantJoin := notOn(path, x.PathTo(id))

@@ -68,8 +68,12 @@ func (x *Index) AsideFrom(path Path, id int64) int64 {
 // entry's state leads (NewestUnder would lead into a side thread answered
 // last, a branch the flow never took).
 func (x *Index) FlowTip(id int64) int64 {
-	return x.newestUnder(id, func(k Kind) bool { return k != SideQuestion && k != Decision })
+	return x.newestUnder(id, flows)
 }
+
+// flows reports whether FlowTip walks into a node of kind k: not into a
+// side question's thread, nor a decision beside the flow.
+func flows(k Kind) bool { return k != SideQuestion && k != Decision }
 
 // ToFlow returns where "back to the flow" goes from HEAD's branch path,
 // given the reflog (newest first): the HEAD that the newest "continue" on
