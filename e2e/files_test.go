@@ -170,3 +170,31 @@ func TestAnEditKeepsTheFilesAndAnSVGIsNotTaken(t *testing.T) {
 		t.Error("the SVG's script ran")
 	}
 }
+
+// A file dropped on the composer is uploaded and sent with the next
+// message, as one picked is; the offline model says what it received.
+func TestAFileDroppedOnTheComposerIsSent(t *testing.T) {
+	a := startApp(t)
+	p := openAgent(t, a, "assistant")
+	p.dropFile("#composer", "trips.csv", "text/csv", "city,days\nOslo,3\nBergen,2\n")
+	p.must(expect.Locator(p.Locator(`[data-testid=composer-file][data-state=stored]`)).ToHaveCount(1))
+	p.send("What is in it?")
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("I received one file:"))
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("trips.csv"))
+	p.must(expect.Locator(p.GetByTestId("user-turn").Last().GetByTestId("attachment-file")).ToContainText("trips.csv"))
+}
+
+// dropFile drops a file on the element at selector, as a file dragged from
+// the desktop is dropped: dragover, then drop, with the file in the
+// DataTransfer.
+func (p *chatPage) dropFile(selector, name, mime, content string) {
+	p.t.Helper()
+	_, err := p.Locator(selector).Evaluate(`(el, [name, mime, content]) => {
+		const dt = new DataTransfer()
+		dt.items.add(new File([content], name, { type: mime }))
+		for (const type of ['dragover', 'drop']) {
+			el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }))
+		}
+	}`, []string{name, mime, content})
+	p.must(err)
+}
