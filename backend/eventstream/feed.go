@@ -82,7 +82,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		} else {
 			delete(f.sides, ri.run)
 		}
-		started := RunStarted{Recorded: rec, Text: m.Text}
+		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text}
 		for _, a := range m.Attachments {
 			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
 		}

@@ -43,7 +43,8 @@ type ForkTried struct {
 // tried branch stays in the record, abandoned; Tip is its last node, the
 // stop that closed it, which gives no event. Recovering the tried branch
 // from the reflog (POST /c/:id/reflog/:entry/recover) brings the
-// conversation back to Tip.
+// conversation back to Tip: the next run.started then has Tip as its
+// Parent.
 type ForkEnded struct {
 	Recorded
 	Call   string `json:"call"`

@@ -110,7 +110,8 @@ func (c *tries) recoverTry(t *testing.T, fork int64) {
 // from, fork.ended names where the flow went back to and the tried
 // branch's last node, and the stop that closed the tried branch is no
 // run.completed: the run completes once, replied, from where the block
-// began.
+// began. Recovered from the reflog, the tried branch is where the next run
+// starts: its run.started follows the tried branch's last node.
 func TestTheEventStreamTellsATryKeptOrGoneBackFrom(t *testing.T) {
 	c := newTries(t)
 	blockTypes := []string{eventstream.EventRunStarted, eventstream.EventForkTried, eventstream.EventToolCall, eventstream.EventToolResult,
@@ -139,7 +140,8 @@ func TestTheEventStreamTellsATryKeptOrGoneBackFrom(t *testing.T) {
 	}
 
 	// Kept.
-	_, kept := check(c.try(t, "Oslo", true), true, "Oslo on SK99")
+	oslo := c.try(t, "Oslo", true)
+	_, kept := check(oslo, true, "Oslo on SK99")
 	if kept.BackTo != 0 || kept.Tip != 0 {
 		t.Errorf("a kept try's fork.ended = %+v, want no node gone back to", kept)
 	}
@@ -154,10 +156,17 @@ func TestTheEventStreamTellsATryKeptOrGoneBackFrom(t *testing.T) {
 		t.Errorf("fork.ended tip %d, want the tried branch's last node, between %d and %d", back.Tip, tried.Node, back.Node)
 	}
 
-	// Recovered: no event for the move itself; the next run is told as
-	// any is.
+	// Recovered: no event for the move itself; the next run starts after
+	// the tried branch's last node.
 	c.recoverTry(t, tried.Node)
-	check(c.try(t, "Faro", true), true, "Faro on SK99")
+	faro := c.try(t, "Faro", true)
+	if s := faro[0].Data.(eventstream.RunStarted); s.Parent != back.Tip {
+		t.Errorf("the run after the recovery starts after %d, want the tried branch's tip %d:%s", s.Parent, back.Tip, describe(faro))
+	}
+	check(faro, true, "Faro on SK99")
+	if s, before := rome[0].Data.(eventstream.RunStarted), last(oslo).Data.(eventstream.RunCompleted); s.Parent != before.Node {
+		t.Errorf("run.started %+v, want it after the reply before, %d", s, before.Node)
+	}
 
 	// As read from the record, the stream is the one the client followed.
 	// testdata/fork.golden holds it; -update rewrites it.
