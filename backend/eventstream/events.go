@@ -2,7 +2,8 @@
 // that is not the page (a script, another service, a terminal): a run
 // started, the reply's text as it streams, a tool called and what it
 // returned, a question asked and answered (a tool call's approval also as
-// an approval), the run completed. It follows the conversation through the
+// an approval), a block of the agent's code tried and then kept or gone
+// back from (fork.go), the run completed. It follows the conversation through the
 // chat service's feed (chat.Follower) and reads nothing else of it.
 //
 // Every event but the reply's text derives from a node of the record, so
