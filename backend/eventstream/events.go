@@ -2,7 +2,8 @@
 // that is not the page (a script, another service, a terminal): a run
 // started, the reply's text as it streams, a tool called and what it
 // returned, a question asked and answered (a tool call's approval also as
-// an approval), the run completed. It follows the conversation through the
+// an approval), a block of the agent's code tried and then kept or gone
+// back from (fork.go), the run completed. It follows the conversation through the
 // chat service's feed (chat.Follower) and reads nothing else of it.
 //
 // Every event but the reply's text derives from a node of the record, so
@@ -66,9 +67,17 @@ type Recorded struct {
 }
 
 // RunStarted is the data of run.started: the message that started it.
+// Parent is the node the message follows: none for a conversation's
+// first message, the run before's last node as a conversation goes on
+// (for a side question, the node of the flow it was asked at), and
+// another node when the conversation was moved before the message: a
+// message edited or retried is a sibling of the one it replaces, and a
+// branch switched to or a reflog entry recovered (moves that give no
+// event of their own) show as a message that follows that branch's tip.
 type RunStarted struct {
 	Recorded
-	Text string `json:"text"`
+	Parent int64  `json:"parent,omitempty"`
+	Text   string `json:"text"`
 	// Files are those sent with the message: each one's id, name, type,
 	// size and the URL that serves it to the session.
 	Files []File `json:"files,omitempty"`

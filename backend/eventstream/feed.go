@@ -82,7 +82,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		} else {
 			delete(f.sides, ri.run)
 		}
-		started := RunStarted{Recorded: rec, Text: m.Text}
+		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text}
 		for _, a := range m.Attachments {
 			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
 		}
@@ -118,7 +118,18 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 	case tree.Notify:
 		p, _ := tree.Decode[primitive.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
+	case tree.Fork:
+		r, _ := tree.Decode[tree.ForkRecord](n)
+		data = append(data, Event{Type: EventForkTried, Data: ForkTried{Recorded: rec, Call: n.Ref, Agent: n.Agent, Label: r.Label}})
+	case tree.ForkEnd:
+		data = append(data, Event{Type: EventForkEnded, Data: forkEnded(x, rec, n)})
 	case tree.AssistantMessage, tree.SideReply, tree.Stopped, tree.TurnError:
+		if n.Kind == tree.Stopped && closesTry(x, n) {
+			// The stop that closed a tried branch gone back from ends no
+			// run: the run goes on beside the fork, as the fork.ended
+			// after it says, and its reply has yet to come.
+			break
+		}
 		m, _ := tree.Decode[tree.Message](n)
 		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run)}
 		held := &f.held
