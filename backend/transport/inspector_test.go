@@ -198,7 +198,8 @@ func (b *browser) sameAsFresh(t *testing.T, conv string, viewers ...*inspectorSt
 
 // checkCurrent checks the reflog entries the inspector marks current
 // against what that means: recovering the entry would leave HEAD where it
-// is, the newest node under the entry's head being HEAD.
+// is, the newest node under the entry's state that a recovery goes to
+// (past no side question or decision: tree.Index.FlowTip) being HEAD.
 func (b *browser) checkCurrent(t *testing.T, conv string) {
 	t.Helper()
 	in, err := inspector.Inspect(t.Context(), b.app.svc, b.sessionID(), conv, inspector.Query{})
@@ -207,14 +208,19 @@ func (b *browser) checkCurrent(t *testing.T, conv string) {
 	}
 	var here int64 // the newest entry whose state is HEAD's: the one row marked
 	for _, e := range in.Reflog {
-		newest, under := e.Head, []int64{e.Head}
+		newest, under := e.State(), []int64{e.State()}
 		for len(under) > 0 {
 			id := under[len(under)-1]
-			under = append(under[:len(under)-1], in.Children[id]...)
+			under = under[:len(under)-1]
 			newest = max(newest, id)
+			for _, c := range in.Children[id] {
+				if k := in.Nodes[c].Kind; k != tree.SideQuestion && k != tree.Decision {
+					under = append(under, c)
+				}
+			}
 		}
 		if got, want := in.Current[e.ID], newest == in.Conversation.Head; got != want {
-			t.Errorf("entry %d (%s to %d) current = %v, want %v: the newest node under it is %d, HEAD %d", e.ID, e.Action, e.Head, got, want, newest, in.Conversation.Head)
+			t.Errorf("entry %d (%s to %d) current = %v, want %v: a recovery goes to %d, HEAD is %d", e.ID, e.Action, e.Head, got, want, newest, in.Conversation.Head)
 		}
 		if here == 0 && newest == in.Conversation.Head {
 			here = e.ID
