@@ -52,6 +52,25 @@ func nodesOf(t *testing.T, db *store.DB, conv string, kind tree.Kind) []tree.Nod
 	return out
 }
 
+// wholeRequest is the request model call n sent, rebuilt whole from its
+// record and the records it continues (tree.Requests).
+func wholeRequest(t *testing.T, db *store.DB, conv string, n tree.Node) tree.SampleRecord {
+	t.Helper()
+	all, err := db.Nodes(t.Context(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := make(map[int64]tree.Node, len(all))
+	for _, n := range all {
+		byID[n.ID] = n
+	}
+	rec, err := new(tree.Requests).Whole(n, func(id int64) (tree.Node, bool) { n, ok := byID[id]; return n, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
@@ -87,7 +106,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	}
 	v = repliedSides(t, svc, conv.ID, 2)
 	samples := nodesOf(t, db, conv.ID, tree.Sample)
-	last, _ := tree.Decode[tree.SampleRecord](samples[len(samples)-1])
+	last := wholeRequest(t, db, conv.ID, samples[len(samples)-1])
 	var said []string
 	for _, m := range last.Request.Messages {
 		said = append(said, m.Content)

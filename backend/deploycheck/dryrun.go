@@ -75,6 +75,9 @@ var errDryRunOver = errors.New("the dry run is over")
 // else where it diverges.
 func dryRun(ctx context.Context, scope func(context.Context) context.Context, a agents.Assistant, st suspendedTurn) *drift {
 	d := &dryTurn{record: st.record, states: st.states, history: st.history, open: st.open, waits: map[string]bool{}, over: make(chan struct{})}
+	// The first model call continues the conversation's last, as the live
+	// turn's does (chat's runLocked).
+	d.samples.Begin(strconv.FormatInt(st.id, 10), func() tree.Prior { return replay.Before(st.path, st.id) })
 	for id := range st.record.Unanswered() {
 		d.waits[id] = false
 	}

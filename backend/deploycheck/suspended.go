@@ -88,7 +88,8 @@ func CheckSuspended(ctx context.Context, cfg chat.Config) (Checked, error) {
 // suspendedTurn is a turn that resumes when its conversation is opened, as
 // resumeLocked and resumeSidesLocked find it.
 type suspendedTurn struct {
-	id      int64 // its message's node, or its side question's
+	id      int64     // its message's node, or its side question's
+	path    tree.Path // the path to id
 	side    bool
 	text    string
 	record  durable.Journal
@@ -105,7 +106,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 	var out []suspendedTurn
 	if i := path.OpenTurn(); i >= 0 {
 		record := durable.NewJournal(idx.Tried(path[i+1:]))
-		out = append(out, suspendedTurn{id: path[i].ID, text: path.TurnText(i), record: record, history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID)),
+		out = append(out, suspendedTurn{id: path[i].ID, path: path[:i+1], text: path.TurnText(i), record: record, history: history.Of(idx, path, path[i].ID, history.VersionOf(idx, path[i].ID)),
 			states: state.NewTurn(state.Of(path[:i+1]), record.OfKind(state.Kinds()...))})
 	}
 	for _, n := range path {
@@ -116,7 +117,7 @@ func suspendedTurns(meta tree.Conversation, nodes []tree.Node) []suspendedTurn {
 			m, _ := tree.Decode[tree.Message](q)
 			after := idx.PathTo(idx.SideTip(q.ID))[len(idx.PathTo(q.ID)):]
 			record := durable.NewJournal(idx.Tried(after))
-			out = append(out, suspendedTurn{id: q.ID, side: true, text: m.Text, record: record, history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID)),
+			out = append(out, suspendedTurn{id: q.ID, path: idx.PathTo(q.ID), side: true, text: m.Text, record: record, history: history.Side(idx, q.ID, history.VersionOf(idx, q.ID)),
 				states: state.NewTurn(state.Of(idx.PathTo(q.ID)), record.OfKind(state.Kinds()...))})
 		}
 	}

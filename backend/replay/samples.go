@@ -22,16 +22,49 @@ import (
 // turn.Together number theirs in scopes of their own, hence the lock,
 // which guards the map only. The zero value is ready to use.
 type Samples struct {
-	mu   sync.Mutex
-	last map[string]tree.Prior // by scope
+	mu    sync.Mutex
+	last  map[string]tree.Prior        // by scope
+	begin map[string]func() tree.Prior // by scope: what its first call continues, not asked yet
+}
+
+// Begin says what the first call of scope is recorded against: the Prior
+// begin returns, asked when that call is made (a turn that calls no model
+// reads nothing for it). A turn's first call so continues the conversation's
+// last (Before), rather than record the whole conversation again.
+func (s *Samples) Begin(scope string, begin func() tree.Prior) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.begin == nil {
+		s.begin = map[string]func() tree.Prior{}
+	}
+	s.begin[scope] = begin
 }
 
 // prior returns the call before call id in its scope, if the turn made or
-// replayed one; else the zero Prior.
+// replayed one; else what the scope begins with (Begin), or the zero
+// Prior. The Prior a scope begins with is worked out outside the lock:
+// it may read the tree.
 func (s *Samples) prior(id string) tree.Prior {
+	scope := durable.ScopeOf(id)
+	s.mu.Lock()
+	p, ok := s.last[scope]
+	begin := s.begin[scope]
+	delete(s.begin, scope)
+	s.mu.Unlock()
+	if ok || begin == nil {
+		return p
+	}
+	p = begin()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.last[durable.ScopeOf(id)]
+	if was, ok := s.last[scope]; ok {
+		return was // a call of the scope was taken meanwhile
+	}
+	if s.last == nil {
+		s.last = map[string]tree.Prior{}
+	}
+	s.last[scope] = p
+	return p
 }
 
 func (s *Samples) set(id string, p tree.Prior) {
