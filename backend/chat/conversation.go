@@ -65,6 +65,10 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		followers: map[*Follower]struct{}{},
 	}
 	c.path = c.idx.PathTo(meta.Head)
+	for _, n := range c.idx.Unsent() { // queued before a restart: still to be sent
+		m, _ := tree.Decode[tree.Message](n)
+		c.queue = append(c.queue, Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, queued: n.ID})
+	}
 	return c
 }
 

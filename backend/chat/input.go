@@ -87,6 +87,13 @@ const stoppedByMessage = "Stopped: you sent a new message."
 func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m Message) (Sent, error) {
 	t := c.current
 	if a.Input == agents.Queue {
+		// Recorded, so that it is sent after a restart too.
+		n, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.Queued, Payload: tree.MustEncode(m.record())},
+			tree.AppendOptions{Fork: true, Aside: true})
+		if err != nil {
+			return "", err
+		}
+		m.queued = n.ID
 		c.queue = append(c.queue, m)
 		c.broadcastStatusLocked()
 		return SentQueued, nil
@@ -110,9 +117,11 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 }
 
 // startQueuedLocked starts a turn with the messages queued while the last
-// one worked, joined into one. c.mu is held.
+// one worked, joined into one. A service shutting down starts none: the
+// turn it cut is resumed at the next start, and the queue sent after it.
+// c.mu is held.
 func (s *Service) startQueuedLocked(c *conversation) {
-	if len(c.queue) == 0 || c.current != nil {
+	if len(c.queue) == 0 || c.current != nil || s.ctx.Err() != nil {
 		return
 	}
 	queued := c.queue
@@ -132,7 +141,8 @@ func (s *Service) startQueuedLocked(c *conversation) {
 }
 
 // joined is the user message of the messages queued while a turn worked,
-// which keeps the id each was sent with.
+// which keeps the id each was sent with and names the nodes that recorded
+// them, sent from now on.
 func joined(queued []Message) tree.Message {
 	var m tree.Message
 	texts := make([]string, 0, len(queued))
@@ -141,6 +151,9 @@ func joined(queued []Message) tree.Message {
 		m.Attachments = append(m.Attachments, q.Attachments...)
 		if q.ID != "" {
 			m.Parts = append(m.Parts, tree.Part{ID: q.ID, Text: q.Text})
+		}
+		if q.queued != 0 {
+			m.Queued = append(m.Queued, q.queued)
 		}
 	}
 	m.Text = strings.Join(texts, "\n\n")

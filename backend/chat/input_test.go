@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,5 +126,61 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 	}
 	if len(v.Status.Queued) != 0 {
 		t.Errorf("still queued: %q", v.Status.Queued)
+	}
+}
+
+// Messages queued while a turn works are recorded: after a restart the
+// turn resumes, and once it ends the queued messages are sent, joined, as
+// they would have been; sent, they are not sent again on the next load.
+func TestQueuedMessagesAreSentAfterARestart(t *testing.T) {
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	slow := agents.Assistant{Name: "slow", Input: agents.Queue, Turn: func(ctx context.Context, m string) (string, error) {
+		mu.Lock()
+		got = append(got, m)
+		mu.Unlock()
+		if m == "first" {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}
+		return "done: " + m, nil
+	}}
+	s := startServer(t, agents.NewRegistry(slow), offline.New())
+	ctx := t.Context()
+	conv, _ := s.svc.Create(ctx, "s", "slow")
+	if err := s.svc.Send(ctx, "s", conv.ID, "first"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"second", "third"} {
+		if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, chat.Message{ID: "id-" + m, Text: m}); err != nil || sent != chat.SentQueued {
+			t.Fatalf("%s: sent %q, err %v; want queued", m, sent, err)
+		}
+	}
+	s.restart()
+	v, err := s.svc.View(ctx, "s", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Status.Queued, []string{"second", "third"}) {
+		t.Errorf("after the restart the page shows queued %q, want second and third", v.Status.Queued)
+	}
+	if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, chat.Message{ID: "id-second", Text: "second"}); err != nil || sent != chat.SentQueued {
+		t.Errorf("the second message sent again after the restart: %q, %v; want it known as queued", sent, err)
+	}
+	close(gate)
+	v = waitView(t, s.svc, "s", conv.ID, "both turns", func(v chat.View) bool {
+		return len(v.Items) == 4 && lastItem(v).Kind == tree.AssistantMessage && !v.Status.Running
+	})
+	if got := lastItem(v).Text; got != "done: second\n\nthird" {
+		t.Errorf("the queued turn's reply = %q", got)
+	}
+	s.restart()
+	v, _ = s.svc.View(ctx, "s", conv.ID)
+	if len(v.Status.Queued) != 0 || v.Status.Running || len(v.Items) != 4 {
+		t.Errorf("after another restart: queued %q, running %v, %d items; want the queue sent once", v.Status.Queued, v.Status.Running, len(v.Items))
 	}
 }

@@ -27,6 +27,8 @@ type Message struct {
 	// Attachments are the files sent with it (package files), the
 	// sender's own: a message may be files alone.
 	Attachments []tree.Attachment
+
+	queued int64 // the Queued node that records it, while it waits for a turn to end (input.go)
 }
 
 // record is m as a user message records it.

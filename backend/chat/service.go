@@ -334,6 +334,7 @@ func (s *Service) acquire(ctx context.Context, session, id string) (*conversatio
 	s.live[id] = c
 	s.mu.Unlock()
 	s.resumeLocked(c)
+	s.startQueuedLocked(c) // what was queued when no turn is left to wait for
 	c.mu.Unlock()
 	return c, nil
 }

@@ -315,7 +315,7 @@ func (x *Index) Sides(id int64) []Node {
 
 // Reachable returns the ids garbage collection keeps: every node of path
 // (HEAD's branch) and the whole subtree of each side question asked from
-// it, and the decisions taken at it; for each head of a reflog entry that has not expired, the head with
+// it, and the decisions taken and messages queued at it; for each head of a reflog entry that has not expired, the head with
 // its ancestors and its whole subtree, so that recovering the entry finds
 // its branch whole; and every node young says is too young to collect,
 // with its ancestors. A nil young keeps no node for its age.
@@ -344,7 +344,7 @@ func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[i
 	for _, n := range path {
 		keep[n.ID] = true
 		for _, c := range x.children[n.ID] {
-			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision {
+			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision || k == Queued {
 				withSubtree(c)
 			}
 		}
@@ -418,4 +418,26 @@ func (x *Index) CurrentEntries(path Path, states []int64) []bool {
 		out[i] = s > floor && s >= wall && path.Contains(s)
 	}
 	return out
+}
+
+// Unsent returns the messages queued while a turn worked (Queued nodes)
+// that no user message has sent yet (Message.Queued), oldest first.
+func (x *Index) Unsent() []Node {
+	var queued []Node
+	sent := map[int64]bool{}
+	for _, n := range x.nodes {
+		switch n.Kind {
+		case Queued:
+			queued = append(queued, n)
+		case UserMessage:
+			if m, err := Decode[Message](n); err == nil {
+				for _, id := range m.Queued {
+					sent[id] = true
+				}
+			}
+		}
+	}
+	queued = slices.DeleteFunc(queued, func(n Node) bool { return sent[n.ID] })
+	slices.SortFunc(queued, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
+	return queued
 }

@@ -624,7 +624,7 @@ func TestDrop(t *testing.T) {
 // definitions, on random trees.
 func TestWalksAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	kinds := []Kind{UserMessage, AssistantMessage, ElicitRequest, ElicitResponse, SideQuestion, SideReply, Sample, Decision}
+	kinds := []Kind{UserMessage, AssistantMessage, ElicitRequest, ElicitResponse, SideQuestion, SideReply, Sample, Decision, Queued}
 	for round := range 50 {
 		var nodes []Node
 		for id := int64(1); id <= int64(5+r.IntN(40)); id++ {

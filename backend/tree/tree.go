@@ -39,6 +39,12 @@ const (
 	// question) and who decided; payload DecisionRecord. It hangs aside
 	// from the node that was HEAD.
 	Decision Kind = "decision"
+	// Queued is a message sent while the turn worked, for an assistant
+	// that queues them (agents.Queue); payload Message. It hangs aside from
+	// the node that was HEAD until a UserMessage sends it (Message.Queued),
+	// so that a restart, or another node taking the conversation over,
+	// still sends it.
+	Queued Kind = "queued"
 	// Summary stands for a span of earlier messages in the model's context;
 	// payload SummaryRecord; Ref is the call id of the history request
 	// that compacted. The messages it covers stay in the tree.
@@ -127,6 +133,9 @@ type Message struct {
 	// a turn worked, those of them sent with an id, each as it was sent:
 	// Text is all of them joined.
 	Parts []Part `json:"parts,omitempty"`
+	// Queued are, on a UserMessage node that joins the messages queued
+	// while a turn worked, their Queued nodes: sent from now on.
+	Queued []int64 `json:"queued,omitempty"`
 	// Attachments are, on a UserMessage node, the files sent with it
 	// (package files); on an ElicitResponse's content a file kind names
 	// its file the same way.

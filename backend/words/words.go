@@ -55,7 +55,7 @@ func Name(k tree.Kind) string {
 var nodeNames = map[tree.Kind]string{
 	tree.UserMessage: "message", tree.AssistantMessage: "reply", tree.TurnError: "error", tree.Stopped: "stopped turn",
 	tree.ElicitRequest: "question", tree.ElicitResponse: "answer", tree.SideQuestion: "side question", tree.SideReply: "side reply",
-	tree.Fork: "tried block", tree.ForkEnd: "end of a tried block",
+	tree.Fork: "tried block", tree.ForkEnd: "end of a tried block", tree.Queued: "queued message",
 }
 
 // Node names node n as a reader of the conversation knows it, with
@@ -64,7 +64,7 @@ var nodeNames = map[tree.Kind]string{
 func Node(n tree.Node) string {
 	var says string
 	switch n.Kind {
-	case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply:
+	case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply, tree.Queued:
 		m, _ := tree.Decode[tree.Message](n)
 		says = quote(m.Text)
 	case tree.ElicitRequest:
