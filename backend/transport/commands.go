@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,10 +13,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
-
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
 // command is the middleware of the commands on a conversation, the POST
@@ -171,9 +172,10 @@ func nodeParam(c echo.Context) (int64, error) {
 
 // editMessage answers POST /c/:id/messages/:node/edit with the form fields
 // "message" and "attachments", the ids of the files the new version is
-// sent with (POST /files), comma-separated, none if absent: the edited
-// message is sent on a new branch beside the old one, which keeps its own
-// files. The files are checked as sendMessage checks them. The response
+// sent with (POST /files), comma-separated ("" for none; without the field
+// the message's own, as a script that edits the words alone means): the
+// edited message is sent on a new branch beside the old one, which keeps
+// its own files. The files are checked as sendMessage checks them. The response
 // closes the page's edit form.
 func (s *Server) editMessage(c echo.Context) error {
 	node, text, err := nodeMessage(c)
@@ -181,9 +183,13 @@ func (s *Server) editMessage(c echo.Context) error {
 		return err
 	}
 	ctx, session, conv := c.Request().Context(), sessionOf(c), c.Param("id")
-	atts, err := s.attachments(ctx, session, c.Request().PostForm.Get("attachments"))
-	if err != nil {
-		return err
+	var atts []tree.Attachment
+	if ids, ok := c.Request().PostForm["attachments"]; ok {
+		if atts, err = s.attachments(ctx, session, strings.Join(ids, ",")); err != nil {
+			return err
+		}
+	} else if atts, err = s.messageFiles(ctx, session, conv, node); err != nil {
+		return err // a script that edits the words alone keeps the files
 	}
 	if err := s.attach(ctx, session, conv, atts); err != nil {
 		return err
@@ -192,6 +198,21 @@ func (s *Server) editMessage(c echo.Context) error {
 		return err
 	}
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})
+}
+
+// messageFiles are the files of message node of HEAD's branch, as the
+// conversation's page shows them; none when it is not there.
+func (s *Server) messageFiles(ctx context.Context, session, conv string, node int64) ([]tree.Attachment, error) {
+	v, err := s.chat.View(ctx, session, conv)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range v.Items {
+		if it.ID == node {
+			return it.Attachments, nil
+		}
+	}
+	return nil, nil
 }
 
 // nodeMessage reads what a command on a node of the conversation sends:

@@ -134,4 +134,31 @@ func TestAnEditSendsTheFilesItNames(t *testing.T) {
 	if got, want := fileNames(msgs[1].Attachments), []string{"b.txt", "c.txt"}; !slices.Equal(got, want) {
 		t.Errorf("the new version's files = %v, want %v", got, want)
 	}
+
+	// A script that edits the words alone, without the field, keeps the
+	// message's files; the field empty sends none.
+	nodes, err = app.db.Nodes(t.Context(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest int64 // the new version's node: HEAD's branch's message
+	for _, n := range nodes {
+		if n.Kind == tree.UserMessage {
+			newest = n.ID
+		}
+	}
+	edit = "/c/" + conv + "/messages/" + strconv.FormatInt(newest, 10) + "/edit"
+	if code, body, _ := b.post(edit, url.Values{"message": {"words alone"}}); code >= 300 {
+		t.Fatalf("the edit of the words alone = %d: %s", code, body)
+	}
+	msgs = userMessages(t, app, conv)
+	if got, want := fileNames(msgs[len(msgs)-1].Attachments), []string{"b.txt", "c.txt"}; len(msgs) != 3 || !slices.Equal(got, want) {
+		t.Errorf("after an edit of the words alone: %d versions, the newest's files %v, want 3 and %v", len(msgs), got, want)
+	}
+	if code, body, _ := b.post(edit, url.Values{"message": {"no files"}, "attachments": {""}}); code >= 300 {
+		t.Fatalf("the edit without files = %d: %s", code, body)
+	}
+	if msgs = userMessages(t, app, conv); len(msgs) != 4 || len(msgs[3].Attachments) != 0 {
+		t.Errorf("after an edit with the field empty: %d versions, the newest's files %v; want 4 and none", len(msgs), fileNames(msgs[len(msgs)-1].Attachments))
+	}
 }
