@@ -36,45 +36,28 @@ test: check unit fuzz-short e2e
 # unit requires PostgreSQL (SWEATPANTS_PG_REQUIRED): the tests that need it
 # fail rather than skip when it is missing, so a run cannot pass without
 # them. Each test binary that needs it starts its own throwaway server
-# (store/pgtest).
-unit: deps mcp-deps pg-deps
-	$(GO) vet ./...
-	SWEATPANTS_PG_REQUIRED=1 $(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
+# (store/pgtest). The bench program's tests drive the built binary
+# (SWEATPANTS_BIN). Vetting is check's.
+unit: build mcp-deps pg-deps
+	SWEATPANTS_PG_REQUIRED=1 SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
 
 ## fuzz: every fuzz target (func Fuzz… in a _test.go file) for FUZZTIME
-## each; fuzz-short, part of test, gives each FUZZTIME_SHORT. Go fuzzes one
-## target per run. A failing input is written to the package's
-## testdata/fuzz/, where it stays as a regression test once fixed.
+## each; fuzz-short, part of test, gives each FUZZTIME_SHORT
+## (scripts/fuzz.sh builds one fuzzing binary per package). A failing input
+## is written to the package's testdata/fuzz/, where it stays as a
+## regression test once fixed.
 FUZZTIME       ?= 30s
 FUZZTIME_SHORT ?= 2s
-FUZZ_TARGETS = $(shell git ls-files -co --exclude-standard '*_test.go' | xargs grep -Ho '^func Fuzz[A-Za-z0-9_]*' | sed -E 's|^(.*)/[^/]*:func |./\1/:|')
 
 .PHONY: fuzz fuzz-short
 fuzz: deps
-	@$(call fuzz-each,$(FUZZTIME))
+	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)
 fuzz-short: deps
-	@$(call fuzz-each,$(FUZZTIME_SHORT))
-
-# fuzz-each fuzzes every target for $(1). Minimizing a new input is capped
-# at 5s, or one worker can spend most of a run on it. Go 1.26 may fail a
-# run that reaches -fuzztime with a bare "context deadline exceeded"
-# (go.dev/issue/75804, fixed in Go 1.27): that, with no failing input
-# written, is not a finding.
-define fuzz-each
-	log=$$(mktemp); trap 'rm -f $$log' EXIT; \
-	for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t#*:} in $${t%:*} for $(1)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(1) -fuzzminimizetime 5s $${t%:*} 2>&1 | tee $$log; \
-		if [ $${PIPESTATUS[0]} -ne 0 ]; then \
-			grep -q 'Failing input written' $$log || ! grep -qx '    context deadline exceeded' $$log && exit 1; \
-			echo "(go.dev/issue/75804: the end of -fuzztime reported as a failure; ignored)"; \
-		fi; \
-	done
-endef
+	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME_SHORT)
 
 ## e2e: playwright-go in real headless Chromium against the built binary
 e2e: build e2e-deps pg-deps
-	SWEATPANTS_PG_REQUIRED=1 SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./e2e/
+	SWEATPANTS_PG_REQUIRED=1 SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 40m ./e2e/
 
 ## screenshots: the README tour's images (docs/tour/), taken in real
 ## Chromium by the e2e suite's tour test

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
 
-var expect = playwright.NewPlaywrightAssertions(10000)
+// expect waits for what it asserts as long as a page's own actions do.
+var expect = playwright.NewPlaywrightAssertions(ms(patience(10 * time.Second)))
 
 // chatPage is a page on the app with helpers for what users do.
 type chatPage struct {

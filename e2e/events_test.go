@@ -250,7 +250,7 @@ func (s *openStream) close() { s.cancel() }
 func (s *openStream) until(what string, done func([]streamEvent) bool) []streamEvent {
 	s.t.Helper()
 	var got []streamEvent
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(patience(20 * time.Second))
 	for {
 		select {
 		case e := <-s.events:
@@ -325,7 +325,7 @@ func (g *modelGate) allow(n int) {
 // waitPassed waits until n chunks of text have passed in all.
 func (g *modelGate) waitPassed(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(patience(20 * time.Second))
 	for g.count < n {
 		select {
 		case <-g.passed:

@@ -40,7 +40,7 @@ func TestAnAgentAsksForAFile(t *testing.T) {
 		var upload playwright.Route
 		select {
 		case upload = <-held:
-		case <-time.After(10 * time.Second):
+		case <-time.After(patience(10 * time.Second)):
 			t.Fatal("the file was not uploaded")
 		}
 		p.must(expect.Locator(q.GetByTestId("elicit-stage")).ToHaveText("Uploading sales.csv (31 bytes)…"))

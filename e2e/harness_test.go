@@ -178,7 +178,7 @@ func (a *app) start(env ...string) {
 		a.addr = strings.TrimPrefix(u, "http://")
 	case <-done:
 		a.t.Fatalf("server exited before listening:\n%s", a.log())
-	case <-time.After(30 * time.Second):
+	case <-time.After(patience(30 * time.Second)):
 		a.t.Fatalf("server did not start listening:\n%s", a.log())
 	}
 	waitFor(a.t, 10*time.Second, "health check", func() bool {
@@ -206,7 +206,7 @@ func (a *app) stop(sig syscall.Signal) {
 	cmd.Process.Signal(sig)
 	select {
 	case <-done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(patience(15 * time.Second)):
 		cmd.Process.Kill()
 		<-done
 		a.t.Errorf("server did not stop on %v", sig)
@@ -223,10 +223,27 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-// waitFor polls cond until it holds or the deadline passes.
+// patience scales a deadline by E2E_PATIENCE (a number; 3 when unset). A
+// deadline says how long a test waits before it calls something broken,
+// and a machine busy with another build may be several times slower than
+// the one the deadline was chosen on; only a failing test waits it out,
+// so a generous one costs a passing run nothing.
+func patience(d time.Duration) time.Duration {
+	scale := 3.0
+	if v, err := strconv.ParseFloat(os.Getenv("E2E_PATIENCE"), 64); err == nil && v > 0 {
+		scale = v
+	}
+	return time.Duration(float64(d) * scale)
+}
+
+// ms is d in the milliseconds Playwright's options take.
+func ms(d time.Duration) float64 { return float64(d.Milliseconds()) }
+
+// waitFor polls cond until it holds or the deadline (scaled by patience)
+// passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), patience(timeout))
 	defer cancel()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -259,7 +276,7 @@ func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwri
 	if err != nil {
 		t.Fatal(err)
 	}
-	page.SetDefaultTimeout(10000)
+	page.SetDefaultTimeout(ms(patience(10 * time.Second)))
 	var msgs []string
 	page.On("console", func(m playwright.ConsoleMessage) {
 		if m.Type() == "error" {

@@ -101,12 +101,12 @@ func TestAMessageSentOfflineLandsSoonAfterTheConnectionIsBack(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("send")).ToHaveText("Sending…"))
 	// Down long enough for Datastar's own back-off to wait 16 s for the
 	// next try.
-	_, err = p.WaitForFunction(`() => window.composerTries >= 5`, nil, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(40000)})
+	_, err = p.WaitForFunction(`() => window.composerTries >= 5`, nil, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(ms(patience(40 * time.Second)))})
 	p.must(err)
 
 	p.must(p.Context().SetOffline(false))
 	back := time.Now()
-	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveCount(2, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(8000)}))
+	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveCount(2, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(ms(patience(8 * time.Second)))}))
 	t.Logf("landed %v after the connection came back", time.Since(back).Round(time.Millisecond))
 	p.must(expect.Locator(p.active()).ToHaveAttribute("data-kind", "confirm"))
 	p.must(expect.Locator(p.GetByTestId("send")).ToHaveText("Send"))
@@ -127,7 +127,7 @@ func TestEnterSendsBeforeTheConversationsScriptsLoad(t *testing.T) {
 	p.must(p.Route(regexp.MustCompile(`/static/datastar\.js$`), func(r playwright.Route) {
 		select {
 		case <-arrive:
-		case <-time.After(20 * time.Second):
+		case <-time.After(patience(20 * time.Second)):
 		}
 		_ = r.Continue()
 	}))

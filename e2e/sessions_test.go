@@ -209,7 +209,7 @@ func TestOneClientCannotLockOthersOut(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, a.URL+"/debug/stream", nil)
 			req.AddCookie(&http.Cookie{Name: "sp_session", Value: sessions[i%2]})
-			timer := time.AfterFunc(10*time.Second, cancel)
+			timer := time.AfterFunc(patience(10*time.Second), cancel)
 			res, err := attacker.c.Transport.RoundTrip(req)
 			timer.Stop()
 			switch {

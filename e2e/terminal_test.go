@@ -64,7 +64,7 @@ func startTermDB(t *testing.T, db string, args ...string) *termApp {
 		a.in.Close()
 		select {
 		case <-a.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(patience(10 * time.Second)):
 			a.cmd.Process.Kill()
 			<-a.done
 			t.Errorf("chat did not end with its input")
@@ -92,7 +92,7 @@ func (a *termApp) errors() string {
 // past it; it returns what came before s.
 func (a *termApp) expect(s string) string {
 	a.t.Helper()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(patience(15 * time.Second))
 	for {
 		a.mu.Lock()
 		rest := a.out.String()[a.cursor:]
@@ -146,7 +146,7 @@ func (a *termApp) exit() {
 	a.in.Close()
 	select {
 	case <-a.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience(10 * time.Second)):
 		a.t.Fatal("chat did not exit at the end of its input")
 	}
 	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
@@ -358,7 +358,7 @@ func TestTerminalCtrlC(t *testing.T) {
 	}
 	select {
 	case <-a.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience(10 * time.Second)):
 		t.Fatal("chat did not exit on Ctrl-C at the prompt")
 	}
 	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
