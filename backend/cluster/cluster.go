@@ -50,6 +50,12 @@ type Options struct {
 	// clock, so the nodes' own clocks need not agree; tests set it to move
 	// one node into the future.
 	Now func() time.Time
+	// ForwardTimeout is how long a request forwarded to another node
+	// waits for that node to begin its response; the lease TTL when zero.
+	// A node that does not answer by then is asked no longer: the request
+	// is done again where the conversation is live now, or refused with
+	// 503 and Retry-After if it is still that node's.
+	ForwardTimeout time.Duration
 	// Log receives what the node does on its own: losing and regaining the
 	// database, leases lost. Nil discards.
 	Log *slog.Logger
@@ -80,6 +86,9 @@ type Node struct {
 	conf      *pgx.ConnConfig // for the dedicated connection
 	transport *http.Transport // to forward requests to other nodes
 	owners    owners          // which node holds what, for a moment (owners.go)
+	watching  watches         // the forwards in flight (watch.go)
+
+	forwardTimeout time.Duration
 
 	seq atomic.Int64 // the last lease token handed out
 
@@ -107,6 +116,9 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	}
 	if opts.LeaseTTL < 30*time.Millisecond {
 		return nil, fmt.Errorf("cluster: join: lease TTL %v is too short to renew", opts.LeaseTTL)
+	}
+	if opts.ForwardTimeout == 0 {
+		opts.ForwardTimeout = opts.LeaseTTL
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -141,6 +153,8 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		transport: forwarding(),
 		leases:    map[string]*entry{},
 		subs:      map[string]map[chan string]struct{}{},
+
+		forwardTimeout: opts.ForwardTimeout,
 	}
 	// The id is random so that a restarted process is a new node: its
 	// predecessor's leases are a dead node's, taken over like any other.
@@ -166,6 +180,11 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	go func() {
 		defer n.tasks.Done()
 		n.run(loop, conn)
+	}()
+	n.tasks.Add(1)
+	go func() {
+		defer n.tasks.Done()
+		n.watchLeases(loop)
 	}()
 	n.log.Info("cluster: joined", "node", n.id, "url", n.url)
 	return n, nil
