@@ -10,8 +10,10 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -155,12 +157,29 @@ func (n *Node) forwardTo(out *relay, r *http.Request, to *Elsewhere, body *repla
 	// is not an event stream as well: the owner has done what was asked
 	// then, and doing it again elsewhere could do it twice.
 	var answered, settled atomic.Bool
-	deadline := time.AfterFunc(n.forwardTimeout, func() {
-		if !answered.Load() {
-			cancel(errNoAnswer)
-		}
+	// The deadline runs from when the request was sent whole: a large body
+	// from a slow browser takes what it takes.
+	wrote := make(chan struct{})
+	var once sync.Once
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(func() { close(wrote) }) },
 	})
-	defer deadline.Stop()
+	go func() {
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			return
+		}
+		t := time.NewTimer(n.forwardTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			if !answered.Load() {
+				cancel(errNoAnswer)
+			}
+		case <-ctx.Done():
+		}
+	}()
 	go func() {
 		select {
 		case <-w.moved:
