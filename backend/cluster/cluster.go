@@ -50,12 +50,19 @@ type Options struct {
 	// clock, so the nodes' own clocks need not agree; tests set it to move
 	// one node into the future.
 	Now func() time.Time
-	// ForwardTimeout is how long a request forwarded to another node
-	// waits for that node to begin its response; the lease TTL when zero.
+	// ForwardTimeout is how long a request forwarded to another node,
+	// once sent, waits for that node to begin its response; the lease TTL
+	// when zero.
 	// A node that does not answer by then is asked no longer: the request
 	// is done again where the conversation is live now, or refused with
 	// 503 and Retry-After if it is still that node's.
 	ForwardTimeout time.Duration
+	// Version names the build the node runs, and Schema the newest
+	// migration of the database that build knows. Both are recorded in the
+	// node's row; a node that meets another of a different version warns,
+	// naming both (see versions.go).
+	Version string
+	Schema  int
 	// Log receives what the node does on its own: losing and regaining the
 	// database, leases lost. Nil discards.
 	Log *slog.Logger
@@ -89,6 +96,8 @@ type Node struct {
 	watching  watches         // the forwards in flight (watch.go)
 
 	forwardTimeout time.Duration
+	version        string // the build, recorded in the node's row
+	schema         int    // the newest migration the build knows
 
 	seq atomic.Int64 // the last lease token handed out
 
@@ -98,7 +107,8 @@ type Node struct {
 	live     bool // the dedicated connection holds the lock
 	draining bool
 	closed   bool
-	pid      uint32 // the dedicated connection's backend, for tests
+	pid      uint32          // the dedicated connection's backend, for tests
+	met      map[string]bool // the nodes compared with this one (versions.go)
 
 	stop  context.CancelFunc
 	tasks sync.WaitGroup // the connection's loop and the checks it starts
@@ -155,6 +165,9 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		subs:      map[string]map[chan string]struct{}{},
 
 		forwardTimeout: opts.ForwardTimeout,
+		version:        opts.Version,
+		schema:         opts.Schema,
+		met:            map[string]bool{},
 	}
 	// The id is random so that a restarted process is a new node: its
 	// predecessor's leases are a dead node's, taken over like any other.
@@ -174,6 +187,7 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
 	n.forgetDead(ctx)
+	n.meet(ctx)
 	loop, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	n.tasks.Add(1)
@@ -185,6 +199,11 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	go func() {
 		defer n.tasks.Done()
 		n.watchLeases(loop)
+	}()
+	n.tasks.Add(1)
+	go func() {
+		defer n.tasks.Done()
+		n.meetNodes(loop)
 	}()
 	n.log.Info("cluster: joined", "node", n.id, "url", n.url)
 	return n, nil

@@ -83,10 +83,10 @@ func (n *Node) connect(ctx context.Context, stale int64) (*pgx.Conn, error) {
 	n.mu.Unlock()
 	// The row may have been deleted while the node was cut off (forgetDead
 	// on another node), so it is written again on every connection.
-	if _, err := conn.Exec(ctx, `INSERT INTO cluster_nodes (id, url, lock_key, started_at, draining)
-		VALUES ($1, $2, $3, $4, $5)
+	if _, err := conn.Exec(ctx, `INSERT INTO cluster_nodes (id, url, lock_key, started_at, draining, version, schema_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET url = excluded.url, lock_key = excluded.lock_key, draining = excluded.draining`,
-		n.id, n.url, n.key, time.Now().UnixMilli(), draining); err != nil {
+		n.id, n.url, n.key, time.Now().UnixMilli(), draining, n.version, n.schema); err != nil {
 		return fail(fmt.Errorf("register node: %w", err))
 	}
 	n.mu.Lock()
