@@ -93,11 +93,19 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, ne
 		}
 		var away *Elsewhere
 		switch {
-		case errors.As(err, &away) && away.Node == to.Node && errors.Is(why, errRefused):
-			n.giveUp(out, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
-			return
-		case errors.As(err, &away) && away.Node == to.Node && errors.Is(why, errNoAnswer):
-			n.giveUp(out, "This conversation's server did not answer in time; try again in a moment.")
+		case errors.As(err, &away) && away.Node == to.Node && !errors.Is(why, errMoved):
+			// The owner that failed the request still holds the
+			// conversation: what it did of the request is unknown, and
+			// the browser is told to try again rather than it being sent
+			// twice.
+			switch {
+			case errors.Is(why, errRefused):
+				n.giveUp(out, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
+			case errors.Is(why, errNoAnswer):
+				n.giveUp(out, "This conversation's server did not answer in time; try again in a moment.")
+			default:
+				n.giveUp(out, "This conversation's server did not answer; try again in a moment.")
+			}
 			return
 		case errors.As(err, &away):
 			n.owners.put(away, time.Now())
