@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/cluster"
 	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
+	"github.com/sweatpants-go/sweatpants/store"
 )
 
 // A server on PostgreSQL is a node of a cluster (package cluster): the
@@ -20,12 +21,24 @@ import (
 // at a time, and a request for a conversation another node serves is
 // forwarded there. On SQLite a server is alone, and none of this runs.
 
-// nodeOf joins the cluster on the PostgreSQL database at db as the node
-// other nodes reach at url.
-func nodeOf(ctx context.Context, db, url string, log *slog.Logger) (*cluster.Node, error) {
-	node, err := cluster.Join(ctx, db, cluster.Options{URL: url, Log: log})
+// nodeOf joins the cluster on the PostgreSQL database at target, opened
+// as db, as the node other nodes reach at url, running the build named
+// version. A build older than the database's schema (a newer build
+// migrated it) is refused: it would misread, or write wrongly, what the
+// newer nodes record. Another build of the same schema or an older one is
+// let in; the cluster warns of it (cluster.Options.Version).
+func nodeOf(ctx context.Context, db *store.DB, target, url, version string, log *slog.Logger) (*cluster.Node, error) {
+	applied, err := db.Version(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("join the other servers on %s: %w", shownDB(db), err)
+		return nil, fmt.Errorf("read the schema version of %s: %w", shownDB(target), err)
+	}
+	if known := db.Known(); applied > known {
+		return nil, fmt.Errorf("the database %s is at schema migration %d, newer than this build knows (%d): a newer build migrated it, "+
+			"and this one would misread what it records; run the newer build (%s)", shownDB(target), applied, known, version)
+	}
+	node, err := cluster.Join(ctx, target, cluster.Options{URL: url, Log: log, Version: version, Schema: db.Known()})
+	if err != nil {
+		return nil, fmt.Errorf("join the other servers on %s: %w", shownDB(target), err)
 	}
 	return node, nil
 }

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
@@ -38,7 +40,7 @@ func startNode(t *testing.T, url string) node {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	cn, err := nodeOf(t.Context(), url, "http://127.0.0.1:9", slog.New(slog.DiscardHandler))
+	cn, err := nodeOf(t.Context(), db, url, "http://127.0.0.1:9", "test build", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +119,45 @@ func TestAConversationMovesToTheNodeThatTakesItOver(t *testing.T) {
 	}
 	if answers != 1 {
 		t.Errorf("%d answers recorded, want one", answers)
+	}
+}
+
+// A server of a build older than the database's schema (a newer build
+// migrated it since) does not join the other servers: it is refused with
+// both migration numbers and what to do. One of the same schema joins.
+func TestAnOlderBuildThanTheDatabaseIsRefused(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.Schema(t)
+	db, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	log := slog.New(slog.DiscardHandler)
+	node, err := nodeOf(ctx, db, url, "http://127.0.0.1:9", "test build", log)
+	if err != nil {
+		t.Fatalf("a build of the database's schema: %v", err)
+	}
+	node.Close()
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	newer := db.Known() + 1
+	if _, err := conn.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_a_newer_build.sql', 0)", newer); err != nil {
+		t.Fatal(err)
+	}
+	node, err = nodeOf(ctx, db, url, "http://127.0.0.1:9", "test build", log)
+	if err == nil {
+		node.Close()
+		t.Fatal("a build older than the database's schema joined")
+	}
+	for _, want := range []string{fmt.Sprintf("schema migration %d", newer), fmt.Sprintf("this build knows (%d)", db.Known()), "run the newer build"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q, want it to say %q", err, want)
+		}
 	}
 }
 

@@ -205,7 +205,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	// reached by them at --node-url (cluster.go).
 	var node *cluster.Node
 	if store.IsPostgres(cfg.db) {
-		if node, err = nodeOf(ctx, cfg.db, cmp.Or(cfg.nodeURL, "http://"+ln.Addr().String()), log); err != nil {
+		if node, err = nodeOf(ctx, db, cfg.db, cmp.Or(cfg.nodeURL, "http://"+ln.Addr().String()), buildVersion(p.cfg.Name), log); err != nil {
 			ln.Close()
 			return err
 		}

@@ -95,6 +95,13 @@ func (n *Node) deliver(ctx context.Context, payload string) {
 	if m.Topic == TopicTaken || m.Topic == TopicReleased {
 		n.owners.forget(m.Payload)
 	}
+	if m.Topic == TopicTaken && n.watching.watching(m.Payload) {
+		n.tasks.Add(1)
+		go func() {
+			defer n.tasks.Done()
+			n.checkWatches(ctx, []string{m.Payload})
+		}()
+	}
 	if m.Topic == TopicTaken {
 		n.tasks.Add(1)
 		go func() {

@@ -50,6 +50,19 @@ type Options struct {
 	// clock, so the nodes' own clocks need not agree; tests set it to move
 	// one node into the future.
 	Now func() time.Time
+	// ForwardTimeout is how long a request forwarded to another node,
+	// once sent, waits for that node to begin its response; the lease TTL
+	// when zero.
+	// A node that does not answer by then is asked no longer: the request
+	// is done again where the conversation is live now, or refused with
+	// 503 and Retry-After if it is still that node's.
+	ForwardTimeout time.Duration
+	// Version names the build the node runs, and Schema the newest
+	// migration of the database that build knows. Both are recorded in the
+	// node's row; a node that meets another of a different version warns,
+	// naming both (see versions.go).
+	Version string
+	Schema  int
 	// Log receives what the node does on its own: losing and regaining the
 	// database, leases lost. Nil discards.
 	Log *slog.Logger
@@ -80,6 +93,11 @@ type Node struct {
 	conf      *pgx.ConnConfig // for the dedicated connection
 	transport *http.Transport // to forward requests to other nodes
 	owners    owners          // which node holds what, for a moment (owners.go)
+	watching  watches         // the forwards in flight (watch.go)
+
+	forwardTimeout time.Duration
+	version        string // the build, recorded in the node's row
+	schema         int    // the newest migration the build knows
 
 	seq atomic.Int64 // the last lease token handed out
 
@@ -89,7 +107,8 @@ type Node struct {
 	live     bool // the dedicated connection holds the lock
 	draining bool
 	closed   bool
-	pid      uint32 // the dedicated connection's backend, for tests
+	pid      uint32          // the dedicated connection's backend, for tests
+	met      map[string]bool // the nodes compared with this one (versions.go)
 
 	stop  context.CancelFunc
 	tasks sync.WaitGroup // the connection's loop and the checks it starts
@@ -107,6 +126,9 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 	}
 	if opts.LeaseTTL < 30*time.Millisecond {
 		return nil, fmt.Errorf("cluster: join: lease TTL %v is too short to renew", opts.LeaseTTL)
+	}
+	if opts.ForwardTimeout == 0 {
+		opts.ForwardTimeout = opts.LeaseTTL
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -141,6 +163,11 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		transport: forwarding(),
 		leases:    map[string]*entry{},
 		subs:      map[string]map[chan string]struct{}{},
+
+		forwardTimeout: opts.ForwardTimeout,
+		version:        opts.Version,
+		schema:         opts.Schema,
+		met:            map[string]bool{},
 	}
 	// The id is random so that a restarted process is a new node: its
 	// predecessor's leases are a dead node's, taken over like any other.
@@ -160,12 +187,23 @@ func Join(ctx context.Context, connString string, opts Options) (*Node, error) {
 		return nil, fmt.Errorf("cluster: join: %w", err)
 	}
 	n.forgetDead(ctx)
+	n.meet(ctx)
 	loop, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	n.tasks.Add(1)
 	go func() {
 		defer n.tasks.Done()
 		n.run(loop, conn)
+	}()
+	n.tasks.Add(1)
+	go func() {
+		defer n.tasks.Done()
+		n.watchLeases(loop)
+	}()
+	n.tasks.Add(1)
+	go func() {
+		defer n.tasks.Done()
+		n.meetNodes(loop)
 	}()
 	n.log.Info("cluster: joined", "node", n.id, "url", n.url)
 	return n, nil

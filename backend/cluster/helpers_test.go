@@ -23,18 +23,20 @@ const wait = 10 * time.Second
 func newCluster(t *testing.T) string {
 	t.Helper()
 	url := pgtest.Schema(t)
-	ddl, err := os.ReadFile("../../store/migrations/postgres/011_cluster.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, string(ddl)); err != nil {
-		t.Fatalf("apply 011_cluster.sql: %v", err)
+	for _, name := range []string{"011_cluster.sql", "013_cluster_versions.sql"} {
+		ddl, err := os.ReadFile("../../store/migrations/postgres/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, string(ddl)); err != nil {
+			t.Fatalf("apply %s: %v", name, err)
+		}
 	}
 	return url
 }

@@ -83,10 +83,10 @@ func (n *Node) connect(ctx context.Context, stale int64) (*pgx.Conn, error) {
 	n.mu.Unlock()
 	// The row may have been deleted while the node was cut off (forgetDead
 	// on another node), so it is written again on every connection.
-	if _, err := conn.Exec(ctx, `INSERT INTO cluster_nodes (id, url, lock_key, started_at, draining)
-		VALUES ($1, $2, $3, $4, $5)
+	if _, err := conn.Exec(ctx, `INSERT INTO cluster_nodes (id, url, lock_key, started_at, draining, version, schema_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET url = excluded.url, lock_key = excluded.lock_key, draining = excluded.draining`,
-		n.id, n.url, n.key, time.Now().UnixMilli(), draining); err != nil {
+		n.id, n.url, n.key, time.Now().UnixMilli(), draining, n.version, n.schema); err != nil {
 		return fail(fmt.Errorf("register node: %w", err))
 	}
 	n.mu.Lock()
@@ -99,12 +99,42 @@ func (n *Node) connect(ctx context.Context, stale int64) (*pgx.Conn, error) {
 // forgetDead deletes the rows of nodes that are gone and their leases,
 // which no one would otherwise delete: a lease of a dead node is free to
 // take, but a conversation never opened again would keep its row forever.
+//
+// Other nodes may be taking those leases over meanwhile, and a node that
+// was only cut off may be coming back, so it deletes a lease only as it
+// read it, named by its node and token: a lease taken over since names
+// another node or token and stays. The dead nodes' rows are locked first
+// and their liveness checked again under the lock, so a node seen dead a
+// moment ago that has its lock again is left alone; one that gets it back
+// later writes its row again before it takes any lease, and waits for
+// this transaction to end to do so.
 func (n *Node) forgetDead(ctx context.Context) {
-	_, err := n.pool.Exec(ctx, `DELETE FROM cluster_nodes n WHERE NOT `+alive)
-	if err == nil {
-		_, err = n.pool.Exec(ctx, `DELETE FROM cluster_leases l
-			WHERE NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = l.node_id)`)
-	}
+	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM cluster_nodes n WHERE NOT `+alive+` FOR UPDATE SKIP LOCKED`)
+		if err != nil {
+			return err
+		}
+		seen, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if len(seen) > 0 {
+			// A statement of its own sees the locks as they are now,
+			// whatever the first one's snapshot saw.
+			_, err = tx.Exec(ctx, `DELETE FROM cluster_nodes n WHERE id = ANY($1) AND NOT `+alive, seen)
+			if err != nil {
+				return err
+			}
+		}
+		// The leases of nodes that have no row: those just deleted, and
+		// any a failed Close left. A lease this statement waits for (a
+		// node taking it over) is compared again as it is then.
+		_, err = tx.Exec(ctx, `DELETE FROM cluster_leases l USING (
+				SELECT conversation_id, node_id, token FROM cluster_leases o
+				WHERE NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = o.node_id)) gone
+			WHERE l.conversation_id = gone.conversation_id AND l.node_id = gone.node_id AND l.token = gone.token`)
+		return err
+	})
 	if err != nil {
 		n.log.Warn("cluster: forget dead nodes", "err", err)
 	}

@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"time"
 )
@@ -44,10 +40,10 @@ func (n *Node) Route(conversation func(*http.Request) string) func(http.Handler)
 // the lease until next returns; r's context is cancelled (cause ErrLost)
 // if the lease is lost meanwhile, so a stream ends and its browser
 // reconnects to the new owner. If another live node holds it, r is
-// forwarded there as it came (its Host, its cookie), streaming; if that
-// node does not answer, it is taken over here when it is dead. A request
-// that was forwarded already is not forwarded again: it gets 503 with
-// Retry-After.
+// forwarded there as it came (its Host, its cookie), streaming, and
+// forwarded again, or served here, if that node fails it (see forward). A
+// request that was forwarded already is not forwarded again: it gets 503
+// with Retry-After.
 func (n *Node) Serve(w http.ResponseWriter, r *http.Request, conversation string, next http.Handler) {
 	elsewhere := func(away *Elsewhere) {
 		n.owners.put(away, time.Now())
@@ -92,16 +88,17 @@ func (n *Node) answer(w http.ResponseWriter, r *http.Request, c string, next htt
 	}
 }
 
-// takeOver holds c after its owner refused a connection. A killed node's
-// lock goes when the server sees its connection end, a moment after the
-// process is gone, so an owner that still looks live is asked after again
-// for about a second before the request is refused.
-func (n *Node) takeOver(ctx context.Context, c string) (*Lease, error) {
+// takeOver holds c after its owner, node dead, refused a connection. A
+// killed node's lock goes when the server sees its connection end, a
+// moment after the process is gone, so an owner that still looks live is
+// asked after again for about a second before the request is refused. A
+// node that took the conversation over meanwhile is named at once.
+func (n *Node) takeOver(ctx context.Context, c, dead string) (*Lease, error) {
 	delay, until := 10*time.Millisecond, time.Now().Add(time.Second)
 	for {
 		lease, err := n.Hold(ctx, c)
 		var away *Elsewhere
-		if !errors.As(err, &away) || time.Now().After(until) {
+		if !errors.As(err, &away) || away.Node != dead || time.Now().After(until) {
 			return lease, err
 		}
 		t := time.NewTimer(delay)
@@ -113,65 +110,6 @@ func (n *Node) takeOver(ctx context.Context, c string) (*Lease, error) {
 		}
 		delay *= 2
 	}
-}
-
-// forward proxies r to the node named by to. FlushInterval -1 flushes each
-// write at once, so a server-sent event, or any response written bit by
-// bit, reaches the browser as the owner sends it. (The proxy already
-// flushes text/event-stream and responses of no declared length at once;
-// -1 says so for every response rather than relying on that.) When the owner refuses the connection it has most likely just
-// died: r's body was not sent yet (the proxy keeps the transport from
-// closing it), so r is served here if the lease can be taken now.
-func (n *Node) forward(w http.ResponseWriter, r *http.Request, to *Elsewhere, next http.Handler) {
-	target, err := url.Parse(to.URL)
-	if err != nil || target.Host == "" {
-		n.log.Warn("cluster: a node's URL", "node", to.Node, "url", to.URL, "err", err)
-		unavailable(w, "This conversation cannot be reached right now; try again in a moment.")
-		return
-	}
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Host = pr.In.Host // the owner sees the request as the browser sent it
-			// The browser is named after the hops before this node (a load
-			// balancer's), which SetXForwarded appends this node's peer to;
-			// what a load balancer said of the browser's connection stands:
-			// this node's own hop is plain HTTP.
-			pr.Out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
-			pr.SetXForwarded()
-			for _, h := range []string{"X-Forwarded-Proto", "X-Forwarded-Host"} {
-				if v := pr.In.Header.Get(h); v != "" {
-					pr.Out.Header.Set(h, v)
-				}
-			}
-			pr.Out.Header.Set(ForwardedHeader, n.id)
-		},
-		Transport:     n.transport,
-		FlushInterval: -1,
-		// An owner that dies mid-response ends the browser's connection (the
-		// browser reconnects and is routed afresh); that is said in the
-		// node's log, not on standard error.
-		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn),
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-			var op *net.OpError
-			if errors.As(err, &op) && op.Op == "dial" {
-				n.log.Info("cluster: the owner does not answer; taking over if it is dead", "node", to.Node, "err", err)
-				n.owners.forget(to.Conversation)
-				lease, err := n.takeOver(r.Context(), to.Conversation)
-				n.answer(w, r, to.Conversation, next, lease, err, func(away *Elsewhere) {
-					if away.Node != to.Node {
-						unavailable(w, fmt.Sprintf("This conversation just moved to node %s; try again.", away.Node))
-						return
-					}
-					unavailable(w, fmt.Sprintf("This conversation is live on node %s, which does not answer; try again in a moment.", away.Node))
-				})
-				return
-			}
-			n.log.Warn("cluster: forward a request", "node", to.Node, "err", err)
-			unavailable(w, "This conversation's server did not answer; try again in a moment.")
-		},
-	}
-	proxy.ServeHTTP(w, r)
 }
 
 // unavailable answers 503 with a Retry-After and a message for a person.

@@ -17,20 +17,41 @@ import (
 // site is a node serving HTTP as the application will: its handler behind
 // the node's Route. /c/ID/echo answers who served it and what it saw;
 // /c/ID/stream sends one event, a second when the test says so, and
-// reports why it ended.
+// reports why it ended; /c/ID/events sends one event, with this node's id
+// as its id, saying which event it follows (Last-Event-ID). A frozen site's
+// handler answers nothing until its request ends, as a stopped process
+// would, and says when it was reached on entered.
 type site struct {
-	node   *Node
-	srv    *httptest.Server
-	served atomic.Int32
-	step   chan struct{}
-	ended  chan error
+	node    *Node
+	srv     *httptest.Server
+	served  atomic.Int32
+	step    chan struct{}
+	ended   chan error
+	frozen  atomic.Bool
+	entered chan struct{}
+	thaw    chan struct{} // closed when the test ends
+}
+
+// freeze makes s answer nothing until the test ends. Call it once the
+// test's sites are started: their Close waits for the handlers, the
+// forwarding ones' included, so s thaws before any closes.
+func (s *site) freeze(t *testing.T) {
+	s.frozen.Store(true)
+	t.Cleanup(func() { close(s.thaw) })
 }
 
 func startSite(t *testing.T, url string) *site {
 	t.Helper()
-	s := &site{step: make(chan struct{}), ended: make(chan error, 1)}
+	return startSiteWith(t, url, Options{})
+}
+
+// startSiteWith starts a site whose node joins with opts (its URL aside).
+func startSiteWith(t *testing.T, url string, opts Options) *site {
+	t.Helper()
+	s := &site{step: make(chan struct{}), ended: make(chan error, 1), entered: make(chan struct{}, 8), thaw: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(nil)
-	s.node = join(t, url, Options{URL: "http://" + s.srv.Listener.Addr().String()})
+	opts.URL = "http://" + s.srv.Listener.Addr().String()
+	s.node = join(t, url, opts)
 	s.srv.Config.Handler = s.node.Route(conversationOf)(http.HandlerFunc(s.handle))
 	s.srv.Start()
 	t.Cleanup(s.srv.Close)
@@ -48,6 +69,11 @@ func conversationOf(r *http.Request) string {
 
 func (s *site) handle(w http.ResponseWriter, r *http.Request) {
 	s.served.Add(1)
+	if s.frozen.Load() {
+		s.entered <- struct{}{}
+		<-s.thaw // as a stopped process, whether or not its request ended
+		return
+	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/echo"):
 		body, _ := io.ReadAll(r.Body)
@@ -59,6 +85,11 @@ func (s *site) handle(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%s|%s|%s|%s|%s", s.node.ID(), body, r.Host, session, r.Header.Get(ForwardedHeader))
 	case strings.HasSuffix(r.URL.Path, "/forwarded"):
 		fmt.Fprintf(w, "%s|%s|%s", r.Header.Get("X-Forwarded-Proto"), r.Header.Get("X-Forwarded-Host"), r.Header.Get("X-Forwarded-For"))
+	case strings.HasSuffix(r.URL.Path, "/events"):
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "id: %s\ndata: %s after %s\n\n", s.node.ID(), s.node.ID(), r.Header.Get("Last-Event-ID"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
 	case strings.HasSuffix(r.URL.Path, "/stream"):
 		w.Header().Set("Content-Type", r.URL.Query().Get("type"))
 		fmt.Fprint(w, "data: one\n\n")
