@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
 	"github.com/sweatpants-go/sweatpants/backend/words"
@@ -27,7 +28,7 @@ const CheckCommand = "check"
 func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, contextTokens *int) *flag.FlagSet {
 	fs := flag.NewFlagSet(CheckCommand, flag.ContinueOnError)
 	*db = "data/" + p.cfg.Name + ".db"
-	fs.Var(nonEmptyFlag{db}, "db", "the database to check: the server's SQLite file, while it is stopped, or a copy of it; or a postgres:// URL")
+	fs.Var(nonEmptyFlag{db}, "db", "the database to check: the server's SQLite file, while it runs or not (only read, as a snapshot), or a postgres:// URL")
 	fs.Var(policyFlag{rules}, "policy", policyUsage+"; give the server's")
 	fs.Var(serversFlag{servers}, "mcp-servers", serversUsage+"; give the server's (none is called)")
 	contextTokensFlag(fs, contextTokens, "; give the server's")
@@ -52,13 +53,17 @@ func (p *program) check(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// A path with no database is a mistake (a copy not made, a typo), not
-	// a database with nothing waiting: opening it would create one.
-	if _, err := os.Stat(db); err != nil {
-		return fmt.Errorf("no database to check at %s: %w", db, err)
+	target := db
+	if !store.IsPostgres(db) {
+		snap, cleanup, err := p.snapshot(ctx, db)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		target = snap
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, CheckCommand, db, rules.rules, servers, contextTokens, store.Options{}, log)
+	o, err := p.open(ctx, CheckCommand, target, rules.rules, servers, contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}
@@ -71,4 +76,40 @@ func (p *program) check(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d waiting %s would not resume on this build", diverged, words.Plural(diverged, "turn", "turns"))
 	}
 	return nil
+}
+
+// snapshot copies the SQLite database at path, as it is now, into a
+// temporary file for the check to read (store.Snapshot), and returns its
+// path and what removes it. The check reads the copy, never path: path is
+// only read, while its server runs or not, with what its write-ahead log
+// holds, so a live database needs no copy made first (a copy of its file
+// alone would lack what the log holds). The copy is migrated, not path.
+func (p *program) snapshot(ctx context.Context, path string) (string, func(), error) {
+	// A path with no database is a mistake (a copy not made, a typo), not
+	// a database with nothing waiting.
+	if _, err := os.Stat(path); err != nil {
+		return "", nil, fmt.Errorf("no database to check at %s: %w", path, err)
+	}
+	dir, err := os.MkdirTemp("", p.cfg.Name+"-check-")
+	if err != nil {
+		return "", nil, fmt.Errorf("a temporary folder for the check's copy of %s: %w", path, err)
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	// With the server's lock, nobody else opens the database meanwhile;
+	// without it, a server runs on it, and the snapshot reads it live.
+	var opts store.SnapshotOptions
+	if release, err := lockDB(p.cfg.Name, path); err == nil {
+		defer release()
+		opts.Unshared = true
+	}
+	snap := filepath.Join(dir, filepath.Base(path))
+	if err := store.Snapshot(ctx, path, snap, opts); err != nil {
+		cleanup()
+		if errors.Is(err, store.ErrNoSchema) {
+			return "", nil, fmt.Errorf("%s is not a database to check: it has no schema (an empty file, another program's, "+
+				"or a copy of a live database made without its -wal file); give the server's database itself, which check only reads", path)
+		}
+		return "", nil, fmt.Errorf("read %s for the check: %w", path, err)
+	}
+	return snap, cleanup, nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,15 +78,88 @@ func TestCheckListsTheWaitingTurnsANewReleaseWouldBreak(t *testing.T) {
 	}
 }
 
-// snapshot is the database's main file as it is on disk once no process
-// holds it, which a check must leave alone.
+// snapshot is the database's main file as it is on disk, its bytes and
+// its time of change, which a check must leave alone.
 func snapshot(t *testing.T, db string) string {
 	t.Helper()
 	b, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	fi, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.ModTime().String() + "\n" + string(b)
+}
+
+// TestCheckReadsALiveDatabaseWithWhatItsLogHolds: the server runs (it
+// holds the database's lock) and everything it recorded is still in the
+// write-ahead log, none of it in the database's file. check, given the
+// database itself, finds the waiting turn there, as a deploy script runs
+// it beside the live server, and leaves the file as it was; a copy of the
+// file made without its -wal has no schema, and check refuses it rather
+// than find nothing waiting.
+func TestCheckReadsALiveDatabaseWithWhatItsLogHolds(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "greeter.db")
+	// A reader that began before anything was recorded keeps the
+	// checkpoints from copying what follows into the file.
+	raw, err := sql.Open("sqlite", "file:"+db+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	reader, err := raw.BeginTx(t.Context(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Rollback()
+	var tables int
+	if err := reader.QueryRow(`SELECT COUNT(*) FROM sqlite_master`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("a fresh database has %d tables (%v)", tables, err)
+	}
+	var out, errOut strings.Builder
+	p := newProgram(testConfig(), func(string) string { return "" }, strings.NewReader("Hello\n"), &out, &errOut)
+	p.interrupts = make(chan os.Signal)
+	if err := p.run(context.Background(), []string{"chat", "--db", db, "--agent", "greeter"}); err != nil {
+		t.Fatalf("chat: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "stays open") {
+		t.Fatalf("the greeter's question is not left waiting:\n%s", out.String())
+	}
+	release, err := lockDB("greeter", db) // the server, running on it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	copied := filepath.Join(dir, "copied.db")
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, db)
+
+	stdout, _, err := runWith(testConfig(), "check", "--db", db)
+	if err != nil || !strings.Contains(stdout, "The one suspended turn resumes") {
+		t.Errorf("check of the live database: %v\n%s", err, stdout)
+	}
+	if _, _, err := runWith(greeterReleased(false), "check", "--db", db); err == nil || !strings.Contains(err.Error(), "1 waiting turn would not resume") {
+		t.Errorf("check of the live database with an unguarded change: err = %v, want 1 waiting turn named", err)
+	}
+	stdout, _, err = runWith(testConfig(), "check", "--db", copied)
+	if err == nil || !strings.Contains(err.Error(), copied+" is not a database to check: it has no schema") {
+		t.Errorf("check of the file copied without its -wal: err = %v, want it refused for having no schema\n%s", err, stdout)
+	}
+	if after := snapshot(t, db); after != before {
+		t.Error("check changed the live database's file")
+	}
+	if got, err := os.ReadFile(copied); err != nil || string(got) != string(b) {
+		t.Errorf("check changed the copy it refused (%v)", err)
+	}
 }
 
 // TestCheckTrimsAsTheServerDoes: a waiting turn whose model call was sent

@@ -190,7 +190,13 @@ func TestMissingRequiredAnswer(t *testing.T) {
 	p.must(p.pendingForm().GetByTestId("field-destination").Fill(""))
 	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
 	p.must(expect.Locator(p.pendingForm().GetByTestId("error-destination")).ToHaveText("Destination is required"))
-	p.must(expect.Locator(p.pendingForm().GetByTestId("error-hotel")).ToContainText("is required"))
+	// A yes/no left unpicked is no, and a field with a default left empty
+	// takes its default: neither is required.
+	p.must(expect.Locator(p.pendingForm().GetByTestId("error-hotel")).ToHaveCount(0))
+	p.must(p.pendingForm().GetByTestId("field-destination").Fill("Oslo"))
+	p.must(p.pendingForm().GetByTestId("field-travellers").Fill(""))
+	p.must(p.pendingForm().GetByTestId("elicit-submit").Click())
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Your trip to Oslo is planned: 2 travellers in economy class, flights only, no hotel."))
 }
 
 func TestReloadMidFlowKeepsPendingForm(t *testing.T) {

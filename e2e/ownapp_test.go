@@ -107,11 +107,17 @@ func buildReadmeProgram(t *testing.T) string {
 		t.Fatal(err)
 	}
 	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(ours)
+	// The lines the README says go.mod needs, the replace pointing at
+	// this checkout where the README's points at the reader's clone.
+	require := regexp.MustCompile("`(require github\\.com/sweatpants-go/sweatpants \\S+)`").FindStringSubmatch(section)
+	replace := regexp.MustCompile("`(replace github\\.com/sweatpants-go/sweatpants => )\\S+`").FindStringSubmatch(section)
+	if require == nil || replace == nil {
+		t.Fatalf("the README's section does not say the require and the replace its go.mod needs:\n%s", section)
+	}
 	dir := t.TempDir()
 	files := map[string]string{
 		"main.go": block[1],
-		"go.mod": "module example.com/greeter\n\n" + string(goLine) + "\n\nrequire github.com/sweatpants-go/sweatpants v0.0.0\n\n" +
-			"replace github.com/sweatpants-go/sweatpants => " + root + "\n",
+		"go.mod":  "module example.com/greeter\n\n" + string(goLine) + "\n\n" + require[1] + "\n\n" + replace[1] + root + "\n",
 	}
 	// The module's requirements are ours, so our go.sum holds their sums.
 	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))

@@ -203,7 +203,8 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 	}
 	core := func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 		var in In
-		if err := json.Unmarshal(call.Input, &in); err != nil {
+		// A field the model left out takes its default, as in a form.
+		if err := json.Unmarshal(t.info.Input.WithDefaults(call.Input), &in); err != nil {
 			return nil, fmt.Errorf("decode %s input: %w", call.Tool, err)
 		}
 		ctx = primitive.AgentName.With(ctx, call.Agent)

@@ -118,6 +118,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 	c := t.conv
 	var (
 		ran     bool
+		cut     bool // ran, and was cut by the shutdown
 		resp    llm.Response
 		callErr error // the provider's own error, when the call ran now
 	)
@@ -142,6 +143,12 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		live := req // with its pictures' bytes, for the call alone: the record keeps their files' ids
 		if callErr = attach.Fill(ctx, &live, c.openFile, attach.DefaultMaxImage); callErr == nil {
 			resp, callErr = primitive.Complete(ctx, model, live, stream)
+		}
+		if callErr != nil && errors.Is(context.Cause(ctx), errShutdown) {
+			// Cut by the shutdown, not failed: not recorded, the call is
+			// made again when the turn resumes after the restart.
+			cut = true
+			return tree.SampleRecord{}, callErr
 		}
 		rec := t.samples.Record(id, req) // what is new since the scope's last call
 		rec.LatencyMS = float64(c.svc.since(start).Microseconds()) / 1000
@@ -174,6 +181,8 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		t.samples.Replayed(t.record, id, n, rec)
 	}
 	switch {
+	case cut:
+		return resp, callErr
 	case ran && err != nil:
 		return resp, errors.Join(callErr, err)
 	case ran:

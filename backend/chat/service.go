@@ -59,8 +59,8 @@ type Service struct {
 	files  Files         // see Config.Files
 	log    *slog.Logger
 
-	ctx    context.Context // parent of every turn; cancelled by Close
-	cancel context.CancelFunc
+	ctx    context.Context // parent of every turn; cancelled by Close, with errShutdown
+	cancel context.CancelCauseFunc
 	turns  sync.WaitGroup
 
 	compactTokens int                                   // see Config.CompactTokens
@@ -88,7 +88,7 @@ type Service struct {
 // New returns a service configured by cfg. Turns run until they finish or
 // Close is called.
 func New(cfg Config) *Service {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
@@ -99,7 +99,7 @@ func New(cfg Config) *Service {
 // Close stops every running turn and waits until their writes are done.
 // Elicits they were waiting on stay recorded as unanswered.
 func (s *Service) Close() {
-	s.cancel()
+	s.cancel(errShutdown)
 	s.turns.Wait()
 	s.mu.Lock()
 	live := slices.Collect(maps.Values(s.live))

@@ -21,12 +21,15 @@ import (
 // guard (package consent); a denied one is recorded too, and does not run. A call
 // the user stops is recorded as cancelled; one cut off otherwise (its
 // branch left, the service closing) is not recorded, and is decided and
-// run again when its turn resumes.
+// run again when its turn resumes. A call that fails while the service
+// shuts down is taken as cut off, whatever its error says: a tool may word
+// its context's end as its own failure ("add: context canceled").
 func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		id := durable.NextCall(ctx)
 		var (
 			ran    bool
+			cut    bool // ran, and was cut off before it finished
 			out    json.RawMessage
 			runErr error // the tool's own error, or its denial, when it was decided now
 		)
@@ -34,7 +37,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 			ran = true
 			var rec tree.ToolRecord
 			rec, out, runErr = t.decideAndRun(ctx, id, c, next)
-			if errors.Is(runErr, context.Canceled) && !errors.Is(context.Cause(ctx), errStopped) {
+			if cut = runErr != nil && cutOff(ctx, runErr); cut {
 				return rec, runErr // not recorded: the turn resumes here
 			}
 			t.conv.svc.observe.ToolDecided(ctx, rec.Agent, rec.Tool, rec.Decision, rec.DecidedBy, rec.Outcome)
@@ -46,7 +49,7 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 			return err
 		})
 		switch {
-		case ran && errors.Is(runErr, context.Canceled):
+		case cut:
 			return out, runErr
 		case ran && err != nil:
 			return out, errors.Join(runErr, err)
@@ -57,6 +60,14 @@ func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) pr
 		}
 		return consent.Recorded(rec)
 	}
+}
+
+// cutOff reports whether err, the error of a call made from ctx, means the
+// call was cut off rather than that it failed: its branch was left or the
+// service is shutting down, not the user's stop, which is recorded.
+func cutOff(ctx context.Context, err error) bool {
+	cause := context.Cause(ctx)
+	return errors.Is(cause, errShutdown) || errors.Is(err, context.Canceled) && !errors.Is(cause, errStopped)
 }
 
 // decideAndRun decides call c, made as call id, and runs it if it may:

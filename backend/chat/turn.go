@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,6 +227,12 @@ var errParked = errors.New("the turn's branch is no longer the current one")
 // errStopped is the cause of a turn's cancellation when the user stops it.
 var errStopped = errors.New("stopped by the user")
 
+// errShutdown is the cause of every turn's cancellation when the service
+// closes. It is a cancellation (errors.Is context.Canceled), so that what
+// was cut by it is not recorded as a failure: the turn resumes there after
+// the restart.
+var errShutdown = fmt.Errorf("the service is shutting down: %w", context.Canceled)
+
 // errInterrupted is the cause of a turn's cancellation when the user sends
 // a new message while it works.
 var errInterrupted = errors.New("interrupted by a new message")
@@ -353,6 +360,11 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 // node that records its end (AssistantMessage, Stopped or TurnError) and
 // what it says. No kind means the service is shutting down: the turn stays
 // where it was, to be resumed.
+//
+// A turn the shutdown cut is not ended by what its code returned, whatever
+// that is: code that turns a tool's error into a reply ("I could not add
+// it: context canceled") returns no error, yet what it answers is the
+// shutdown, not the tool. So the shutdown is asked before the reply.
 func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply string, err error) (tree.Kind, tree.Message) {
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](context.Cause(ctx)); ok && err == nil {
 		err = nd // ended by a call that returns no error (turn.Version): the code went on, the turn cannot
@@ -361,12 +373,12 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	case errors.Is(context.Cause(ctx), errStopped):
 		// Stopped, even if the agent finished anyway: the user was told so.
 		return tree.Stopped, tree.Message{Text: "Stopped."}
+	case errors.Is(context.Cause(ctx), errShutdown):
+		return "", tree.Message{}
 	case err == nil:
 		// However the agent made its reply, it is no longer than a model
 		// call's may be.
 		return tree.AssistantMessage, tree.Message{Text: replycap.Bound(reply, c.svc.maxReply)}
-	case errors.Is(err, context.Canceled) && c.svc.ctx.Err() != nil:
-		return "", tree.Message{}
 	}
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		err = cause // ended for a reason of the service's, which says more

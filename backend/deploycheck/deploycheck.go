@@ -28,7 +28,8 @@ against this build's assistants, as resuming it after the deploy would,
 and the turns that would no longer resume are listed, each with its
 conversation, its assistant and the call where this build's code differs
 from what the turn recorded. Nothing is written, no model is called, no
-finished tool runs again.
+finished tool runs again. A SQLite database is only read, while its
+server runs or not: the check reads a snapshot of it, made in $TMPDIR.
 
 Guard each change it finds with turn.Version, so that turns recorded
 before the change keep the old path, and check again. The exit status is

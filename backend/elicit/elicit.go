@@ -136,7 +136,7 @@ func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, O
 				return FieldErrors{{Message: "the request's input cannot be read: " + err.Error()}}
 			}
 		}
-		if err := decodeContent(content, &out); err != nil {
+		if err := decodeContent(k.Output, content, &out); err != nil {
 			return FieldErrors{{Message: "the answer cannot be read: " + err.Error()}}
 		}
 		return rule(in, out)
@@ -194,16 +194,18 @@ func (k *Kind[In, Out]) Request(message string, in In) (Request, error) {
 func (k *Kind[In, Out]) Decode(resp Response) (Result[Out], error) {
 	res := Result[Out]{Action: resp.Action, Text: resp.Text}
 	if resp.Action == Accept {
-		if err := decodeContent(resp.Content, &res.Content); err != nil {
+		if err := decodeContent(k.Output, resp.Content, &res.Content); err != nil {
 			return res, fmt.Errorf("decode %s result: %w", k.Name, err)
 		}
 	}
 	return res, nil
 }
 
-// decodeContent decodes accepted content into out. No content at all is
-// the zero value, as Validate counts it an empty object.
-func decodeContent(content json.RawMessage, out any) error {
+// decodeContent decodes accepted content, an answer of schema, into out,
+// each field it leaves out set to its default. No content at all is the
+// zero value, but for the defaults, as Validate counts it an empty object.
+func decodeContent(schema *Schema, content json.RawMessage, out any) error {
+	content = schema.WithDefaults(content)
 	if len(bytes.Trim(content, jsonSpace)) == 0 {
 		return nil
 	}

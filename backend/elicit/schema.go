@@ -46,7 +46,9 @@ type Schema struct {
 //	                                length for strings, of the count for lists
 //	format:"multiline"              a hint to renderers (multiline, email, …)
 //
-// A field is required unless its json tag has omitempty or it is a pointer.
+// A field is required unless its json tag has omitempty, it is a pointer or
+// a bool, or it has a default; a field left out of an answer takes its
+// default (WithDefaults).
 
 var schemaCache sync.Map // reflect.Type → schemaResult
 
@@ -139,7 +141,9 @@ func structSchema(t reflect.Type, seen []reflect.Type) (*Schema, error) {
 		}
 		s.Properties[name] = p
 		s.Order = append(s.Order, name)
-		if !omitempty && f.Type.Kind() != reflect.Pointer {
+		// A field with a default, or a yes/no (an unticked box sends
+		// nothing), may be left out: WithDefaults says what it then is.
+		if !omitempty && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Bool && p.Default == nil {
 			s.Required = append(s.Required, name)
 		}
 	}

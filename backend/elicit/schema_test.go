@@ -30,8 +30,8 @@ func TestSchemaFromGoType(t *testing.T) {
 	if !slices.Equal(s.Order, wantOrder) {
 		t.Errorf("order = %v, want %v", s.Order, wantOrder)
 	}
-	if want := []string{"destination", "travellers", "cabin", "hotel"}; !slices.Equal(s.Required, want) {
-		t.Errorf("required = %v, want %v (omitempty and pointers are optional)", s.Required, want)
+	if want := []string{"destination"}; !slices.Equal(s.Required, want) {
+		t.Errorf("required = %v, want %v (omitempty, pointers, bools and fields with a default are optional)", s.Required, want)
 	}
 	p := s.Properties
 	checks := []struct {

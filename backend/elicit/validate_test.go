@@ -13,9 +13,10 @@ func TestValidate(t *testing.T) {
 	}{
 		{"valid", `{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true}`, ""},
 		{"valid with optionals", `{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true,"budget":99.5,"extras":["wifi"],"notes":null}`, ""},
-		{"missing required", `{"travellers":2}`, "destination: is required; cabin: is required; hotel: is required"},
+		{"missing required", `{"travellers":2}`, "destination: is required"},
+		{"defaults and a yes/no left out", `{"destination":"Oslo"}`, ""},
 		{"empty required text", `{"destination":"","travellers":2,"cabin":"economy","hotel":false}`, "destination: is required"},
-		{"no content", ``, "destination: is required; travellers: is required; cabin: is required; hotel: is required"},
+		{"no content", ``, "destination: is required"},
 		{"above maximum", `{"destination":"Oslo","travellers":12,"cabin":"economy","hotel":true}`, "travellers: must be at most 9"},
 		{"below minimum", `{"destination":"Oslo","travellers":0,"cabin":"economy","hotel":true}`, "travellers: must be at least 1"},
 		{"not whole", `{"destination":"Oslo","travellers":2.5,"cabin":"economy","hotel":true}`, "travellers: must be a whole number"},
@@ -111,12 +112,21 @@ func TestRequestCheckAndDecode(t *testing.T) {
 	if err := req.Check(Response{Action: "shrug"}); err == nil {
 		t.Error("an unknown action passed Check")
 	}
-	bad := Response{Action: Accept, Content: json.RawMessage(`{"destination":"Oslo"}`)}
+	bad := Response{Action: Accept, Content: json.RawMessage(`{"travellers":2}`)}
 	if _, ok := req.Check(bad).(FieldErrors); !ok {
 		t.Errorf("invalid content: want FieldErrors, got %v", req.Check(bad))
 	}
 	if err := req.Check(Response{Action: Decline}); err != nil {
 		t.Errorf("decline: %v", err)
+	}
+	// The fields with a default, and the yes/no, may be left out: they
+	// are decoded as their defaults, and false.
+	brief := Response{Action: Accept, Content: json.RawMessage(`{"destination":"Oslo","cabin":null}`)}
+	if err := req.Check(brief); err != nil {
+		t.Fatalf("an answer leaving out the fields with defaults: %v", err)
+	}
+	if res, err := k.Decode(brief); err != nil || res.Content.Travellers != 2 || res.Content.Cabin != "economy" || res.Content.Hotel {
+		t.Errorf("decoded %+v (%v), want the defaults: 2 travellers, economy, no hotel", res.Content, err)
 	}
 	good := Response{Action: Accept, Content: json.RawMessage(`{"destination":"Oslo","travellers":4,"cabin":"business","hotel":false}`)}
 	if err := req.Check(good); err != nil {

@@ -1063,7 +1063,7 @@ func numAttr(f *float64) string {
 // field is one field of a form: its label says whether it must be given,
 // its input carries required, and while it has a problem aria-invalid and
 // the problem as its description. A boolean with a default is a switch set
-// to it; one without is a yes/no the user must pick.
+// to it; one without is a yes/no, no when left unpicked.
 func field(e *chat.ElicitView, name string, p *elicit.Schema) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

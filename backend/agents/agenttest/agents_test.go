@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/turn"
 )
 
@@ -150,4 +151,26 @@ var twoPoems = agents.Assistant{Name: "poems", Turn: func(ctx context.Context, m
 		return "", err
 	}
 	return strings.Join(poems, " / "), nil
+}}
+
+// notes keeps notes: a tool that writes, whose calls the user approves
+// first under the default policy.
+var (
+	notes       = agents.New("notes", "Keeps notes.")
+	notesKept   atomic.Int32 // how often remember really ran
+	rememberNew = agents.NewTool(notes, "remember", "Keeps a note for later",
+		func(ctx context.Context, text string) (string, error) {
+			notesKept.Add(1)
+			return "noted: " + text, nil
+		}).Does(policy.Writes)
+)
+
+// keeper calls remember with the message and, as authors do, turns the
+// tool's error into a friendly reply.
+var keeper = agents.Assistant{Name: "keeper", Turn: func(ctx context.Context, message string) (string, error) {
+	out, err := rememberNew.Call(ctx, message)
+	if err != nil {
+		return "I could not add it: " + err.Error(), nil
+	}
+	return "Done, " + out + ".", nil
 }}

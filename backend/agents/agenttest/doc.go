@@ -5,7 +5,8 @@
 //
 // A test scripts the model's steps, in order (Reply, Call, Fail), and the
 // user's answer to each question it expects (Answer, Decline, Cancel,
-// Deny, Say, and GiveFile for a file, which turn.OpenFile then reads),
+// Deny, Say, Approve for a tool's approval, and GiveFile for a file, which
+// turn.OpenFile then reads),
 // and checks what the turn did:
 //
 //	func TestGreeter(t *testing.T) {
@@ -31,6 +32,12 @@
 //		agenttest.Reply("Booked, and it will be sunny."),
 //	),
 //	agenttest.User(agenttest.Answer("Book it?", elicit.Confirmation{Yes: true})),
+//
+// Tool calls are decided by the permission policy, in Run as in Serve and
+// the server: a tool with effects asks the user's approval first, unless
+// a rule allows it, and the scripted user answers it:
+//
+//	agenttest.User(agenttest.Approve("remember", elicit.Approval{Choice: elicit.AllowOnce})),
 //
 // # Strict by default
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
+	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/primitive"
 )
 
@@ -29,7 +30,10 @@ func Run(t testing.TB, a agents.Assistant, message string, opts ...Option) Trans
 
 // Play runs a's turn on message in process, as Run does, for code with no
 // test at hand (an Example). The turn's calls go to the scripts and
-// settings in opts; nothing is recorded, so nothing is replayed.
+// settings in opts; nothing is recorded, so nothing is replayed. Its tool
+// calls are decided by the permission policy as the service decides them
+// (consent.go): a tool with effects asks the user's approval, which a
+// step answers (Approve), unless a rule allows it.
 //
 // Play is strict. The error is a *ScriptError, naming each problem and
 // telling the run, when a model step or a user step was not used; when the
@@ -80,10 +84,12 @@ type run struct {
 	cfg   config
 	kinds *elicit.Kinds
 
-	mu     sync.Mutex // turn.Together runs calls at once
-	tr     Transcript
-	states map[primitive.StateKey]json.RawMessage // the agents' state, as the turn changed it
-	forks  forkStates                             // the state each tried block began from (fork.go)
+	mu      sync.Mutex // turn.Together runs calls at once
+	tr      Transcript
+	states  map[primitive.StateKey]json.RawMessage // the agents' state, as the turn changed it
+	forks   forkStates                             // the state each tried block began from (fork.go)
+	calls   int                                    // the tool calls made so far (consent.go)
+	allowed map[toolKey]string                     // the tools the user allowed beyond a call, by approval
 }
 
 // context gives the turn's code its primitives, as the server does, with
@@ -92,6 +98,7 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	if r.cfg.scope != nil {
 		ctx = r.cfg.scope(ctx)
 	}
+	ctx = policy.Narrow(ctx, a.Policy...) // the assistant's rules, inside the program's
 	// Now, Random and Version are the clock's, chance's and the newest
 	// code's: nothing is replayed in process.
 	ctx = primitive.Cores{
@@ -100,6 +107,7 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	}.Provide(ctx, a.Name)
 	// turn.OpenFile reads the files the user's script gave.
 	ctx = primitive.Files.With(ctx, r.cfg.user.files.open)
+	ctx = agents.ToolAPI.Around(ctx, r.guard, primitive.Max) // decided before anything else sees the call
 	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
 }
 
@@ -136,6 +144,7 @@ func (r *run) elicit(_ context.Context, req elicit.Request) (elicit.Response, er
 	q := Question{Request: req, Answer: resp}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.rememberLocked(req, resp)
 	r.tr.Questions = append(r.tr.Questions, q)
 	r.tr.lines = append(r.tr.lines, questionLine(q))
 	return resp, nil

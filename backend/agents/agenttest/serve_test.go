@@ -136,3 +136,29 @@ func TestServeAnswersAsTheTestSays(t *testing.T) {
 		})
 	}
 }
+
+// A graceful restart while an approval waits suspends the turn, even one
+// whose code turns the tool's error into a friendly reply: after the
+// restart the same approval waits, and once allowed the tool runs once.
+func TestServeKeepsAnApprovalWaitingThroughARestart(t *testing.T) {
+	before := notesKept.Load()
+	s := agenttest.Serve(t, keeper)
+	c := s.Send("milk")
+	asked := c.Question()
+	if asked.Kind != elicit.Approve.Name {
+		t.Fatalf("the turn asked %s %q, want the approval of remember", asked.Kind, asked.Message)
+	}
+
+	s.Restart()
+
+	if got := c.Question(); got.ID != asked.ID || got.Kind != elicit.Approve.Name {
+		t.Fatalf("after the restart the turn asks %s %q (%s), want the approval %s again", got.Kind, got.Message, got.ID, asked.ID)
+	}
+	c.Answer(elicit.Approval{Choice: elicit.AllowOnce})
+	if got, want := c.Reply(), "Done, noted: milk."; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
+	if n := notesKept.Load() - before; n != 1 {
+		t.Errorf("remember ran %d times, want once", n)
+	}
+}

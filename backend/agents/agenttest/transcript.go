@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/figure"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -128,6 +129,10 @@ func toolLine(c ToolCall) string {
 		return out + " failed: " + clip(c.Err.Error())
 	}
 	return out + ": " + clip(string(c.Output))
+}
+
+func deniedLine(c agents.ToolCall, d *agents.DeniedError) string {
+	return fmt.Sprintf("tool %s.%s(%s) denied: %s", c.Agent, c.Tool, clip(string(c.Input)), clip(d.Why))
 }
 
 func modelLine(req llm.Request, resp llm.Response, err error) string {

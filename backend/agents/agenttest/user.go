@@ -38,6 +38,7 @@ func (u *UserScript) apply(c *config) { c.user = u }
 type UserStep struct {
 	question string // what the question's message contains
 	kind     string // the question's kind; "" for any
+	tool     string // for an approval (Approve), the tool whose call it asks about
 	resp     elicit.Response
 	file     *givenFile // the file the step gives (GiveFile), if any
 	broken   string     // why the step could not be written
@@ -86,6 +87,19 @@ func Say(question, text string) UserStep {
 	return UserStep{question: question, resp: elicit.Response{Action: elicit.Other, Text: text}}
 }
 
+// Approve answers the approval of a call of tool (its name, or
+// "agent/tool") with a: elicit.Approval{Choice: elicit.AllowOnce} lets the
+// call run, AllowConversation lets every later call of the tool in the
+// conversation run too, DenyCall refuses it (with a Reason for the model),
+// and Args, with an allow, edits the call's arguments. The service and
+// Run ask before a tool with effects runs, unless a rule allows it
+// (package policy).
+func Approve(tool string, a elicit.Approval) UserStep {
+	s := Answer("", a)
+	s.kind, s.tool = elicit.Approve.Name, tool
+	return s
+}
+
 // Of has the step match only a question of kind ("form", "confirm",
 // "choice", "location", or an application's own).
 func (s UserStep) Of(kind string) UserStep {
@@ -95,6 +109,13 @@ func (s UserStep) Of(kind string) UserStep {
 
 // matches reports whether the step answers req.
 func (s UserStep) matches(req elicit.Request) bool {
+	if s.tool != "" {
+		var in elicit.ApprovalInput
+		if req.Kind != elicit.Approve.Name || json.Unmarshal(req.Input, &in) != nil ||
+			s.tool != in.Tool && s.tool != in.Agent+"/"+in.Tool {
+			return false
+		}
+	}
 	return (s.kind == "" || s.kind == req.Kind) && strings.Contains(req.Message, s.question)
 }
 
@@ -103,6 +124,11 @@ func (s UserStep) String() string {
 	verb := map[elicit.Action]string{elicit.Accept: "Answer", elicit.Decline: "Decline", elicit.Cancel: "Cancel",
 		elicit.Denied: "Deny", elicit.Other: "Say"}[s.resp.Action]
 	out := fmt.Sprintf("%s %q", verb, s.question)
+	if s.tool != "" {
+		var a elicit.Approval
+		json.Unmarshal(s.resp.Content, &a)
+		return fmt.Sprintf("Approve %q (%s)", s.tool, a.Choice)
+	}
 	if s.file != nil {
 		out = fmt.Sprintf("GiveFile %q (%s)", s.question, s.file.name)
 	}

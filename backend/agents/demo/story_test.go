@@ -3,6 +3,8 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -189,5 +191,47 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 	reqs := model.Requests()
 	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || reqs[1].ResponseFormat == nil {
 		t.Errorf("the model was asked %d times (tools offered first: %d; typed output second: %v)", len(reqs), len(reqs[0].Tools), reqs[1].ResponseFormat)
+	}
+}
+
+// The README's tour, as a reader follows it: the first message of step 1,
+// then step 3's edit of it to Osaka, searches Osaka on the same day as
+// Tokyo; an edit that drops the day would search any day.
+func TestTheToursEditToOsakaKeepsTheDay(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile(`1\. \*"(Book me a flight to Tokyo[^"]*)"\*`).FindSubmatch(readme)
+	edit := regexp.MustCompile(`\*\*Edit\*\* the first message to \*"…([^"]*)"\*`).FindSubmatch(readme)
+	if first == nil || edit == nil {
+		t.Fatal("the README's tour has no first message to Tokyo, or no edit of it to Osaka: this test no longer reads it")
+	}
+	message, _, _ := strings.Cut(string(first[1]), "to Tokyo")
+	edited := message + string(edit[1])
+	searched := make(chan demo.FlightSearch, 2)
+	double := demo.FlightAgent.Instantiate(
+		agents.Implement(demo.SearchFlights, func(_ context.Context, q demo.FlightSearch) ([]flights.Flight, error) {
+			searched <- q
+			return nil, nil
+		}),
+	)
+	svc := storyService(t, func(ctx context.Context) context.Context { return agents.Use(ctx, double) })
+	var got []demo.FlightSearch
+	for _, text := range []string{string(first[1]), edited} {
+		conv, _ := svc.Create(t.Context(), "s", "chat")
+		if err := svc.Send(t.Context(), "s", conv.ID, text); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case q := <-searched:
+			got = append(got, q)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q searched nothing", text)
+		}
+		waitFor(t, svc, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	}
+	if got[0].To != "Tokyo" || got[1].To != "Osaka" || got[0].Date == "" || got[1].Date != got[0].Date {
+		t.Errorf("searched %+v for %q, then %+v for the edit %q; want Osaka on Tokyo's day", got[0], first[1], got[1], edited)
 	}
 }
