@@ -17,7 +17,8 @@ import (
 // empty is omitted, so a required one reports "is required".
 //
 // Booleans read true/on/yes/1 and false/off/no/0; a multi-choice list reads
-// every value given under its name.
+// every value given under its name, empty ones aside (a form sends one
+// empty value so that a list with nothing picked is still named).
 func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 	var errs FieldErrors
 	if s == nil || s.Type != "object" {
@@ -43,7 +44,16 @@ func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 				}
 				items = append(items, item)
 			}
-			content[name] = items
+			// Nothing picked is an empty list where the field must be
+			// given (its bounds say whether that will do), and the
+			// field left out where it may be: never null, which no list
+			// schema takes.
+			switch {
+			case len(items) > 0:
+				content[name] = items
+			case slices.Contains(s.Required, name):
+				content[name] = []any{}
+			}
 			continue
 		}
 		v := vs[len(vs)-1]
