@@ -15,14 +15,14 @@ import (
 // objects of named properties, strings, numbers, integers, booleans and
 // arrays, with titles, descriptions, enums, defaults and bounds. Order keeps
 // the properties in the order the Go struct declares them, so forms show
-// fields the way the author wrote them.
+// fields the way the author wrote them. EnumNames, when set, name Enum's
+// values one each for people: a question of an MCP server shows its titled
+// options by them, and the answer holds the values.
 type Schema struct {
-	Type        string   `json:"type,omitempty"`
-	Title       string   `json:"title,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Enum        []string `json:"enum,omitempty"`
-	// EnumNames are the labels of Enum's values, one each, for people: a
-	// question of an MCP server shows its titled options by them.
+	Type                 string             `json:"type,omitempty"`
+	Title                string             `json:"title,omitempty"`
+	Description          string             `json:"description,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
 	EnumNames            []string           `json:"enumNames,omitempty"`
 	Default              any                `json:"default,omitempty"`
 	Minimum              *float64           `json:"minimum,omitempty"`
