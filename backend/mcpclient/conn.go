@@ -233,7 +233,7 @@ func (c *conn) close() {
 // goes.
 func (c *conn) transport() (mcp.Transport, *tail) {
 	if c.cfg.URL != "" {
-		client := &http.Client{Transport: bearer{token: c.cfg.Token, next: http.DefaultTransport}}
+		client := &http.Client{Transport: bearer{token: c.cfg.Token, next: orderedBodies{next: http.DefaultTransport}}}
 		return &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: client}, nil
 	}
 	// Not exec.CommandContext: the command outlives the context it is
@@ -246,7 +246,8 @@ func (c *conn) transport() (mcp.Transport, *tail) {
 }
 
 // command is the SDK's transport to a command, which it starts through
-// the starter, so that it ends with the program.
+// the starter, so that it ends with the program, and whose questions keep
+// their order (orderedConn).
 type command struct {
 	mcp.CommandTransport
 	starter *starter
@@ -258,7 +259,10 @@ func (t *command) Connect(ctx context.Context) (mcp.Connection, error) {
 	if serr := t.starter.start(t.Command, func() { conn, err = t.CommandTransport.Connect(ctx) }); serr != nil {
 		return nil, serr
 	}
-	return conn, err
+	if err != nil {
+		return nil, err
+	}
+	return orderedConn{conn}, nil
 }
 
 // connectError says why connecting to cfg failed, in words for a user.

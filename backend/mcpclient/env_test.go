@@ -50,7 +50,11 @@ func serveStdio(behave string) int {
 		}
 	}
 	var n counts
-	err := paintServer(&n, behave, nil).Run(context.Background(), &mcp.StdioTransport{})
+	server := paintServer(&n, behave, nil)
+	if strings.HasPrefix(behave, "titled") {
+		server = titledServer(behave)
+	}
+	err := server.Run(context.Background(), &mcp.StdioTransport{})
 	if behave == "linger" {
 		select {}
 	}

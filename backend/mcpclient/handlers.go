@@ -139,8 +139,9 @@ func (t titledProperty) apply(p *elicit.Schema) {
 
 // propertyOrder is the order the schema raw names its properties in: the
 // page shows a form's fields in its schema's Order, and shows none
-// without one. (The SDK hands the requested schema over as a map, so the
-// order is by name by the time it arrives here.)
+// without one. (The SDK hands the requested schema over as a map, which
+// keeps no order: the message that brought it was given its order on its
+// way in, as "x-order", order.go.)
 func propertyOrder(raw []byte) []string {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil {
