@@ -17,8 +17,7 @@ import (
 // empty is omitted, so a required one reports "is required".
 //
 // Booleans read true/on/yes/1 and false/off/no/0; a multi-choice list reads
-// every value given under its name, empty ones aside (a form sends one
-// empty value so that a list with nothing picked is still named).
+// every value given under its name, empty ones aside.
 func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 	var errs FieldErrors
 	if s == nil || s.Type != "object" {
@@ -44,15 +43,11 @@ func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 				}
 				items = append(items, item)
 			}
-			// Nothing picked is an empty list where the field must be
-			// given (its bounds say whether that will do), and the
-			// field left out where it may be: never null, which no list
-			// schema takes.
-			switch {
-			case len(items) > 0:
+			// Nothing picked leaves the field out (a required one is then
+			// reported as required): never null, which no list's schema
+			// takes.
+			if len(items) > 0 {
 				content[name] = items
-			case slices.Contains(s.Required, name):
-				content[name] = []any{}
 			}
 			continue
 		}

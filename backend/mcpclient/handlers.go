@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,6 +49,10 @@ func (l *link) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
 			return nil, fmt.Errorf("the answer cannot be sent: %w", err)
 		}
+		// A field answered null is one not given (elicit.Schema.Validate
+		// takes it so), and is left out: the server's schema takes no
+		// null, and its SDK would refuse the whole answer for one.
+		maps.DeleteFunc(res.Content, func(_ string, v any) bool { return v == nil })
 	}
 	return res, nil
 }

@@ -86,8 +86,8 @@ func TestATitledQuestionIsAFormOfChoices(t *testing.T) {
 }
 
 // TestAFormsAnswerIsOneTheServerTakes: what the page sends for the
-// question (every checkbox list with its empty value first, a switch's
-// hidden false) becomes an answer the server's SDK takes — the consts of
+// question (a switch's hidden false first, a list typed into as a text
+// box sends an empty value) becomes an answer the server's SDK takes — the consts of
 // the options picked, lists of them, no field left empty sent at all —
 // and an answer it would refuse is refused here, field by field, in the
 // form's words, so that the user can fix it while the question waits.
@@ -146,7 +146,7 @@ func TestAFormsAnswerIsOneTheServerTakes(t *testing.T) {
 		{Field: "meetAt", Message: "must be a date and time with its offset from UTC, like 2026-12-31T18:30:00+01:00"},
 		{Field: "pet", Message: "must be one of: Goldfish, Cat, Dog"},
 		{Field: "color", Message: "must be one of: Red, Green, Blue"},
-		{Field: "toppings", Message: "must have at least 1 item"},
+		{Field: "toppings", Message: "is required"},
 		{Field: "friends", Message: "must be chosen from: Goldfish, Cat, Dog"},
 	}
 	if !reflect.DeepEqual(errs, want) {
