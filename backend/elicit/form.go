@@ -17,7 +17,7 @@ import (
 // empty is omitted, so a required one reports "is required".
 //
 // Booleans read true/on/yes/1 and false/off/no/0; a multi-choice list reads
-// every value given under its name.
+// every value given under its name, empty ones aside.
 func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 	var errs FieldErrors
 	if s == nil || s.Type != "object" {
@@ -43,7 +43,12 @@ func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 				}
 				items = append(items, item)
 			}
-			content[name] = items
+			// Nothing picked leaves the field out (a required one is then
+			// reported as required): never null, which no list's schema
+			// takes.
+			if len(items) > 0 {
+				content[name] = items
+			}
 			continue
 		}
 		v := vs[len(vs)-1]

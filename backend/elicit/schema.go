@@ -15,12 +15,15 @@ import (
 // objects of named properties, strings, numbers, integers, booleans and
 // arrays, with titles, descriptions, enums, defaults and bounds. Order keeps
 // the properties in the order the Go struct declares them, so forms show
-// fields the way the author wrote them.
+// fields the way the author wrote them. EnumNames, when set, name Enum's
+// values one each for people: a question of an MCP server shows its titled
+// options by them, and the answer holds the values.
 type Schema struct {
 	Type                 string             `json:"type,omitempty"`
 	Title                string             `json:"title,omitempty"`
 	Description          string             `json:"description,omitempty"`
 	Enum                 []string           `json:"enum,omitempty"`
+	EnumNames            []string           `json:"enumNames,omitempty"`
 	Default              any                `json:"default,omitempty"`
 	Minimum              *float64           `json:"minimum,omitempty"`
 	Maximum              *float64           `json:"maximum,omitempty"`
@@ -44,7 +47,9 @@ type Schema struct {
 //	default:"2"                     the value a form starts with
 //	min:"1" max:"9"                 bounds: of the value for numbers, of the
 //	                                length for strings, of the count for lists
-//	format:"multiline"              a hint to renderers (multiline, email, …)
+//	format:"email"                  a format the answer is checked for (email,
+//	                                uri, date, date-time), or a hint to
+//	                                renderers (multiline)
 //
 // A field is required unless its json tag has omitempty, it is a pointer or
 // a bool, or it has a default; a field left out of an answer takes its
@@ -336,6 +341,7 @@ func (s *Schema) Clone() *Schema {
 	}
 	c := *s
 	c.Enum = slices.Clone(s.Enum)
+	c.EnumNames = slices.Clone(s.EnumNames)
 	c.Order = slices.Clone(s.Order)
 	c.Required = slices.Clone(s.Required)
 	c.Items = s.Items.Clone()
@@ -346,4 +352,24 @@ func (s *Schema) Clone() *Schema {
 		}
 	}
 	return &c
+}
+
+// Label is how option, one of s's Enum, is shown to people: its name in
+// EnumNames, else the value itself.
+func (s *Schema) Label(option string) string {
+	if s != nil && len(s.EnumNames) == len(s.Enum) {
+		if i := slices.Index(s.Enum, option); i >= 0 && s.EnumNames[i] != "" {
+			return s.EnumNames[i]
+		}
+	}
+	return option
+}
+
+// labels are s's options as people read them.
+func (s *Schema) labels() string {
+	out := make([]string, len(s.Enum))
+	for i, v := range s.Enum {
+		out[i] = s.Label(v)
+	}
+	return strings.Join(out, ", ")
 }

@@ -99,7 +99,11 @@ func (s *Schema) check(path string, v any, errs *FieldErrors) {
 			return
 		}
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
-			add("must be one of: %s", strings.Join(s.Enum, ", "))
+			add("must be one of: %s", s.labels())
+			return
+		}
+		if msg := formatProblem(s.Format, str); msg != "" {
+			add("%s", msg)
 			return
 		}
 		n := utf8.RuneCountInString(str)
@@ -158,7 +162,7 @@ func (s *Schema) check(path string, v any, errs *FieldErrors) {
 				// A multi-choice list: report against the list itself, which is
 				// what a form shows.
 				if str, ok := it.(string); !ok || !slices.Contains(s.Items.Enum, str) {
-					add("must be chosen from: %s", strings.Join(s.Items.Enum, ", "))
+					add("must be chosen from: %s", s.Items.labels())
 					return
 				}
 				continue

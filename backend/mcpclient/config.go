@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -23,10 +24,14 @@ import (
 	"time"
 )
 
-// Server is one outside MCP server: started by Command (with Args and
-// Env, speaking MCP on its stdin and stdout) or reached at URL (Streamable
+// Server is one outside MCP server: started by Command (with Args,
+// speaking MCP on its stdin and stdout) or reached at URL (Streamable
 // HTTP, sending Token as a bearer token when set). Exactly one of Command
 // and URL is set.
+//
+// A command's environment is not the program's: it gets a few variables
+// every program needs (PATH, HOME, USER, LOGNAME, SHELL and TERM on
+// POSIX systems), the program's variables InheritEnv names, and Env.
 type Server struct {
 	// Name names the server in the policy's rules (NAME/TOOL), the
 	// record and the settings page: letters, digits, '_' and '-'.
@@ -34,8 +39,12 @@ type Server struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Token   string            `json:"token,omitempty"`
+	// InheritEnv names variables of the program's environment that the
+	// command is given as they are (a proxy's address, say); one the
+	// program does not have is left out.
+	InheritEnv []string `json:"inheritEnv,omitempty"`
+	URL        string   `json:"url,omitempty"`
+	Token      string   `json:"token,omitempty"`
 	// Timeout bounds connecting, and how long a call may go without a
 	// word from the server (a question the user is answering does not
 	// count); zero is DefaultTimeout.
@@ -90,6 +99,14 @@ func (s Server) Check() error {
 	case s.Token != "":
 		return fmt.Errorf("server %s: a token is sent to a url; a command takes its secrets in env", s.Name)
 	}
+	if s.URL != "" && len(s.InheritEnv) > 0 {
+		return fmt.Errorf("server %s: inheritEnv is for a command, and a url runs none", s.Name)
+	}
+	for _, name := range append(slices.Sorted(maps.Keys(s.Env)), s.InheritEnv...) {
+		if err := checkEnvName(name); err != nil {
+			return fmt.Errorf("server %s: %w", s.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -107,7 +124,7 @@ func (s Server) Where() string {
 // MCP clients write it:
 //
 //	{"mcpServers": {
-//	  "files":  {"command": "mcp-files", "args": ["--root", "/srv"], "env": {"LOG": "warn"}},
+//	  "files":  {"command": "mcp-files", "args": ["--root", "/srv"], "env": {"LOG": "warn"}, "inheritEnv": ["HTTPS_PROXY"]},
 //	  "search": {"url": "https://search.example/mcp", "token": "…", "timeout": "1m"}
 //	}}
 //

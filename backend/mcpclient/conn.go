@@ -36,6 +36,8 @@ type conn struct {
 	log  *slog.Logger
 	// replay never connects (Options.Replay).
 	replay bool
+	// starter starts the server's command, if it has one.
+	starter *starter
 
 	mu     sync.Mutex
 	idle   []*link        // links no call runs on
@@ -71,8 +73,8 @@ type running struct {
 	quiet     *watchdog
 }
 
-func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger) *conn {
-	return &conn{cfg: cfg, impl: impl, log: log, open: map[*link]bool{}, state: State{Status: NotConnected}}
+func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger, st *starter) *conn {
+	return &conn{cfg: cfg, impl: impl, log: log, starter: st, open: map[*link]bool{}, state: State{Status: NotConnected}}
 }
 
 // take returns a link for one call: an idle one, or a new one. The caller
@@ -231,19 +233,36 @@ func (c *conn) close() {
 // goes.
 func (c *conn) transport() (mcp.Transport, *tail) {
 	if c.cfg.URL != "" {
-		client := &http.Client{Transport: bearer{token: c.cfg.Token, next: http.DefaultTransport}}
+		client := &http.Client{Transport: bearer{token: c.cfg.Token, next: orderedBodies{next: http.DefaultTransport}}}
 		return &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: client}, nil
 	}
 	// Not exec.CommandContext: the command outlives the context it is
 	// started in, and is ended by the connection's close.
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	cmd.Env = os.Environ()
-	for k, v := range c.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = environ(c.cfg, os.LookupEnv)
 	stderr := &tail{}
 	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, stderr
+	return &command{CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, starter: c.starter}, stderr
+}
+
+// command is the SDK's transport to a command, which it starts through
+// the starter, so that it ends with the program, and whose questions keep
+// their order (orderedConn).
+type command struct {
+	mcp.CommandTransport
+	starter *starter
+}
+
+func (t *command) Connect(ctx context.Context) (mcp.Connection, error) {
+	var conn mcp.Connection
+	var err error
+	if serr := t.starter.start(t.Command, func() { conn, err = t.CommandTransport.Connect(ctx) }); serr != nil {
+		return nil, serr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return orderedConn{conn}, nil
 }
 
 // connectError says why connecting to cfg failed, in words for a user.

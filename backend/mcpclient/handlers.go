@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,12 +49,20 @@ func (l *link) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 		if err := json.Unmarshal(resp.Content, &res.Content); err != nil {
 			return nil, fmt.Errorf("the answer cannot be sent: %w", err)
 		}
+		// A field answered null is one not given (elicit.Schema.Validate
+		// takes it so), and is left out: the server's schema takes no
+		// null, and its SDK would refuse the whole answer for one.
+		maps.DeleteFunc(res.Content, func(_ string, v any) bool { return v == nil })
 	}
 	return res, nil
 }
 
 // formSchema reads a requested schema as a form's: an object of flat
-// properties, strings, numbers, booleans and enums, with their defaults.
+// properties, strings, numbers, booleans, single choices and multiple
+// choices, with their defaults. Titled options (a string's oneOf, a
+// list's items.anyOf, each a const and its title) become the field's
+// Enum, named by EnumNames, so that the form shows the titles and the
+// answer holds the consts.
 func formSchema(requested any) (*elicit.Schema, error) {
 	var s elicit.Schema
 	if requested != nil {
@@ -64,7 +73,20 @@ func formSchema(requested any) (*elicit.Schema, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		s.Order = propertyOrder(raw)
+		var titled struct {
+			Properties map[string]titledProperty `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &titled); err != nil {
+			return nil, err
+		}
+		for name, t := range titled.Properties {
+			if p := s.Properties[name]; p != nil {
+				t.apply(p)
+			}
+		}
+		if s.Order == nil {
+			s.Order = propertyOrder(raw)
+		}
 	}
 	if s.Type == "" {
 		s.Type = "object"
@@ -80,10 +102,51 @@ func formSchema(requested any) (*elicit.Schema, error) {
 	return &s, nil
 }
 
+// titledProperty is what a property of a requested schema may say of its
+// options beside what elicit.Schema reads.
+type titledProperty struct {
+	OneOf []titledOption `json:"oneOf"`
+	Items *struct {
+		AnyOf []titledOption `json:"anyOf"`
+	} `json:"items"`
+}
+
+// titledOption is one titled option: the value and how it is shown.
+type titledOption struct {
+	Const string `json:"const"`
+	Title string `json:"title"`
+}
+
+// apply makes p's titled options its Enum and EnumNames.
+func (t titledProperty) apply(p *elicit.Schema) {
+	options := func(opts []titledOption) (values, names []string) {
+		for _, o := range opts {
+			values = append(values, o.Const)
+			names = append(names, o.Title)
+		}
+		return values, names
+	}
+	switch {
+	case len(t.OneOf) > 0 && len(p.Enum) == 0:
+		p.Enum, p.EnumNames = options(t.OneOf)
+	case t.Items != nil && len(t.Items.AnyOf) > 0 && p.Items != nil && len(p.Items.Enum) == 0:
+		p.Items.Type = "string"
+		p.Items.Enum, p.Items.EnumNames = options(t.Items.AnyOf)
+	}
+	// Legacy names that do not name every value are left out, rather
+	// than show a value by another's name.
+	for _, q := range []*elicit.Schema{p, p.Items} {
+		if q != nil && len(q.EnumNames) != len(q.Enum) {
+			q.EnumNames = nil
+		}
+	}
+}
+
 // propertyOrder is the order the schema raw names its properties in: the
 // page shows a form's fields in its schema's Order, and shows none
-// without one. (The SDK hands the requested schema over as a map, so the
-// order is by name by the time it arrives here.)
+// without one. (The SDK hands the requested schema over as a map, which
+// keeps no order: the message that brought it was given its order on its
+// way in, as "x-order", order.go.)
 func propertyOrder(raw []byte) []string {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil {

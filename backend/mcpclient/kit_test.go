@@ -140,12 +140,10 @@ func stdioPaint(behave string) mcpclient.Server {
 
 func TestMain(m *testing.M) {
 	if behave, ok := os.LookupEnv(stdioEnv); ok {
-		var n counts
-		if err := paintServer(&n, behave, nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(serveStdio(behave))
+	}
+	if dir, ok := os.LookupEnv(hostEnv); ok {
+		os.Exit(host(dir))
 	}
 	if scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO"); scenario != "" && len(os.Args) > 1 {
 		os.Exit(conformanceClient(scenario, os.Args[len(os.Args)-1]))

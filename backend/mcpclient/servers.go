@@ -13,7 +13,8 @@ import (
 // Servers are the outside servers a program uses, each connected when
 // first needed (Start connects them all at once) and again after it broke.
 type Servers struct {
-	list []*conn
+	list    []*conn
+	starter *starter // starts the commands, so that they end with the program
 }
 
 // Options say who the program is to the servers.
@@ -35,7 +36,7 @@ func New(servers []Server, opts Options) (*Servers, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	impl := &mcp.Implementation{Name: opts.Name, Version: opts.Version}
-	s := &Servers{}
+	s := &Servers{starter: &starter{}}
 	seen := map[string]bool{}
 	for _, cfg := range servers {
 		if err := cfg.Check(); err != nil {
@@ -45,7 +46,7 @@ func New(servers []Server, opts Options) (*Servers, error) {
 			return nil, fmt.Errorf("two servers are named %s", cfg.Name)
 		}
 		seen[cfg.Name] = true
-		c := newConn(cfg, impl, opts.Log)
+		c := newConn(cfg, impl, opts.Log, s.starter)
 		c.replay = opts.Replay
 		s.list = append(s.list, c)
 	}
@@ -86,6 +87,7 @@ func (s *Servers) Close() {
 		wg.Go(c.close)
 	}
 	wg.Wait()
+	s.starter.close()
 }
 
 // Status is a server's connection as the settings page shows it.

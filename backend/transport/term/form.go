@@ -65,16 +65,17 @@ func fieldsNamed(s *elicit.Schema, errs elicit.FieldErrors) []string {
 func askField(q *Question, s *elicit.Schema, name string) (v any, set bool, err error) {
 	p := s.Properties[name]
 	required := slices.Contains(s.Required, name)
-	options := p.Enum
+	choices := p // the schema of the options: the field's, or a list's items'
 	multi := p.Type == "array" && p.Items != nil
 	if multi {
-		options = p.Items.Enum
+		choices = p.Items
 	}
+	options := choices.Enum
 	if p.Description != "" {
 		q.Printf("  %s — %s\n", title(p, name), p.Description)
 	}
 	if len(options) > 0 {
-		q.Printf("  %s\n", numbered(options))
+		q.Printf("  %s\n", numbered(choices))
 	}
 	label := fieldLabel(p, name, required, multi && len(options) > 0)
 	for {
@@ -94,7 +95,7 @@ func askField(q *Question, s *elicit.Schema, name string) (v any, set bool, err 
 				return []any{}, true, nil
 			}
 		}
-		v, set, msg := parseFieldInput(p, name, required, line, options, multi)
+		v, set, msg := parseFieldInput(p, name, required, line, choices, multi)
 		if msg == "" {
 			return v, set, nil
 		}
@@ -104,19 +105,24 @@ func askField(q *Question, s *elicit.Schema, name string) (v any, set bool, err 
 
 // parseFieldInput reads what was typed for one field and checks it against
 // the field's schema alone, with the schema's own rules (elicit.FromForm):
-// a number stands for that option, y/n for a boolean.
-func parseFieldInput(p *elicit.Schema, name string, required bool, line string, options []string, multi bool) (v any, set bool, msg string) {
+// a number or a label stands for that option, y/n for a boolean.
+// choices is the schema of the field's options, if it has some.
+func parseFieldInput(p *elicit.Schema, name string, required bool, line string, choices *elicit.Schema, multi bool) (v any, set bool, msg string) {
 	form := url.Values{}
+	var options []string
+	if choices != nil {
+		options = choices.Enum
+	}
 	switch {
 	case line == "":
 	case multi:
 		for tok := range strings.SplitSeq(line, ",") {
 			if tok = strings.TrimSpace(tok); tok != "" {
-				form.Add(name, optionFor(tok, options))
+				form.Add(name, optionFor(tok, choices))
 			}
 		}
 	case len(options) > 0:
-		form.Set(name, optionFor(line, options))
+		form.Set(name, optionFor(line, choices))
 	case p.Type == "boolean":
 		form.Set(name, yesNo(line))
 	default:
@@ -136,11 +142,16 @@ func parseFieldInput(p *elicit.Schema, name string, required bool, line string, 
 	return v, set, ""
 }
 
-// optionFor reads tok as an option's number, else leaves it as typed for
-// the schema to judge.
-func optionFor(tok string, options []string) string {
-	if i, ok := pickIndex(tok, options); ok {
-		return options[i]
+// optionFor reads tok as an option's number, or its label as shown, else
+// leaves it as typed for the schema to judge.
+func optionFor(tok string, choices *elicit.Schema) string {
+	if i, ok := pickIndex(tok, choices.Enum); ok {
+		return choices.Enum[i]
+	}
+	for _, o := range choices.Enum {
+		if strings.EqualFold(tok, choices.Label(o)) {
+			return o
+		}
 	}
 	return tok
 }
@@ -216,10 +227,11 @@ func defaultText(d any) string {
 }
 
 // numbered lists options on one line, numbered from 1.
-func numbered(options []string) string {
-	parts := make([]string, len(options))
-	for i, o := range options {
-		parts[i] = fmt.Sprintf("%d) %s", i+1, o)
+// numbered lists the options of choices by number, each by its label.
+func numbered(choices *elicit.Schema) string {
+	parts := make([]string, len(choices.Enum))
+	for i, o := range choices.Enum {
+		parts[i] = fmt.Sprintf("%d) %s", i+1, choices.Label(o))
 	}
 	return strings.Join(parts, "  ")
 }

@@ -314,3 +314,26 @@ func TestPromptersFor(t *testing.T) {
 		}
 	})
 }
+
+// TestPromptFormShowsTitledOptions: a form whose options have labels (an
+// outside server's titled options) lists them by label; a number or a
+// label picks an option, and the answer holds its value.
+func TestPromptFormShowsTitledOptions(t *testing.T) {
+	req := elicit.Request{Kind: elicit.FormKind, Message: "Tell me about you", Schema: &elicit.Schema{
+		Type: "object", Order: []string{"pet", "friends"}, Required: []string{"pet"},
+		Properties: map[string]*elicit.Schema{
+			"pet": {Type: "string", Title: "Pet", Enum: []string{"fish-1", "cat-2"}, EnumNames: []string{"Goldfish", "Cat"}},
+			"friends": {Type: "array", Title: "Friends", Items: &elicit.Schema{Type: "string",
+				Enum: []string{"fish-1", "cat-2", "dog-3"}, EnumNames: []string{"Goldfish", "Cat", "Dog"}}},
+		},
+	}, Actions: []elicit.Action{elicit.Accept, elicit.Decline, elicit.Cancel}}
+	q, out := scripted(t, req, "cat", "1, dog")
+	if got, want := content(t, prompt(t, PromptFunc(promptForm), q)), `{"friends":["fish-1","dog-3"],"pet":"cat-2"}`; got != want {
+		t.Errorf("got %s, want %s\n%s", got, want, out)
+	}
+	for _, want := range []string{"1) Goldfish  2) Cat", "1) Goldfish  2) Cat  3) Dog"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the options are not shown as %q:\n%s", want, out)
+		}
+	}
+}
