@@ -188,6 +188,19 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 			return unattended(cons), nil
 		}
 		cons.Call.Input = edited.Bytes()
+		// Edited, the call is decided again (edited.go): the answer's check
+		// refused what it could see, this sees every level of the tool's
+		// scope. A call that had begun with the edit before a restart goes
+		// on as it began, whatever rule came since.
+		redo, refused := decideEdit(ctx, policy.Call{Agent: c.Agent, Tool: c.Tool, Args: cons.Call.Input, Effects: c.Info.Effects})
+		cons.Decision.Redact = cons.Decision.Redact || redo.Redact
+		if refused && !g.Record.From(durable.Peek(ctx)) {
+			redo.Redact = cons.Decision.Redact
+			cons.Decision, cons.By = redo, redo.By
+			cons.Denied = &agents.DeniedError{Tool: c.Tool, Why: "a rule forbids the arguments the user edited it to: " + ruleOf(redo),
+				Final: redo.Action == policy.FinalDeny}
+			return cons, nil
+		}
 	}
 	if _, before := g.Record.Response(cons.Approval); a.Choice == elicit.AllowAlways && !before && g.Always != nil {
 		g.Always(ctx, c.Agent, c.Tool) // given now, not replayed: kept once
