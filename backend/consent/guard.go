@@ -48,7 +48,7 @@ const (
 	OutcomeOK        = "ok"
 	OutcomeError     = "error"
 	OutcomeDenied    = "denied"
-	OutcomeCancelled = "cancelled"
+	OutcomeCancelled = "cancelled" // the user stopped it: a call cut off otherwise is not recorded
 )
 
 // Consent is what the guard made of a tool call.
