@@ -2,7 +2,6 @@ package consent
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
@@ -39,8 +38,12 @@ func EditRefusal(ctx context.Context, in elicit.ApprovalInput, a elicit.Approval
 	if a.Args == "" || !a.Allowed() {
 		return nil
 	}
+	args, err := in.Edit(a.Args)
+	if err != nil {
+		return elicit.FieldErrors{{Field: "args", Message: err.Error()}}
+	}
 	effects, _ := policy.ParseEffect(in.Effects...) // only the default reads them, and it never denies
-	d, refused := decideEdit(ctx, policy.Call{Agent: in.Agent, Tool: in.Tool, Args: json.RawMessage(a.Args), Effects: effects})
+	d, refused := decideEdit(ctx, policy.Call{Agent: in.Agent, Tool: in.Tool, Args: args, Effects: effects})
 	if !refused {
 		return nil
 	}

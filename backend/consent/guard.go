@@ -150,12 +150,15 @@ func (g Guard) asked(id string) (elicit.Request, bool) {
 // finds its answer, provided it is about the same arguments.
 func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.Decision, asked *elicit.Request) (Consent, error) {
 	cons := Consent{Decision: d, By: ByUser, Approval: ApprovalOf(id), Call: c}
-	message, in := approvalMessage(c), approvalInput(c)
-	if asked != nil {
-		var was elicit.ApprovalInput
-		if json.Unmarshal(asked.Input, &was) == nil && durable.SameJSON(json.RawMessage(was.Args), c.Input) {
-			message, in = asked.Message, was
-		}
+	var (
+		message string
+		in      elicit.ApprovalInput
+		was     elicit.ApprovalInput
+	)
+	if asked != nil && json.Unmarshal(asked.Input, &was) == nil && durable.SameJSON(json.RawMessage(was.Args), c.Input) {
+		message, in = asked.Message, was
+	} else {
+		message, in = approvalMessage(c), approvalInput(ctx, c)
 	}
 	res, err := primitive.Ask(ctx, elicit.Approve, message, in)
 	if err != nil {
@@ -183,8 +186,9 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 		return unattended(cons), nil // a choice that does not read fails closed
 	}
 	if a.Args != "" {
+		args, err := in.Edit(a.Args) // the fixed arguments as the call had them
 		var edited bytes.Buffer
-		if err := json.Compact(&edited, []byte(a.Args)); err != nil {
+		if err != nil || json.Compact(&edited, args) != nil {
 			return unattended(cons), nil
 		}
 		cons.Call.Input = edited.Bytes()
@@ -215,19 +219,29 @@ func unattended(cons Consent) Consent {
 	return cons
 }
 
-// approvalMessage is the question an approval of c asks.
+// approvalMessage is the question an approval of c asks: by the tool's
+// title where it has one, else by the agent's and the tool's names.
 func approvalMessage(c agents.ToolCall) string {
+	if c.Info.Title != "" {
+		return fmt.Sprintf("Allow “%s”?", c.Info.Title)
+	}
 	return fmt.Sprintf("Allow %s to use %s?", c.Agent, c.Tool)
 }
 
-// approvalInput is what an approval of c shows the user.
-func approvalInput(c agents.ToolCall) elicit.ApprovalInput {
+// approvalInput is what an approval of c shows the user; ctx is the
+// call's, in which the tool describes it.
+func approvalInput(ctx context.Context, c agents.ToolCall) elicit.ApprovalInput {
 	args := string(c.Input)
 	var indented bytes.Buffer
 	if json.Indent(&indented, c.Input, "", "  ") == nil {
 		args = indented.String()
 	}
-	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: c.Info.Effects.Names(), Reason: c.Reason}
+	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: c.Info.Effects.Names(), Reason: c.Reason,
+		Title: c.Info.Title, Fixed: c.Info.Fixed}
+	if describe := c.Info.Describe; describe != nil {
+		// A call the tool cannot word is shown by its arguments alone.
+		in.Summary, _ = describe(ctx, c.Input)
+	}
 	if c.Info.Input != nil {
 		in.Schema, _ = json.Marshal(c.Info.Input) // a schema derived from a Go type always encodes
 	}

@@ -155,8 +155,11 @@ func messageOf(req elicit.Request) string {
 		if in.Description != "" {
 			msg += "\n" + in.Tool + ": " + in.Description
 		}
-		if in.Args != "" {
-			msg += "\nArguments: " + in.Args
+		if in.Summary != "" {
+			msg += "\nThe call: " + in.Summary
+		}
+		if args := in.Shown(); args != "" {
+			msg += "\nArguments: " + args
 		}
 		if in.Reason != "" {
 			msg += "\nWhy: " + in.Reason
