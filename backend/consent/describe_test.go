@@ -29,7 +29,9 @@ func TestAnApprovalAsksInTheToolsWords(t *testing.T) {
 	flights := agents.New("flight", "Books flights")
 	book := agents.NewTool(flights, "book", "Book a seat on a flight", func(context.Context, seat) (string, error) { return "", nil }).
 		Does(policy.Spends).Titled("Book a seat").Fixes("key").
-		Describes(func(_ context.Context, s seat) (string, error) { return "Seat " + s.Seat + " on SK4035, Oslo → Tokyo, €129", nil })
+		Describes(func(_ context.Context, s seat) (string, error) {
+			return "Seat " + s.Seat + " on SK4035, Oslo → Tokyo, €129", nil
+		})
 	call := agents.ToolCall{Agent: "flight", Tool: "book", Input: json.RawMessage(`{"flight":"SK4035-2026-12-04","seat":"3A","key":"k-1"}`), Info: book.Info()}
 
 	var asked elicit.Request
