@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -241,6 +242,12 @@ func (f policyFlag) Set(path string) error {
 	rules, err := policy.Parse(path, file)
 	if err != nil {
 		return err
+	}
+	// A rule's source is shown beside each decision it makes (the audit,
+	// a refused edit on an approval card): the file's name says which
+	// file, while its folders would show where the program was installed.
+	for i := range rules {
+		rules[i].Source = filepath.Base(path) + strings.TrimPrefix(rules[i].Source, path)
 	}
 	*f.p = ruleFile{path: path, rules: rules}
 	return nil

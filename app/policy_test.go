@@ -66,9 +66,9 @@ func TestTheProgramsPolicyDecidesEveryTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"files/delete_all : finalDeny by rule finalDeny */delete* (" + file + ":2)",
+		"files/delete_all : finalDeny by rule finalDeny */delete* (policy.rules:2)",
 		`flights/book {"price":600}: ask by rule ask flights/book if price > 500 (app)`,
-		`flights/book {"price":300}: allow by rule allow flights/* (` + file + ":3)",
+		`flights/book {"price":300}: allow by rule allow flights/* (policy.rules:3)`,
 		"weather/now : allow by default",
 		"mail/send : ask by default",
 	} {

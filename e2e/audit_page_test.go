@@ -13,7 +13,8 @@ import (
 // link away from a conversation's header, pass the accessibility check
 // light and dark; the audit lists the conversation's tool calls, newest
 // first, each linked to its conversation, narrowed by the filter, and the
-// settings page shows the program's rules (--policy) as written.
+// settings page shows the program's rules (--policy) as written, each
+// with the file's name and line (not the folders it is in).
 func TestTheAuditAndPermissionsPagesFromTheHeader(t *testing.T) {
 	rules := filepath.Join(t.TempDir(), "policy.rules")
 	if err := os.WriteFile(rules, []byte("finalDeny */delete*\nallow showcase/*\n"), 0o600); err != nil {
@@ -61,6 +62,6 @@ func TestTheAuditAndPermissionsPagesFromTheHeader(t *testing.T) {
 	dev.must(expect.Page(dev.Page).ToHaveURL(regexp.MustCompile(`/settings/permissions$`)))
 	dev.must(expect.Locator(dev.Locator("h1")).ToHaveText("Permissions"))
 	dev.must(expect.Locator(dev.GetByTestId("program-rules").Locator("li")).ToHaveText([]string{
-		"finalDeny */delete* (" + rules + ":1)", "allow showcase/* (" + rules + ":2)"}))
+		"finalDeny */delete* (policy.rules:1)", "allow showcase/* (policy.rules:2)"}))
 	both("the settings page of permissions")
 }

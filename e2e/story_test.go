@@ -28,11 +28,18 @@ func (p *chatPage) pickFirstSeat() {
 }
 
 // allowBooking answers the booking's approval: allowed once, or denied.
+// The card asks in the traveller's words: the tool's title, the seat,
+// route, departure and fare rather than the flight's id; the booking's
+// idempotency key is neither shown nor in the editor.
 func (p *chatPage) allowBooking(yes bool) {
 	p.t.Helper()
 	q := p.Locator(`[data-testid=elicit][data-state=pending][data-kind=approval]`)
+	p.must(expect.Locator(q.Locator(".elicit-message")).ToHaveText("Allow “Book a seat”?"))
+	p.must(expect.Locator(q.GetByTestId("approval-summary")).ToHaveText(regexp.MustCompile(`^Seat \w+ on .+ \w+, .+ → .+, \w{3} \d+ \w{3} \d\d:\d\d, €\d+`)))
 	p.must(expect.Locator(q.GetByTestId("approval-tool")).ToHaveText("book"))
 	p.must(expect.Locator(q.GetByTestId("approval-effects")).ToHaveText("changes dataspends money"))
+	p.must(expect.Locator(q.Locator("[data-testid=approval-args] [data-arg=key]")).ToHaveCount(0))
+	p.must(expect.Locator(q.GetByTestId("approval-args-editor")).Not().ToContainText("key"))
 	button := "approval-deny"
 	if yes {
 		button = "approval-once"

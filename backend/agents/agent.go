@@ -43,6 +43,19 @@ type ToolInfo struct {
 	// for a read-only tool. The policy asks the user before a call with
 	// effects unless a rule says otherwise (package policy).
 	Effects policy.Effect `json:"effects,omitempty"`
+	// Title is the tool's name as a person reads it ("Book a seat"),
+	// which the approval of a call asks about instead of the agent's and
+	// the tool's names (Tool.Titled); empty for none.
+	Title string `json:"title,omitempty"`
+	// Describe, when set, words a call for the person asked to approve it,
+	// from its arguments: "Seat 14A on SK4035, Oslo → Tokyo, Fri 4 Dec
+	// 08:15, €129" rather than a flight's id (Tool.Describes). It is
+	// called when the approval is asked, in the call's context.
+	Describe func(ctx context.Context, input json.RawMessage) (string, error) `json:"-"`
+	// Fixed names the arguments an approval does not show and the user
+	// may not edit: an idempotency key, which the person asked has no use
+	// for and must not change (Tool.Fixes).
+	Fixed []string `json:"fixed,omitempty"`
 }
 
 // New declares an agent.
@@ -141,6 +154,39 @@ func (t *Tool[In, Out]) Does(effects ...policy.Effect) *Tool[In, Out] {
 	for _, e := range effects {
 		t.info.Effects |= e
 	}
+	return t
+}
+
+// Titled names the tool for a person, as an approval of its calls asks
+// ("Allow “Book a seat”?"), and returns the tool; it belongs with the
+// declaration, as Does does.
+func (t *Tool[In, Out]) Titled(title string) *Tool[In, Out] {
+	t.info.Title = title
+	return t
+}
+
+// Describes has fn word each call of the tool for the person asked to
+// approve it, from its input — what the call does in the words of the
+// domain, such as the route and fare of the flight an id names — and
+// returns the tool. A call fn cannot describe (an error) is shown by its
+// arguments alone. It belongs with the declaration, as Does does.
+func (t *Tool[In, Out]) Describes(fn func(context.Context, In) (string, error)) *Tool[In, Out] {
+	t.info.Describe = func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return "", fmt.Errorf("decode %s input: %w", t.info.Name, err)
+		}
+		return fn(ctx, in)
+	}
+	return t
+}
+
+// Fixes names arguments of the tool (by their JSON names) that an
+// approval neither shows nor lets the user edit, such as an idempotency
+// key, and returns the tool. An edit of the other arguments keeps them as
+// the call had them. It belongs with the declaration, as Does does.
+func (t *Tool[In, Out]) Fixes(args ...string) *Tool[In, Out] {
+	t.info.Fixed = append(t.info.Fixed, args...)
 	return t
 }
 

@@ -109,6 +109,27 @@ func (c *conversation) informLocked(text string) {
 	c.broadcastLocked(Change{Notice: n})
 }
 
+// checkLocked converts a and checks it against req, as checkAnswer does,
+// and by what the conversation knows besides: a file given must be one
+// the session sent (checkFileLocked), an approval's edited arguments must
+// be ones the rules let run (checkEditLocked). A problem with the answer
+// is problem, for the user to fix; err is the store's failure, which is
+// not the user's. c.mu is held.
+func (c *conversation) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
+	switch {
+	case a.Action != elicit.Accept:
+	case req.Kind == elicit.AskFile.Name:
+		return c.checkFileLocked(ctx, req, a)
+	case req.Kind == elicit.Approve.Name:
+		if resp, problem = checkAnswer(c.svc.kinds, req, a); problem == nil {
+			problem = c.checkEditLocked(ctx, req, resp)
+		}
+		return resp, problem, nil
+	}
+	resp, problem = checkAnswer(c.svc.kinds, req, a)
+	return resp, problem, nil
+}
+
 // checkAnswer converts an answer as it arrived into a response and checks
 // it against the request: the action must be allowed and the content must
 // satisfy the schema and the rules kinds holds for the request's kind.

@@ -222,6 +222,14 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 
 	s.send("me", conv.ID, "eggs")
 	superseded := s.approval("me", conv.ID)
+	// The next turn's model is told the user stopped the call, which did
+	// not run, not the stop's internal error.
+	samples := s.samples(conv.ID)
+	told := samples[len(samples)-1].Request.Messages
+	if i := slices.IndexFunc(told, func(m llm.Message) bool { return m.Role == llm.Tool }); i < 0 ||
+		told[i].Content != "the user stopped the call of remember_note before it ran: it did not run" {
+		t.Errorf("the next turn's model was told %+v; want the stopped call said to be stopped by the user, not run", told)
+	}
 	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "eggs").ID, chat.Message{Text: "tea"}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +242,9 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 	}
 	if got, want := auditOf(s.audits(conv.ID)[0]), (audit{Input: noteInput("milk"), Decision: "ask", DecidedBy: "unattended", Approval: stopped.ID, Outcome: "cancelled"}); got != want {
 		t.Errorf("the stopped call's audit %+v, want %+v", got, want)
+	}
+	if got, want := s.audits(conv.ID)[0].Error, "stopped by the user"; got != want {
+		t.Errorf("the stopped call's audit says %q, want %q", got, want)
 	}
 }
 

@@ -37,18 +37,13 @@ func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, 
 	return c.svc.files.Read(ctx, c.session(), id)
 }
 
-// checkLocked converts a and checks it against req, as checkAnswer does.
-// An answer that gives a file names it by its upload id alone: the id
-// must be one of the session's files, whose name, type and size are then
-// the store's, whatever else the page sent, and a file so given becomes
-// the conversation's, to live and be deleted with it. A problem with the
-// answer is problem; err is the store's failure, which is not the user's.
-// c.mu is held (the file is looked up by its key).
-func (c *conversation) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
-	if req.Kind != elicit.AskFile.Name || a.Action != elicit.Accept {
-		resp, problem = checkAnswer(c.svc.kinds, req, a)
-		return resp, problem, nil
-	}
+// checkFileLocked converts a, an answer accepting req, a file question,
+// and checks it as checkLocked does. An answer that gives a file names it
+// by its upload id alone: the id must be one of the session's files, whose
+// name, type and size are then the store's, whatever else the page sent,
+// and a file so given becomes the conversation's, to live and be deleted
+// with it. c.mu is held (the file is looked up by its key).
+func (c *conversation) checkFileLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
 	id := a.Form.Get("id")
 	if a.Form == nil {
 		var given elicit.File

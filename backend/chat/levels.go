@@ -33,3 +33,13 @@ func (s *Service) narrowed(ctx context.Context, a agents.Assistant) context.Cont
 	s.levels.mu.Unlock()
 	return l.Narrow(ctx)
 }
+
+// ruled is ctx under the program's scope (Config.Scope: its rules,
+// middleware, values and model) with a's rules inside it: where every
+// turn of a starts.
+func (s *Service) ruled(ctx context.Context, a agents.Assistant) context.Context {
+	if s.scope != nil {
+		ctx = s.scope(ctx)
+	}
+	return s.narrowed(ctx, a)
+}

@@ -334,10 +334,7 @@ func (c *conversation) endedLocked(t *turn) {
 // turnContext gives the turn's code its primitives and the program's
 // middleware, values and model.
 func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assistant) context.Context {
-	if scope := c.svc.scope; scope != nil {
-		ctx = scope(ctx) // the program's middleware, values and model for every turn
-	}
-	ctx = c.svc.narrowed(ctx, a) // the assistant's rules, inside the program's
+	ctx = c.svc.ruled(ctx, a) // the program's middleware, values, model and rules, the assistant's rules inside
 	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
 	ctx = primitive.Cores{
 		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,

@@ -1,6 +1,7 @@
 package consent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,8 @@ func Audit(cons Consent, out json.RawMessage, err error, outcome string) tree.To
 	switch e, denied := errors.AsType[*agents.DeniedError](err); {
 	case denied:
 		rec.Error = e.Why
+	case outcome == OutcomeCancelled && errors.Is(err, context.Canceled):
+		rec.Error = "stopped by the user" // not the context's "context canceled"
 	case err != nil:
 		rec.Error = err.Error()
 	}

@@ -48,7 +48,7 @@ const (
 	OutcomeOK        = "ok"
 	OutcomeError     = "error"
 	OutcomeDenied    = "denied"
-	OutcomeCancelled = "cancelled"
+	OutcomeCancelled = "cancelled" // the user stopped it: a call cut off otherwise is not recorded
 )
 
 // Consent is what the guard made of a tool call.
@@ -150,12 +150,15 @@ func (g Guard) asked(id string) (elicit.Request, bool) {
 // finds its answer, provided it is about the same arguments.
 func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.Decision, asked *elicit.Request) (Consent, error) {
 	cons := Consent{Decision: d, By: ByUser, Approval: ApprovalOf(id), Call: c}
-	message, in := approvalMessage(c), approvalInput(c)
-	if asked != nil {
-		var was elicit.ApprovalInput
-		if json.Unmarshal(asked.Input, &was) == nil && durable.SameJSON(json.RawMessage(was.Args), c.Input) {
-			message, in = asked.Message, was
-		}
+	var (
+		message string
+		in      elicit.ApprovalInput
+		was     elicit.ApprovalInput
+	)
+	if asked != nil && json.Unmarshal(asked.Input, &was) == nil && durable.SameJSON(json.RawMessage(was.Args), c.Input) {
+		message, in = asked.Message, was
+	} else {
+		message, in = approvalMessage(c), approvalInput(ctx, c)
 	}
 	res, err := primitive.Ask(ctx, elicit.Approve, message, in)
 	if err != nil {
@@ -183,11 +186,25 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 		return unattended(cons), nil // a choice that does not read fails closed
 	}
 	if a.Args != "" {
+		args, err := in.Edit(a.Args) // the fixed arguments as the call had them
 		var edited bytes.Buffer
-		if err := json.Compact(&edited, []byte(a.Args)); err != nil {
+		if err != nil || json.Compact(&edited, args) != nil {
 			return unattended(cons), nil
 		}
 		cons.Call.Input = edited.Bytes()
+		// Edited, the call is decided again (edited.go): the answer's check
+		// refused what it could see, this sees every level of the tool's
+		// scope. A call that had begun with the edit before a restart goes
+		// on as it began, whatever rule came since.
+		redo, refused := decideEdit(ctx, policy.Call{Agent: c.Agent, Tool: c.Tool, Args: cons.Call.Input, Effects: c.Info.Effects})
+		cons.Decision.Redact = cons.Decision.Redact || redo.Redact
+		if refused && !g.Record.From(durable.Peek(ctx)) {
+			redo.Redact = cons.Decision.Redact
+			cons.Decision, cons.By = redo, redo.By
+			cons.Denied = &agents.DeniedError{Tool: c.Tool, Why: "a rule forbids the arguments the user edited it to: " + ruleOf(redo),
+				Final: redo.Action == policy.FinalDeny}
+			return cons, nil
+		}
 	}
 	if _, before := g.Record.Response(cons.Approval); a.Choice == elicit.AllowAlways && !before && g.Always != nil {
 		g.Always(ctx, c.Agent, c.Tool) // given now, not replayed: kept once
@@ -202,19 +219,29 @@ func unattended(cons Consent) Consent {
 	return cons
 }
 
-// approvalMessage is the question an approval of c asks.
+// approvalMessage is the question an approval of c asks: by the tool's
+// title where it has one, else by the agent's and the tool's names.
 func approvalMessage(c agents.ToolCall) string {
+	if c.Info.Title != "" {
+		return fmt.Sprintf("Allow “%s”?", c.Info.Title)
+	}
 	return fmt.Sprintf("Allow %s to use %s?", c.Agent, c.Tool)
 }
 
-// approvalInput is what an approval of c shows the user.
-func approvalInput(c agents.ToolCall) elicit.ApprovalInput {
+// approvalInput is what an approval of c shows the user; ctx is the
+// call's, in which the tool describes it.
+func approvalInput(ctx context.Context, c agents.ToolCall) elicit.ApprovalInput {
 	args := string(c.Input)
 	var indented bytes.Buffer
 	if json.Indent(&indented, c.Input, "", "  ") == nil {
 		args = indented.String()
 	}
-	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: c.Info.Effects.Names(), Reason: c.Reason}
+	in := elicit.ApprovalInput{Agent: c.Agent, Tool: c.Tool, Description: c.Info.Description, Args: args, Effects: c.Info.Effects.Names(), Reason: c.Reason,
+		Title: c.Info.Title, Fixed: c.Info.Fixed}
+	if describe := c.Info.Describe; describe != nil {
+		// A call the tool cannot word is shown by its arguments alone.
+		in.Summary, _ = describe(ctx, c.Input)
+	}
 	if c.Info.Input != nil {
 		in.Schema, _ = json.Marshal(c.Info.Input) // a schema derived from a Go type always encodes
 	}

@@ -2,6 +2,8 @@ package elicit
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -21,6 +23,72 @@ type ApprovalInput struct {
 	// Schema is the JSON Schema of the tool's input, which edited
 	// arguments must fit.
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// Title is the tool's name as a person reads it, when it has one.
+	Title string `json:"title,omitempty" desc:"The tool's name as a person reads it"`
+	// Summary is the call in words, as the tool describes its calls.
+	Summary string `json:"summary,omitempty" desc:"The call in words"`
+	// Fixed names the arguments not shown and not to be edited (an
+	// idempotency key): Shown leaves them out, Edit puts them back.
+	Fixed []string `json:"fixed,omitempty" desc:"Arguments the user does not see or edit"`
+}
+
+// Shown is the call's arguments as the user sees and edits them: Args
+// without the Fixed ones, indented.
+func (in ApprovalInput) Shown() string {
+	if len(in.Fixed) == 0 {
+		return in.Args
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal([]byte(in.Args), &args) != nil {
+		return in.Args
+	}
+	for _, f := range in.Fixed {
+		delete(args, f)
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		return in.Args
+	}
+	return string(b)
+}
+
+// Edit returns the arguments the call runs with when the user edited
+// them to edited: theirs, with the Fixed ones as the call had them. An
+// edit that changes a fixed argument, or that is no JSON object where
+// some are fixed, is an error that says so.
+func (in ApprovalInput) Edit(edited string) (json.RawMessage, error) {
+	if len(in.Fixed) == 0 {
+		return json.RawMessage(edited), nil
+	}
+	var args, was map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(edited), &args); err != nil || args == nil {
+		return nil, errors.New("must be a JSON object of the tool's arguments")
+	}
+	if json.Unmarshal([]byte(in.Args), &was) != nil {
+		return nil, errors.New("cannot be edited: the call's own arguments do not read")
+	}
+	for _, f := range in.Fixed {
+		v, set := args[f]
+		w, had := was[f]
+		switch {
+		case set && (!had || !sameJSON(v, w)):
+			return nil, fmt.Errorf("cannot change %s: it is not the user's to edit", f)
+		case had:
+			args[f] = w
+		}
+	}
+	return json.Marshal(args)
+}
+
+// sameJSON reports whether a and b are the same JSON value, however spaced.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	return string(xs) == string(ys)
 }
 
 // The choices of an approval.
@@ -60,12 +128,16 @@ var Approve = NewKind[ApprovalInput, Approval]("approval", "Allow or deny a tool
 			if err := json.Unmarshal([]byte(a.Args), &v); err != nil {
 				return FieldErrors{{Field: "args", Message: "must be JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
 			}
+			args, err := in.Edit(a.Args)
+			if err != nil {
+				return FieldErrors{{Field: "args", Message: err.Error()}}
+			}
 			if len(in.Schema) > 0 {
 				var schema Schema
 				if err := json.Unmarshal(in.Schema, &schema); err != nil {
 					return FieldErrors{{Field: "args", Message: "cannot be checked: the tool's input schema is unreadable"}}
 				}
-				if errs := schema.Validate(json.RawMessage(a.Args)); len(errs) > 0 {
+				if errs := schema.Validate(args); len(errs) > 0 {
 					return FieldErrors{{Field: "args", Message: "do not fit the tool's input: " + errs.Error()}}
 				}
 			}

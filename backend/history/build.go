@@ -263,6 +263,11 @@ func result(rec tree.ToolRecord) string {
 	switch {
 	case rec.Outcome == "denied": // as agents.DeniedError words it: the tool did not run
 		return "the call of " + rec.Tool + " was denied: " + rec.Error
+	case rec.Outcome == "cancelled": // only the user's stop is recorded so (package consent)
+		if rec.Started == 0 {
+			return "the user stopped the call of " + rec.Tool + " before it ran: it did not run"
+		}
+		return "the user stopped the call of " + rec.Tool + " while it ran: it may not have finished"
 	case rec.Error != "":
 		return "Error: " + rec.Error
 	case len(rec.Output) == 0:

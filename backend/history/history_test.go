@@ -204,3 +204,27 @@ func TestAContinuedSideThreadIsTheFlows(t *testing.T) {
 		t.Errorf("a later side question's history:\n%s\nwant:\n%s", side, want)
 	}
 }
+
+// A call the user stopped is told to the model as stopped, saying whether
+// it ran: one stopped while its approval waited did not, one stopped
+// while it ran did not finish. Neither is the tool's own error.
+func TestAStoppedCallIsToldAsTheUserStoppingIt(t *testing.T) {
+	var c conv
+	c.add(tree.UserMessage, "", tree.Message{Text: "Note milk, then book Oslo"})
+	c.add(tree.Sample, "1-1", sample(llm.ToolCall{ID: "a", Name: "remember_note"}, llm.ToolCall{ID: "b", Name: "book"}))
+	c.add(tree.ToolCall, "1-2.1", tree.ToolRecord{Tool: "remember_note", CallID: "a", Outcome: "cancelled", Error: "context canceled", Approval: "1-2.1.1"})
+	c.add(tree.ToolCall, "1-2.2", tree.ToolRecord{Tool: "book", CallID: "b", Outcome: "cancelled", Error: "context canceled", Started: 1700000000000})
+	c.add(tree.Stopped, "", tree.Message{Text: "Stopped."})
+	last := c.add(tree.UserMessage, "", tree.Message{Text: "Again"})
+	idx, path := c.path(last)
+	got := render(history.Of(idx, path, last, history.Latest))
+	want := `user: Note milk, then book Oslo
+assistant call a remember_note call b book: Let me look.
+tool[a]: the user stopped the call of remember_note before it ran: it did not run
+tool[b]: the user stopped the call of book while it ran: it may not have finished
+user: Again
+`
+	if got != want {
+		t.Errorf("history:\n%s\nwant:\n%s", got, want)
+	}
+}

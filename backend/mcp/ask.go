@@ -15,23 +15,40 @@ import (
 // ask hands a question of the call's turn to the client and records its
 // answer in the conversation, as a browser's would be: by
 // elicitation/create when the client can be asked (see route), else as
-// route answers it.
+// route answers it. An answer the question's rules refuse (content that
+// breaks its schema, arguments edited on an approval into ones a rule
+// forbids) is not recorded: the client is asked again, told why, as a
+// page shows the refusal on the question, up to askTries times.
 func (w *watch) ask(ctx context.Context, req elicit.Request) {
 	form, a := w.route(ctx, req)
-	if form != nil {
-		res, err := w.req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
+	msg := messageOf(req)
+	for try := 1; form != nil; try++ {
+		res, err := w.req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: form})
 		if err != nil {
 			if ctx.Err() != nil {
 				return // the call went away; the question stays pending in the conversation
 			}
 			w.log(ctx, fmt.Sprintf("The question %q could not be asked: %v. It was cancelled.", req.Message, err))
 			a = chat.Answer{Action: elicit.Cancel}
-		} else {
-			a = answerOf(req, res)
+			break
 		}
+		a = answerOf(req, res)
+		if try == askTries {
+			break // refused again, the answer is cancelled by record
+		}
+		why := w.answer(ctx, req, a)
+		if why == "" {
+			return
+		}
+		msg = "Your answer was refused: " + why + "\n" + messageOf(req)
 	}
 	w.record(ctx, req, a)
 }
+
+// askTries is how often a client that can be asked is asked a question
+// whose answers its rules refuse, before the question is cancelled rather
+// than asked again without end.
+const askTries = 3
 
 // route says how a question reaches this client: asked as form, a flat
 // form of the question's schema, when the client has the elicitation
@@ -53,18 +70,29 @@ func (w *watch) route(ctx context.Context, req elicit.Request) (map[string]any, 
 }
 
 // record records a's answer to the question req of the call's turn. An
-// answer already recorded (a retry) is left as it is.
+// answer already recorded (a retry) is left as it is; content the
+// question's rules refuse is said to the client, and the question is
+// cancelled.
 func (w *watch) record(ctx context.Context, req elicit.Request, a chat.Answer) {
+	if why := w.answer(ctx, req, a); why != "" {
+		w.log(ctx, fmt.Sprintf("The answer to %q was refused: %s. The question was cancelled.", req.Message, why))
+		w.answer(ctx, req, chat.Answer{Action: cancelOrDecline(req)})
+	}
+}
+
+// answer records a as the answer to the question req, and returns why
+// the question's rules refuse it, if they do; "" when it is recorded, or
+// was before (a retry).
+func (w *watch) answer(ctx context.Context, req elicit.Request, a chat.Answer) string {
 	err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, a)
-	if err != nil && apperr.CodeOf(err) == apperr.Invalid && a.Action == elicit.Accept {
-		// Content the question's rules refuse: said to the client, and the
-		// question is cancelled rather than asked again without end.
-		w.log(ctx, fmt.Sprintf("The answer to %q was refused: %s. The question was cancelled.", req.Message, apperr.MessageOf(err)))
-		err = w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, chat.Answer{Action: cancelOrDecline(req)})
+	switch code := apperr.CodeOf(err); {
+	case err == nil, code == apperr.Conflict:
+		return ""
+	case code == apperr.Invalid && a.Action == elicit.Accept:
+		return apperr.MessageOf(err)
 	}
-	if err != nil && apperr.CodeOf(err) != apperr.Conflict {
-		w.s.cfg.Log.Warn("mcp: answer not recorded", "elicit", req.ID, "err", err)
-	}
+	w.s.cfg.Log.Warn("mcp: answer not recorded", "elicit", req.ID, "err", err)
+	return ""
 }
 
 // answerOf is the client's answer as the conversation takes it.
@@ -127,8 +155,11 @@ func messageOf(req elicit.Request) string {
 		if in.Description != "" {
 			msg += "\n" + in.Tool + ": " + in.Description
 		}
-		if in.Args != "" {
-			msg += "\nArguments: " + in.Args
+		if in.Summary != "" {
+			msg += "\nThe call: " + in.Summary
+		}
+		if args := in.Shown(); args != "" {
+			msg += "\nArguments: " + args
 		}
 		if in.Reason != "" {
 			msg += "\nWhy: " + in.Reason

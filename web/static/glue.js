@@ -36,8 +36,22 @@ document.addEventListener('datastar-fetch', (evt) => {
   // 422: the form that was sent shows what to fix, beside each field.
   if (String(argsRaw?.status) === '422') return
   const status = argsRaw?.status
-  showNotice(status ? `The server refused that request (HTTP ${status}).` : unreachable)
+  showNotice(status ? refusal(status) : unreachable)
 })
+
+// refusal says what a refusal with status means, for when the server's own
+// explanation, which it pushes over the stream, cannot arrive: the stream
+// is down, and the page may show a question answered or withdrawn since.
+function refusal (status) {
+  switch (String(status)) {
+    case '409': return 'That was not done: the conversation moved on meanwhile (the question was answered or withdrawn elsewhere, or the turn stopped). Reload the page to see where it stands.'
+    case '404': return 'That was not done: the conversation or the question is no longer there. Reload the page to see where it stands.'
+    case '413': return 'That was not done: it is larger than the server takes.'
+    case '429': case '503': return 'That was not done: the server is busy for a moment. Try again shortly.'
+  }
+  if (Number(status) >= 500) return 'That was not done: something went wrong on the server. Try again in a moment.'
+  return `The server refused that request (HTTP ${status}).`
+}
 
 // Following the conversation. While the reader is at the bottom of the
 // chat, whatever the backend adds (a reply, a form, a side answer, a
@@ -246,7 +260,7 @@ async function answer (url, body) {
     showNotice(unreachable)
     return false
   }
-  if (!res.ok && res.status !== 422) showNotice(`The server refused that answer (HTTP ${res.status}).`)
+  if (!res.ok && res.status !== 422) showNotice((await res.text().catch(() => '')).trim() || refusal(res.status))
   return res.ok
 }
 

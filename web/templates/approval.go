@@ -67,12 +67,12 @@ func editorOpen(e *chat.ElicitView) bool {
 }
 
 // editedArgs are what an approval card's editor holds when drawn: the
-// arguments last sent, else the call's own.
+// arguments last sent, else the call's own that the user may edit.
 func editedArgs(e *chat.ElicitView, in elicit.ApprovalInput) string {
 	if vs, ok := e.Values["args"]; ok && len(vs) > 0 {
 		return vs[len(vs)-1]
 	}
-	return in.Args
+	return in.Shown()
 }
 
 // argsRows is how many rows the editor of args takes: as many as its

@@ -29,4 +29,7 @@ var RememberNote = agents.NewTool(Notes, "remember_note", "Remember a note the u
 			return "", fmt.Errorf("say what to remember")
 		}
 		return "Noted: " + text, nil
-	}).Does(policy.Writes)
+	}).Does(policy.Writes).Titled("Remember a note").
+	Describes(func(_ context.Context, n Note) (string, error) {
+		return "Remember “" + strings.TrimSpace(n.Text) + "”", nil
+	})

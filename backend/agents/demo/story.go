@@ -78,7 +78,23 @@ var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 			return flights.Booking{}, errors.New("no flight catalogue is set up")
 		}
 		return cat.Book(ctx, b.Key, b.Flight, b.Seat)
-	}).Does(policy.Writes, policy.Spends)
+	}).Does(policy.Writes, policy.Spends).Titled("Book a seat").Fixes("key").Describes(describeBooking)
+
+// describeBooking words a booking for the traveller asked to approve it:
+// the seat, the flight's route, when it leaves and its fare, rather than
+// the flight's id.
+func describeBooking(ctx context.Context, b SeatBooking) (string, error) {
+	cat := Catalogue.Get(ctx)
+	if cat == nil {
+		return "", errors.New("no flight catalogue is set up")
+	}
+	f, err := cat.Flight(ctx, b.Flight)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Seat %s on %s %s, %s → %s, %s, %s", b.Seat, f.Airline, f.Number, f.From, f.To,
+		f.Departs.Format("Mon 2 Jan 15:04"), f.Fare()), nil
+}
 
 // ChatAgent holds the chat's own tools.
 var ChatAgent = agents.New("chat", "Talks with the traveller and books their flights.")

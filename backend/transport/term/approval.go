@@ -69,6 +69,9 @@ func showCall(q *Question, in elicit.ApprovalInput) {
 		tool += " — " + in.Description
 	}
 	q.Printf("  Tool: %s\n", tool)
+	if in.Summary != "" {
+		q.Printf("  The call: %s\n", in.Summary)
+	}
 	if len(in.Effects) == 0 {
 		q.Printf("  Does: only reads; it changes nothing\n")
 	} else {
@@ -78,7 +81,7 @@ func showCall(q *Question, in elicit.ApprovalInput) {
 		}
 		q.Printf("  Does: %s\n", strings.Join(does, ", "))
 	}
-	args := words.Args(in.Args)
+	args := words.Args(in.Shown()) // not the arguments fixed, such as an idempotency key
 	switch {
 	case len(args) == 0:
 		q.Printf("  Arguments: none\n")
@@ -107,7 +110,7 @@ func indentLines(v string) string {
 func editArgs(q *Question, in elicit.ApprovalInput, edited string) (string, error) {
 	now := edited
 	if now == "" {
-		now = compactJSON(in.Args)
+		now = compactJSON(in.Shown())
 	}
 	q.Printf("  Now: %s\n", now)
 	for {
