@@ -172,6 +172,12 @@ func (w *Watch) Wait(ctx context.Context) (notices []chat.Notice, moved bool, er
 	}
 }
 
+// Whole reports whether the next Changes draws the inspector whole (Full):
+// nothing was drawn yet, or the follower was told to start over. (A
+// change that turns out not to be a patch is drawn whole too, rarely: a
+// node gone without a resync.)
+func (w *Watch) Whole() bool { return !w.view.drawn || w.resync }
+
 // Changes returns what changed in the tree since the inspector was last
 // shown it, and takes it as shown: the first time, everything. An empty
 // TreeChange means nothing did. Errors: NotFound when the inspected reflog
