@@ -59,7 +59,7 @@ func TestNeverReadInspectorsKeepTheHeapBounded(t *testing.T) {
 	growInspectedTree(t, a.db, conv, 6000)
 
 	// One inspector read whole says how large a drawing is.
-	drawing := len(firstEvent(t, owner, "/c/"+conv+"/tree/stream").Data())
+	drawing := len(drawnWhole(t, owner, conv))
 	waitFor(t, "the first inspector to end", func() bool { return a.server.openStreams() == 0 })
 	t.Logf("a drawing of the tree is %.1f MB", float64(drawing)/1e6)
 	idle := liveHeap()
@@ -94,6 +94,29 @@ func TestNeverReadInspectorsKeepTheHeapBounded(t *testing.T) {
 	}
 	cancel()
 	waitFor(t, "the inspectors to end with their connections", func() bool { return a.server.openStreams() == 0 })
+}
+
+// drawnWhole opens conv's inspector stream and returns its first event,
+// the inspector drawn whole, however long a loaded machine takes to draw
+// a big tree.
+func drawnWhole(t *testing.T, b *browser, conv string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	res, err := b.open(ctx, "/c/"+conv+"/tree/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var first sseEvent
+	parseSSE(res.Body, func(e sseEvent) bool {
+		first = e
+		return false
+	})
+	if !strings.Contains(first.Data(), `id="inspector"`) {
+		t.Fatalf("the inspector's first event is not the inspector drawn whole: %.200q", first.Data())
+	}
+	return first.Data()
 }
 
 // stableHeap waits until two collections in a row find the heap within
@@ -150,7 +173,7 @@ func TestASlowInspectorIsDroppedToARedrawAndEndsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	newest := nodes[len(nodes)-1].ID
-	drawn := firstEvent(t, owner, "/c/"+conv+"/tree/stream").Data()
+	drawn := drawnWhole(t, owner, conv)
 	if !strings.Contains(drawn, `id="`+templates.NodeElementID(newest)+`"`) {
 		t.Errorf("the redraw after the reconnect does not show node %d, the newest", newest)
 	}
