@@ -143,8 +143,10 @@ func liveHeap() uint64 {
 
 // A reader too slow to take what it is sent is dropped, and the page it
 // reconnects to is drawn whole as the tree is then: it ends up current.
+// The stall is long enough for a client that reads to keep up on a
+// loaded machine, and short enough for the test.
 func TestASlowInspectorIsDroppedToARedrawAndEndsCurrent(t *testing.T) {
-	a := newTestAppWith(t, demoConfig(), func(_ *store.DB, c *Config) { c.StreamStall = 200 * time.Millisecond })
+	a := newTestAppWith(t, demoConfig(), func(_ *store.DB, c *Config) { c.StreamStall = 2 * time.Second })
 	owner := a.browser(t)
 	conv := owner.newConversation("survey")
 	growInspectedTree(t, a.db, conv, 3000)
