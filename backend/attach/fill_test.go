@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"image/png"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,5 +220,54 @@ func TestFillKeepsPicturesWithinTheBudgetNewestFirst(t *testing.T) {
 	}
 	if req.Messages[2].Content != "turn 3" {
 		t.Errorf("the newest message reads %q, want it as it was", req.Messages[2].Content)
+	}
+}
+
+// withOrientation is data, a JPEG, with Exif saying to turn it as o says.
+func withOrientation(data []byte, o uint16) []byte {
+	tiff := []byte{'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, byte(o >> 8), byte(o), 0, 0, 0, 0, 0, 0, 0, 0}
+	seg := append([]byte("Exif\x00\x00"), tiff...)
+	app1 := append([]byte{0xFF, 0xE1, byte((len(seg) + 2) >> 8), byte(len(seg) + 2)}, seg...)
+	return append(append(slices.Clone(data[:2]), app1...), data[2:]...)
+}
+
+// A photograph a camera stored on its side, with Exif saying to turn it,
+// reaches the model upright: encoded again, it keeps no Exif to say so.
+func TestFillTurnsAPhotographUpright(t *testing.T) {
+	// Stored 2100 by 10, red on the left and blue on the right; upright,
+	// turned a quarter clockwise, it is 10 by 2100 with red at the top.
+	img := image.NewRGBA(image.Rect(0, 0, 2100, 10))
+	for y := range 10 {
+		for x := range 2100 {
+			c := color.RGBA{R: 255, A: 255}
+			if x >= 1050 {
+				c = color.RGBA{B: 255, A: 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	fs := newFiles(t)
+	fs.add("photo", "photo.jpg", "image/jpeg", string(withOrientation(buf.Bytes(), 6)))
+	req := llm.Request{Messages: []llm.Message{{Role: llm.User, Images: []llm.Image{{Type: "image/jpeg", File: "photo"}}}}}
+	if err := attach.NewPictures(0).Fill(context.Background(), &req, fs.Open, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := jpeg.Decode(bytes.NewReader(req.Messages[0].Images[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := got.Bounds(); b.Dx() != 10 || b.Dy() != 2048 {
+		t.Fatalf("given %dx%d, want 10x2048: upright", b.Dx(), b.Dy())
+	}
+	top, bottom := got.At(5, 100).(color.YCbCr), got.At(5, 1948).(color.YCbCr)
+	if r, _, b := color.YCbCrToRGB(top.Y, top.Cb, top.Cr); r < 200 || b > 80 {
+		t.Errorf("the top is %d red, %d blue; want red", r, b)
+	}
+	if r, _, b := color.YCbCrToRGB(bottom.Y, bottom.Cb, bottom.Cr); b < 200 || r > 80 {
+		t.Errorf("the bottom is %d red, %d blue; want blue", r, b)
 	}
 }

@@ -110,7 +110,8 @@ func decodeConfig(ctx context.Context, open Opener, id string) (image.Config, er
 // is within the size sent, small and of a type every provider takes;
 // otherwise decoded (its size checked first), scaled within
 // ScaledSize and encoded again, as JPEG, or PNG when it has
-// transparency. An animated GIF gives its first frame.
+// transparency, and turned upright as a photograph's Exif says. An
+// animated GIF gives its first frame.
 func scalePicture(ctx context.Context, open Opener, id string) ([]byte, error) {
 	cfg, err := decodeConfig(ctx, open, id)
 	if err != nil {
@@ -137,14 +138,16 @@ func scalePicture(ctx context.Context, open Opener, id string) ([]byte, error) {
 		}
 		defer rc.Close()
 	}
-	src, _, err := image.Decode(bufio.NewReader(rc))
+	br := bufio.NewReaderSize(rc, exifHead)
+	head, _ := br.Peek(exifHead) // what there is of it: a short file is all head
+	src, _, err := image.Decode(br)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &unreadable{"it could not be read as a picture"}
 	}
-	return encodeScaled(src, w, h)
+	return encodeScaled(src, w, h, jpegOrientation(head))
 }
 
 // takenAsIs reports whether a picture's bytes are of a type every
@@ -158,10 +161,10 @@ func takenAsIs(data []byte) bool {
 	return false
 }
 
-// encodeScaled scales src to w by h and encodes it: as JPEG, or as PNG
-// when it has transparency.
-func encodeScaled(src image.Image, w, h int) ([]byte, error) {
-	dst := scaleDown(src, w, h)
+// encodeScaled scales src to w by h, turns it upright as Exif orientation
+// o says, and encodes it: as JPEG, or as PNG when it has transparency.
+func encodeScaled(src image.Image, w, h, o int) ([]byte, error) {
+	dst := orient(scaleDown(src, w, h), o)
 	var buf bytes.Buffer
 	var err error
 	if dst.Opaque() {
