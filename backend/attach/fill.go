@@ -3,7 +3,6 @@ package attach
 import (
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -106,7 +105,7 @@ func (p *Pictures) fill(ctx context.Context, img llm.Image, open Opener, cache C
 	if err != nil {
 		return img, err
 	}
-	img.Data, img.Type = data, http.DetectContentType(data)
+	img.Data, img.Type = data, pictureType(data)
 	return img, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"net/http"
 
 	_ "golang.org/x/image/webp" // the fourth: OpenAI takes it
 )
@@ -154,11 +153,28 @@ func scalePicture(ctx context.Context, open Opener, id string) ([]byte, error) {
 // provider takes as they are. A GIF is not: it may be animated, which
 // OpenAI refuses.
 func takenAsIs(data []byte) bool {
-	switch http.DetectContentType(data) {
+	switch pictureType(data) {
 	case "image/png", "image/jpeg", "image/webp":
 		return true
 	}
 	return false
+}
+
+// pictureType is the type of the picture data holds, by its first bytes:
+// the four types pictures are given as, or "" for none of them. (Package
+// attach links no HTTP, so it reads the signatures itself.)
+func pictureType(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // encodeScaled scales src to w by h, turns it upright as Exif orientation
