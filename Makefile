@@ -75,7 +75,8 @@ screenshots: build e2e-deps
 ## pages, then what telemetry adds to a model call, then the permission
 ## policy's decision under 100 rules, then 100 MCP sessions calling a
 ## tool that asks once, beside a plain go-sdk server, then a 10 MB file
-## uploaded (throughput, and the heap above idle); then the same load on
+## uploaded (throughput, and the heap above idle), then two 15 MB pictures
+## a turn over three turns (what each model call is given and costs); then the same load on
 ## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
 ## every answer landing on another node than its stream's (docs/performance.md)
 bench: build pg-deps
@@ -91,6 +92,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/state/
 	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./backend/transport/
+	$(GO) test -run '^$$' -bench PicturesOverThreeTurns -benchtime 1x ./backend/attach/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced

@@ -160,7 +160,7 @@ func flightByID(ctx context.Context, q rowQuerier, id string) (*flights.Flight, 
 // the booking made with key or decides the new one (flights.CheckBooking),
 // records it and takes the seat off the flight. A refusal is not the
 // transaction's error, so it does not fail the writes committed with it.
-func (c *Flights) Book(ctx context.Context, key, flightID, seat string) (flights.Booking, error) {
+func (c *Flights) Book(ctx context.Context, owner, key, flightID, seat string) (flights.Booking, error) {
 	var b flights.Booking
 	var refusal error
 	err := c.db.tx(ctx, func(ctx context.Context, tx *txn) error {
@@ -178,7 +178,7 @@ func (c *Flights) Book(ctx context.Context, key, flightID, seat string) (flights
 		if err != nil {
 			return err
 		}
-		next, fresh, err := flights.CheckBooking(prior, f, key, flightID, seat, c.db.now())
+		next, fresh, err := flights.CheckBooking(prior, f, owner, key, flightID, seat, c.db.now())
 		if err != nil || !fresh {
 			b, refusal = next, err
 			return nil
@@ -194,8 +194,8 @@ func (c *Flights) Book(ctx context.Context, key, flightID, seat string) (flights
 				break
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bookings(key, reference, flight_id, seat, created_at) VALUES (?, ?, ?, ?, ?)`,
-			next.Key, next.Reference, next.FlightID, next.Seat, next.Created.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO bookings(key, reference, flight_id, seat, owner, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			next.Key, next.Reference, next.FlightID, next.Seat, next.Owner, next.Created.UnixMilli()); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE flights SET seats_left = seats_left - 1 WHERE id = ?`, f.ID); err != nil {
@@ -210,12 +210,12 @@ func (c *Flights) Book(ctx context.Context, key, flightID, seat string) (flights
 	return b, refusal
 }
 
-const bookingCols = `reference, flight_id, seat, key, created_at`
+const bookingCols = `reference, flight_id, seat, key, owner, created_at`
 
 func scanBooking(row interface{ Scan(...any) error }) (flights.Booking, error) {
 	var b flights.Booking
 	var created int64
-	err := row.Scan(&b.Reference, &b.FlightID, &b.Seat, &b.Key, &created)
+	err := row.Scan(&b.Reference, &b.FlightID, &b.Seat, &b.Key, &b.Owner, &created)
 	b.Created = time.UnixMilli(created).UTC()
 	return b, err
 }
@@ -233,8 +233,8 @@ func bookingByKey(ctx context.Context, q rowQuerier, key string) (*flights.Booki
 }
 
 // Bookings implements flights.Catalogue.
-func (c *Flights) Bookings(ctx context.Context) ([]flights.Booking, error) {
-	rows, err := c.db.read.QueryContext(ctx, `SELECT `+bookingCols+` FROM bookings ORDER BY id DESC`)
+func (c *Flights) Bookings(ctx context.Context, owner string) ([]flights.Booking, error) {
+	rows, err := c.db.read.QueryContext(ctx, `SELECT `+bookingCols+` FROM bookings WHERE owner = ? ORDER BY id DESC`, owner)
 	if err != nil {
 		return nil, fmt.Errorf("list bookings: %w", err)
 	}

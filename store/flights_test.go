@@ -72,7 +72,7 @@ func testSeedFlights(t *testing.T, target string) {
 	}
 	f := found[0]
 	seat := flights.SeatsFor(f)[0]
-	booked, err := db.Flights().Book(ctx, "conversation-1/call-7", f.ID, seat)
+	booked, err := db.Flights().Book(ctx, "", "conversation-1/call-7", f.ID, seat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func testSeedFlights(t *testing.T, target string) {
 		t.Fatal(err)
 	}
 	cat := db.Flights()
-	got, err := cat.Bookings(ctx)
+	got, err := cat.Bookings(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func testSeedFlights(t *testing.T, target string) {
 	if after.SeatsLeft != f.SeatsLeft-1 || len(after.Booked) != 1 || after.Booked[0] != seat {
 		t.Errorf("%s after reopening: %d seats left, booked %v; want %d, [%s]", f.ID, after.SeatsLeft, after.Booked, f.SeatsLeft-1, seat)
 	}
-	again, err := cat.Book(ctx, "conversation-1/call-7", f.ID, seat)
+	again, err := cat.Book(ctx, "", "conversation-1/call-7", f.ID, seat)
 	if err != nil || !sameBooking(again, booked) {
 		t.Errorf("booking again after reopening = %+v, %v; want %+v", again, err, booked)
 	}

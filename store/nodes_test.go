@@ -87,7 +87,7 @@ func testNodesSharingADatabaseAgree(t *testing.T, target string) {
 	same := make([]flights.Booking, len(nodes))
 	all(t, len(nodes), func(i int) error {
 		var err error
-		same[i], err = nodes[i].Flights().Book(ctx, "one-key", f.ID, seats[0])
+		same[i], err = nodes[i].Flights().Book(ctx, "", "one-key", f.ID, seats[0])
 		return err
 	})
 	for i, b := range same[1:] {
@@ -98,7 +98,7 @@ func testNodesSharingADatabaseAgree(t *testing.T, target string) {
 	var mu sync.Mutex
 	won := 0
 	all(t, len(nodes), func(i int) error {
-		_, err := nodes[i].Flights().Book(ctx, fmt.Sprint("key-", i), f.ID, seats[1])
+		_, err := nodes[i].Flights().Book(ctx, "", fmt.Sprint("key-", i), f.ID, seats[1])
 		var refused *flights.Error
 		switch {
 		case err == nil:
@@ -114,7 +114,7 @@ func testNodesSharingADatabaseAgree(t *testing.T, target string) {
 	if won != 1 {
 		t.Errorf("%d nodes booked seat %s with keys of their own; want exactly one, the others refused", won, seats[1])
 	}
-	if bs, err := nodes[2].Flights().Bookings(ctx); err != nil || len(bs) != 2 {
+	if bs, err := nodes[2].Flights().Bookings(ctx, ""); err != nil || len(bs) != 2 {
 		t.Errorf("%d bookings, %v; want 2", len(bs), err)
 	}
 }

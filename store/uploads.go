@@ -251,7 +251,10 @@ func (db *DB) CollectUploads(ctx context.Context, unused time.Duration) (int, er
 		}
 		removed = len(gone)
 		rows, err = tx.QueryContext(ctx, `SELECT hash FROM blobs WHERE seq = 0
-			AND NOT EXISTS (SELECT 1 FROM uploads WHERE uploads.hash = blobs.hash)`)
+			AND NOT EXISTS (SELECT 1 FROM uploads WHERE uploads.hash = blobs.hash)
+			AND NOT EXISTS (SELECT 1 FROM derived_blobs d WHERE d.hash = blobs.hash)
+			UNION SELECT DISTINCT source FROM derived_blobs
+			WHERE NOT EXISTS (SELECT 1 FROM uploads WHERE uploads.hash = derived_blobs.source)`)
 		if err != nil {
 			return err
 		}
@@ -268,18 +271,32 @@ func (db *DB) CollectUploads(ctx context.Context, unused time.Duration) (int, er
 	return removed, nil
 }
 
-// dropOrphanBlobs deletes the blobs among hashes that no upload has, and
-// returns how many it deleted. On PostgreSQL each is decided under the
-// blob's lock, so an upload of the same bytes under way (PutUpload) keeps
-// the blob it found.
+// dropOrphanBlobs deletes the blobs among hashes that no upload has, with
+// what was made of them (derived_blobs) unless an upload or another source
+// has that too, and returns how many it deleted. On PostgreSQL each is
+// decided under the blob's lock, so an upload of the same bytes under way
+// (PutUpload) keeps the blob it found.
 func dropOrphanBlobs(ctx context.Context, tx *txn, hashes []string) (int, error) {
 	n := 0
-	for _, hash := range hashes {
+	for i := 0; i < len(hashes); i++ {
+		hash := hashes[i]
 		if err := tx.serialize(ctx, "blob:"+hash); err != nil {
 			return n, err
 		}
+		var used int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM uploads WHERE hash = ?`, hash).Scan(&used); err != nil {
+			return n, err
+		}
+		if used > 0 {
+			continue
+		}
+		made, err := dropDerived(ctx, tx, hash)
+		if err != nil {
+			return n, err
+		}
+		hashes = append(hashes, made...)
 		res, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ? AND seq = 0
-			AND NOT EXISTS (SELECT 1 FROM uploads WHERE hash = ?)`, hash, hash)
+			AND NOT EXISTS (SELECT 1 FROM derived_blobs WHERE hash = ?)`, hash, hash)
 		if err != nil {
 			return n, err
 		}

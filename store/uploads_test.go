@@ -326,3 +326,86 @@ func testCollectedBranchesTakeTheirFiles(t *testing.T, target string) {
 		}
 	}
 }
+
+// What is made of a file for a model is kept by the file's bytes, read
+// back by any upload of them, and goes when the last upload of the bytes
+// goes, its own bytes with it unless an upload has them too.
+func TestDerivedBlobsLiveAsLongAsTheirSource(t *testing.T) {
+	contract(t, testDerivedBlobsLiveAsLongAsTheirSource)
+}
+
+func testDerivedBlobsLiveAsLongAsTheirSource(t *testing.T, target string) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	db := openTarget(t, target, Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	photo := putBytes(t, db, "s1", "photo", pattern(ChunkSize+10, 1))
+	putBytes(t, db, "s2", "same", pattern(ChunkSize+10, 1))
+	small := pattern(ChunkSize+5, 2)
+	shared := putBytes(t, db, "s1", "shared", small) // an upload with the bytes made
+
+	if _, ok, err := db.Derived(ctx, photo.Hash, "scaled"); err != nil || ok {
+		t.Fatalf("derived before any was kept: %v, %v; want none", ok, err)
+	}
+	d, err := db.PutDerived(ctx, photo.Hash, "scaled", small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutDerived(ctx, photo.Hash, "scaled", small); err != nil {
+		t.Fatalf("kept again (another node made it too): %v", err)
+	}
+	got, ok, err := db.Derived(ctx, photo.Hash, "scaled")
+	if err != nil || !ok || got != d {
+		t.Fatalf("derived = %+v, %v, %v; want %+v", got, ok, err, d)
+	}
+	r := db.OpenBlob(ctx, got.Hash, got.Size)
+	data, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(data, small) {
+		t.Fatalf("derived bytes read back %d bytes, %v; want what was kept", len(data), err)
+	}
+
+	if err := db.DiscardUploads(ctx, "s1", []string{"photo"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := db.Derived(ctx, photo.Hash, "scaled"); !ok {
+		t.Error("what was made of the bytes went with one upload of them, while another has them")
+	}
+	if err := db.DiscardUploads(ctx, "s2", []string{"same"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := db.Derived(ctx, photo.Hash, "scaled"); ok {
+		t.Error("what was made of the bytes outlived the last upload of them")
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM blobs WHERE hash = ?`, photo.Hash); got != 0 {
+		t.Errorf("%d chunks of the source left, want 0", got)
+	}
+	if _, err := readUpload(t, db, "s1", "shared"); err != nil {
+		t.Errorf("an upload whose bytes were also made of another: %v", err)
+	}
+
+	// Made of a source since gone, the made bytes go with the next
+	// collection, unless an upload has them.
+	other := putBytes(t, db, "s1", "other", pattern(100, 3))
+	made, err := db.PutDerived(ctx, other.Hash, "scaled", pattern(50, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutDerived(ctx, "no-such-source", "scaled", pattern(60, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM derived_blobs WHERE source = ?`, "no-such-source"); got != 0 {
+		t.Errorf("kept what was made of bytes no upload has: %d rows", got)
+	}
+	now = now.Add(48 * time.Hour)
+	if _, err := db.CollectUploads(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{other.Hash, made.Hash, shared.Hash} {
+		if got := count(t, db, `SELECT COUNT(*) FROM blobs WHERE hash = ?`, h); got != 0 {
+			t.Errorf("%d chunks of %s left after collecting every upload, want 0", got, h[:8])
+		}
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM derived_blobs`); got != 0 {
+		t.Errorf("%d derived rows left after collecting every upload, want 0", got)
+	}
+}

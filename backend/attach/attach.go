@@ -1,6 +1,7 @@
 // Package attach is what a model is given of the files sent with a user
 // message: images as image parts of the message (llm.Message.Images, their
-// bytes filled only just before a provider call, by Fill), text-like files
+// bytes filled only just before a provider call, scaled to what a provider
+// takes, by Pictures.Fill), text-like files
 // (text, markdown, CSV, JSON, source code) read into the message's text,
 // fenced and named, within a budget of tokens and trimmed with a note when
 // too long, and other files named with their type and size.
@@ -21,18 +22,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
 
-// The defaults a chat gives Message and Fill.
-const (
-	// DefaultBudget is the tokens the files of one message may add to it:
-	// room for a long document while leaving most of a small model's
-	// context to the conversation. A replayed turn must be given the same
-	// budget its model calls were recorded with, so a budget that changes
-	// is one to record beside the message.
-	DefaultBudget = 8000
-	// DefaultMaxImage is the largest image sent to a model, in bytes: what
-	// OpenAI's API takes.
-	DefaultMaxImage = 20 << 20
-)
+// DefaultBudget is the tokens the files of one message may add to it:
+// room for a long document while leaving most of a small model's context
+// to the conversation. A replayed turn must be given the same budget its
+// model calls were recorded with, so a budget that changes is one to
+// record beside the message.
+const DefaultBudget = 8000
 
 // Opener opens an attached file by its id (tree.Attachment.ID, llm.Image's
 // File) for reading. The chat gives one that reads the conversation's
@@ -40,11 +35,12 @@ const (
 type Opener func(ctx context.Context, id string) (io.ReadCloser, error)
 
 // Message returns m, a user message, with atts given to the model: images
-// in Images (their type and file id, no bytes: see Fill), text-like files
+// in Images (their type and file id, no bytes: see Pictures.Fill), text-like files
 // appended to Content, each fenced and named, and other files named with
 // their type and size. budget is the tokens the files may add to the
 // message's text, estimated as llm.EstimateTokens does (a picture's
-// tokens are not taken from it: compaction counts them); a file that
+// tokens are not taken from it: compaction counts them, by the size each
+// is sent at, read from its header); a file that
 // does not fit is trimmed at a line where it can be, with a note saying how
 // much was left out, and the budget is shared so that a long file leaves
 // room for the others. The lines naming the files are written whatever the
@@ -69,7 +65,12 @@ func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Op
 		}
 		switch f.kind {
 		case Image:
-			images = append(images, llm.Image{Type: f.Type, File: f.ID})
+			img := llm.Image{Type: f.Type, File: f.ID, Name: f.Name}
+			// The size it is sent at, from its header, so that its tokens
+			// are counted by it; one whose header does not read is counted
+			// as a picture of unknown size, and Fill says what is wrong.
+			img.Width, img.Height, _ = pictureSize(ctx, open, f.ID)
+			images = append(images, img)
 			b.WriteString(f.line(imageSuffix))
 		case Text:
 			block, err := f.read(ctx, open)

@@ -24,7 +24,7 @@ type files struct {
 	open   int
 }
 
-func newFiles(t *testing.T) *files {
+func newFiles(t testing.TB) *files {
 	f := &files{data: map[string]string{}}
 	t.Cleanup(func() {
 		if f.open != 0 {
@@ -118,19 +118,19 @@ func TestMessageTrimsALongFileWithANote(t *testing.T) {
 
 func TestMessageGivesAnImageAsAnImagePart(t *testing.T) {
 	fs := newFiles(t)
-	png := fs.add("img1", "photo.png", "image/png", "\x89PNG\r\n\x1a\n…")
+	pic := pngOf(t, 2100, 10, false)
+	png := fs.add("img1", "photo.png", "image/png", string(pic))
 	got, err := attach.Message(context.Background(), user("Look"), []tree.Attachment{png}, fs.Open, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []llm.Image{{Type: "image/png", File: "img1"}}; fmt.Sprint(got.Images) != fmt.Sprint(want) {
+	// The size it is sent at, read from its header, counts its tokens.
+	if want := []llm.Image{{Type: "image/png", File: "img1", Name: "photo.png", Width: 2048, Height: 10}}; fmt.Sprint(got.Images) != fmt.Sprint(want) {
 		t.Errorf("images = %v, want %v", got.Images, want)
 	}
-	if want := "Look\n\nAttached image photo.png (11 bytes, image/png), given as an image."; got.Content != want {
+	want := fmt.Sprintf("Look\n\nAttached image photo.png (%s, image/png), given as an image.", attach.Size(int64(len(pic))))
+	if got.Content != want {
 		t.Errorf("content = %q, want %q", got.Content, want)
-	}
-	if len(fs.opened) != 0 {
-		t.Errorf("opened %v: an image's bytes are read only by Fill", fs.opened)
 	}
 }
 

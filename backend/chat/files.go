@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -27,6 +28,42 @@ type Files interface {
 	// Attach makes session's files ids the conversation's: they live as
 	// long as it does and are deleted with it.
 	Attach(ctx context.Context, session, conversation string, ids []string) error
+}
+
+// DerivedFiles are Files that keep what is made of a file for a model (a
+// picture scaled to what a provider takes), so that it is made once:
+// *files.Store is. With Files that are not, pictures are scaled at each
+// model call.
+type DerivedFiles interface {
+	// Derived returns what was kept under name of session's file id; ok
+	// is false when nothing was. Errors: as Read's.
+	Derived(ctx context.Context, session, id, name string) (data []byte, ok bool, err error)
+	// KeepDerived keeps data under name for session's file id.
+	KeepDerived(ctx context.Context, session, id, name string, data []byte) error
+}
+
+// sessionDerived is a session's DerivedFiles as package attach reads them.
+type sessionDerived struct {
+	files   DerivedFiles
+	session string
+}
+
+func (d sessionDerived) Derived(ctx context.Context, id, name string) ([]byte, bool, error) {
+	return d.files.Derived(ctx, d.session, id, name)
+}
+
+func (d sessionDerived) KeepDerived(ctx context.Context, id, name string, data []byte) error {
+	return d.files.KeepDerived(ctx, d.session, id, name, data)
+}
+
+// fileCache is where the pictures made of the session's files are kept,
+// or nil when the files keep none.
+func (c *conversation) fileCache() attach.Cache {
+	d, ok := c.svc.files.(DerivedFiles)
+	if !ok {
+		return nil
+	}
+	return sessionDerived{files: d, session: c.session()}
 }
 
 // openFile reads a file of the conversation's session.

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/durable"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
@@ -141,7 +140,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			}
 		}
 		live := req // with its pictures' bytes, for the call alone: the record keeps their files' ids
-		if callErr = attach.Fill(ctx, &live, c.openFile, attach.DefaultMaxImage); callErr == nil {
+		if callErr = c.svc.pictures.Fill(ctx, &live, c.openFile, c.fileCache()); callErr == nil {
 			resp, callErr = primitive.Complete(ctx, model, live, stream)
 		}
 		if callErr != nil && errors.Is(context.Cause(ctx), errShutdown) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
+	"github.com/sweatpants-go/sweatpants/backend/attach"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm"
 	"github.com/sweatpants-go/sweatpants/backend/observe"
@@ -57,7 +58,10 @@ type Service struct {
 	model  llm.Provider
 	kinds  *elicit.Kinds // see Config.Kinds
 	files  Files         // see Config.Files
-	log    *slog.Logger
+	// pictures fills the pictures of every conversation's model calls,
+	// decoding one at a time.
+	pictures *attach.Pictures
+	log      *slog.Logger
 
 	ctx    context.Context // parent of every turn; cancelled by Close, with errShutdown
 	cancel context.CancelCauseFunc
@@ -89,7 +93,7 @@ type Service struct {
 // Close is called.
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, log: cfg.log(), ctx: ctx, cancel: cancel,
+	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, pictures: attach.NewPictures(0), log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},

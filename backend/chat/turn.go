@@ -345,6 +345,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
 	ctx = primitive.Files.With(ctx, c.openFile)
+	ctx = primitive.Conversation.With(ctx, c.conv.ID)
 	if n := c.svc.compactTokens; n > 0 {
 		if _, set := CompactTokens.Lookup(ctx); !set {
 			ctx = CompactTokens.With(ctx, n)

@@ -64,6 +64,14 @@ type DB interface {
 	AttachUploads(ctx context.Context, session, conversation string, ids []string) error
 	DiscardUploads(ctx context.Context, session string, ids []string) error
 	CollectUploads(ctx context.Context, unused time.Duration) (int, error)
+	Derived(ctx context.Context, source, name string) (Blob, bool, error)
+	PutDerived(ctx context.Context, source, name string, data []byte) (Blob, error)
+}
+
+// Blob names stored bytes: their SHA-256 and their size.
+type Blob struct {
+	Hash string
+	Size int64
 }
 
 // Store keeps files in the database.

@@ -60,11 +60,15 @@ func (f Flight) Fare() string {
 type Booking struct {
 	// Reference is what the traveller quotes: "SP-7KQ2XM". It follows
 	// from Key, so a retried booking shows the same reference.
-	Reference string    `json:"reference"`
-	FlightID  string    `json:"flight_id"`
-	Seat      string    `json:"seat"`
-	Key       string    `json:"key"` // the idempotency key it was booked with
-	Created   time.Time `json:"created"`
+	Reference string `json:"reference"`
+	FlightID  string `json:"flight_id"`
+	Seat      string `json:"seat"`
+	Key       string `json:"key"` // the idempotency key it was booked with
+	// Owner is who booked it: the catalogue's caller names it (the demo,
+	// the conversation), and lists it to that owner alone.
+	// It is the catalogue's bookkeeping, not part of what a tool returns.
+	Owner   string    `json:"-"`
+	Created time.Time `json:"created"`
 }
 
 // Catalogue is a place flights are searched and booked. Its errors that a
@@ -76,15 +80,17 @@ type Catalogue interface {
 	Search(ctx context.Context, q Query) ([]Flight, error)
 	// Flight returns the flight with the given ID, or UnknownFlight.
 	Flight(ctx context.Context, id string) (Flight, error)
-	// Book books seat on flight flightID, once per key: a second call with
-	// the same key and the same flight and seat returns the first booking
-	// and changes nothing, so a tool that runs twice books once. The same
-	// key for another flight or seat is KeyReused. Otherwise Book refuses,
-	// changing nothing, with UnknownFlight, Departed, NoSuchSeat (not on
-	// the plane), Full, SeatTaken, or Invalid (an empty key).
-	Book(ctx context.Context, key, flightID, seat string) (Booking, error)
-	// Bookings returns every booking, newest first.
-	Bookings(ctx context.Context) ([]Booking, error)
+	// Book books seat on flight flightID for owner, once per key: a
+	// second call with the same key, owner, flight and seat returns the
+	// first booking and changes nothing, so a tool that runs twice books
+	// once. The same key for another owner, flight or seat is KeyReused.
+	// Otherwise Book refuses, changing nothing, with UnknownFlight,
+	// Departed, NoSuchSeat (not on the plane), Full, SeatTaken, or Invalid
+	// (an empty key).
+	Book(ctx context.Context, owner, key, flightID, seat string) (Booking, error)
+	// Bookings returns owner's bookings, newest first: those Book made for
+	// owner, and no one else's.
+	Bookings(ctx context.Context, owner string) ([]Booking, error)
 }
 
 // Normalize returns f as a catalogue keeps it — times in UTC to the
@@ -116,18 +122,22 @@ func compareFlights(a, b Flight) int {
 	return cmp.Or(a.Departs.Compare(b.Departs), cmp.Compare(a.Price, b.Price), strings.Compare(a.ID, b.ID))
 }
 
-// CheckBooking decides a catalogue's answer to Book(key, flightID, seat)
-// at now, so that every catalogue answers alike. prior is the booking
+// CheckBooking decides a catalogue's answer to Book(owner, key, flightID,
+// seat) at now, so that every catalogue answers alike. prior is the booking
 // already made with key, if any; f is the flight with ID flightID, nil if
 // there is none. It returns prior for a repeated booking (fresh false), a
 // refusal, or the booking to record (fresh true): everything but its
 // Reference, which the catalogue picks with Reference.
-func CheckBooking(prior *Booking, f *Flight, key, flightID, seat string, now time.Time) (b Booking, fresh bool, err error) {
+func CheckBooking(prior *Booking, f *Flight, owner, key, flightID, seat string, now time.Time) (b Booking, fresh bool, err error) {
 	if key == "" {
 		return Booking{}, false, Errorf(Invalid, "A booking needs an idempotency key.")
 	}
 	normal, seatErr := NormalizeSeat(seat)
 	if prior != nil {
+		if prior.Owner != owner {
+			// Not said whose, nor what it booked: that is another owner's.
+			return Booking{}, false, Errorf(KeyReused, "This booking's key was used for another booking; book with a key of your own.")
+		}
 		if prior.FlightID != flightID || prior.Seat != normal {
 			return Booking{}, false, Errorf(KeyReused, "This booking's key already booked seat %s on %s; it cannot book seat %q on %s too.",
 				prior.Seat, prior.FlightID, seat, flightID)
@@ -148,5 +158,5 @@ func CheckBooking(prior *Booking, f *Flight, key, flightID, seat string, now tim
 		return Booking{}, false, Errorf(SeatTaken, "Seat %s on flight %s is taken; %d other seats are free.",
 			normal, f.Number, f.SeatsLeft)
 	}
-	return Booking{FlightID: f.ID, Seat: normal, Key: key, Created: now.UTC().Truncate(time.Millisecond)}, true, nil
+	return Booking{FlightID: f.ID, Seat: normal, Key: key, Owner: owner, Created: now.UTC().Truncate(time.Millisecond)}, true, nil
 }

@@ -74,7 +74,7 @@ func (m *Memory) Flight(ctx context.Context, id string) (Flight, error) {
 }
 
 // Book implements Catalogue.
-func (m *Memory) Book(ctx context.Context, key, flightID, seat string) (Booking, error) {
+func (m *Memory) Book(ctx context.Context, owner, key, flightID, seat string) (Booking, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now() // under the lock, so that later bookings have later times
@@ -82,7 +82,7 @@ func (m *Memory) Book(ctx context.Context, key, flightID, seat string) (Booking,
 	if i, ok := m.byKey[key]; ok {
 		prior = &m.bookings[i]
 	}
-	b, fresh, err := CheckBooking(prior, m.flights[flightID], key, flightID, seat, now)
+	b, fresh, err := CheckBooking(prior, m.flights[flightID], owner, key, flightID, seat, now)
 	if err != nil || !fresh {
 		return b, err
 	}
@@ -102,11 +102,15 @@ func (m *Memory) Book(ctx context.Context, key, flightID, seat string) (Booking,
 }
 
 // Bookings implements Catalogue.
-func (m *Memory) Bookings(ctx context.Context) ([]Booking, error) {
+func (m *Memory) Bookings(ctx context.Context, owner string) ([]Booking, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := slices.Clone(m.bookings)
-	slices.Reverse(out)
+	var out []Booking
+	for _, b := range slices.Backward(m.bookings) {
+		if b.Owner == owner {
+			out = append(out, b)
+		}
+	}
 	return out, nil
 }
 

@@ -63,9 +63,13 @@ type Inspection struct {
 	// the inspected state's.
 	SelectedOnPath bool
 	// Ends are the ForkEnd nodes of the Fork nodes among Nodes, by Fork
-	// node: what the agent decided of each block it tried. A Fork node
-	// without one is a block still being tried.
-	Ends map[int64]tree.Node
+	// node: what the agent decided of each block it tried, on the marked
+	// path where it went through the block (see tried.go). Undecided are
+	// the Fork nodes whose block was left without a decision: its turn
+	// ended, or the conversation went elsewhere. A Fork node in neither is
+	// a block HEAD's turn is trying.
+	Ends      map[int64]tree.Node
+	Undecided map[int64]bool
 }
 
 // AgentState is one agent's state as the inspector shows it: its value,
@@ -171,6 +175,12 @@ func (w *Watch) Wait(ctx context.Context) (notices []chat.Notice, moved bool, er
 		}
 	}
 }
+
+// Whole reports whether the next Changes draws the inspector whole (Full):
+// nothing was drawn yet, or the follower was told to start over. (A
+// change that turns out not to be a patch is drawn whole too, rarely: a
+// node gone without a resync.)
+func (w *Watch) Whole() bool { return !w.view.drawn || w.resync }
 
 // Changes returns what changed in the tree since the inspector was last
 // shown it, and takes it as shown: the first time, everything. An empty

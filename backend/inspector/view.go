@@ -31,8 +31,11 @@ type view struct {
 	state   []AgentState   // the agents' state shown
 	// selOnPath is whether the node picked was shown on the marked path.
 	selOnPath bool
-	// ends are the ForkEnd nodes of the tree by the Fork node they end.
-	ends map[int64]tree.Node
+	// ends are the ForkEnd nodes of the tree by the Fork node they end;
+	// fates are the Fork nodes, each with the fate it was shown with
+	// (tried.go).
+	ends  map[int64][]tree.Node
+	fates map[int64]string
 }
 
 // shownEntry is a reflog row as shown.
@@ -158,11 +161,11 @@ func (v *view) snapshot(l chat.Live) Inspection {
 	head := l.Conversation.Head
 	in.HeadNode, _ = x.Node(head)
 	var newest int64
-	v.ends = map[int64]tree.Node{}
+	v.ends, v.fates = map[int64][]tree.Node{}, map[int64]string{}
 	for k, n := range x.Nodes() {
 		in.Nodes[k] = n
 		newest = max(newest, k)
-		v.noteEnd(n)
+		v.noteNode(n)
 		if kids := x.Children(k); len(kids) > 0 {
 			in.Children[k] = slices.Clone(kids)
 		}
@@ -183,7 +186,7 @@ func (v *view) snapshot(l chat.Live) Inspection {
 		in.OnPath[n.ID] = true
 	}
 	v.showState(x, &in, in.Path, tree.Path(in.Path).Contains)
-	v.showEnds(&in)
+	v.showEnds(&in, where{onPath: tree.Path(in.Path).Contains, onHead: l.Path.Contains, running: l.Turn != chat.TurnIdle})
 	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
 	wholeSamples(x, &in)
 	return in
@@ -300,7 +303,13 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	var marked []int64
 	for _, n := range fresh {
 		// A tried block's Fork node, drawn already, says now how it ended.
-		if f, ok := v.noteEnd(n); ok && f <= v.newest && !p.drawn[f] {
+		v.noteNode(n)
+	}
+	// A Fork node drawn already whose block stands otherwise now: an end
+	// came, HEAD moved to or from one, or the turn trying it ended.
+	w := where{onPath: onTip, onHead: l.Path.Contains, running: turn != chat.TurnIdle}
+	for _, f := range v.refated(w) {
+		if !p.drawn[f] {
 			marked = append(marked, f)
 		}
 	}
@@ -336,7 +345,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 		tipPath = in.Path
 	}
 	ch.State = v.showState(x, in, tipPath, onTip)
-	v.showEnds(in)
+	v.showEnds(in, w)
 	ch.Legend = x.Len() != v.count || head != v.head || turn != v.turn
 	grown = len(fresh) > 0 || head != v.head
 	if len(fresh) > 0 {

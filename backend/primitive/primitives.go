@@ -170,6 +170,13 @@ func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], 
 	return Ask(ElicitProgress.With(ctx, func(_ elicit.Request, p elicit.Progress) { onProgress(p) }), k, message, in)
 }
 
+// Conversation is the id of the conversation a turn is of, set by
+// whoever runs the turn (the chat service): what the turn's code keeps
+// in the world for a conversation, such as the demo's bookings, is kept
+// under it, so that another conversation, another browser's, never sees
+// it. Empty where a turn runs outside a conversation.
+var Conversation = NewValue("conversation", "")
+
 // Files opens, by upload id, the files a conversation was given (sent with
 // a message, or as the answer to elicit.AskFile), for the turn's own code
 // (turn.OpenFile): whoever runs the turn installs the reader of its

@@ -45,6 +45,7 @@ func (s *Server) serveStream(c echo.Context, what string, open func(ctx context.
 	}
 	defer src.Close()
 	c.Response().Header().Set("X-Accel-Buffering", "no")
+	c.Response().Writer = newStallWriter(c.Response().Writer, s.stall)
 	sse := newSSE(c)
 	ctx := sse.Context()
 	for {

@@ -87,7 +87,7 @@ func (s *Server) inspectorStream(c echo.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return &treeSource{w: w}, nil
+		return &treeSource{w: w, draws: s.draws}, nil
 	})
 }
 
@@ -96,9 +96,12 @@ const inspectorEvery = 200 * time.Millisecond
 
 // treeSource draws the tree inspector: whole first, then what changed.
 // While a turn moves fast, the tree is patched at most every
-// inspectorEvery, with every change up to then; notices pass at once.
+// inspectorEvery, with every change up to then; notices pass at once. A
+// whole drawing waits for one of the server's draw slots, held until it
+// is sent (see stall.go).
 type treeSource struct {
 	w     *inspector.Watch
+	draws drawSlots
 	drawn time.Time // when the tree was last patched; zero before the first
 	moved bool      // the tree may have changed since
 }
@@ -106,44 +109,66 @@ type treeSource struct {
 func (t *treeSource) Close() { t.w.Close() }
 
 func (t *treeSource) Next(ctx context.Context) ([]event, error) {
-	if t.drawn.IsZero() {
-		ch, err := t.w.Changes(ctx)
-		if err != nil {
-			return nil, err
-		}
-		t.drawn = time.Now()
-		return treeEvents(ch), nil
-	}
 	for {
-		if !t.moved {
-			notices, moved, err := t.w.Wait(ctx)
-			if err != nil {
-				return nil, err
-			}
-			t.moved = moved
-			if len(notices) > 0 {
-				evs := make([]event, len(notices))
-				for i, n := range notices {
-					evs[i] = patchIn(templates.Notice(n))
+		if !t.drawn.IsZero() {
+			if !t.moved {
+				notices, moved, err := t.w.Wait(ctx)
+				if err != nil {
+					return nil, err
 				}
-				return evs, nil
+				t.moved = moved
+				if len(notices) > 0 {
+					evs := make([]event, len(notices))
+					for i, n := range notices {
+						evs[i] = patchIn(templates.Notice(n))
+					}
+					return evs, nil
+				}
+			}
+			select {
+			case <-time.After(time.Until(t.drawn.Add(inspectorEvery))):
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
 		}
-		select {
-		case <-time.After(time.Until(t.drawn.Add(inspectorEvery))):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		ch, err := t.w.Changes(ctx)
+		evs, err := t.changes(ctx)
 		if err != nil {
 			return nil, err
 		}
 		t.moved = false
-		if !ch.Empty() {
+		if evs != nil {
 			t.drawn = time.Now()
-			return treeEvents(ch), nil
+			return evs, nil
 		}
 	}
+}
+
+// changes returns the event that shows what changed in the tree, or nil
+// when nothing did. A whole drawing is made in a draw slot, which the
+// event gives back once it is sent, or fails to be.
+func (t *treeSource) changes(ctx context.Context) ([]event, error) {
+	release := func() {}
+	if t.w.Whole() {
+		var err error
+		if release, err = t.draws.take(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := t.w.Changes(ctx)
+	if err != nil || ch.Empty() {
+		release()
+		return nil, err
+	}
+	evs := treeEvents(ch)
+	return []event{func(sse *datastar.ServerSentEventGenerator) error {
+		defer release()
+		for _, ev := range evs {
+			if err := ev(sse); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, nil
 }
 
 // treeEvents are the patches that show ch.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -43,6 +44,14 @@ type Config struct {
 	// those of the whole server (DefaultMaxStreamsTotal when 0): keep it
 	// well under the descriptor limit, so that new visitors still get in.
 	MaxStreams, MaxStreamsPerClient, MaxStreamsTotal int
+	// StreamStall is how long a stream may write without its client
+	// taking a byte before it is dropped (DefaultStreamStall when 0); the
+	// browser reconnects and is drawn the page as it is then.
+	StreamStall time.Duration
+	// WholeDraws is how many whole drawings of a tree inspector are made
+	// and sent at once (DefaultWholeDraws when 0): the rest wait, holding
+	// no drawing.
+	WholeDraws int
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents templates.ElicitComponents
@@ -90,6 +99,8 @@ type Server struct {
 	secure       bool
 	proxies      proxies
 	streams      *streamLimit
+	stall        time.Duration // see Config.StreamStall
+	draws        drawSlots     // see Config.WholeDraws
 	echo         *echo.Echo
 }
 
@@ -97,6 +108,12 @@ type Server struct {
 // not served as, and cross-origin state-changing requests, are refused
 // before they reach a route.
 func NewServer(cfg Config) http.Handler {
+	_, h := newServer(cfg)
+	return h
+}
+
+// newServer is NewServer, with the server behind the handler.
+func newServer(cfg Config) (*Server, http.Handler) {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
@@ -104,7 +121,8 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
 	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
-		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
+		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
+		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)), echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
@@ -123,5 +141,5 @@ func NewServer(cfg Config) http.Handler {
 	if cfg.Metrics != nil {
 		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
-	return s.refuseCrossOrigin(s.echo)
+	return s, s.refuseCrossOrigin(s.echo)
 }

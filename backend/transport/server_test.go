@@ -26,9 +26,10 @@ import (
 
 // testApp is the real handler over real HTTP with a real SQLite file.
 type testApp struct {
-	srv *httptest.Server
-	db  *store.DB
-	svc *chat.Service
+	srv    *httptest.Server
+	db     *store.DB
+	svc    *chat.Service
+	server *Server
 }
 
 // newTestApp serves the demo agents and the offline model.
@@ -52,12 +53,13 @@ func newTestAppWith(t testing.TB, cfg chat.Config, more ...func(*store.DB, *Conf
 	for _, set := range more {
 		set(db, &sc)
 	}
-	srv := httptest.NewServer(NewServer(sc))
+	server, h := newServer(sc)
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.Close()
 		svc.Close()
 	})
-	return &testApp{srv: srv, db: db, svc: svc}
+	return &testApp{srv: srv, db: db, svc: svc, server: server}
 }
 
 // browser is one browser session: a cookie jar, and the app's origin on POSTs.

@@ -108,10 +108,14 @@ func triedMark(in inspector.Inspection, n tree.Node) templ.Component {
 }
 
 // triedFate is how the block Fork node n began ended: "adopted" (forward),
-// "abandoned" (back), or "trying" while nothing is decided.
+// "abandoned" (back), "undecided" when it was left without a decision, or
+// "trying" while HEAD's turn tries it.
 func triedFate(in inspector.Inspection, n tree.Node) string {
 	e, ok := in.Ends[n.ID]
 	if !ok {
+		if in.Undecided[n.ID] {
+			return "undecided"
+		}
 		return "trying"
 	}
 	if rec, _ := tree.Decode[tree.ForkEndRecord](e); rec.Forward {
@@ -126,6 +130,8 @@ func triedWords(fate string) string {
 		return "adopted"
 	case "abandoned":
 		return "abandoned (went back)"
+	case "undecided":
+		return "left undecided (its turn ended without deciding)"
 	}
 	return "being tried"
 }
@@ -136,6 +142,8 @@ func triedSign(fate string) string {
 		return "✓"
 	case "abandoned":
 		return "↩"
+	case "undecided":
+		return "–"
 	}
 	return "…"
 }

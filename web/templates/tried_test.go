@@ -159,3 +159,27 @@ func TestTheStateAtANodePicked(t *testing.T) {
 		}
 	}
 }
+
+// A block left undecided (its turn ended without deciding) says so, and
+// not that it is being tried.
+func TestAnUndecidedBlockSaysSo(t *testing.T) {
+	in := treeOf(3,
+		tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(tree.Message{Text: "cheaper?"})},
+		tree.Node{Kind: tree.Fork, Ref: "1-1", Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})},
+		tree.Node{Kind: tree.Stopped, Payload: tree.MustEncode(tree.Message{Text: "Stopped."})},
+	)
+	in.Undecided = map[int64]bool{2: true}
+	doc := renderInspector(t, in)
+	for _, n := range findAll(doc, byTestID("tree-node")) {
+		if attr(n, "data-node") != "2" {
+			continue
+		}
+		marks := findAll(n, byTestID("tried-fate"))
+		if len(marks) == 0 || attr(marks[0], "data-fate") != "undecided" {
+			t.Fatalf("the undecided block's marks %v, want data-fate undecided", marks)
+		}
+		if got, want := wordsOf(findAll(n, byTag("summary"))[0]), "left undecided (its turn ended without deciding)"; !strings.Contains(got, want) || strings.Contains(got, "being tried") {
+			t.Errorf("the undecided block reads %q, want %q in it", got, want)
+		}
+	}
+}

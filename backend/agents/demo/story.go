@@ -77,7 +77,9 @@ var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 		if cat == nil {
 			return flights.Booking{}, errors.New("no flight catalogue is set up")
 		}
-		return cat.Book(ctx, b.Key, b.Flight, b.Seat)
+		// Booked for the conversation, which the turn's runner names: never
+		// for an owner the call's arguments, which a user may edit, say.
+		return cat.Book(ctx, primitive.Conversation.Get(ctx), b.Key, b.Flight, b.Seat)
 	}).Does(policy.Writes, policy.Spends).Titled("Book a seat").Fixes("key").Describes(describeBooking)
 
 // describeBooking words a booking for the traveller asked to approve it:
@@ -195,14 +197,15 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			f.Number, f.From, f.To, f.Departs.Format("Mon 2 Jan 15:04"), b.Seat, f.Fare(), b.Reference), nil
 	})
 
-// ListBookings lists the bookings made so far, newest first.
+// ListBookings lists the bookings the conversation made so far, on any of
+// its branches, newest first: no one else's.
 var ListBookings = agents.NewTool(ChatAgent, "listBookings", "List the bookings made so far",
 	func(ctx context.Context, _ struct{}) (string, error) {
 		cat := Catalogue.Get(ctx)
 		if cat == nil {
 			return "", errors.New("no flight catalogue is set up")
 		}
-		bs, err := cat.Bookings(ctx)
+		bs, err := cat.Bookings(ctx, primitive.Conversation.Get(ctx))
 		if err != nil || len(bs) == 0 {
 			return "You have no bookings yet.", err
 		}

@@ -181,7 +181,7 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = waitFor(t, svc, conv.ID, "the booking", func(v chat.View) bool { return !v.Status.Running })
-	bs, _ := cat.Bookings(t.Context())
+	bs, _ := cat.Bookings(t.Context(), conv.ID)
 	if len(bs) != 1 || bs[0].FlightID != f.ID || bs[0].Seat != f.Seats[0] {
 		t.Fatalf("bookings %+v, want one on %s seat %s", bs, f.ID, f.Seats[0])
 	}

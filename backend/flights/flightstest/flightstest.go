@@ -86,6 +86,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("BookConcurrently", func(t *testing.T) { testBookConcurrently(t, open) })
 	t.Run("References", func(t *testing.T) { testReferences(t, open) })
 	t.Run("Bookings", func(t *testing.T) { testBookings(t, open) })
+	t.Run("BookingsAreTheirOwners", func(t *testing.T) { testBookingsAreTheirOwners(t, open) })
 }
 
 func testSearch(t *testing.T, open Open) {
@@ -202,7 +203,7 @@ func snapshot(t *testing.T, cat flights.Catalogue) state {
 		s.flights = append(s.flights, got)
 	}
 	var err error
-	if s.bookings, err = cat.Bookings(ctx); err != nil {
+	if s.bookings, err = cat.Bookings(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -226,7 +227,7 @@ func testBook(t *testing.T, open Open) {
 	t.Run("a free seat", func(t *testing.T) {
 		cat, f := fresh(t)
 		seat := flights.SeatsFor(f)[3]
-		b, err := cat.Book(ctx, "trip-1", f.ID, seat)
+		b, err := cat.Book(ctx, "", "trip-1", f.ID, seat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func testBook(t *testing.T, open Open) {
 		if slices.Contains(free, seat) || len(free) != after.SeatsLeft {
 			t.Errorf("free seats after booking %s: %v (%d seats left)", seat, free, after.SeatsLeft)
 		}
-		got, err := cat.Bookings(ctx)
+		got, err := cat.Bookings(ctx, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func testBook(t *testing.T, open Open) {
 	t.Run("a seat written loosely", func(t *testing.T) {
 		cat, f := fresh(t)
 		seat := flights.SeatsFor(f)[0]
-		b, err := cat.Book(ctx, "trip-1", f.ID, " "+strings.ToLower(seat)+" ")
+		b, err := cat.Book(ctx, "", "trip-1", f.ID, " "+strings.ToLower(seat)+" ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,13 +278,13 @@ func testBook(t *testing.T, open Open) {
 	t.Run("again with the same key: the first booking, nothing changed", func(t *testing.T) {
 		cat, f := fresh(t)
 		seat := flights.SeatsFor(f)[0]
-		first, err := cat.Book(ctx, "trip-1", f.ID, seat)
+		first, err := cat.Book(ctx, "", "trip-1", f.ID, seat)
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := snapshot(t, cat)
 		for range 3 {
-			again, err := cat.Book(ctx, "trip-1", f.ID, strings.ToLower(seat))
+			again, err := cat.Book(ctx, "", "trip-1", f.ID, strings.ToLower(seat))
 			if err != nil {
 				t.Fatalf("booking again: %v", err)
 			}
@@ -322,7 +323,7 @@ func testBook(t *testing.T, open Open) {
 		t.Run(tc.name, func(t *testing.T) {
 			cat, f := fresh(t)
 			taken := flights.SeatsFor(f)[1]
-			if _, err := cat.Book(ctx, "trip-1", f.ID, taken); err != nil {
+			if _, err := cat.Book(ctx, "", "trip-1", f.ID, taken); err != nil {
 				t.Fatal(err)
 			}
 			f, err := cat.Flight(ctx, f.ID)
@@ -331,7 +332,7 @@ func testBook(t *testing.T, open Open) {
 			}
 			before := snapshot(t, cat)
 			seat := tc.seat(f, taken)
-			b, err := cat.Book(ctx, tc.key, tc.flight, seat)
+			b, err := cat.Book(ctx, "", tc.key, tc.flight, seat)
 			wantRefusal(t, err, tc.want)
 			if b != (flights.Booking{}) {
 				t.Errorf("Book(%q, %q, %q) returned %+v with its refusal", tc.key, tc.flight, seat, b)
@@ -375,7 +376,7 @@ func testBookConcurrently(t *testing.T, open Open) {
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { _, errs[i] = cat.Book(ctx, fmt.Sprintf("trip-%d", i), f.ID, seat) })
+			wg.Go(func() { _, errs[i] = cat.Book(ctx, "", fmt.Sprintf("trip-%d", i), f.ID, seat) })
 		}
 		wg.Wait()
 		wins := 0
@@ -404,7 +405,7 @@ func testBookConcurrently(t *testing.T, open Open) {
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { bookings[i], errs[i] = cat.Book(ctx, fmt.Sprintf("trip-%d", i), f.ID, free[i%len(free)]) })
+			wg.Go(func() { bookings[i], errs[i] = cat.Book(ctx, "", fmt.Sprintf("trip-%d", i), f.ID, free[i%len(free)]) })
 		}
 		wg.Wait()
 		var won []string
@@ -434,7 +435,7 @@ func testBookConcurrently(t *testing.T, open Open) {
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { bookings[i], errs[i] = cat.Book(ctx, "trip-1", f.ID, seat) })
+			wg.Go(func() { bookings[i], errs[i] = cat.Book(ctx, "", "trip-1", f.ID, seat) })
 		}
 		wg.Wait()
 		for i := range n {
@@ -461,7 +462,7 @@ func expectSeats(t *testing.T, cat flights.Catalogue, id string, left, bookings 
 	if f.SeatsLeft != left || len(f.Booked) != bookings {
 		t.Errorf("%s: %d seats left, %d booked; want %d, %d", id, f.SeatsLeft, len(f.Booked), left, bookings)
 	}
-	got, err := cat.Bookings(ctx)
+	got, err := cat.Bookings(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,11 +491,11 @@ func testReferences(t *testing.T, open Open) {
 		t.Fatal(err)
 	}
 	free := flights.SeatsFor(f)
-	b1, err := cat.Book(ctx, k1, f.ID, free[0])
+	b1, err := cat.Book(ctx, "", k1, f.ID, free[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	b2, err := cat.Book(ctx, k2, f.ID, free[1])
+	b2, err := cat.Book(ctx, "", k2, f.ID, free[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +503,7 @@ func testReferences(t *testing.T, open Open) {
 		t.Errorf("references %q and %q for keys whose first candidates collide, want %q and %q",
 			b1.Reference, b2.Reference, flights.Reference(k1, 0), flights.Reference(k2, 1))
 	}
-	again, err := cat.Book(ctx, k2, f.ID, free[1])
+	again, err := cat.Book(ctx, "", k2, f.ID, free[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +515,7 @@ func testReferences(t *testing.T, open Open) {
 func testBookings(t *testing.T, open Open) {
 	ctx := context.Background()
 	cat := open(t, Catalogue(), NewClock(Start).Now)
-	got, err := cat.Bookings(ctx)
+	got, err := cat.Bookings(ctx, "")
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Bookings of a new catalogue = %v, %v; want none", got, err)
 	}
@@ -524,13 +525,13 @@ func testBookings(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := cat.Book(ctx, fmt.Sprintf("trip-%d", i), id, flights.SeatsFor(f)[0])
+		b, err := cat.Book(ctx, "", fmt.Sprintf("trip-%d", i), id, flights.SeatsFor(f)[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append([]flights.Booking{b}, want...)
 	}
-	if got, err = cat.Bookings(ctx); err != nil {
+	if got, err = cat.Bookings(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.EqualFunc(got, want, sameBooking) {
@@ -575,5 +576,42 @@ func sameFlight(a, b flights.Flight) bool {
 }
 
 func sameBooking(a, b flights.Booking) bool {
-	return a.Reference == b.Reference && a.FlightID == b.FlightID && a.Seat == b.Seat && a.Key == b.Key && a.Created.Equal(b.Created)
+	return a.Reference == b.Reference && a.FlightID == b.FlightID && a.Seat == b.Seat && a.Key == b.Key && a.Owner == b.Owner && a.Created.Equal(b.Created)
+}
+
+// testBookingsAreTheirOwners: each owner is listed its own bookings alone,
+// and a key another owner booked with books nothing and says nothing of
+// that booking.
+func testBookingsAreTheirOwners(t *testing.T, open Open) {
+	ctx := context.Background()
+	cat := open(t, Catalogue(), NewClock(Start).Now)
+	f, err := cat.Flight(ctx, "SK1-2026-12-04")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats := flights.SeatsFor(f)
+	mine, err := cat.Book(ctx, "conversation-a", "trip-a", f.ID, seats[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := cat.Book(ctx, "conversation-b", "trip-b", f.ID, seats[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, want := range map[string][]flights.Booking{"conversation-a": {mine}, "conversation-b": {theirs}, "conversation-c": nil} {
+		got, err := cat.Bookings(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, want, sameBooking) {
+			t.Errorf("Bookings(%s) = %+v, want %+v", owner, got, want)
+		}
+	}
+	_, err = cat.Book(ctx, "conversation-c", "trip-a", f.ID, seats[0])
+	if fe, ok := errors.AsType[*flights.Error](err); !ok || fe.Code != flights.KeyReused || strings.Contains(fe.Message, mine.Reference) {
+		t.Errorf("booking with another owner's key: %v, want KeyReused that names nothing of theirs", err)
+	}
+	if got, _ := cat.Bookings(ctx, "conversation-c"); len(got) != 0 {
+		t.Errorf("the refused booking listed %+v", got)
+	}
 }

@@ -127,7 +127,7 @@ func (p *Provider) Label() string {
 // stream cut before then is tried again like a dropped connection.
 // Failures are *llm.Error values, or ctx.Err() once ctx is done, even
 // while waiting to try again. A request with an image whose bytes were not
-// read (attach.Fill reads them) is refused before anything is sent.
+// read (attach.Pictures.Fill reads them) is refused before anything is sent.
 func (p *Provider) Complete(ctx context.Context, req llm.Request, onDelta func(delta string)) (llm.Response, error) {
 	creq := p.request(req)
 	if img, ok := unread(req); ok {

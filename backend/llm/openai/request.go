@@ -86,7 +86,7 @@ func parts(m llm.Message) []goopenai.ChatMessagePart {
 	return out
 }
 
-// unread finds an image of req whose bytes were not read (attach.Fill
+// unread finds an image of req whose bytes were not read (attach.Pictures.Fill
 // reads them before a call), which would be sent as an empty picture.
 func unread(req llm.Request) (llm.Image, bool) {
 	for _, m := range req.Messages {
