@@ -138,3 +138,55 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Here are my notes"))
 	p.must(expect.Locator(p.GetByTestId("attachment-file")).ToContainText("notes.txt"))
 }
+
+// Several files picked or dropped at once on the new chat page of a fresh
+// browser (no session yet) all go with the first message: the page's
+// uploads share one session however many start together, so none is
+// refused as another's and none leaves the composer.
+func TestSeveralFilesAtOnceOnAFreshNewChatPageAllGoWithTheFirstMessage(t *testing.T) {
+	names := []string{"a.txt", "b.txt", "c.txt", "d.txt"}
+	for _, how := range []string{"picked", "dropped"} {
+		t.Run(how, func(t *testing.T) {
+			model := llmtest.NewServer(t, llmtest.Text("Four files."))
+			a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+			p := &chatPage{t: t, Page: newPage(t)}
+			_, err := p.Goto(a.URL + "/")
+			p.must(err)
+			p.must(expect.Locator(p.GetByTestId("composer-input")).ToBeVisible())
+			if how == "picked" {
+				var picked []playwright.InputFile
+				for _, n := range names {
+					picked = append(picked, playwright.InputFile{Name: n, MimeType: "text/plain", Buffer: []byte("file " + n + "\n")})
+				}
+				p.must(p.GetByTestId("attach-input").SetInputFiles(picked))
+			} else {
+				p.dropFiles("#composer", names)
+			}
+			p.must(expect.Locator(p.storedChips()).ToHaveCount(len(names)))
+
+			p.send("What is in them?")
+			p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four files."))
+			p.must(expect.Locator(p.GetByTestId("user-turn").GetByTestId("attachment-file")).ToHaveCount(len(names)))
+			got := lastUserContent(t, model)
+			for _, n := range names {
+				if !strings.Contains(got, "file "+n) {
+					t.Errorf("the model was given %q, want %s in it", got, n)
+				}
+			}
+		})
+	}
+}
+
+// dropFiles drops text files named names, at once, on the element
+// selector finds, each holding "file NAME".
+func (p *chatPage) dropFiles(selector string, names []string) {
+	p.t.Helper()
+	_, err := p.Locator(selector).Evaluate(`(el, names) => {
+		const dt = new DataTransfer()
+		for (const n of names) dt.items.add(new File(['file ' + n + '\n'], n, { type: 'text/plain' }))
+		for (const type of ['dragover', 'drop']) {
+			el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }))
+		}
+	}`, names)
+	p.must(err)
+}

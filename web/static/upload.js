@@ -11,12 +11,52 @@ export function sizeWords (n) {
   return `${one(n / 1024 / 1024 / 1024)} GB`
 }
 
+// A browser without a session is given one by the first upload the server
+// stores (its answer sets the cookie). Uploads started together before
+// then would each be given a session of their own, and the files of all but
+// the session whose cookie the browser kept last would not be the
+// browser's when the message is sent. So while the page has no session
+// (the new chat page marks its form data-sessionless for a browser that
+// has none), uploads go one at a time until one is stored; those waiting
+// then go together, into its session.
+let sessionGiven = false
+const sessionless = () => !sessionGiven && document.querySelector('[data-sessionless]') !== null
+
+// turn settles when the next upload of a page without a session may go.
+let turn = Promise.resolve()
+
 // upload sends file, calling onProgress with the fraction sent (0 to 1)
 // as it goes. It resolves with {stored} — the file as the server keeps it:
 // id, name, type, size — or with {problem}, the server's reason in words
 // (too large, a type not taken) or why it could not be reached. abort()
-// on the returned promise stops it; it then resolves with neither.
+// on the returned promise stops it, waiting or under way; it then resolves
+// with neither.
 export function upload (file, onProgress) {
+  if (!sessionless()) return send(file, onProgress)
+  let release
+  const mine = new Promise((resolve) => { release = resolve })
+  const before = turn
+  turn = mine
+  let stopped = false
+  let sending = null
+  const done = before.then(() => {
+    if (stopped) return {}
+    if (!sessionless()) release() // the page has its session: the next goes too
+    sending = send(file, onProgress)
+    return sending
+  }).then((got) => {
+    release()
+    return got
+  })
+  done.abort = () => {
+    stopped = true
+    sending?.abort()
+  }
+  return done
+}
+
+// send is one upload under way (see upload).
+function send (file, onProgress) {
   const xhr = new XMLHttpRequest()
   const done = new Promise((resolve) => {
     const body = new FormData()
@@ -29,7 +69,10 @@ export function upload (file, onProgress) {
       if (xhr.status === 200) {
         let stored
         try { stored = JSON.parse(xhr.responseText)[0] } catch { stored = null }
-        if (stored?.id) return resolve({ stored })
+        if (stored?.id) {
+          sessionGiven = true
+          return resolve({ stored })
+        }
       }
       resolve({ problem: (xhr.responseText || `The file could not be uploaded (${xhr.status}).`).trim() })
     })
