@@ -123,11 +123,15 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 	held := make(chan playwright.Route, 1)
 	p.must(p.Route("**/files", func(r playwright.Route) { held <- r }))
 	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	// The upload starts once the page's modules have loaded (a file picked
+	// before then is sent when they do), which on a busy machine takes a
+	// while: the deadline is there to end a test that hangs, not to time
+	// the page.
 	var upload playwright.Route
 	select {
 	case upload = <-held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the file was not uploaded")
+	case <-time.After(time.Minute):
+		t.Fatal("the file was not uploaded within a minute")
 	}
 	p.must(expect.Locator(p.GetByTestId("composer-file-state")).ToContainText("uploading"))
 	input := p.GetByTestId("composer-input")
@@ -189,4 +193,28 @@ func (p *chatPage) dropFiles(selector string, names []string) {
 		}
 	}`, names)
 	p.must(err)
+}
+
+// A file picked before the page's scripts have loaded (they are deferred;
+// on a slow link or a busy machine the page is usable a while before
+// them) is sent once they have, not lost.
+func TestAFilePickedBeforeThePageScriptsLoadedIsSent(t *testing.T) {
+	a := startApp(t)
+	p := &chatPage{t: t, Page: newPage(t)}
+	held := make(chan playwright.Route, 1)
+	p.must(p.Route("**/static/files.js", func(r playwright.Route) { held <- r }))
+	_, err := p.Goto(a.URL+"/", playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	p.must(err)
+	var script playwright.Route
+	select {
+	case script = <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("the page did not ask for files.js within a minute")
+	}
+	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	p.must(p.Unroute("**/static/files.js")) // the conversation's page loads it too
+	p.must(script.Continue())
+	p.must(expect.Locator(p.storedChips()).ToHaveCount(1))
+	p.send("Here are my notes")
+	p.must(expect.Locator(p.GetByTestId("attachment-file")).ToContainText("notes.txt"))
 }

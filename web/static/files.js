@@ -88,13 +88,23 @@ document.addEventListener('click', (evt) => {
   settled(form)
 })
 
-document.addEventListener('change', (evt) => {
-  const input = evt.target.closest?.('input[data-attach]')
-  const form = formOf(evt)
-  if (!input || !form || !input.files?.length) return
+// picked sends the files picked with an Attach input of a form with a tray.
+function picked (input) {
+  const form = input.closest('form')
+  if (!form?.querySelector('[data-files]') || !input.files?.length) return
   uploadAll(form, input.files)
   input.value = ''
+}
+
+document.addEventListener('change', (evt) => {
+  const input = evt.target.closest?.('input[data-attach]')
+  if (input) picked(input)
 })
+
+// Files picked before this module loaded (it is deferred, and a page is
+// usable before then on a slow link or a busy machine) changed their
+// input unheard: they are sent now.
+for (const input of document.querySelectorAll('input[data-attach]')) picked(input)
 
 document.addEventListener('dragover', (evt) => {
   const form = formOf(evt)
