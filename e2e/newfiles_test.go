@@ -148,10 +148,10 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 // uploads share one session however many start together, so none is
 // refused as another's and none leaves the composer.
 func TestSeveralFilesAtOnceOnAFreshNewChatPageAllGoWithTheFirstMessage(t *testing.T) {
-	names := []string{"a.txt", "b.txt", "c.txt", "d.txt"}
+	names := []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"}
 	for _, how := range []string{"picked", "dropped"} {
 		t.Run(how, func(t *testing.T) {
-			model := llmtest.NewServer(t, llmtest.Text("Four files."))
+			model := llmtest.NewServer(t, llmtest.Text("Six files."))
 			a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 			p := &chatPage{t: t, Page: newPage(t)}
 			_, err := p.Goto(a.URL + "/")
@@ -169,7 +169,7 @@ func TestSeveralFilesAtOnceOnAFreshNewChatPageAllGoWithTheFirstMessage(t *testin
 			p.must(expect.Locator(p.storedChips()).ToHaveCount(len(names)))
 
 			p.send("What is in them?")
-			p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four files."))
+			p.must(expect.Locator(p.lastAssistant()).ToHaveText("Six files."))
 			p.must(expect.Locator(p.GetByTestId("user-turn").GetByTestId("attachment-file")).ToHaveCount(len(names)))
 			got := lastUserContent(t, model)
 			for _, n := range names {

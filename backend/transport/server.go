@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -73,6 +74,8 @@ type Config struct {
 	// Files, when set, serves POST /files and GET /files/:id: the files
 	// people attach (files.Store); without it they are not found.
 	Files Files
+	// Uploads bound the uploads read at once and how long one may stall.
+	Uploads UploadLimits
 }
 
 // Server serves the app.
@@ -89,7 +92,9 @@ type Server struct {
 	maxBody      int64
 	secure       bool
 	proxies      proxies
-	streams      *streamLimit
+	streams      *holdLimit
+	uploads      *holdLimit
+	uploadStall  time.Duration
 	echo         *echo.Echo
 }
 
@@ -103,8 +108,10 @@ func NewServer(cfg Config) http.Handler {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
+	cfg.Uploads = cfg.Uploads.orDefaults()
 	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
-		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal), echo: echo.New()}
+		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
+		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)

@@ -55,10 +55,27 @@ export function upload (file, onProgress) {
   return done
 }
 
-// send is one upload under way (see upload).
+// At most atOnce uploads of the page go at once, the others waiting their
+// turn: the server takes only so many of a session's at once (its
+// --max-uploads-per-session, 8 unless configured), and a page that sent
+// more would see the rest refused.
+const atOnce = 4
+let going = 0
+const queued = []
+const slot = () => going < atOnce ? (going++, Promise.resolve()) : new Promise((resolve) => queued.push(resolve))
+function freeSlot () {
+  const next = queued.shift()
+  if (next) next()
+  else going--
+}
+
+// send is one upload (see upload), once a slot is free.
 function send (file, onProgress) {
-  const xhr = new XMLHttpRequest()
-  const done = new Promise((resolve) => {
+  let xhr = null
+  let stopped = false
+  const done = slot().then(() => new Promise((resolve) => {
+    if (stopped) return resolve({})
+    xhr = new XMLHttpRequest()
     const body = new FormData()
     body.append('file', file, file.name || 'pasted.png')
     xhr.open('POST', '/files')
@@ -79,7 +96,13 @@ function send (file, onProgress) {
     xhr.addEventListener('error', () => resolve({ problem: 'The file could not be uploaded: the server cannot be reached.' }))
     xhr.addEventListener('abort', () => resolve({}))
     xhr.send(body)
+  })).then((got) => {
+    freeSlot()
+    return got
   })
-  done.abort = () => xhr.abort()
+  done.abort = () => {
+    stopped = true
+    xhr?.abort()
+  }
   return done
 }
