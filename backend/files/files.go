@@ -121,6 +121,7 @@ func (s *Store) Put(ctx context.Context, session, name, declaredType string, r i
 	if err != nil {
 		return File{}, err
 	}
+	name = nameFor(name, t)
 	spool, err := os.CreateTemp(s.spool, "upload-*")
 	if err != nil {
 		return File{}, fmt.Errorf("spool upload: %w", err)

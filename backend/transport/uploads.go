@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/bytesize"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -119,10 +120,10 @@ type uploaded struct {
 // free space than it keeps for conversations, 507 (files.Store.Room); then
 // nothing of the upload is recorded. Uploads read at once are bounded per
 // session and per client address (429) and in all (503), and a body that
-// sends nothing for the stall limit is cut (UploadLimits). Uploading
-// starts a session of the browser's own (startSession), as starting a
-// conversation does, so that a session id planted in the browser never
-// receives what its user sends.
+// sends nothing for the stall limit is cut (UploadLimits). An upload
+// taken from a browser without a session gives it a new one of its own, so
+// that a session id planted in the browser never receives what its user
+// sends; a refused one records none.
 func (s *Server) upload(c echo.Context) error {
 	lim := s.files.Limits()
 	r := c.Request()
@@ -141,14 +142,14 @@ func (s *Server) upload(c echo.Context) error {
 		return apperr.Errorf(apperr.Invalid, "An upload is a multipart/form-data form with one or more fields named file.")
 	}
 	// A browser with a session uploads into it (its conversation's page
-	// does); one with none is given its own, as starting a conversation
-	// gives it, so that no id planted in it receives what it sends.
+	// does); one with none is given a new one of its own, so that no id
+	// planted in it receives what it sends. That session is recorded, and
+	// its cookie set, once the upload is taken: a refused one records no
+	// session.
 	session := sessionOf(c)
-	if session == "" {
-		var err error
-		if session, err = s.startSession(c); err != nil {
-			return err
-		}
+	fresh := session == ""
+	if fresh {
+		session = chat.NewSessionID()
 	}
 	ctx := r.Context()
 	room, err := s.files.Room(ctx, session)
@@ -158,6 +159,12 @@ func (s *Server) upload(c echo.Context) error {
 	got, err := readUploads(mr, lim, room, func(name, declared string, body io.Reader, lim files.Limits) (files.File, error) {
 		return s.files.Put(ctx, session, name, declared, body, lim)
 	})
+	if err == nil && fresh {
+		if err = s.chat.IssueSession(ctx, session); err == nil {
+			s.setSessionCookie(c, session)
+			c.Set(sessionCookie, session)
+		}
+	}
 	if err != nil {
 		if len(got) > 0 {
 			ids := make([]string, len(got))
@@ -238,7 +245,7 @@ func readUploads(mr *multipart.Reader, lim files.Limits, room files.Room, put pu
 			part.Close()
 			return got, apperr.Errorf(apperr.Invalid, "At most %d files go in one upload.", maxUploadFiles)
 		}
-		name := part.FileName()
+		name := formFileName(part)
 		if name == "" {
 			part.Close()
 			return got, apperr.Errorf(apperr.Invalid, `The field "file" must hold a file, with its name.`)
@@ -277,6 +284,15 @@ func readUploads(mr *multipart.Reader, lim files.Limits, room files.Room, put pu
 		return nil, apperr.Errorf(apperr.Invalid, `The upload has no file: send one or more in form fields named "file".`)
 	}
 	return got, nil
+}
+
+// formFileName is the name of the file in part as its device called it.
+// Browsers encode a name's quotation marks and line breaks in a form
+// (%22, %0D, %0A: the HTML standard's multipart/form-data encoding),
+// which the form's parser leaves as they came; "a\"b.txt" is kept as
+// such, not as "a%22b.txt".
+func formFileName(part *multipart.Part) string {
+	return strings.NewReplacer("%22", `"`, "%0D", "\r", "%0A", "\n").Replace(part.FileName())
 }
 
 // partReader reads a part of a form, remembering the error reading it
