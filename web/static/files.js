@@ -8,7 +8,7 @@
 // (too big, a type not taken) says why on its chip and is not sent.
 // Sending the composer empties its signal; the chips go with it.
 
-import { sizeWords, upload } from './upload.js'
+import { shownName, sizeWords, upload } from './upload.js'
 
 // formOf is the form with a tray that evt happened in, if any.
 function formOf (evt) {
@@ -41,7 +41,7 @@ function send (form, file) {
   li.setAttribute('data-testid', chip)
   const name = document.createElement('span')
   name.className = 'name'
-  name.textContent = file.name || 'pasted image'
+  name.textContent = file.name ? shownName(file.name) : 'pasted image'
   const state = document.createElement('span')
   state.className = 'state'
   state.setAttribute('data-testid', `${chip}-state`)
@@ -61,6 +61,8 @@ function send (form, file) {
     sendings.delete(li)
     li.classList.remove('uploading')
     if (stored) {
+      name.textContent = stored.name // as the server keeps it
+      remove.setAttribute('aria-label', `Remove ${stored.name}`)
       li.dataset.id = stored.id
       li.dataset.state = 'stored'
       state.textContent = sizeWords(stored.size)

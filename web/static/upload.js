@@ -11,6 +11,17 @@ export function sizeWords (n) {
   return `${one(n / 1024 / 1024 / 1024)} GB`
 }
 
+// shownName is how a file's name is shown before the server has said how
+// it keeps it (files.CleanName does the same): the last part of a path,
+// without control or formatting characters (a right-to-left override can
+// make "txt.exe" read "exe.txt"), nor leading dots; "file" if nothing is
+// left.
+export function shownName (name) {
+  const last = String(name || '').split(/[/\\]/).pop()
+  const clean = last.replace(/\s/g, ' ').replace(/[\p{Cc}\p{Cf}\uFFFD]/gu, '').trim().replace(/^\.+/, '').trim()
+  return clean || 'file'
+}
+
 // A browser without a session is given one by the first upload the server
 // stores (its answer sets the cookie). Uploads started together before
 // then would each be given a session of their own, and the files of all but
