@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -45,8 +46,9 @@ type serveConfig struct {
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
-	maxStreams     int // 0: half of maxConns
-	clientStreams  int // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
+	maxStreams     int                    // 0: half of maxConns
+	clientStreams  int                    // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
+	uploads        transport.UploadLimits // Total 0: a quarter of maxConns
 
 	otlpEndpoint string
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
@@ -72,7 +74,9 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
 		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
-		maxConns: defaultMaxConns(), files: files.DefaultLimits()}
+		maxConns: defaultMaxConns(), files: files.DefaultLimits(),
+		uploads: transport.UploadLimits{PerSession: transport.DefaultMaxUploads, PerClient: transport.DefaultMaxUploadsPerClient,
+			Stall: transport.DefaultUploadStall}}
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
 	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or a postgres:// URL, which several may share")
@@ -90,6 +94,20 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"largest file accepted, in bytes")
 	fs.Var(intFlag[int64]{&cfg.files.MaxMessage, 1, "a positive number of bytes"}, "max-message-files-size",
 		"largest the files of one message may be together, in bytes")
+	fs.Var(intFlag[int64]{&cfg.files.MaxSession, 1, "a positive number of bytes"}, "max-session-files-size",
+		"most bytes of files one browser's session may keep, its conversations' included")
+	fs.Var(intFlag[int64]{&cfg.files.MaxTotal, 1, "a positive number of bytes"}, "max-files-size",
+		"most bytes of files the server keeps in all")
+	fs.Var(intFlag[int64]{&cfg.files.Reserve, 1, "a positive number of bytes"}, "disk-reserve",
+		"bytes of free disk space kept for conversations: an upload that would leave less is refused with 507")
+	fs.Var(intFlag[int]{&cfg.uploads.PerSession, 1, "a positive number of uploads"}, "max-uploads-per-session",
+		"uploads one browser's session may send at once")
+	fs.Var(intFlag[int]{&cfg.uploads.PerClient, 1, "a positive number of uploads"}, "max-uploads-per-client",
+		"uploads one client address may send at once")
+	fs.Var(intFlag[int]{&cfg.uploads.Total, 1, "a positive number of uploads"}, "max-uploads",
+		"uploads the server reads at once, beyond which new ones are refused with 503 (default: a quarter of --max-conns)")
+	fs.Var(durationFlag{&cfg.uploads.Stall, positive, "a positive duration such as 30s"}, "upload-stall",
+		"how long an upload's body may send nothing before it is cut (a slow upload that keeps coming is never cut)")
 	fs.Var(typesFlag{&cfg.files.Types}, "file-types",
 		"comma-separated content types of the files accepted, such as image/png or text/* (HTML and SVG only ever served as downloads)")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
@@ -143,6 +161,15 @@ func (cfg serveConfig) streamLimits() (total, perClient int) {
 	total = cmp.Or(cfg.maxStreams, max(1, cfg.maxConns/2))
 	perClient = cmp.Or(cfg.clientStreams, min(transport.DefaultMaxStreamsPerClient, max(1, total/2)))
 	return total, perClient
+}
+
+// uploadLimits are the uploads' bounds: each holds a connection while it
+// is read, so those the server reads at once are a quarter of the
+// connections unless configured, beside the half that goes to streams.
+func (cfg serveConfig) uploadLimits() transport.UploadLimits {
+	l := cfg.uploads
+	l.Total = cmp.Or(l.Total, max(1, cfg.maxConns/4))
+	return l
 }
 
 // readyChat is the chat service that says it is ready (transport.Readiness,
@@ -216,7 +243,13 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer node.Close()
 		app.Leases = &leases{node: node}
 	}
-	fstore := files.New(db, files.Options{Limits: cfg.files})
+	// The reserve is kept on the SQLite database's disk; PostgreSQL's is
+	// its server's to keep.
+	var disks []string
+	if !store.IsPostgres(cfg.db) {
+		disks = append(disks, filepath.Dir(cfg.db))
+	}
+	fstore := files.New(db, files.Options{Limits: cfg.files, Disks: disks})
 	app.Files = fstore // the server's limits for answers' files too
 	svc := chat.New(app)
 	if l, ok := app.Leases.(*leases); ok {
@@ -235,7 +268,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
-		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams,
+		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 		ElicitComponents: p.cfg.Components,
 		Datastar:         client.JS, Metrics: tel.Handler(),

@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
+	"github.com/sweatpants-go/sweatpants/backend/transport"
 )
 
 func TestParseServeSuspendAfter(t *testing.T) {
@@ -143,6 +144,9 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
 		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken", "SWEATPANTS_MCP_SERVERS": servers,
 		"SWEATPANTS_MAX_FILE_SIZE": "1000", "SWEATPANTS_MAX_MESSAGE_FILES_SIZE": "3000", "SWEATPANTS_FILE_TYPES": "image/png, text/*",
+		"SWEATPANTS_MAX_SESSION_FILES_SIZE": "5000", "SWEATPANTS_MAX_FILES_SIZE": "9000", "SWEATPANTS_DISK_RESERVE": "7000",
+		"SWEATPANTS_MAX_UPLOADS_PER_SESSION": "2", "SWEATPANTS_MAX_UPLOADS_PER_CLIENT": "6", "SWEATPANTS_MAX_UPLOADS": "11",
+		"SWEATPANTS_UPLOAD_STALL": "9s",
 	}
 	var flags serveConfig
 	n := 0
@@ -165,7 +169,9 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
 		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
 		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}},
-		files:   files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"}}}
+		files: files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"},
+			MaxSession: 5000, MaxTotal: 9000, Reserve: 7000},
+		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -195,6 +201,9 @@ func TestParseServeRefusals(t *testing.T) {
 		{"no connections", []string{"--max-conns", "0"}, nil, `invalid value "0" for flag -max-conns`},
 		{"a file size in words", []string{"--max-file-size", "10MB"}, nil, `invalid value "10MB" for flag -max-file-size: want a positive number of bytes`},
 		{"no room for a message's files", nil, map[string]string{"SWEATPANTS_MAX_MESSAGE_FILES_SIZE": "0"}, `invalid value "0" for SWEATPANTS_MAX_MESSAGE_FILES_SIZE`},
+		{"a disk reserve in words", []string{"--disk-reserve", "1GB"}, nil, `invalid value "1GB" for flag -disk-reserve: want a positive number of bytes`},
+		{"no uploads at once", nil, map[string]string{"SWEATPANTS_MAX_UPLOADS_PER_CLIENT": "0"}, `invalid value "0" for SWEATPANTS_MAX_UPLOADS_PER_CLIENT`},
+		{"an upload stall without a unit", []string{"--upload-stall", "30"}, nil, `invalid value "30" for flag -upload-stall: want a positive duration`},
 		{"a file type that is an extension", []string{"--file-types", "png,jpg"}, nil, `invalid value "png,jpg" for flag -file-types: "png" is not a content type`},
 		{"a cookie flag that is no boolean", nil, map[string]string{"SWEATPANTS_SECURE_COOKIES": "maybe"}, `invalid value "maybe" for SWEATPANTS_SECURE_COOKIES: want true or false`},
 		{"a proxy that is no address", []string{"--trusted-proxies", "proxy.local"}, nil, `invalid value "proxy.local" for flag -trusted-proxies: trusted proxy "proxy.local" is not an IP address`},

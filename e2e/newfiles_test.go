@@ -123,11 +123,15 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 	held := make(chan playwright.Route, 1)
 	p.must(p.Route("**/files", func(r playwright.Route) { held <- r }))
 	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	// The upload starts once the page's modules have loaded (a file picked
+	// before then is sent when they do), which on a busy machine takes a
+	// while: the deadline is there to end a test that hangs, not to time
+	// the page.
 	var upload playwright.Route
 	select {
 	case upload = <-held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the file was not uploaded")
+	case <-time.After(time.Minute):
+		t.Fatal("the file was not uploaded within a minute")
 	}
 	p.must(expect.Locator(p.GetByTestId("composer-file-state")).ToContainText("uploading"))
 	input := p.GetByTestId("composer-input")
@@ -136,5 +140,81 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 	p.must(upload.Continue())
 	p.must(expect.Page(p.Page).ToHaveURL(regexp.MustCompile(`/c/[0-9a-f]+$`)))
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText("Here are my notes"))
+	p.must(expect.Locator(p.GetByTestId("attachment-file")).ToContainText("notes.txt"))
+}
+
+// Several files picked or dropped at once on the new chat page of a fresh
+// browser (no session yet) all go with the first message: the page's
+// uploads share one session however many start together, so none is
+// refused as another's and none leaves the composer.
+func TestSeveralFilesAtOnceOnAFreshNewChatPageAllGoWithTheFirstMessage(t *testing.T) {
+	names := []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"}
+	for _, how := range []string{"picked", "dropped"} {
+		t.Run(how, func(t *testing.T) {
+			model := llmtest.NewServer(t, llmtest.Text("Six files."))
+			a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+			p := &chatPage{t: t, Page: newPage(t)}
+			_, err := p.Goto(a.URL + "/")
+			p.must(err)
+			p.must(expect.Locator(p.GetByTestId("composer-input")).ToBeVisible())
+			if how == "picked" {
+				var picked []playwright.InputFile
+				for _, n := range names {
+					picked = append(picked, playwright.InputFile{Name: n, MimeType: "text/plain", Buffer: []byte("file " + n + "\n")})
+				}
+				p.must(p.GetByTestId("attach-input").SetInputFiles(picked))
+			} else {
+				p.dropFiles("#composer", names)
+			}
+			p.must(expect.Locator(p.storedChips()).ToHaveCount(len(names)))
+
+			p.send("What is in them?")
+			p.must(expect.Locator(p.lastAssistant()).ToHaveText("Six files."))
+			p.must(expect.Locator(p.GetByTestId("user-turn").GetByTestId("attachment-file")).ToHaveCount(len(names)))
+			got := lastUserContent(t, model)
+			for _, n := range names {
+				if !strings.Contains(got, "file "+n) {
+					t.Errorf("the model was given %q, want %s in it", got, n)
+				}
+			}
+		})
+	}
+}
+
+// dropFiles drops text files named names, at once, on the element
+// selector finds, each holding "file NAME".
+func (p *chatPage) dropFiles(selector string, names []string) {
+	p.t.Helper()
+	_, err := p.Locator(selector).Evaluate(`(el, names) => {
+		const dt = new DataTransfer()
+		for (const n of names) dt.items.add(new File(['file ' + n + '\n'], n, { type: 'text/plain' }))
+		for (const type of ['dragover', 'drop']) {
+			el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }))
+		}
+	}`, names)
+	p.must(err)
+}
+
+// A file picked before the page's scripts have loaded (they are deferred;
+// on a slow link or a busy machine the page is usable a while before
+// them) is sent once they have, not lost.
+func TestAFilePickedBeforeThePageScriptsLoadedIsSent(t *testing.T) {
+	a := startApp(t)
+	p := &chatPage{t: t, Page: newPage(t)}
+	held := make(chan playwright.Route, 1)
+	p.must(p.Route("**/static/files.js", func(r playwright.Route) { held <- r }))
+	_, err := p.Goto(a.URL+"/", playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	p.must(err)
+	var script playwright.Route
+	select {
+	case script = <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("the page did not ask for files.js within a minute")
+	}
+	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	p.must(p.Unroute("**/static/files.js")) // the conversation's page loads it too
+	p.must(script.Continue())
+	p.must(expect.Locator(p.storedChips()).ToHaveCount(1))
+	p.send("Here are my notes")
 	p.must(expect.Locator(p.GetByTestId("attachment-file")).ToContainText("notes.txt"))
 }

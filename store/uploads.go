@@ -324,3 +324,17 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// UploadsSize returns the bytes of the session's uploads together, and of
+// all uploads: what quotas count (an upload of bytes another has too is
+// counted again, as the session that sent it is charged for it).
+func (db *DB) UploadsSize(ctx context.Context, session string) (ofSession, total int64, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT
+			CAST(COALESCE(SUM(CASE WHEN session_id = ? THEN size ELSE 0 END), 0) AS bigint),
+			CAST(COALESCE(SUM(size), 0) AS bigint)
+		FROM uploads`, session).Scan(&ofSession, &total)
+	if err != nil {
+		return 0, 0, fmt.Errorf("measure uploads: %w", err)
+	}
+	return ofSession, total, nil
+}

@@ -409,3 +409,21 @@ func testDerivedBlobsLiveAsLongAsTheirSource(t *testing.T, target string) {
 		t.Errorf("%d derived rows left after collecting every upload, want 0", got)
 	}
 }
+
+// UploadsSize counts a session's uploads and all of them, on both engines:
+// what the quotas on files are kept by.
+func TestUploadsSizeCountsASessionsAndAll(t *testing.T) {
+	contract(t, func(t *testing.T, target string) {
+		db := openTarget(t, target, Options{})
+		if mine, all, err := db.UploadsSize(t.Context(), "s1"); err != nil || mine != 0 || all != 0 {
+			t.Fatalf("with none = %d, %d, %v; want 0, 0", mine, all, err)
+		}
+		putBytes(t, db, "s1", "a", pattern(100, 1))
+		putBytes(t, db, "s1", "b", pattern(50, 2))
+		putBytes(t, db, "s2", "c", pattern(100, 1)) // the same bytes as a, another session's
+		mine, all, err := db.UploadsSize(t.Context(), "s1")
+		if err != nil || mine != 150 || all != 250 {
+			t.Errorf("UploadsSize(s1) = %d, %d, %v; want 150, 250", mine, all, err)
+		}
+	})
+}

@@ -23,7 +23,10 @@ const (
 	// Unavailable: the server is at a limit of its own for now (all the
 	// streams it can hold, no descriptor left); trying later may work.
 	Unavailable Code = "unavailable"
-	Internal    Code = "internal" // a failure the user cannot fix
+	// NoRoom: the server will not store what was sent: its storage is at a
+	// quota, or keeps what free space is left for what it records.
+	NoRoom   Code = "no_room"
+	Internal Code = "internal" // a failure the user cannot fix
 )
 
 // Error is an error with a code and a user-facing message. Fields, when

@@ -192,6 +192,15 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 	return next, nil
 }
 
+// IssueSession records id, made by NewSessionID, as a browser's session
+// of its own, owning nothing but what was kept under it already: the files
+// of the upload that gives a browser without a session its first one,
+// recorded once the upload was taken, so that a refused one records no
+// session.
+func (s *Service) IssueSession(ctx context.Context, id string) error {
+	return s.store.EnsureSession(ctx, id)
+}
+
 // Session returns the session a browser's cookie id stands for, asked from
 // the address client: id itself when this service issued it and it is
 // current; the session it was rotated to when that was within

@@ -8,6 +8,7 @@ package files
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -51,6 +52,13 @@ type Options struct {
 	Limits Limits        // the server's limits (Attach checks a message's total by them)
 	Unused time.Duration // how long an unused upload is kept; DefaultUnused when 0
 	Spool  string        // the directory uploads are spooled in; os.TempDir() when ""
+	// Disks are directories on the disks the database writes to (a SQLite
+	// database's folder), whose free space Limits.Reserve keeps; the
+	// spool's is watched too.
+	Disks []string
+	// Free says how many bytes the disk holding dir has free for the
+	// server; FreeSpace when nil.
+	Free func(dir string) (uint64, error)
 }
 
 // DB is where files are kept: the store (*store.DB), on either engine.
@@ -64,6 +72,7 @@ type DB interface {
 	AttachUploads(ctx context.Context, session, conversation string, ids []string) error
 	DiscardUploads(ctx context.Context, session string, ids []string) error
 	CollectUploads(ctx context.Context, unused time.Duration) (int, error)
+	UploadsSize(ctx context.Context, session string) (ofSession, total int64, err error)
 	Derived(ctx context.Context, source, name string) (Blob, bool, error)
 	PutDerived(ctx context.Context, source, name string, data []byte) (Blob, error)
 }
@@ -80,6 +89,8 @@ type Store struct {
 	limits Limits
 	unused time.Duration
 	spool  string
+	disks  []string
+	free   func(dir string) (uint64, error)
 }
 
 // New returns the files kept in db.
@@ -87,7 +98,11 @@ func New(db DB, opts Options) *Store {
 	if opts.Unused <= 0 {
 		opts.Unused = DefaultUnused
 	}
-	return &Store{db: db, limits: opts.Limits.orDefaults(), unused: opts.Unused, spool: opts.Spool}
+	if opts.Free == nil {
+		opts.Free = FreeSpace
+	}
+	disks := append(slices.Clip(opts.Disks), cmp.Or(opts.Spool, os.TempDir()))
+	return &Store{db: db, limits: opts.Limits.orDefaults(), unused: opts.Unused, spool: opts.Spool, disks: disks, free: opts.Free}
 }
 
 // Limits returns the server's limits.
@@ -114,6 +129,7 @@ func (s *Store) Put(ctx context.Context, session, name, declaredType string, r i
 	if err != nil {
 		return File{}, err
 	}
+	name = nameFor(name, t)
 	spool, err := os.CreateTemp(s.spool, "upload-*")
 	if err != nil {
 		return File{}, fmt.Errorf("spool upload: %w", err)

@@ -9,18 +9,26 @@ import (
 
 // Limits are what an upload may be: at most MaxFile bytes a file, MaxMessage
 // bytes the files of one message together, and of one of Types (content
-// types, or a major type with "/*" such as "image/*"). A zero field takes
-// DefaultLimits' value.
+// types, or a major type with "/*" such as "image/*"). What is kept is
+// bounded too: a session's files at most MaxSession bytes together, all
+// files at most MaxTotal, and an upload is refused when it would leave
+// less than Reserve bytes free on a disk the server writes to (see
+// Store.Room). A zero field takes DefaultLimits' value.
 type Limits struct {
-	MaxFile, MaxMessage int64
-	Types               []string
+	MaxFile, MaxMessage  int64
+	Types                []string
+	MaxSession, MaxTotal int64
+	Reserve              int64
 }
 
 // DefaultLimits are the limits of a server not told otherwise: images
-// models read, text-like files, PDF; 20 MiB a file, 50 MiB a message. No
-// type a browser would run script from (HTML, SVG) is among them.
+// models read, text-like files, PDF; 20 MiB a file, 50 MiB a message,
+// 1 GiB a session's files and 10 GiB all of them, with 256 MiB of disk
+// kept free for conversations. No type a browser would run script from
+// (HTML, SVG) is among them.
 func DefaultLimits() Limits {
-	return Limits{MaxFile: 20 << 20, MaxMessage: 50 << 20, Types: DefaultTypes()}
+	return Limits{MaxFile: 20 << 20, MaxMessage: 50 << 20, Types: DefaultTypes(),
+		MaxSession: 1 << 30, MaxTotal: 10 << 30, Reserve: 256 << 20}
 }
 
 // DefaultTypes are the content types accepted unless configured.
@@ -40,6 +48,15 @@ func (l Limits) orDefaults() Limits {
 	}
 	if len(l.Types) == 0 {
 		l.Types = d.Types
+	}
+	if l.MaxSession <= 0 {
+		l.MaxSession = d.MaxSession
+	}
+	if l.MaxTotal <= 0 {
+		l.MaxTotal = d.MaxTotal
+	}
+	if l.Reserve <= 0 {
+		l.Reserve = d.Reserve
 	}
 	return l
 }

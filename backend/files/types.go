@@ -76,6 +76,10 @@ func decideType(name, declared string, head []byte, lim Limits) (string, error) 
 	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(head))
 	declared, _, _ = mime.ParseMediaType(declared)
 	ext := TypeOf(name)
+	if len(head) == 0 && ext != "" && !textual(ext) {
+		// Nothing sniffs as text: say what is wrong, not that it is text.
+		return "", apperr.Errorf(apperr.Invalid, "%s is empty: it has 0 bytes, so it is not %s.", name, describe(ext))
+	}
 	var t string
 	switch {
 	case sniffed == "text/plain" || sniffed == "text/html" || sniffed == "text/xml":
@@ -103,6 +107,38 @@ func decideType(name, declared string, head []byte, lim Limits) (string, error) 
 		return "", apperr.Errorf(apperr.Unsupported, "%s is %s, which is not accepted here. Accepted: %s.", name, describe(t), accepted(lim))
 	}
 	return t, nil
+}
+
+// nameFor is name as a file of type t is kept and offered for download: a
+// file that is not text whose name's extension says another type (a PNG,
+// or a GIF that is also a page, called x.html) has t's extension put after
+// it (x.html.png), so that the file saved opens as what it is. Text keeps
+// its name: its type follows its extension (decideType).
+func nameFor(name, t string) string {
+	if textual(t) || TypeOf(name) == t {
+		return name
+	}
+	var ext string
+	switch t {
+	case "image/png":
+		ext = ".png"
+	case "image/jpeg":
+		ext = ".jpg"
+	case "image/gif":
+		ext = ".gif"
+	case "image/webp":
+		ext = ".webp"
+	case "application/pdf":
+		ext = ".pdf"
+	default:
+		if exts, _ := mime.ExtensionsByType(t); len(exts) > 0 {
+			ext = exts[0]
+		}
+	}
+	if ext == "" {
+		return name
+	}
+	return CleanName(strings.TrimSuffix(name, ".") + ext)
 }
 
 // describe names type t for a person.

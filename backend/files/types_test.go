@@ -107,3 +107,39 @@ func TestParseTypes(t *testing.T) {
 		t.Errorf("text/* allows text/csv: %v; image/png allows image/gif: %v", lim.Allows("text/csv"), lim.Allows("image/gif"))
 	}
 }
+
+// An empty file whose name says an image or a PDF is refused as empty,
+// not as text posing as one; an empty text file is text.
+func TestAnEmptyFileIsSaidToBeEmpty(t *testing.T) {
+	for _, name := range []string{"x.png", "scan.pdf"} {
+		_, err := decideType(name, "", nil, DefaultLimits())
+		if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), name+" is empty") {
+			t.Errorf("an empty %s: %v, want Invalid saying it is empty", name, err)
+		}
+	}
+	if got, err := decideType("empty.txt", "", nil, DefaultLimits()); err != nil || got != "text/plain" {
+		t.Errorf("an empty text file = %q, %v; want text/plain", got, err)
+	}
+}
+
+// A file that is not text is named by the type its content is: one whose
+// name says another type (a picture called x.html) is offered as what it
+// is, so that the file saved opens as that. Text keeps its name.
+func TestAFileIsNamedByItsType(t *testing.T) {
+	for _, tc := range []struct{ name, typ, want string }{
+		{"photo.png", "image/png", "photo.png"},
+		{"photo.JPEG", "image/jpeg", "photo.JPEG"},
+		{"x.html", "image/png", "x.html.png"},
+		{"x.html", "image/gif", "x.html.gif"},
+		{"photo.jpg", "image/png", "photo.jpg.png"},
+		{"scan", "application/pdf", "scan.pdf"},
+		{"pasted image", "image/png", "pasted image.png"},
+		{"notes.txt", "text/plain", "notes.txt"},
+		{"Makefile", "text/plain", "Makefile"},
+		{"data.jsonl", "text/plain", "data.jsonl"},
+	} {
+		if got := nameFor(tc.name, tc.typ); got != tc.want {
+			t.Errorf("nameFor(%q, %s) = %q, want %q", tc.name, tc.typ, got, tc.want)
+		}
+	}
+}

@@ -28,6 +28,10 @@ type Chat interface {
 	// conversations of prev if the service issued prev (see
 	// chat.Service.RotateSession).
 	RotateSession(ctx context.Context, prev, client string) (string, error)
+	// IssueSession records id, made by chat.NewSessionID, as a session of
+	// its own that owns what was kept under it already (a first upload's
+	// files).
+	IssueSession(ctx context.Context, id string) error
 	// Session returns the session the id a browser sent stands for now,
 	// asked from the address client; "" for none.
 	Session(ctx context.Context, id, client string) (string, error)

@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -33,6 +34,8 @@ func status(err error) int {
 		return http.StatusTooManyRequests
 	case apperr.Unavailable:
 		return http.StatusServiceUnavailable
+	case apperr.NoRoom:
+		return http.StatusInsufficientStorage
 	default:
 		if exhausted(err) {
 			return http.StatusServiceUnavailable
@@ -80,7 +83,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 			msg = "The server is out of room for a moment; please try again shortly."
 		}
 	}
-	if code >= 500 && apperr.CodeOf(err) != apperr.Unavailable { // a limit reached is in the access log
+	if code >= 500 && !slices.Contains([]apperr.Code{apperr.Unavailable, apperr.NoRoom}, apperr.CodeOf(err)) { // a limit reached is in the access log
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if code == http.StatusNotFound && wantsPage(c.Request()) {

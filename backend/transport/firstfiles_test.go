@@ -162,3 +162,25 @@ func TestAnEditSendsTheFilesItNames(t *testing.T) {
 		t.Errorf("after an edit with the field empty: %d versions, the newest's files %v; want 4 and none", len(msgs), fileNames(msgs[len(msgs)-1].Attachments))
 	}
 }
+
+// The new chat page of a browser with no session says so on its form
+// (data-sessionless), so that the page's first uploads wait for the one
+// that gives it its session (upload.js); once it has one, the page does
+// not say so.
+func TestTheNewChatPageSaysWhetherTheBrowserHasASession(t *testing.T) {
+	app := newFilesApp(t, files.Limits{})
+	b := app.browser(t)
+	for _, path := range []string{"/", "/new"} {
+		if code, page := b.do(http.MethodGet, path, "", ""); code != http.StatusOK || !strings.Contains(page, "data-sessionless") {
+			t.Errorf("GET %s with no session = %d, want 200 and a form marked data-sessionless", path, code)
+		}
+	}
+	if code, text, _ := b.upload(part{"a.txt", "text/plain", []byte("a")}); code != http.StatusOK {
+		t.Fatalf("POST /files = %d %s", code, text)
+	}
+	for _, path := range []string{"/", "/new"} {
+		if code, page := b.do(http.MethodGet, path, "", ""); code != http.StatusOK || strings.Contains(page, "data-sessionless") {
+			t.Errorf("GET %s with a session = %d, want 200 and a form not marked data-sessionless", path, code)
+		}
+	}
+}

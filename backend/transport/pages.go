@@ -57,6 +57,7 @@ func (s *Server) newChat(c echo.Context, status int, n templates.NewChat) error 
 		return err
 	}
 	n.Agent, n.Model, n.Starters = a.Name, s.chat.ModelName(), a.Starters
+	n.Sessionless = sessionOf(c) == ""
 	return render(c, status, templates.NewChatPage(n, templates.Shell{Conversations: convs, Agents: listed(s.chat.Assistants())}))
 }
 

@@ -82,6 +82,8 @@ type Config struct {
 	// Files, when set, serves POST /files and GET /files/:id: the files
 	// people attach (files.Store); without it they are not found.
 	Files Files
+	// Uploads bound the uploads read at once and how long one may stall.
+	Uploads UploadLimits
 }
 
 // Server serves the app.
@@ -98,9 +100,11 @@ type Server struct {
 	maxBody      int64
 	secure       bool
 	proxies      proxies
-	streams      *streamLimit
+	streams      *holdLimit
 	stall        time.Duration // see Config.StreamStall
 	draws        drawSlots     // see Config.WholeDraws
+	uploads      *holdLimit
+	uploadStall  time.Duration
 	echo         *echo.Echo
 }
 
@@ -120,9 +124,11 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	cfg.MaxStreams = cmp.Or(cfg.MaxStreams, DefaultMaxStreams)
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
+	cfg.Uploads = cfg.Uploads.orDefaults()
 	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
-		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)), echo: echo.New()}
+		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)),
+		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New()}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)

@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"sync"
-
 	"github.com/labstack/echo/v4"
 
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
@@ -27,54 +25,14 @@ const (
 	DefaultMaxStreamsTotal = 4096
 )
 
-// streamLimit bounds the streams held open per session, per client address
-// and in all.
-type streamLimit struct {
-	perSession, perClient, total int
-
-	mu        sync.Mutex
-	bySession map[string]int
-	byClient  map[string]int
-	open      int
-}
-
-func newStreamLimit(perSession, perClient, total int) *streamLimit {
-	return &streamLimit{perSession: perSession, perClient: perClient, total: total,
-		bySession: map[string]int{}, byClient: map[string]int{}}
-}
-
-// acquire counts one more stream of session from client, or refuses it: one
-// over its session's or its client's share is TooMany; one over the
-// server's total is Unavailable, to be tried again later. The caller calls
-// release when the stream ends.
-func (l *streamLimit) acquire(session, client string) (release func(), err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case l.bySession[session] >= l.perSession:
-		return nil, apperr.Errorf(apperr.TooMany,
-			"This browser has %d pages of this app streaming already; close some tabs and reload.", l.perSession)
-	case l.byClient[client] >= l.perClient:
-		return nil, apperr.Errorf(apperr.TooMany,
-			"Your network has %d pages of this app streaming already; close some tabs and reload.", l.perClient)
-	case l.open >= l.total:
-		return nil, apperr.Errorf(apperr.Unavailable,
-			"The server is following as many pages as it can; please reload in a little while.")
-	}
-	l.bySession[session]++
-	l.byClient[client]++
-	l.open++
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.open--
-		if l.bySession[session]--; l.bySession[session] == 0 {
-			delete(l.bySession, session)
-		}
-		if l.byClient[client]--; l.byClient[client] == 0 {
-			delete(l.byClient, client)
-		}
-	}, nil
+// newStreamLimit bounds the streams held open per session, per client
+// address and in all.
+func newStreamLimit(perSession, perClient, total int) *holdLimit {
+	return newHoldLimit(perSession, perClient, total, holdWords{
+		session: "This browser has %d pages of this app streaming already; close some tabs and reload.",
+		client:  "Your network has %d pages of this app streaming already; close some tabs and reload.",
+		total:   "The server is following as many pages as it can; please reload in a little while.",
+	})
 }
 
 // acquireStream counts the stream the request c opens (see acquire). A

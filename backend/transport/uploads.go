@@ -1,18 +1,22 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/bytesize"
+	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/files"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -28,6 +32,9 @@ type Files interface {
 	// Open returns session's file and its bytes. Errors: NotFound for
 	// another session's file, as for a missing one.
 	Open(ctx context.Context, session, id string) (files.File, io.ReadSeekCloser, error)
+	// Room says how much more session may upload now, and how a file
+	// over that is refused (files.Store.Room).
+	Room(ctx context.Context, session string) (files.Room, error)
 	// Discard deletes session's files that nothing uses yet.
 	Discard(ctx context.Context, session string, ids []string) error
 	// Stat returns session's file id. Errors: NotFound, as Open.
@@ -42,11 +49,54 @@ const (
 	formSlack = 64 << 10
 	// maxUploadFiles bounds the files of one upload, each a write.
 	maxUploadFiles = 32
-	// uploadTimeout is how long reading an upload may take, in place of
-	// the server's read timeout, which is for commands: a large file on a
-	// slow link takes longer.
-	uploadTimeout = 10 * time.Minute
 )
+
+// Upload limits. An upload being read holds a connection, so a file
+// descriptor, for as long as its body takes: as streams are, uploads are
+// bounded per session, per client address and in all, and one whose body
+// stops coming is cut rather than waited for.
+const (
+	// DefaultMaxUploads is how many uploads one session may send at once.
+	// A page sends four at a time (upload.js), so this leaves room for a
+	// second tab.
+	DefaultMaxUploads = 8
+	// DefaultMaxUploadsPerClient is how many one client address may send
+	// at once, whatever its sessions (a browser without one uploads too).
+	DefaultMaxUploadsPerClient = 32
+	// DefaultMaxUploadsTotal is how many the server reads at once when
+	// its configuration does not say; package app derives it from the
+	// descriptor limit.
+	DefaultMaxUploadsTotal = 256
+	// DefaultUploadStall is how long an upload's body may send nothing
+	// before it is cut. A large file on a slow link still arrives: only
+	// silence counts, never the time the whole takes.
+	DefaultUploadStall = 30 * time.Second
+)
+
+// UploadLimits bound the uploads (POST /files) being read at once, and
+// how long one may stall; each zero field takes its default above.
+type UploadLimits struct {
+	PerSession, PerClient, Total int
+	Stall                        time.Duration
+}
+
+// orDefaults is l with its zero fields set to the defaults.
+func (l UploadLimits) orDefaults() UploadLimits {
+	l.PerSession = cmp.Or(l.PerSession, DefaultMaxUploads)
+	l.PerClient = cmp.Or(l.PerClient, DefaultMaxUploadsPerClient)
+	l.Total = cmp.Or(l.Total, DefaultMaxUploadsTotal)
+	l.Stall = cmp.Or(l.Stall, DefaultUploadStall)
+	return l
+}
+
+// newUploadLimit bounds the uploads read at once as l says.
+func newUploadLimit(l UploadLimits) *holdLimit {
+	return newHoldLimit(l.PerSession, l.PerClient, l.Total, holdWords{
+		session: "This browser is sending %d files already; wait for them, then send this one again.",
+		client:  "Your network is sending %d files to this app already; wait for them, then send this one again.",
+		total:   "The server is taking in as many files as it can; please send this one again in a little while.",
+	})
+}
 
 // uploaded is how POST /files describes each file it recorded.
 type uploaded struct {
@@ -65,37 +115,56 @@ type uploaded struct {
 // sent. The files are the session's until a message or an answer uses
 // them (files.Store.Attach), or gc removes them. A file over the limit is
 // 413, one of a type not accepted 415, a form that is not one 400, each
-// with a message naming the file and the limit; then nothing of the
-// upload is recorded. Uploading starts a session of the browser's own
-// (startSession), as starting a conversation does, so that a session id
-// planted in the browser never receives what its user sends.
+// with a message naming the file and the limit; a file past the session's
+// quota is 413, past the server's, or one that would leave its disk less
+// free space than it keeps for conversations, 507 (files.Store.Room); then
+// nothing of the upload is recorded. Uploads read at once are bounded per
+// session and per client address (429) and in all (503), and a body that
+// sends nothing for the stall limit is cut (UploadLimits). An upload
+// taken from a browser without a session gives it a new one of its own, so
+// that a session id planted in the browser never receives what its user
+// sends; a refused one records none.
 func (s *Server) upload(c echo.Context) error {
 	lim := s.files.Limits()
 	r := c.Request()
+	release, err := s.uploads.acquire(sessionOf(c), s.clientAddr(r))
+	if err != nil {
+		return err
+	}
+	defer release()
 	bound := lim.MaxMessage + formSlack
 	if r.ContentLength > bound {
 		return tooLargeForm(lim)
 	}
-	r.Body = http.MaxBytesReader(c.Response(), r.Body, bound)
+	r.Body = http.MaxBytesReader(c.Response(), &stallReader{r: r.Body, rc: http.NewResponseController(c.Response()), stall: s.uploadStall}, bound)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return apperr.Errorf(apperr.Invalid, "An upload is a multipart/form-data form with one or more fields named file.")
 	}
-	http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
 	// A browser with a session uploads into it (its conversation's page
-	// does); one with none is given its own, as starting a conversation
-	// gives it, so that no id planted in it receives what it sends.
+	// does); one with none is given a new one of its own, so that no id
+	// planted in it receives what it sends. That session is recorded, and
+	// its cookie set, once the upload is taken: a refused one records no
+	// session.
 	session := sessionOf(c)
-	if session == "" {
-		var err error
-		if session, err = s.startSession(c); err != nil {
-			return err
-		}
+	fresh := session == ""
+	if fresh {
+		session = chat.NewSessionID()
 	}
 	ctx := r.Context()
-	got, err := readUploads(mr, lim, func(name, declared string, body io.Reader, lim files.Limits) (files.File, error) {
+	room, err := s.files.Room(ctx, session)
+	if err != nil {
+		return err
+	}
+	got, err := readUploads(mr, lim, room, func(name, declared string, body io.Reader, lim files.Limits) (files.File, error) {
 		return s.files.Put(ctx, session, name, declared, body, lim)
 	})
+	if err == nil && fresh {
+		if err = s.chat.IssueSession(ctx, session); err == nil {
+			s.setSessionCookie(c, session)
+			c.Set(sessionCookie, session)
+		}
+	}
 	if err != nil {
 		if len(got) > 0 {
 			ids := make([]string, len(got))
@@ -115,14 +184,49 @@ func (s *Server) upload(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
+// stallReader reads an upload's body, which is cut when nothing comes for
+// stall: each read moves the connection's read deadline to stall from
+// then, in place of the server's read timeout, which bounds a command's
+// whole request (a large file on a slow link takes longer).
+type stallReader struct {
+	r     io.ReadCloser
+	rc    *http.ResponseController
+	stall time.Duration
+}
+
+func (b *stallReader) Read(p []byte) (int, error) {
+	// A connection that cannot take a deadline (an in-memory test) is read
+	// under the server's timeouts alone.
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.stall))
+	n, err := b.r.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = &stalledError{stall: b.stall, err: err}
+	}
+	return n, err
+}
+
+func (b *stallReader) Close() error { return b.r.Close() }
+
+// stalledError is an upload's body that sent nothing for stall.
+type stalledError struct {
+	stall time.Duration
+	err   error
+}
+
+func (e *stalledError) Error() string {
+	return fmt.Sprintf("upload stalled for %s: %v", e.stall, e.err)
+}
+func (e *stalledError) Unwrap() error { return e.err }
+
 // putFunc records one file of an upload (Files.Put, for a session).
 type putFunc func(name, declared string, body io.Reader, lim files.Limits) (files.File, error)
 
 // readUploads reads the parts of an upload's form in order and records
 // each field named file by put, others skipped, holding the files
-// together to lim.MaxMessage. It returns the files recorded, and on an
-// error those recorded before it, for the caller to discard.
-func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.File, error) {
+// together to lim.MaxMessage and to the room the store has for them. It
+// returns the files recorded, and on an error those recorded before it,
+// for the caller to discard.
+func readUploads(mr *multipart.Reader, lim files.Limits, room files.Room, put putFunc) ([]files.File, error) {
 	var got []files.File
 	var used int64
 	for {
@@ -141,13 +245,27 @@ func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.F
 			part.Close()
 			return got, apperr.Errorf(apperr.Invalid, "At most %d files go in one upload.", maxUploadFiles)
 		}
-		name := part.FileName()
+		name := formFileName(part)
 		if name == "" {
 			part.Close()
 			return got, apperr.Errorf(apperr.Invalid, `The field "file" must hold a file, with its name.`)
 		}
+		// The file may be no larger than a file may be, than what is left
+		// of the message's total, and than the room left: whichever is
+		// least says why when it goes over.
 		each := lim
-		each.MaxFile = min(lim.MaxFile, lim.MaxMessage-used)
+		each.MaxFile = min(lim.MaxFile, lim.MaxMessage-used, room.Bytes-used)
+		over := func() error {
+			if each.MaxFile == room.Bytes-used {
+				return room.Refusal(name)
+			}
+			return apperr.Errorf(apperr.TooLarge, "%s goes over %s, the most one message's files may be together.",
+				files.CleanName(name), bytesize.Words(lim.MaxMessage))
+		}
+		if each.MaxFile <= 0 {
+			part.Close()
+			return got, over()
+		}
 		body := &partReader{r: part}
 		f, err := put(name, part.Header.Get("Content-Type"), body, each)
 		part.Close()
@@ -155,8 +273,7 @@ func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.F
 		case body.err != nil:
 			return got, formError(body.err, lim) // the client's part, not the store, failed
 		case apperr.CodeOf(err) == apperr.TooLarge && each.MaxFile < lim.MaxFile:
-			return got, apperr.Errorf(apperr.TooLarge, "%s goes over %s, the most one message's files may be together.",
-				files.CleanName(name), bytesize.Words(lim.MaxMessage))
+			return got, over()
 		case err != nil:
 			return got, err
 		}
@@ -167,6 +284,15 @@ func readUploads(mr *multipart.Reader, lim files.Limits, put putFunc) ([]files.F
 		return nil, apperr.Errorf(apperr.Invalid, `The upload has no file: send one or more in form fields named "file".`)
 	}
 	return got, nil
+}
+
+// formFileName is the name of the file in part as its device called it.
+// Browsers encode a name's quotation marks and line breaks in a form
+// (%22, %0D, %0A: the HTML standard's multipart/form-data encoding),
+// which the form's parser leaves as they came; "a\"b.txt" is kept as
+// such, not as "a%22b.txt".
+func formFileName(part *multipart.Part) string {
+	return strings.NewReplacer("%22", `"`, "%0D", "\r", "%0A", "\n").Replace(part.FileName())
 }
 
 // partReader reads a part of a form, remembering the error reading it
@@ -189,6 +315,9 @@ func (p *partReader) Read(b []byte) (int, error) {
 func formError(err error, lim files.Limits) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return tooLargeForm(lim)
+	}
+	if e, ok := errors.AsType[*stalledError](err); ok {
+		return apperr.Errorf(apperr.Invalid, "The upload stalled: nothing came for %s, so it was cut. Send the file again.", e.stall)
 	}
 	return apperr.Errorf(apperr.Invalid, "The upload's form could not be read: it is cut short or malformed.")
 }

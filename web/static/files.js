@@ -8,7 +8,7 @@
 // (too big, a type not taken) says why on its chip and is not sent.
 // Sending the composer empties its signal; the chips go with it.
 
-import { sizeWords, upload } from './upload.js'
+import { shownName, sizeWords, upload } from './upload.js'
 
 // formOf is the form with a tray that evt happened in, if any.
 function formOf (evt) {
@@ -41,7 +41,7 @@ function send (form, file) {
   li.setAttribute('data-testid', chip)
   const name = document.createElement('span')
   name.className = 'name'
-  name.textContent = file.name || 'pasted image'
+  name.textContent = file.name ? shownName(file.name) : 'pasted image'
   const state = document.createElement('span')
   state.className = 'state'
   state.setAttribute('data-testid', `${chip}-state`)
@@ -61,6 +61,8 @@ function send (form, file) {
     sendings.delete(li)
     li.classList.remove('uploading')
     if (stored) {
+      name.textContent = stored.name // as the server keeps it
+      remove.setAttribute('aria-label', `Remove ${stored.name}`)
       li.dataset.id = stored.id
       li.dataset.state = 'stored'
       state.textContent = sizeWords(stored.size)
@@ -88,13 +90,23 @@ document.addEventListener('click', (evt) => {
   settled(form)
 })
 
-document.addEventListener('change', (evt) => {
-  const input = evt.target.closest?.('input[data-attach]')
-  const form = formOf(evt)
-  if (!input || !form || !input.files?.length) return
+// picked sends the files picked with an Attach input of a form with a tray.
+function picked (input) {
+  const form = input.closest('form')
+  if (!form?.querySelector('[data-files]') || !input.files?.length) return
   uploadAll(form, input.files)
   input.value = ''
+}
+
+document.addEventListener('change', (evt) => {
+  const input = evt.target.closest?.('input[data-attach]')
+  if (input) picked(input)
 })
+
+// Files picked before this module loaded (it is deferred, and a page is
+// usable before then on a slow link or a busy machine) changed their
+// input unheard: they are sent now.
+for (const input of document.querySelectorAll('input[data-attach]')) picked(input)
 
 document.addEventListener('dragover', (evt) => {
   const form = formOf(evt)

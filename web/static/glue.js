@@ -4,7 +4,7 @@
 // server pushes its own explanation over the stream; this is the fallback),
 // and runs what only the browser can do for an elicit: the device's
 // location, the clipboard, a file from the device.
-import { sizeWords, upload } from './upload.js'
+import { shownName, sizeWords, upload } from './upload.js'
 
 const root = document.documentElement
 
@@ -192,7 +192,9 @@ const devices = {
 // progress reported — uploading, a report a quarter of the way, stored —
 // and given as the answer by its id alone: the server checks the rest
 // (that it is this session's, of a type and size the question takes) and
-// says what is wrong in the card.
+// says what is wrong in the card. A question dismissed or declined while
+// its file uploads, or gone from the page, stops the upload: the file is
+// not kept for an answer that will not come.
 document.addEventListener('change', async (evt) => {
   const input = evt.target.closest?.('input[data-elicit-file]')
   const card = input?.closest('[data-answer-url]')
@@ -206,23 +208,44 @@ document.addEventListener('change', async (evt) => {
   }
   problem('')
   const max = Number(input.dataset.max || 0)
+  const name = shownName(file.name)
   if (max > 0 && file.size > max) {
-    return problem(`${file.name} is ${sizeWords(file.size)}; the most this question takes is ${sizeWords(max)}.`)
+    return problem(`${name} is ${sizeWords(file.size)}; the most this question takes is ${sizeWords(max)}.`)
   }
   input.disabled = true
+  const question = card.closest('[data-testid=elicit]') || card
+  let stop = () => {}
+  let stopped = false
+  const dismissed = () => {
+    stopped = true
+    stop()
+  }
+  // The card's other answers (decline, dismiss, keep my answer) are
+  // submitted in it; an answer from elsewhere (another tab) redraws it as
+  // answered, or takes it away.
+  const onSubmit = (evt) => { if (evt.target.closest?.('[data-testid=elicit-dismiss]')) dismissed() }
+  question.addEventListener('submit', onSubmit, true)
+  const changing = 'changing' in card.dataset
+  const watch = new MutationObserver(() => {
+    if (!question.isConnected || (!changing && question.dataset.state && question.dataset.state !== 'pending')) dismissed()
+  })
+  watch.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] })
   try {
     // A changed answer has no question waiting to hear stages.
-    const progress = 'changing' in card.dataset ? Object.assign(() => {}, { done: async () => {} }) : reporter(url)
-    const what = `${file.name || 'the file'} (${sizeWords(file.size)})`
+    const progress = changing ? Object.assign(() => {}, { done: async () => {} }) : reporter(url)
+    const what = `${file.name ? name : 'the file'} (${sizeWords(file.size)})`
     progress('uploading', `Uploading ${what}…`)
     let told = 0
-    const { stored, problem: refused } = await upload(file, (f) => {
+    const sending = upload(file, (f) => {
       const quarter = Math.floor(f * 4)
       if (quarter > told && quarter < 4) {
         told = quarter
         progress('uploading', `Uploading ${what}: ${quarter * 25}%`)
       }
     })
+    stop = () => sending.abort()
+    const { stored, problem: refused } = await sending
+    if (stopped) return
     if (!stored) {
       await progress.done()
       return problem(refused || '')
@@ -233,6 +256,8 @@ document.addEventListener('change', async (evt) => {
     // A changed answer taken closes its change form, as Keep my answer does.
     if (taken && 'changing' in card.dataset) card.closest('[data-testid=change-form]')?.querySelector('[data-testid=change-cancel]')?.click()
   } finally {
+    question.removeEventListener('submit', onSubmit, true)
+    watch.disconnect()
     input.disabled = false
   }
 })
