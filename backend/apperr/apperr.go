@@ -21,9 +21,14 @@ const (
 	Unsupported Code = "unsupported"
 	TooMany     Code = "too_many" // over a rate or a count the server bounds
 	// Unavailable: the server is at a limit of its own for now (all the
-	// streams it can hold, no descriptor left); trying later may work.
+	// streams it can hold, no descriptor left), or its database cannot be
+	// reached or written to (read-only, its file gone); trying later may
+	// work.
 	Unavailable Code = "unavailable"
-	Internal    Code = "internal" // a failure the user cannot fix
+	// NoSpace: the server's storage is full, so what the request would
+	// record cannot be saved until room is made.
+	NoSpace  Code = "no_space"
+	Internal Code = "internal" // a failure the user cannot fix
 )
 
 // Error is an error with a code and a user-facing message. Fields, when

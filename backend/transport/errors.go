@@ -33,6 +33,8 @@ func status(err error) int {
 		return http.StatusTooManyRequests
 	case apperr.Unavailable:
 		return http.StatusServiceUnavailable
+	case apperr.NoSpace:
+		return http.StatusInsufficientStorage
 	default:
 		if exhausted(err) {
 			return http.StatusServiceUnavailable
