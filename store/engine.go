@@ -26,12 +26,6 @@ func (e engine) String() string {
 	return "sqlite"
 }
 
-// IsPostgres reports whether target names a PostgreSQL database (a
-// postgres:// or postgresql:// URL) rather than a SQLite file.
-func IsPostgres(target string) bool {
-	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
-}
-
 // jsonDoc is the JSON document held, as bytes, in column col.
 func (e engine) jsonDoc(col string) string {
 	if e == enginePostgres {
