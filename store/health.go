@@ -75,7 +75,12 @@ const (
 )
 
 // storageCondition names err's condition, condNone for any other error.
+// A statement stopped because its context ended is none of them: the
+// request was cut, not the database.
 func storageCondition(err error) condition {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return condNone
+	}
 	if se, ok := errors.AsType[*sqlite.Error](err); ok {
 		switch {
 		case se.Code() == sqlite3.SQLITE_READONLY_DBMOVED:

@@ -160,3 +160,26 @@ func TestAWriteCutFromPostgreSQLIsUnavailable(t *testing.T) {
 		t.Errorf("a write on a new connection: %v", err)
 	}
 }
+
+// A read whose connection to PostgreSQL is cut is answered as unavailable
+// for a moment too: a page load in flight while the server restarts.
+func TestAReadCutFromPostgreSQLIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	db := openTarget(t, pgtest.Schema(t), Options{})
+	const kill = `SELECT pg_terminate_backend(pg_backend_pid())`
+	var ok bool
+	wantRefused(t, "a row read", db.read.QueryRowContext(ctx, kill).Scan(&ok), apperr.Unavailable, lostMessage)
+	rows, err := db.read.QueryContext(ctx, kill)
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if err != nil { // the statement's error comes with the query or with its rows
+		wantRefused(t, "a query", err, apperr.Unavailable, lostMessage)
+	}
+	if _, err := db.Version(ctx); err != nil {
+		t.Errorf("a read on a new connection: %v", err)
+	}
+}
