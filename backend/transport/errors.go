@@ -74,17 +74,23 @@ func cut(err error, r *http.Request) bool {
 	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
+// answer is the status and the message a failed request r is answered
+// with: its error's (status), or 503 and cutMessage for a request the
+// server cut short.
+func answer(err error, r *http.Request) (code int, msg string, wasCut bool) {
+	if apperr.CodeOf(err) == apperr.Internal && cut(err, r) {
+		return http.StatusServiceUnavailable, cutMessage, true
+	}
+	return status(err), apperr.MessageOf(err), false
+}
+
 // handleError answers a failed request with its status and a plain-text
 // message, logging internal failures with their detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	code, msg := status(err), apperr.MessageOf(err)
-	wasCut := apperr.CodeOf(err) == apperr.Internal && cut(err, c.Request())
-	if wasCut {
-		code, msg = http.StatusServiceUnavailable, cutMessage
-	}
+	code, msg, wasCut := answer(err, c.Request())
 	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
 		code, msg = he.Code, http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {
