@@ -230,6 +230,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
+	defer watchStore(ctx, db, storeCheckEvery, log)()
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
