@@ -29,7 +29,7 @@ const (
 	goneMessage = "Nothing can be saved: the server's database file was deleted or replaced while the server ran. " +
 		"Its operator must restore the file and restart the server."
 	fullMessage     = "Nothing can be saved just now: the disk that holds the server's database is full."
-	readOnlyMessage = "Nothing can be saved just now: the server's database is read-only (its disk may have been remounted read-only)."
+	readOnlyMessage = "Nothing can be saved just now: the server's database cannot be written (its disk is read-only, or failing)."
 	lostMessage     = "The server lost its connection to the database for a moment; please try again shortly."
 )
 
@@ -88,6 +88,12 @@ func storageCondition(err error) condition {
 		case se.Code()&0xff == sqlite3.SQLITE_FULL:
 			return condFull
 		case se.Code()&0xff == sqlite3.SQLITE_READONLY:
+			return condReadOnly
+		case se.Code() == sqlite3.SQLITE_IOERR_WRITE, se.Code() == sqlite3.SQLITE_IOERR_FSYNC,
+			se.Code() == sqlite3.SQLITE_IOERR_DIR_FSYNC, se.Code() == sqlite3.SQLITE_IOERR_TRUNCATE:
+			// A write the file system refused: SQLite reports ENOSPC as
+			// SQLITE_FULL, and any other errno, EROFS of a file system
+			// remounted read-only under it among them, as these.
 			return condReadOnly
 		}
 	}
