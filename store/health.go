@@ -215,6 +215,11 @@ func (db *DB) Check(ctx context.Context) error {
 		return nil
 	}
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
+		// Nodes that probe at once on PostgreSQL take turns: the probe's
+		// row is the same for all.
+		if err := tx.serialize(ctx, "probe"); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (0, ?, 0)`,
 			strings.Repeat("probe ", probeSize/6)); err != nil {
 			return err
