@@ -79,7 +79,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 			Stall: transport.DefaultUploadStall}}
 	positive := func(d time.Duration) bool { return d > 0 }
 	fs.Var(nonEmptyFlag{&cfg.addr}, "addr", "address to listen on, host:port (loopback by default)")
-	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or a postgres:// URL, which several may share")
+	fs.Var(nonEmptyFlag{&cfg.db}, "db", "the database: a SQLite file, which one server at a time may use, or PostgreSQL's connection string (a postgres:// URL or host=… dbname=… pairs), which several may share")
 	fs.StringVar(&cfg.nodeURL, "node-url", "",
 		"on PostgreSQL, where the other servers on the database reach this one (default: http:// and the address it listens on)")
 	fs.Var(choiceFlag{&cfg.durability, []string{string(store.CrashSafe), string(store.PowerSafe)}}, "durability",
@@ -173,16 +173,14 @@ func (cfg serveConfig) uploadLimits() transport.UploadLimits {
 }
 
 // readyChat is the chat service that says it is ready (transport.Readiness,
-// for /readyz) when its database answers a query.
+// for /readyz) when its database can serve: it answers a query, its file
+// is still there, and it can write (store.DB.Check).
 type readyChat struct {
 	*chat.Service
 	db *store.DB
 }
 
-func (r readyChat) Ready(ctx context.Context) error {
-	_, err := r.db.Version(ctx)
-	return err
-}
+func (r readyChat) Ready(ctx context.Context) error { return r.db.Check(ctx) }
 
 // serve runs the server until ctx is cancelled, then shuts down gracefully:
 // it stops accepting, ends streams, stops running turns and lets their
@@ -265,6 +263,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
+	defer watchStore(ctx, db, storeCheckEvery, log)()
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
 	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,

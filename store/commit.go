@@ -44,10 +44,25 @@ type writeQueue struct {
 // other writes. A write that started is finished even if the caller gives
 // up: the user may already have been told it was accepted, and shutdown
 // waits for it.
+//
+// Its error is coded (classify) when the database cannot take writes for
+// a reason of its storage or connection; a SQLite file deleted or replaced
+// is refused before the write is tried, since SQLite would write to the
+// deleted file.
 func (db *DB) tx(ctx context.Context, fn func(context.Context, *txn) error) error {
 	if db.committed != nil {
 		defer db.timeCommit(time.Now())
 	}
+	if err := db.health.fileCheck(); err != nil {
+		return err
+	}
+	err := db.queue(ctx, fn)
+	db.health.wrote(err)
+	return classify(err)
+}
+
+// queue commits fn's write: alone on PostgreSQL, in a group on SQLite.
+func (db *DB) queue(ctx context.Context, fn func(context.Context, *txn) error) error {
 	w := &write{ctx: context.WithoutCancel(ctx), fn: fn}
 	if db.eng == enginePostgres {
 		return db.commitAlone(w)

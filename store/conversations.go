@@ -378,7 +378,7 @@ func (db *DB) Load(ctx context.Context, session, id string) (tree.Conversation, 
 }
 
 type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*rowSet, error)
 }
 
 func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node, error) {

@@ -26,12 +26,6 @@ func (e engine) String() string {
 	return "sqlite"
 }
 
-// IsPostgres reports whether target names a PostgreSQL database (a
-// postgres:// or postgresql:// URL) rather than a SQLite file.
-func IsPostgres(target string) bool {
-	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
-}
-
 // jsonDoc is the JSON document held, as bytes, in column col.
 func (e engine) jsonDoc(col string) string {
 	if e == enginePostgres {
@@ -154,29 +148,34 @@ func dollarParams(q string) string {
 	return b.String()
 }
 
-// pool is a pool of connections whose statements are bound for the engine.
+// pool is a pool of connections whose statements are bound for the
+// engine. Its errors, and its transactions', are classified (classify):
+// a read that fails because the database cannot be reached says so, as a
+// write does.
 type pool struct {
 	*sql.DB
 	b *binder
 }
 
-func (p pool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return p.DB.QueryContext(ctx, p.b.bind(q), args...)
+func (p pool) QueryContext(ctx context.Context, q string, args ...any) (*rowSet, error) {
+	return rowsOf(p.DB.QueryContext(ctx, p.b.bind(q), args...))
 }
 
-func (p pool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return p.DB.QueryRowContext(ctx, p.b.bind(q), args...)
+func (p pool) QueryRowContext(ctx context.Context, q string, args ...any) row {
+	return row{p.DB.QueryRowContext(ctx, p.b.bind(q), args...)}
 }
 
 func (p pool) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return p.DB.ExecContext(ctx, p.b.bind(q), args...)
+	res, err := p.DB.ExecContext(ctx, p.b.bind(q), args...)
+	return res, classify(err)
 }
 
 func (p pool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
-	return p.DB.PrepareContext(ctx, p.b.bind(q))
+	stmt, err := p.DB.PrepareContext(ctx, p.b.bind(q))
+	return stmt, classify(err)
 }
 
-func (p pool) QueryRow(q string, args ...any) *sql.Row {
+func (p pool) QueryRow(q string, args ...any) row {
 	return p.QueryRowContext(context.Background(), q, args...)
 }
 
@@ -184,10 +183,29 @@ func (p pool) QueryRow(q string, args ...any) *sql.Row {
 func (p pool) begin(ctx context.Context, opts *sql.TxOptions) (*txn, error) {
 	tx, err := p.DB.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, classify(err)
 	}
 	return &txn{Tx: tx, b: p.b}, nil
 }
+
+// row is the row a query returns, whose Scan's error is classified.
+type row struct{ *sql.Row }
+
+func (r row) Scan(dest ...any) error { return classify(r.Row.Scan(dest...)) }
+
+// rowSet is the rows a query returns, whose errors are classified.
+type rowSet struct{ *sql.Rows }
+
+func rowsOf(r *sql.Rows, err error) (*rowSet, error) {
+	if err != nil {
+		return nil, classify(err)
+	}
+	return &rowSet{r}, nil
+}
+
+func (r *rowSet) Scan(dest ...any) error { return classify(r.Rows.Scan(dest...)) }
+
+func (r *rowSet) Err() error { return classify(r.Rows.Err()) }
 
 // txn is a transaction whose statements are bound for the engine.
 type txn struct {
@@ -195,20 +213,22 @@ type txn struct {
 	b *binder
 }
 
-func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.Tx.QueryContext(ctx, t.b.bind(q), args...)
+func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*rowSet, error) {
+	return rowsOf(t.Tx.QueryContext(ctx, t.b.bind(q), args...))
 }
 
-func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return t.Tx.QueryRowContext(ctx, t.b.bind(q), args...)
+func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) row {
+	return row{t.Tx.QueryRowContext(ctx, t.b.bind(q), args...)}
 }
 
 func (t *txn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return t.Tx.ExecContext(ctx, t.b.bind(q), args...)
+	res, err := t.Tx.ExecContext(ctx, t.b.bind(q), args...)
+	return res, classify(err)
 }
 
 func (t *txn) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
-	return t.Tx.PrepareContext(ctx, t.b.bind(q))
+	stmt, err := t.Tx.PrepareContext(ctx, t.b.bind(q))
+	return stmt, classify(err)
 }
 
 // serialize makes the transaction wait for any other holding key until it

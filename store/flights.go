@@ -141,7 +141,7 @@ func (c *Flights) Flight(ctx context.Context, id string) (flights.Flight, error)
 
 // rowQuerier is a transaction or the read pool.
 type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryRowContext(ctx context.Context, query string, args ...any) row
 }
 
 // flightByID returns the flight with id, nil if there is none.

@@ -43,7 +43,7 @@ func (db *DB) Session(ctx context.Context, id, client string, within time.Durati
 const maxHandoffs = 8
 
 type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryRowContext(ctx context.Context, query string, args ...any) row
 }
 
 func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, within time.Duration) (string, error) {

@@ -64,14 +64,19 @@ type DB struct {
 	ckpt   *checkpointer
 	now    func() time.Time
 	path   string
+	health health
 
 	committed func(time.Duration) // see Options.Committed
 }
 
 // Open opens the database at target and migrates it: a PostgreSQL
-// database when target is a postgres:// URL (IsPostgres), else the SQLite
-// file at that path, created if needed.
+// database when target is a connection string (IsPostgres), else the
+// SQLite file at that path, created if needed. A target that looks like a
+// connection string of another kind is refused (CheckTarget).
 func Open(ctx context.Context, target string, opts Options) (*DB, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, err
+	}
 	if IsPostgres(target) {
 		return openPostgres(ctx, target, opts)
 	}
@@ -128,7 +133,16 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 	b := &binder{eng: engineSQLite}
 	db := &DB{eng: engineSQLite, write: pool{write, b}, read: pool{read, b}, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
 	db.committed = opts.Committed
-	return db.ready(ctx)
+	if _, err := db.ready(ctx); err != nil {
+		return nil, err
+	}
+	// From now on every write, and Check, makes sure the file is still
+	// the one opened.
+	if err := db.health.remember(path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // ready migrates the database just opened and prepares the statements of

@@ -312,7 +312,7 @@ func dropOrphanBlobs(ctx context.Context, tx *txn, hashes []string) (int, error)
 }
 
 // scanStrings reads the one text column of rows, and closes them.
-func scanStrings(rows *sql.Rows) ([]string, error) {
+func scanStrings(rows *rowSet) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {

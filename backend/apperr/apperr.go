@@ -21,10 +21,13 @@ const (
 	Unsupported Code = "unsupported"
 	TooMany     Code = "too_many" // over a rate or a count the server bounds
 	// Unavailable: the server is at a limit of its own for now (all the
-	// streams it can hold, no descriptor left); trying later may work.
+	// streams it can hold, no descriptor left), or its database cannot be
+	// reached or written to (read-only, its file gone); trying later may
+	// work.
 	Unavailable Code = "unavailable"
-	// NoRoom: the server will not store what was sent: its storage is at a
-	// quota, or keeps what free space is left for what it records.
+	// NoRoom: the server will not store what was sent: its storage is
+	// full, at a quota, or keeps what free space is left for what it
+	// records; it may take it once room is made.
 	NoRoom   Code = "no_room"
 	Internal Code = "internal" // a failure the user cannot fix
 )

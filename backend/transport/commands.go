@@ -38,7 +38,8 @@ func (s *Server) command(next echo.HandlerFunc) echo.HandlerFunc {
 		// error now is a browser that went away while it was answered.
 		if err != nil && !c.Response().Committed {
 			if shownOnPages(err) {
-				s.chat.Notice(sessionOf(c), c.Param("id"), apperr.MessageOf(err))
+				_, msg, _ := answer(err, c.Request())
+				s.chat.Notice(sessionOf(c), c.Param("id"), msg)
 			}
 			return err
 		}

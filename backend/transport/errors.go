@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -63,13 +64,34 @@ func wantsPage(r *http.Request) bool {
 // Datastar client marks with a header, rather than a script's.
 func fromDatastar(r *http.Request) bool { return r.Header.Get("Datastar-Request") != "" }
 
+// cutMessage is what a request cut short on the server is answered with.
+const cutMessage = "This request was cut short on the server (the conversation moved to another server, or the server is restarting); please try again."
+
+// cut reports whether err is r's own context ending while r was served:
+// the server cut it (a conversation's lease lost as it moved to another
+// node, a shutdown) or the client left. Neither is a fault: the first is
+// answered 503 with Retry-After, and the second hears no answer at all.
+func cut(err error, r *http.Request) bool {
+	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// answer is the status and the message a failed request r is answered
+// with: its error's (status), or 503 and cutMessage for a request the
+// server cut short.
+func answer(err error, r *http.Request) (code int, msg string, wasCut bool) {
+	if apperr.CodeOf(err) == apperr.Internal && cut(err, r) {
+		return http.StatusServiceUnavailable, cutMessage, true
+	}
+	return status(err), apperr.MessageOf(err), false
+}
+
 // handleError answers a failed request with its status and a plain-text
 // message, logging internal failures with their detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	code, msg := status(err), apperr.MessageOf(err)
+	code, msg, wasCut := answer(err, c.Request())
 	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
 		code, msg = he.Code, http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {
@@ -79,11 +101,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 		// A limit, not a fault: say when trying again may work.
 		c.Response().Header().Set("Retry-After", retryAfter)
-		if code == http.StatusServiceUnavailable && apperr.CodeOf(err) == apperr.Internal {
+		if code == http.StatusServiceUnavailable && apperr.CodeOf(err) == apperr.Internal && exhausted(err) {
 			msg = "The server is out of room for a moment; please try again shortly."
 		}
 	}
-	if code >= 500 && !slices.Contains([]apperr.Code{apperr.Unavailable, apperr.NoRoom}, apperr.CodeOf(err)) { // a limit reached is in the access log
+	if code >= 500 && !slices.Contains([]apperr.Code{apperr.Unavailable, apperr.NoRoom}, apperr.CodeOf(err)) && !wasCut { // a limit reached, or a cut, is in the access log
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if code == http.StatusNotFound && wantsPage(c.Request()) {

@@ -6,11 +6,14 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
 )
 
 // Readiness is what a Chat also implements for GET /readyz to ask whether
 // the app can answer: Ready returns nil once it can (the application's
-// store answers a query), an error while it cannot.
+// store answers a query and can write), an error while it cannot, coded
+// (apperr) when its message says why for the operator to read.
 type Readiness interface {
 	Ready(ctx context.Context) error
 }
@@ -30,7 +33,11 @@ func (s *Server) ready(c echo.Context) error {
 			if s.log != nil {
 				s.log.Warn("not ready", "err", err)
 			}
-			return c.String(http.StatusServiceUnavailable, "not ready: the database does not answer")
+			why := "the database does not answer"
+			if apperr.CodeOf(err) != apperr.Internal {
+				why = apperr.MessageOf(err)
+			}
+			return c.String(http.StatusServiceUnavailable, "not ready: "+why)
 		}
 	}
 	return c.String(http.StatusOK, "ready")
