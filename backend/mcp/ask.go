@@ -19,7 +19,15 @@ import (
 func (w *watch) ask(ctx context.Context, req elicit.Request) {
 	form, a := w.route(ctx, req)
 	if form != nil {
-		res, err := w.req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form})
+		params := &sdk.ElicitParams{Mode: "form", Message: messageOf(req), RequestedSchema: form,
+			Meta: sdk.Meta{questionMeta: req.ID}}
+		var res *sdk.ElicitResult
+		var err error
+		if w.out != nil {
+			res, err = w.out.elicit(ctx, req.ID, params)
+		} else {
+			res, err = w.req.Session.Elicit(ctx, params)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return // the call went away; the question stays pending in the conversation

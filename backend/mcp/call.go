@@ -26,6 +26,11 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	if err != nil {
 		return nil, fmt.Errorf("write the call: %w", err)
 	}
+	if o := s.revive.orphanOf(req.Session, string(msg)); o != nil {
+		// A retry of a call a restart cut off: it is the same call, going
+		// on, not a new one.
+		return o.await(ctx)
+	}
 	cv, err := s.conversation(ctx, req, string(msg))
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the call: %w", err)
@@ -152,6 +157,10 @@ type watch struct {
 	asked map[string]bool // the questions handed to the client
 	last  *primitive.Progress
 
+	// out is the stream of a call a restart cut off, which the call's
+	// questions and progress go to rather than the session (see orphan).
+	out *orphan
+
 	// stateless marks a call of revision 2026-07-28, whose pending
 	// questions are returned as input requests (inputs) rather than asked.
 	stateless bool
@@ -221,8 +230,13 @@ func (w *watch) progress(ctx context.Context, st chat.Status) {
 	}
 	p := *st.Progress
 	w.last = &p
-	err := w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
-		ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1})
+	params := &sdk.ProgressNotificationParams{ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1}
+	var err error
+	if w.out != nil {
+		err = w.out.notify(ctx, "notifications/progress", params)
+	} else {
+		err = w.req.Session.NotifyProgress(ctx, params)
+	}
 	if err != nil {
 		w.s.cfg.Log.Warn("mcp: progress not sent", "err", err)
 	}

@@ -42,8 +42,8 @@ func Handler(s *Server, token string) http.Handler {
 func revisions(s *Server) http.Handler {
 	get := func(*http.Request) *sdk.Server { return s.sdk }
 	opts := &sdk.StreamableHTTPOptions{Logger: s.cfg.Log}
-	if s.cfg.Events != nil {
-		opts.EventStore = NewEventStore(s.cfg.Events, EventOptions{})
+	if s.events != nil {
+		opts.EventStore = s.events
 	}
 	var sessions http.Handler = sdk.NewStreamableHTTPHandler(get, opts)
 	if s.revive != nil {

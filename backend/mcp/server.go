@@ -64,7 +64,8 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	sdk    *sdk.Server
-	revive *reviver // nil without Config.Sessions
+	revive *reviver    // nil without Config.Sessions
+	events *EventStore // nil without Config.Events
 
 	mu    sync.Mutex
 	convs map[*sdk.ServerSession]*conv
@@ -93,6 +94,9 @@ func NewServer(cfg Config) *Server {
 		rand.Read(cfg.Secret)
 	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
+	if cfg.Events != nil {
+		s.events = NewEventStore(cfg.Events, EventOptions{})
+	}
 	opts := &sdk.ServerOptions{}
 	if cfg.Extension.Options != nil {
 		cfg.Extension.Options(opts)
@@ -161,12 +165,20 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		}
 		cv = &conv{id: c.ID, taken: -1}
 	}
-	// The session holds its conversation in memory while it lasts, as an
-	// open page does: its calls then find it loaded, not read back from
-	// the store each time.
+	if err := s.hold(ctx, ss, cv); err != nil {
+		return nil, err
+	}
+	s.revive.remember(ctx, ss, cv.id)
+	return cv, nil
+}
+
+// hold makes cv the conversation of session ss's calls. The session holds
+// it in memory while it lasts, as an open page does: its calls then find
+// it loaded, not read back from the store each time. s.mu is held.
+func (s *Server) hold(ctx context.Context, ss *sdk.ServerSession, cv *conv) error {
 	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, chat.Want{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.convs[ss] = cv
 	go func() {
@@ -177,7 +189,7 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		delete(s.convs, ss)
 		s.mu.Unlock()
 	}()
-	return cv, nil
+	return nil
 }
 
 // recentCutOff bounds how many of the owner's newest conversations cutOff
