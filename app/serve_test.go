@@ -141,7 +141,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
 		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
-		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken", "SWEATPANTS_MCP_SERVERS": servers,
+		"SWEATPANTS_POLICY": rules, "SWEATPANTS_MCP_TOKEN": "t0ken", "SWEATPANTS_MCP_IDLE": "10m", "SWEATPANTS_MCP_SERVERS": servers,
 		"SWEATPANTS_MAX_FILE_SIZE": "1000", "SWEATPANTS_MAX_MESSAGE_FILES_SIZE": "3000", "SWEATPANTS_FILE_TYPES": "image/png, text/*",
 	}
 	var flags serveConfig
@@ -162,7 +162,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", nodeURL: "http://10.0.0.5:9090", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken",
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken", mcpIdle: 10 * time.Minute,
 		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: rules + ":1"}}},
 		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}},
 		files:   files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"}}}

@@ -89,6 +89,12 @@ func answerOf(req elicit.Request, res *sdk.ElicitResult) chat.Answer {
 		}
 		return chat.Answer{Action: elicit.Accept, Content: raw}
 	case elicit.Decline:
+		if req.Kind == elicit.Approve.Name {
+			// An approval's no is an answer, the deny choice; its cancel
+			// is what nobody was there to give.
+			deny, _ := json.Marshal(elicit.Approval{Choice: elicit.DenyCall})
+			return chat.Answer{Action: elicit.Accept, Content: deny}
+		}
 		return chat.Answer{Action: refusal(req)}
 	default:
 		return chat.Answer{Action: cancelOrDecline(req)}
@@ -112,8 +118,9 @@ func cancelOrDecline(req elicit.Request) elicit.Action {
 }
 
 // log sends a warning to the client, which shows it when it enabled
-// logging.
+// logging, and keeps it for the call's result (see wait).
 func (w *watch) log(ctx context.Context, text string) {
+	w.said = append(w.said, text)
 	if w.req.Session == nil {
 		return // a task's poll (tasks/get) has no session to log to
 	}

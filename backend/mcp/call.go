@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -56,7 +57,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		if err != nil {
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)
 		}
-		if err := s.cfg.Chat.Send(ctx, owner, cv.id, string(msg)); err != nil {
+		if err := s.send(ctx, cv.id, string(msg)); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
 		w.from = len(before.Items)
@@ -97,6 +98,12 @@ func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult
 			// client.
 			w.changes(ctx, f.Pending())
 			w.logs(ctx, f)
+			if len(w.said) > 0 && len(w.inputs) == 0 {
+				// What the client was told of its questions is in the
+				// result too: a client that set no logging level has no
+				// other way to learn it.
+				res.Content = append(res.Content, &sdk.TextContent{Text: strings.Join(w.said, "\n")})
+			}
 			return res, nil
 		}
 		u, err := f.Next(ctx)
@@ -155,6 +162,7 @@ type watch struct {
 	conv  string
 	from  int             // the items before the call's message
 	asked map[string]bool // the questions handed to the client
+	said  []string        // what the client was told of its questions (log)
 	last  *primitive.Progress
 
 	// out is the stream of a call a restart cut off, which the call's

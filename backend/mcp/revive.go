@@ -111,12 +111,28 @@ func (rv *reviver) sessionID() string {
 func (rv *reviver) begun(ctx context.Context, req *sdk.InitializedRequest) {
 	ss := req.Session
 	defer rv.initializedDone(ss.ID())
-	if ss.ID() == "" || rv.beingBegunAgain(ss.ID()) {
+	if ss.ID() == "" {
+		return
+	}
+	go rv.forgetWhenClosed(ss)
+	if rv.beingBegunAgain(ss.ID()) {
 		return // beginAgain records it again, with its conversation
 	}
 	rv.save(ctx, ss.ID(), ss, "")
 	if err := rv.log.ForgetMCPSessions(ctx, "", time.Now().Add(-IdleSession)); err != nil {
 		rv.s.cfg.Log.Warn("mcp: idle sessions not forgotten", "err", err)
+	}
+}
+
+// forgetWhenClosed forgets session ss once it is closed: by its client
+// (DELETE) or for being idle (Config.SessionIdle). A request of it then
+// gets 404, as the protocol says, and its client begins a new session;
+// begun again it would hold what its client gave up. (A restart closes no
+// session: the process ends with them.)
+func (rv *reviver) forgetWhenClosed(ss *sdk.ServerSession) {
+	ss.Wait()
+	if err := rv.log.ForgetMCPSessions(context.Background(), ss.ID(), time.Time{}); err != nil {
+		rv.s.cfg.Log.Warn("mcp: a closed session not forgotten", "session", ss.ID(), "err", err)
 	}
 }
 

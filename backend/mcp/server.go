@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,7 +20,7 @@ type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	Rename(ctx context.Context, session, id, title string) error
-	Send(ctx context.Context, session, id, text string) error
+	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
 	View(ctx context.Context, session, id string) (chat.View, error)
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
@@ -50,6 +51,15 @@ type Config struct {
 	// client's request finds its session begun again under its id
 	// (reviver). Nil: a restart ends every session (404).
 	Sessions SessionLog
+	// SessionIdle is how long a session of /mcp may go without a request
+	// before it is closed and forgotten (0: DefaultSessionIdle); a call in
+	// flight keeps it. A request of it after gets 404, upon which a client
+	// begins a new session: a client that went away leaves nothing behind.
+	SessionIdle time.Duration
+	// MaxBody is the largest request body /mcp takes, in bytes (0:
+	// sdk.DefaultMaxRequestBodyBytes), and so the longest call's
+	// arguments: a call is not bound by the limit on what a person types.
+	MaxBody int64
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
@@ -59,6 +69,11 @@ type Config struct {
 	// takes them, by qualified name ("AGENT.TOOL"); see Task.
 	Tasks map[string]Task
 }
+
+// DefaultSessionIdle is how long a session of /mcp may go without a
+// request, by default: long enough for a person to come back to a client
+// left open, short enough that abandoned sessions do not pile up.
+const DefaultSessionIdle = time.Hour
 
 // Server serves the tools over MCP sessions.
 type Server struct {
@@ -87,6 +102,12 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = sdk.DefaultMaxRequestBodyBytes
 	}
 	if len(cfg.Secret) == 0 {
 		// A key of this process only: a retry after a restart is refused.
@@ -135,6 +156,14 @@ func NewServer(cfg Config) *Server {
 		cfg.Extension.Add(s.sdk)
 	}
 	return s
+}
+
+// send sends the call msg to conversation conv: its arguments are bounded
+// by the request that carried them (Config.MaxBody), not by the composer's
+// limit.
+func (s *Server) send(ctx context.Context, conv, msg string) error {
+	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, chat.Message{Text: msg, Limit: int(s.cfg.MaxBody)})
+	return err
 }
 
 // SDK returns the SDK's server, to serve over a transport.
