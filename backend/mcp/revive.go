@@ -244,7 +244,7 @@ func (rv *reviver) handler(sessions http.Handler) http.Handler {
 		if id != "" {
 			rv.awaitBegun(r.Context(), id)
 		}
-		if id != "" && rv.cutOff(w, r, id) {
+		if id != "" && rv.orphaned(w, r, id) {
 			return
 		}
 		sessions.ServeHTTP(w, r)
@@ -256,11 +256,11 @@ func (rv *reviver) handler(sessions http.Handler) http.Handler {
 	})
 }
 
-// cutOff serves what r, of session id, asks of a call a restart cut off
+// orphaned serves what r, of session id, asks of a call a restart cut off
 // (see orphan), and reports whether it did: a GET resuming its stream, an
 // answer to a question of it. A tools/call it leaves to the SDK, marked
 // for the priming event of its stream to keep it (withCall).
-func (rv *reviver) cutOff(w http.ResponseWriter, r *http.Request, id string) bool {
+func (rv *reviver) orphaned(w http.ResponseWriter, r *http.Request, id string) bool {
 	switch r.Method {
 	case http.MethodGet:
 		last := r.Header.Get("Last-Event-ID")
