@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sweatpants-go/sweatpants/backend/apperr"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/tree"
 )
@@ -38,6 +39,7 @@ type orphan struct {
 	s       *Server
 	session string
 	stream  string
+	conv    string     // the conversation of the call's turn ("": none yet)
 	id      jsonrpc.ID // the call's
 	params  sdk.CallToolParamsRaw
 	msg     string // the call, as its conversation's message
@@ -257,6 +259,22 @@ func (o *orphan) answer(resp *jsonrpc.Response) bool {
 		}
 	}
 	return ok
+}
+
+// cancel stops the call's turn, as the client cancelled the call: as a
+// call of the session is stopped (waitOrStop), so that the session's next
+// call does not wait behind it. It reports whether id is the call's.
+func (o *orphan) cancel(ctx context.Context, id jsonrpc.ID) bool {
+	conv := o.conv
+	if id != o.id {
+		return false
+	}
+	if conv != "" {
+		if err := o.s.cfg.Chat.Stop(ctx, o.s.cfg.Owner, conv); err != nil && apperr.CodeOf(err) != apperr.Conflict {
+			o.s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", conv, "err", err)
+		}
+	}
+	return true
 }
 
 // notify sends a notification on the stream.

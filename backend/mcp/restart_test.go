@@ -14,9 +14,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/backend/agents"
 	"github.com/sweatpants-go/sweatpants/backend/chat"
+	"github.com/sweatpants-go/sweatpants/backend/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/backend/elicit"
 	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
 	"github.com/sweatpants-go/sweatpants/backend/mcp"
+	"github.com/sweatpants-go/sweatpants/backend/tree"
 	"github.com/sweatpants-go/sweatpants/store"
 	"github.com/sweatpants-go/sweatpants/store/storetest"
 )
@@ -166,5 +168,61 @@ func TestAnAnswerAfterARestartReachesTheCallWhoseResultComesOnTheResumedStream(t
 	}
 	if len(answers) != 1 || answers[0] != string(chat.Answered)+" "+string(elicit.Accept) {
 		t.Errorf("the conversation's questions: %q; want one, accepted", answers)
+	}
+}
+
+// A call cut off by a restart that its client then cancels is stopped, as
+// a call the client cancels before a restart is: the turn does not wait on
+// for an answer nobody will give, and the session's next call runs.
+func TestACallCutOffByARestartAndCancelledIsStopped(t *testing.T) {
+	r := newRestartable(t)
+	asked, gone := make(chan struct{}), make(chan struct{})
+	var n atomic.Int32
+	opts := &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		if n.Add(1) == 1 {
+			close(asked)
+		}
+		select { // the user never answers
+		case <-gone:
+		case <-ctx.Done():
+		}
+		return nil, context.Canceled
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // see the test above
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "go-client", Version: "1"}, opts).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: r.ts.URL, HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	t.Cleanup(func() { close(gone) }) // before the client closes
+	callCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hi"}})
+		done <- err
+	}()
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the client was not asked the question")
+	}
+	r.restart()
+	stop() // the client gives up on the call: notifications/cancelled, to the restarted server
+	<-done
+
+	svc := r.service()
+	convs, err := svc.Conversations(ctx, r.owner)
+	if err != nil || len(convs) != 1 {
+		t.Fatalf("conversations = %d (%v); want the call's one", len(convs), err)
+	}
+	chattest.WaitView(t, svc, r.owner, convs[0].ID, "the cancelled call's turn stopped", func(v chat.View) bool {
+		return !v.Status.Running && !v.Status.Waiting && len(v.Items) > 0 && v.Items[len(v.Items)-1].Kind == tree.Stopped
+	})
+	res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 2, "b": 3}})
+	if got := text(res); got != `{"sum":5}` {
+		t.Errorf("the session's next call = %q; want it run", got)
 	}
 }

@@ -288,12 +288,39 @@ func (rv *reviver) orphaned(w http.ResponseWriter, r *http.Request, id string) b
 				return true
 			}
 		case *jsonrpc.Request:
-			if m.Method == "tools/call" && m.IsCall() {
+			switch {
+			case m.Method == "tools/call" && m.IsCall():
 				*r = *r.WithContext(withCall(r.Context(), body))
+			case m.Method == "notifications/cancelled":
+				rv.cancelled(r.Context(), id, m.Params)
 			}
 		}
 	}
 	return false
+}
+
+// cancelled stops the call a restart cut off in session id that the
+// client's notifications/cancelled names, if it names one. The SDK, which
+// does not know the call, ignores the notification after.
+func (rv *reviver) cancelled(ctx context.Context, id string, params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	call, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return
+	}
+	rv.orphanMu.Lock()
+	os := rv.orphans[id]
+	rv.orphanMu.Unlock()
+	for _, o := range os {
+		if o.cancel(context.WithoutCancel(ctx), call) {
+			return
+		}
+	}
 }
 
 // errReader is a body that fails with err, or ends when err is nil.
@@ -416,7 +443,7 @@ func (rv *reviver) goOn(ctx context.Context, id, convID string) error {
 	// again.
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
 	for _, o := range os {
-		o.ended = run.Done()
+		o.ended, o.conv = run.Done(), convID
 		go o.run(run, ss, convID)
 	}
 	rv.orphanMu.Lock()
