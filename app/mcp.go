@@ -136,10 +136,13 @@ func (nopWriteCloser) Close() error { return nil }
 
 // mcpMount is /mcp for serve, and the way a browser joins the session of
 // MCP calls to look at them (GET /join); none when the application serves
-// no agents' tools. Without a token it is refused beyond loopback. Its
+// no agents' tools. Its requests take --max-body bytes at most, as the
+// pages' commands do, and its sessions end after --mcp-idle without a
+// request. Without a token (--mcp-token) it is refused beyond loopback. Its
 // streams' events are kept in db, so a client resumes them after a
 // restart too.
-func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, token string, ln net.Listener, log *slog.Logger) ([]transport.Mount, *transport.Join, error) {
+func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service, kindsOf chat.Config, cfg serveConfig, ln net.Listener, log *slog.Logger) ([]transport.Mount, *transport.Join, error) {
+	token := cfg.mcpToken
 	if len(p.cfg.Agents) == 0 {
 		return nil, nil, nil
 	}
@@ -163,7 +166,7 @@ func (p *program) mcpMount(ctx context.Context, db *store.DB, svc *chat.Service,
 		return nil, nil, err
 	}
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Kinds: kindsOf.Kinds, Owner: owner, Secret: secret, Events: db, Sessions: db,
-		Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension, Tasks: p.cfg.MCP.Tasks})
+		MaxBody: cfg.maxBody, SessionIdle: cfg.mcpIdle, Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Log: log, Extension: p.cfg.MCP.Extension, Tasks: p.cfg.MCP.Tasks})
 	return []transport.Mount{{Path: "/mcp", Handler: mcp.Handler(srv, token)}}, mcpJoin(owner, token, db.PinSession), nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/backend/chat"
 	"github.com/sweatpants-go/sweatpants/backend/cluster"
 	"github.com/sweatpants-go/sweatpants/backend/files"
+	"github.com/sweatpants-go/sweatpants/backend/mcp"
 	"github.com/sweatpants-go/sweatpants/backend/policy"
 	"github.com/sweatpants-go/sweatpants/backend/transport"
 	"github.com/sweatpants-go/sweatpants/store"
@@ -54,7 +55,8 @@ type serveConfig struct {
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
 	policy       ruleFile
 	servers      serverFile
-	mcpToken     string // the bearer token of /mcp; "": open, on loopback only
+	mcpToken     string        // the bearer token of /mcp; "": open, on loopback only
+	mcpIdle      time.Duration // how long a session of /mcp may go without a request
 	files        files.Limits
 }
 
@@ -72,7 +74,7 @@ more: docs/configuration.md); without a key the built-in offline model answers.`
 func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
+		logFormat: "text", maxBody: transport.DefaultMaxBody, mcpIdle: mcp.DefaultSessionIdle, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns(), files: files.DefaultLimits(),
 		uploads: transport.UploadLimits{PerSession: transport.DefaultMaxUploads, PerClient: transport.DefaultMaxUploadsPerClient,
@@ -136,6 +138,8 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
 		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
+	fs.Var(durationFlag{&cfg.mcpIdle, positive, "a positive duration such as 1h or 10m"}, "mcp-idle",
+		"how long an MCP session of /mcp may go without a request before it is closed and forgotten (its client then begins a new one)")
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	if p.cfg.Flags != nil {
@@ -257,7 +261,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	tel.CountLive(svc.Loaded)
 	defer svc.Close()
 
-	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg.mcpToken, ln, log)
+	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg, ln, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -136,6 +136,28 @@ func (db *DB) EventsAfter(ctx context.Context, session, stream string, index int
 	return first, data, nil
 }
 
+// EventStreams returns the names of the session's streams, in no order:
+// what a server restarted finds of a session's calls (backend/mcp).
+func (db *DB) EventStreams(ctx context.Context, session string) ([]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT stream_id FROM mcp_streams WHERE session_id = ?`, session)
+	if err != nil {
+		return nil, fmt.Errorf("list MCP streams: %w", err)
+	}
+	defer rows.Close()
+	var streams []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("list MCP streams: %w", err)
+		}
+		streams = append(streams, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list MCP streams: %w", err)
+	}
+	return streams, nil
+}
+
 // ForgetEventSession drops the session's streams and their events: the
 // session was closed.
 func (db *DB) ForgetEventSession(ctx context.Context, session string) error {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +179,12 @@ func testMCPSessionsClosedOrIdleAreForgotten(t *testing.T, target string) {
 	}
 	if _, got := events(t, db, "busy", "x", -1); strings.Join(got, "|") != "e" {
 		t.Errorf("busy's stream x: %q; want its event kept: the session is busy", got)
+	}
+	for s, want := range map[string]string{"busy": ",x", "closed": ""} {
+		got, err := db.EventStreams(ctx, s)
+		slices.Sort(got)
+		if err != nil || strings.Join(got, ",") != want {
+			t.Errorf("%s's streams: %q, %v; want %q", s, got, err, want)
+		}
 	}
 }

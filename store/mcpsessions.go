@@ -9,7 +9,8 @@ import (
 )
 
 // SaveMCPSession records that the MCP session id began, with init, what
-// its client said of itself (its initialize params, as JSON).
+// the server keeps of it (backend/mcp's record: its client's initialize
+// params and the conversation of its calls, as JSON).
 func (db *DB) SaveMCPSession(ctx context.Context, id string, init []byte) error {
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO mcp_sessions(id, init, seen_at) VALUES (?, ?, ?)

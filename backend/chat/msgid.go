@@ -27,6 +27,10 @@ type Message struct {
 	// Attachments are the files sent with it (package files), the
 	// sender's own: a message may be files alone.
 	Attachments []tree.Attachment
+	// Limit is the longest Text may be, in characters; 0 is MaxMessageLen,
+	// the composer's. A program's message is bounded by the request that
+	// carried it instead (a tool call over MCP: its arguments).
+	Limit int
 
 	queued int64 // the Queued node that records it, while it waits for a turn to end (input.go)
 }
@@ -45,7 +49,7 @@ func (m Message) Check() error {
 // checked is m with its words trimmed and checked (checkMessage): files
 // alone are a message, words too long are refused with files or without.
 func (m Message) checked() (Message, error) {
-	text, err := checkMessage(m.Text)
+	text, err := checkMessageUpTo(m.Text, m.Limit)
 	if err != nil && (len(m.Attachments) == 0 || strings.TrimSpace(m.Text) != "") {
 		return m, err
 	}

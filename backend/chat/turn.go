@@ -43,13 +43,20 @@ func CheckMessage(text string) error {
 
 // checkMessage trims a message, ends its lines with "\n" alone, and checks
 // its length.
-func checkMessage(text string) (string, error) {
+func checkMessage(text string) (string, error) { return checkMessageUpTo(text, MaxMessageLen) }
+
+// checkMessageUpTo is checkMessage with limit characters at most (0:
+// MaxMessageLen).
+func checkMessageUpTo(text string, limit int) (string, error) {
+	if limit <= 0 {
+		limit = MaxMessageLen
+	}
 	text = strings.TrimSpace(lineend.Normalize(text))
 	if text == "" {
 		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
 	}
-	if n := utf8.RuneCountInString(text); n > MaxMessageLen {
-		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, MaxMessageLen)
+	if n := utf8.RuneCountInString(text); n > limit {
+		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, limit)
 	}
 	return text, nil
 }

@@ -23,7 +23,15 @@ func (w *watch) ask(ctx context.Context, req elicit.Request) {
 	form, a := w.route(ctx, req)
 	msg := messageOf(req)
 	for try := 1; form != nil; try++ {
-		res, err := w.req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: form})
+		params := &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: form,
+			Meta: sdk.Meta{questionMeta: req.ID}}
+		var res *sdk.ElicitResult
+		var err error
+		if w.out != nil {
+			res, err = w.out.elicit(ctx, req.ID, params)
+		} else {
+			res, err = w.req.Session.Elicit(ctx, params)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return // the call went away; the question stays pending in the conversation
@@ -109,6 +117,12 @@ func answerOf(req elicit.Request, res *sdk.ElicitResult) chat.Answer {
 		}
 		return chat.Answer{Action: elicit.Accept, Content: raw}
 	case elicit.Decline:
+		if req.Kind == elicit.Approve.Name {
+			// An approval's no is an answer, the deny choice; its cancel
+			// is what nobody was there to give.
+			deny, _ := json.Marshal(elicit.Approval{Choice: elicit.DenyCall})
+			return chat.Answer{Action: elicit.Accept, Content: deny}
+		}
 		return chat.Answer{Action: refusal(req)}
 	default:
 		return chat.Answer{Action: cancelOrDecline(req)}
@@ -132,8 +146,9 @@ func cancelOrDecline(req elicit.Request) elicit.Action {
 }
 
 // log sends a warning to the client, which shows it when it enabled
-// logging.
+// logging, and keeps it for the call's result (see wait).
 func (w *watch) log(ctx context.Context, text string) {
+	w.said = append(w.said, text)
 	if w.req.Session == nil {
 		return // a task's poll (tasks/get) has no session to log to
 	}

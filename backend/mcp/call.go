@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +26,11 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
 		return nil, fmt.Errorf("write the call: %w", err)
+	}
+	if o := s.revive.orphanOf(req.Session, string(msg)); o != nil {
+		// A retry of a call a restart cut off: it is the same call, going
+		// on, not a new one.
+		return o.await(ctx)
 	}
 	cv, err := s.conversation(ctx, req, string(msg))
 	if err != nil {
@@ -51,7 +57,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		if err != nil {
 			return nil, fmt.Errorf("read the conversation of the call: %w", err)
 		}
-		if err := s.cfg.Chat.Send(ctx, owner, cv.id, string(msg)); err != nil {
+		if err := s.send(ctx, cv.id, string(msg)); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
 		w.from = len(before.Items)
@@ -92,6 +98,12 @@ func (w *watch) wait(ctx context.Context, f *chat.Follower) (*sdk.CallToolResult
 			// client.
 			w.changes(ctx, f.Pending())
 			w.logs(ctx, f)
+			if len(w.said) > 0 && len(w.inputs) == 0 {
+				// What the client was told of its questions is in the
+				// result too: a client that set no logging level has no
+				// other way to learn it.
+				res.Content = append(res.Content, &sdk.TextContent{Text: strings.Join(w.said, "\n")})
+			}
 			return res, nil
 		}
 		u, err := f.Next(ctx)
@@ -150,7 +162,12 @@ type watch struct {
 	conv  string
 	from  int             // the items before the call's message
 	asked map[string]bool // the questions handed to the client
+	said  []string        // what the client was told of its questions (log)
 	last  *primitive.Progress
+
+	// out is the stream of a call a restart cut off, which the call's
+	// questions and progress go to rather than the session (see orphan).
+	out *orphan
 
 	// stateless marks a call of revision 2026-07-28, whose pending
 	// questions are returned as input requests (inputs) rather than asked.
@@ -221,8 +238,13 @@ func (w *watch) progress(ctx context.Context, st chat.Status) {
 	}
 	p := *st.Progress
 	w.last = &p
-	err := w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
-		ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1})
+	params := &sdk.ProgressNotificationParams{ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1}
+	var err error
+	if w.out != nil {
+		err = w.out.notify(ctx, "notifications/progress", params)
+	} else {
+		err = w.req.Session.NotifyProgress(ctx, params)
+	}
 	if err != nil {
 		w.s.cfg.Log.Warn("mcp: progress not sent", "err", err)
 	}

@@ -32,4 +32,10 @@
 // multiple choices) is declined, with a log message to the client saying why; a client without
 // the elicitation capability gets the kind's automatic answer
 // (elicit.Kinds.Automatic).
+//
+// Over Streamable HTTP, with Config.Events and Config.Sessions, a restart
+// loses nothing of a session: it is begun again under its id (reviver),
+// in its conversation, and each call the restart cut off goes on (orphan):
+// its client resumes the call's stream, answers its questions and gets
+// its result there, or from a retry of the call.
 package mcp

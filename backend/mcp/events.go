@@ -25,6 +25,8 @@ type EventLog interface {
 	// EventsAfter returns the stream's events after index, and the index
 	// of the oldest it keeps. A stream not open is NotFound (apperr).
 	EventsAfter(ctx context.Context, session, stream string, index int) (first int, data [][]byte, err error)
+	// EventStreams returns the names of the session's streams.
+	EventStreams(ctx context.Context, session string) ([]string, error)
 	// ForgetEventSession drops the session's streams.
 	ForgetEventSession(ctx context.Context, session string) error
 	// ForgetIdleEventSessions drops the streams of the sessions none of
@@ -65,6 +67,20 @@ type EventStore struct {
 	// session's standalone stream stays here until its first event or
 	// the session's close, as the SDK keeps the session itself.
 	opened map[streamKey]bool
+}
+
+// primeMark starts the stored priming event of a tool call's stream,
+// which holds the call's request after it; no JSON-RPC message starts so.
+const primeMark = 0
+
+// callKey is the context key of the tools/call request whose stream a
+// POST opens (withCall).
+type callKey struct{}
+
+// withCall marks ctx, a POST's, as that of the tools/call request body: the
+// priming event of the stream it opens keeps it.
+func withCall(ctx context.Context, body []byte) context.Context {
+	return context.WithValue(ctx, callKey{}, body)
 }
 
 // streamKey names a stream of a session.
@@ -127,13 +143,19 @@ func (s *EventStore) sweep(ctx context.Context) error {
 
 // Append appends data to the session's stream. A stream that is not open
 // (it was forgotten) is an error: its event could not be replayed under
-// the id the client is given.
+// the id the client is given. The priming event of a tool call's stream
+// (no data, on a request marked by withCall) keeps the call's request, so
+// that a server restarted knows what the stream answers (see orphan);
+// After replays it as the empty event it was.
 func (s *EventStore) Append(ctx context.Context, session, stream string, data []byte) error {
 	k := streamKey{session, stream}
 	s.mu.Lock()
 	opening := s.opened[k]
 	delete(s.opened, k)
 	s.mu.Unlock()
+	if call, ok := ctx.Value(callKey{}).([]byte); ok && opening && len(data) == 0 {
+		data = append([]byte{primeMark}, call...)
+	}
 	err := s.log.AppendEvent(ctx, session, stream, data, s.keep, opening)
 	if err != nil && opening {
 		s.mu.Lock()
@@ -176,6 +198,9 @@ func (s *EventStore) After(ctx context.Context, session, stream string, index in
 			return
 		}
 		for _, d := range data {
+			if len(d) > 0 && d[0] == primeMark {
+				d = []byte{}
+			}
 			if !yield(d, nil) {
 				return
 			}

@@ -18,7 +18,7 @@ import (
 // With Config.Events, the streams' events are kept there (EventStore), so
 // a client resumes a broken stream with Last-Event-ID.
 func Handler(s *Server, token string) http.Handler {
-	var next http.Handler = http.NewCrossOriginProtection().Handler(revisions(s))
+	var next http.Handler = http.NewCrossOriginProtection().Handler(bounded(s.cfg.MaxBody, revisions(s)))
 	if token == "" {
 		return next
 	}
@@ -33,6 +33,17 @@ func Handler(s *Server, token string) http.Handler {
 	})
 }
 
+// bounded reads at most max bytes of a request's body: what reads past it
+// fails with an *http.MaxBytesError, which the SDK answers 413.
+func bounded(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // revisions serves both kinds of revision from one endpoint: a request of
 // 2026-07-28 or later, which says so in its Mcp-Protocol-Version header,
 // is served statelessly (the revision has no sessions; a question inside a
@@ -41,15 +52,15 @@ func Handler(s *Server, token string) http.Handler {
 // runs). The SDK offers each as a handler of its own, not both in one.
 func revisions(s *Server) http.Handler {
 	get := func(*http.Request) *sdk.Server { return s.sdk }
-	opts := &sdk.StreamableHTTPOptions{Logger: s.cfg.Log}
-	if s.cfg.Events != nil {
-		opts.EventStore = NewEventStore(s.cfg.Events, EventOptions{})
+	opts := &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, MaxRequestBodyBytes: s.cfg.MaxBody, SessionTimeout: s.cfg.SessionIdle}
+	if s.events != nil {
+		opts.EventStore = s.events
 	}
 	var sessions http.Handler = sdk.NewStreamableHTTPHandler(get, opts)
 	if s.revive != nil {
 		sessions = s.revive.handler(sessions)
 	}
-	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true,
+	sessionless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: s.cfg.Log, Stateless: true, MaxRequestBodyBytes: s.cfg.MaxBody,
 		// A call the client gives up on is stopped, as one of a session is.
 		PropagateRequestCancellation: true})
 	tasks := s.tasks(sessionless) // the tasks extension, beside the SDK (see tasks)

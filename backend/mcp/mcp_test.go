@@ -398,14 +398,18 @@ func TestAnApprovalReachesTheClient(t *testing.T) { eachRevision(t, testAnApprov
 
 func testAnApprovalReachesTheClient(t *testing.T, rev string) {
 	for _, tc := range []struct {
+		action string
 		choice string
-		want   string
+		want   string // the result, or words of the error
 		failed bool
 	}{
-		{"once", `{"text":"kept milk"}`, false},
-		{"deny", "", true},
+		{"accept", "once", `{"text":"kept milk"}`, false},
+		{"accept", "deny", "the user denied it", true},
+		// A client's decline of an approval is the user's no, not an
+		// approval nobody was there to give.
+		{"decline", "", "the user denied it", true},
 	} {
-		t.Run(tc.choice, func(t *testing.T) {
+		t.Run(tc.action+" "+tc.choice, func(t *testing.T) {
 			f := newFixture(t)
 			var (
 				mu      sync.Mutex
@@ -415,6 +419,9 @@ func testAnApprovalReachesTheClient(t *testing.T, rev string) {
 				mu.Lock()
 				message = req.Params.Message
 				mu.Unlock()
+				if tc.action != "accept" {
+					return &sdk.ElicitResult{Action: tc.action}, nil
+				}
 				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"choice": tc.choice}}, nil
 			}}
 			cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
@@ -429,7 +436,7 @@ func testAnApprovalReachesTheClient(t *testing.T, rev string) {
 			if !strings.Contains(message, "keep") || !strings.Contains(message, "milk") {
 				t.Errorf("the approval asked %q; want it to name the tool and its arguments", message)
 			}
-			if res.IsError != tc.failed || (!tc.failed && text(res) != tc.want) {
+			if got := text(res); res.IsError != tc.failed || (!tc.failed && got != tc.want) || (tc.failed && !strings.Contains(got, tc.want)) {
 				t.Errorf("result = %q (error: %v); want %q (error: %v)", text(res), res.IsError, tc.want, tc.failed)
 			}
 		})
@@ -518,8 +525,14 @@ func testAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T, rev string) {
 	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
 	params := &sdk.CallToolParams{Name: "host.tag", Arguments: map[string]any{}}
 	askForLogs(t, cs, rev, params, "warning")
-	if got := text(callTool(t, cs, params)); got != `"answered decline"` {
+	// The tool's result comes first; what the client was told of the
+	// question follows it, for a client that reads no logs.
+	res := callTool(t, cs, params)
+	if got := text(&sdk.CallToolResult{Content: res.Content[:1]}); got != `"answered decline"` {
 		t.Errorf("result = %s; want the question declined", got)
+	}
+	if got := text(res); !strings.Contains(got, `its field "tags" is of type "array"`) {
+		t.Errorf("result = %s; want it to say why the question was declined", got)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

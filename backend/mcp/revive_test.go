@@ -71,6 +71,28 @@ func until(t *testing.T, ch <-chan sseEvent, want string) sseEvent {
 	}
 }
 
+// through returns the events of ch up to the first whose data holds want,
+// that one last.
+func through(t *testing.T, ch <-chan sseEvent, want string) []sseEvent {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	var seen []sseEvent
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("the stream ended before an event with %s; it sent %+v", want, seen)
+			}
+			seen = append(seen, ev)
+			if strings.Contains(ev.data, want) {
+				return seen
+			}
+		case <-deadline:
+			t.Fatalf("no event with %s within 10s; the stream sent %+v", want, seen)
+		}
+	}
+}
+
 // rawSession speaks MCP 2025-11-25 over HTTP by hand, so that a test sees
 // each stream and event as the wire carries them.
 type rawSession struct {
@@ -103,9 +125,10 @@ func (s *rawSession) do(method, url, body string, header ...string) *http.Respon
 // TestASessionIsBegunAgainAfterARestart: the server goes down while a
 // call's question is with the client of a 2025-11-25 session. Started again
 // on the same database, it knows the session: the client resumes the
-// call's stream with Last-Event-ID and is sent the question it missed, and
-// its retry of the call in the same session is asked the question again
-// and finishes the call once.
+// call's stream with Last-Event-ID and is sent the question it missed; its
+// retry of the call in the same session is not asked it again, its answer
+// to the question replayed reaches the turn, and the call finishes once,
+// its result both the retry's and on the call's own stream.
 func TestASessionIsBegunAgainAfterARestart(t *testing.T) {
 	db := storetest.Open(t)
 	tools := mcp.NewTools(testAgents()...)
@@ -170,20 +193,42 @@ func TestASessionIsBegunAgainAfterARestart(t *testing.T) {
 	}
 	cancel()
 
-	// The call, made again in the same session, takes its waiting turn over.
-	events := readEvents(s.do("POST", b.URL, strings.Replace(call, `"id":2`, `"id":3`, 1)).Body)
+	// The call, made again in the same session, is the same call going on:
+	// the question it waits on is not asked again; the answer to the
+	// question replayed (by the id it was asked under, before the restart)
+	// reaches its turn, and the retry gets the call's result.
+	retry := readEvents(s.do("POST", b.URL, strings.Replace(call, `"id":2`, `"id":3`, 1)).Body)
 	var q struct {
-		ID     json.RawMessage `json:"id"`
-		Params struct {
-			Message string `json:"message"`
-		} `json:"params"`
+		ID json.RawMessage `json:"id"`
 	}
-	if err := json.Unmarshal([]byte(until(t, events, `"elicitation/create"`).data), &q); err != nil || q.Params.Message != "What is your name?" {
-		t.Fatalf("the retry was asked %+v (%v); want the question that waited", q, err)
+	if err := json.Unmarshal([]byte(asked.data), &q); err != nil {
+		t.Fatal(err)
 	}
-	s.do("POST", b.URL, `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"result":{"action":"accept","content":{"name":"Ada"}}}`).Body.Close()
-	if done := until(t, events, `"id":3`); !strings.Contains(done.data, `Hi, Ada`) {
-		t.Errorf("the call's result = %s; want the greeting with the answer", done.data)
+	if res := s.do("POST", b.URL, `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"result":{"action":"accept","content":{"name":"Ada"}}}`); res.StatusCode != http.StatusAccepted {
+		t.Errorf("the answer to the replayed question: %d; want 202", res.StatusCode)
+	}
+	seen := through(t, retry, `"id":3`)
+	for _, ev := range seen {
+		if strings.Contains(ev.data, "elicitation/create") {
+			t.Errorf("the retry was asked again: %s", ev.data)
+		}
+	}
+	if done := seen[len(seen)-1]; !strings.Contains(done.data, `Hi, Ada`) {
+		t.Errorf("the retry's result = %s; want the greeting with the answer", done.data)
+	}
+	// The call's own stream, resumed once more, ends with its result
+	// under its id: a client that resumes misses nothing.
+	req, _ = http.NewRequest("GET", b.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", s.id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Last-Event-ID", asked.id)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := until(t, readEvents(res.Body), `"id":2`); !strings.Contains(got.data, `Hi, Ada`) {
+		t.Errorf("the call's resumed stream ended with %s; want its result", got.data)
 	}
 	convs, err := svcB.Conversations(context.Background(), owner)
 	if err != nil || len(convs) != 1 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,7 +20,7 @@ type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	Rename(ctx context.Context, session, id, title string) error
-	Send(ctx context.Context, session, id, text string) error
+	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
 	View(ctx context.Context, session, id string) (chat.View, error)
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
@@ -50,6 +51,15 @@ type Config struct {
 	// client's request finds its session begun again under its id
 	// (reviver). Nil: a restart ends every session (404).
 	Sessions SessionLog
+	// SessionIdle is how long a session of /mcp may go without a request
+	// before it is closed and forgotten (0: DefaultSessionIdle); a call in
+	// flight keeps it. A request of it after gets 404, upon which a client
+	// begins a new session: a client that went away leaves nothing behind.
+	SessionIdle time.Duration
+	// MaxBody is the largest request body /mcp takes, in bytes (0:
+	// sdk.DefaultMaxRequestBodyBytes), and so the longest call's
+	// arguments: a call is not bound by the limit on what a person types.
+	MaxBody int64
 	// Name and Version say what the server is in initialize.
 	Name, Version string
 	Log           *slog.Logger
@@ -60,11 +70,17 @@ type Config struct {
 	Tasks map[string]Task
 }
 
+// DefaultSessionIdle is how long a session of /mcp may go without a
+// request, by default: long enough for a person to come back to a client
+// left open, short enough that abandoned sessions do not pile up.
+const DefaultSessionIdle = time.Hour
+
 // Server serves the tools over MCP sessions.
 type Server struct {
 	cfg    Config
 	sdk    *sdk.Server
-	revive *reviver // nil without Config.Sessions
+	revive *reviver    // nil without Config.Sessions
+	events *EventStore // nil without Config.Events
 
 	mu    sync.Mutex
 	convs map[*sdk.ServerSession]*conv
@@ -87,12 +103,21 @@ func NewServer(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = sdk.DefaultMaxRequestBodyBytes
+	}
 	if len(cfg.Secret) == 0 {
 		// A key of this process only: a retry after a restart is refused.
 		cfg.Secret = make([]byte, 32)
 		rand.Read(cfg.Secret)
 	}
 	s := &Server{cfg: cfg, convs: map[*sdk.ServerSession]*conv{}}
+	if cfg.Events != nil {
+		s.events = NewEventStore(cfg.Events, EventOptions{})
+	}
 	opts := &sdk.ServerOptions{}
 	if cfg.Extension.Options != nil {
 		cfg.Extension.Options(opts)
@@ -133,6 +158,14 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
+// send sends the call msg to conversation conv: its arguments are bounded
+// by the request that carried them (Config.MaxBody), not by the composer's
+// limit.
+func (s *Server) send(ctx context.Context, conv, msg string) error {
+	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, chat.Message{Text: msg, Limit: int(s.cfg.MaxBody)})
+	return err
+}
+
 // SDK returns the SDK's server, to serve over a transport.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
@@ -161,12 +194,20 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		}
 		cv = &conv{id: c.ID, taken: -1}
 	}
-	// The session holds its conversation in memory while it lasts, as an
-	// open page does: its calls then find it loaded, not read back from
-	// the store each time.
+	if err := s.hold(ctx, ss, cv); err != nil {
+		return nil, err
+	}
+	s.revive.remember(ctx, ss, cv.id)
+	return cv, nil
+}
+
+// hold makes cv the conversation of session ss's calls. The session holds
+// it in memory while it lasts, as an open page does: its calls then find
+// it loaded, not read back from the store each time. s.mu is held.
+func (s *Server) hold(ctx context.Context, ss *sdk.ServerSession, cv *conv) error {
 	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, chat.Want{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.convs[ss] = cv
 	go func() {
@@ -177,7 +218,7 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		delete(s.convs, ss)
 		s.mu.Unlock()
 	}()
-	return cv, nil
+	return nil
 }
 
 // recentCutOff bounds how many of the owner's newest conversations cutOff

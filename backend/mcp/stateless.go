@@ -60,7 +60,7 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 		if err != nil {
 			return nil, fmt.Errorf("write the call: %w", err)
 		}
-		if err := s.cfg.Chat.Send(ctx, owner, st.Conv, string(msg)); err != nil {
+		if err := s.send(ctx, st.Conv, string(msg)); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
 	} else if err := w.answers(ctx, st); err != nil {

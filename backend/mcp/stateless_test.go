@@ -327,3 +327,25 @@ func TestAStatelessCallsConversationIsNamedAfterItsClientAndTool(t *testing.T) {
 		t.Errorf("conversations = %+v (%v); want one titled MCP: retrier: clerk.register", convs, err)
 	}
 }
+
+// TestARefusedAnswersReasonIsInTheCallsResult: a client of 2025-11-25 that
+// set no logging level and whose answer the question's rules refuse reads
+// why in the call's result, where it looks, not only in a log message.
+func TestARefusedAnswersReasonIsInTheCallsResult(t *testing.T) {
+	f := newStatelessFixture(t)
+	cs := f.sessionClient(func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		if req.Params.Message == "How old are you?" {
+			return accept(map[string]any{"age": 400}), nil
+		}
+		return accept(map[string]any{"name": "Ada"}), nil
+	})
+	res, err := call(t, cs, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The SDK checks the answer against the form's schema before the
+	// question's own rules do; either way the reason names the bound.
+	if got := text(res); !strings.Contains(got, `"How old are you?"`) || !strings.Contains(got, "150") || !strings.Contains(got, "cancelled") {
+		t.Errorf("the call's result = %q; want it to say why the answer was refused", got)
+	}
+}

@@ -112,7 +112,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 	if err != nil {
 		return nil, fmt.Errorf("write the call: %w", err)
 	}
-	if err := s.cfg.Chat.Send(ctx, owner, c.ID, string(msg)); err != nil {
+	if err := s.send(ctx, c.ID, string(msg)); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: c.ID, Tool: name}), c, taskWorking), nil

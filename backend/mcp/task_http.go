@@ -72,7 +72,7 @@ func (s *Server) tasks(next http.Handler) http.Handler {
 			return
 		}
 		// Bounded as the SDK bounds the bodies it reads.
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 		if err != nil {
 			status := http.StatusBadRequest
 			if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
