@@ -79,19 +79,25 @@ func (ks *Kinds) Check(req Request, resp Response) error {
 // Automatic answers req without a person, for batch runs and unattended
 // agents: a request that can be accepted with its schema's defaults alone,
 // and with the rules ks holds for its kind, is accepted with them; any
-// other is declined, or cancelled when it does not allow declining. It is
-// an implementation like the browser's, chosen through context
+// other is declined, or cancelled when it does not allow declining. A
+// yes/no field with no default is a decision nobody made, although a
+// form may leave it out (as false): it is never answered for the person.
+// It is an implementation like the browser's, chosen through context
 // (primitive.ElicitAPI.Provide).
 func (ks *Kinds) Automatic(req Request) Response {
 	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
 		content := map[string]any{}
+		undecided := false
 		for name, p := range req.Schema.Properties {
-			if p.Default != nil {
+			switch {
+			case p.Default != nil:
 				content[name] = p.Default
+			case p.Type == "boolean":
+				undecided = true
 			}
 		}
 		raw, err := json.Marshal(content)
-		if err == nil && ks.Check(req, Response{Action: Accept, Content: raw}) == nil {
+		if err == nil && !undecided && ks.Check(req, Response{Action: Accept, Content: raw}) == nil {
 			return Response{Action: Accept, Content: raw}
 		}
 	}
