@@ -30,8 +30,11 @@ build: deps
 
 ## test: vet, unit tests with the race detector (the official MCP
 ## conformance suite against the real program among them, in
-## e2e/mcpfixture), then the browser tests
-test: check unit fuzz-short e2e
+## e2e/mcpfixture), then the short fuzzing beside the browser tests (which
+## mostly wait on the browser and the server; each target's output is
+## printed whole when it ends)
+test: check unit
+	$(MAKE) --no-print-directory -j2 --output-sync=target fuzz-short e2e
 
 # unit requires PostgreSQL (SWEATPANTS_PG_REQUIRED): the tests that need it
 # fail rather than skip when it is missing, so a run cannot pass without

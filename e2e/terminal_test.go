@@ -251,7 +251,7 @@ func TestTerminalFormInvalidValue(t *testing.T) {
 	a.send("3")
 	a.expect("Interests (numbers separated by commas, Enter skips): ")
 	a.send("1,3")
-	a.expect("Send me the newsletter? (y/n): ")
+	a.expect("Send me the newsletter? (y/n, Enter: no): ")
 	a.send("y")
 	a.expect("About you (up to 1000 characters, Enter skips): ")
 	a.send("")

@@ -181,6 +181,8 @@ func fieldLabel(p *elicit.Schema, name string, required, multi bool) string {
 	switch {
 	case p.Default != nil:
 		how = append(how, "Enter: "+defaultText(p.Default))
+	case !required && p.Type == "boolean":
+		how = append(how, "Enter: no") // left out, a yes/no reads as no
 	case !required:
 		how = append(how, "Enter skips")
 	}
