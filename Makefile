@@ -39,7 +39,7 @@ test: check unit
 # unit requires PostgreSQL (SWEATPANTS_PG_REQUIRED): the tests that need it
 # fail rather than skip when it is missing, so a run cannot pass without
 # them. Each test binary that needs it starts its own throwaway server
-# (store/pgtest). The bench program's tests drive the built binary
+# (internal/store/pgtest). The bench program's tests drive the built binary
 # (SWEATPANTS_BIN). Vetting is check's.
 unit: build mcp-deps pg-deps
 	SWEATPANTS_PG_REQUIRED=1 SWEATPANTS_BIN=$(CURDIR)/$(BIN) $(GO) test -race -count=1 $(shell $(GO) list ./... | grep -v '/e2e$$')
@@ -84,33 +84,33 @@ screenshots: build e2e-deps
 ## every answer landing on another node than its stream's (docs/performance.md)
 bench: build pg-deps
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./backend/chat/ ./store/
-	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./backend/transport/
-	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./backend/primitive/
-	$(GO) test -run '^$$' -bench Truncate -benchmem ./backend/sampling/
-	$(GO) test -run '^$$' -bench 'Guard|ToolPolicy' -benchmem ./backend/chat/
-	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./backend/transport/
-	$(GO) test -run '^$$' -bench ModelCall -benchmem ./backend/telemetry/
-	$(GO) test -run '^$$' -bench Decide -benchmem ./backend/policy/
-	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./backend/mcp/
-	$(GO) test -run '^$$' -bench . -benchmem ./backend/state/
-	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./backend/transport/
-	$(GO) test -run '^$$' -bench PicturesOverThreeTurns -benchtime 1x ./backend/attach/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/chat/ ./internal/store/
+	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./internal/transport/
+	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./primitive/
+	$(GO) test -run '^$$' -bench Truncate -benchmem ./internal/sampling/
+	$(GO) test -run '^$$' -bench 'Guard|ToolPolicy' -benchmem ./internal/chat/
+	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./internal/transport/
+	$(GO) test -run '^$$' -bench ModelCall -benchmem ./internal/telemetry/
+	$(GO) test -run '^$$' -bench Decide -benchmem ./policy/
+	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./internal/mcp/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/state/
+	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./internal/transport/
+	$(GO) test -run '^$$' -bench PicturesOverThreeTurns -benchtime 1x ./internal/attach/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced
 
 ## generate: templ components to Go
 generate:
-	$(GO) tool templ generate -path web/templates
-	$(GO) tool templ generate -path backend/agents/demo/demoweb
+	$(GO) tool templ generate -path internal/web/templates
+	$(GO) tool templ generate -path examples/demo/demoweb
 
 ## check: formatting, vet, and generated code up to date
 check: deps
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory generate
-	git diff --exit-code -- web/templates backend/agents/demo/demoweb
+	git diff --exit-code -- internal/web/templates examples/demo/demoweb
 
 deps:
 	$(GO) mod download
@@ -129,4 +129,4 @@ mcp-deps:
 	./scripts/mcp-deps.sh
 
 clean:
-	rm -rf bin .cache web/static/datastar.js
+	rm -rf bin .cache internal/web/static/datastar.js

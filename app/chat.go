@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/files"
-	"github.com/sweatpants-go/sweatpants/backend/transport/term"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 )
 
 type chatConfig struct {

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
-	"github.com/sweatpants-go/sweatpants/backend/words"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
 // CheckCommand is the name of the pre-deploy check, as Env.Command gives it

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/cluster"
-	"github.com/sweatpants-go/sweatpants/backend/sessionfeed"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/cluster"
+	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
+	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
 // A server on PostgreSQL is a node of a cluster (package cluster): the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sweatpants-go/sweatpants/backend/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
 )
 
 // command is one of the program's commands.

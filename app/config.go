@@ -5,14 +5,14 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/backend/transport/term"
-	"github.com/sweatpants-go/sweatpants/store"
-	"github.com/sweatpants-go/sweatpants/web/templates"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // Config is an application: its assistants, and what it adds to the

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
-	"github.com/sweatpants-go/sweatpants/backend/primitive"
-	"github.com/sweatpants-go/sweatpants/backend/transport/term"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // TestTheApplicationsConfigReachesItsTurns: what an application hands in

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // TestALongConversationStaysWithinTheContext: at the terminal, with a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/web/static"
+	"github.com/sweatpants-go/sweatpants/internal/web/static"
 )
 
 // datastar finds the Datastar client as serve does with the tests' empty

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
 // openStore opens the database at target: a SQLite file, after taking its

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
 // removeDB removes the SQLite database at path, as `rm x.db x.db-wal

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/files"
+	"github.com/sweatpants-go/sweatpants/internal/files"
 )
 
 // filesGCEvery is how often the server removes the files nobody sent on

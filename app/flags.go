@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/backend/transport"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/transport"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // envName is the environment variable a flag is also read from:

@@ -14,11 +14,11 @@ import (
 	"net/netip"
 	"slices"
 
-	"github.com/sweatpants-go/sweatpants/backend/apperr"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/mcp"
-	"github.com/sweatpants-go/sweatpants/backend/transport"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport"
 )
 
 // MCP. The tools of Config.Agents are served over MCP at /mcp by serve

@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/backend/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/mcp"
 )
 
 // TestMCPOwnNamesOverStdio: mcp --agent NAME --own-names lists that

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/llm/fallback"
-	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/llm/fallback"
+	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
 
 // defaultModel is the OpenAI model used when SWEATPANTS_MODEL is unset.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm"
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
-	"github.com/sweatpants-go/sweatpants/backend/llm/openai"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

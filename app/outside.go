@@ -5,8 +5,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
-	"github.com/sweatpants-go/sweatpants/web/templates"
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
 // Outside MCP servers. The tools of the servers of Config.MCPServers and

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
 // TestABadServersFileStopsTheProgram: serve, chat and check read the file

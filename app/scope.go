@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/backend/sampling"
+	"github.com/sweatpants-go/sweatpants/internal/sampling"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // defaultContextTokens is the tokens of a request a model's context is

@@ -14,16 +14,16 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/calls"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/cluster"
-	"github.com/sweatpants-go/sweatpants/backend/files"
-	"github.com/sweatpants-go/sweatpants/backend/mcp"
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/backend/transport"
-	"github.com/sweatpants-go/sweatpants/store"
-	"github.com/sweatpants-go/sweatpants/web/static"
-	"github.com/sweatpants-go/sweatpants/web/templates"
+	"github.com/sweatpants-go/sweatpants/internal/calls"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/cluster"
+	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport"
+	"github.com/sweatpants-go/sweatpants/internal/web/static"
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 type serveConfig struct {

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/files"
-	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/backend/transport"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/transport"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 func TestParseServeSuspendAfter(t *testing.T) {

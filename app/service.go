@@ -6,15 +6,15 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/chat"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/files"
-	"github.com/sweatpants-go/sweatpants/backend/llm/offline"
-	"github.com/sweatpants-go/sweatpants/backend/mcp"
-	"github.com/sweatpants-go/sweatpants/backend/mcpclient"
-	"github.com/sweatpants-go/sweatpants/backend/policy"
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
+	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // opened is a command's database and the configuration of the chat

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/store"
+	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
 // syncBuffer is a buffer a logger writes to while a test reads it.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // TestNodeOf spreads browsers over the nodes in turn; with -cross each

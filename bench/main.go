@@ -24,7 +24,7 @@
 // and prints both results; -rate 0 alone means -mode saturate.
 //
 // -db postgres runs the servers on a throwaway PostgreSQL the bench starts
-// (store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
+// (internal/store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
 // for each run, instead of a SQLite file; -db postgres://… on that
 // database, a new schema for each run, left there afterwards. -nodes N
 // then starts N servers on that schema, a cluster (docs/cluster.md):

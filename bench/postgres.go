@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sweatpants-go/sweatpants/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // postgres is the PostgreSQL database a -db postgres bench runs its servers

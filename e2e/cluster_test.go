@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // Three servers on one PostgreSQL database, as the README runs them, each

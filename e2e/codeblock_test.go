@@ -5,7 +5,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // On a phone a code block's Copy button sits beside the code, never on

@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/failure"
-	"github.com/sweatpants-go/sweatpants/backend/tree"
+	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // A conversation waiting on a question when the assistant's code changed

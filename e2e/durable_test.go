@@ -4,7 +4,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // A form waiting for an answer survives the server being killed: the page

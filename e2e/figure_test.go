@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // The showcase's fares demo, picked from its menu with the offline model:

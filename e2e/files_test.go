@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // dotPNG is a picture of one pixel.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
-	"github.com/sweatpants-go/sweatpants/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 var (
@@ -118,7 +118,7 @@ func startBinary(t *testing.T, bin string, nofile int, env ...string) *app {
 }
 
 // startAppOn starts the binary as startApp does, on the database db: a
-// SQLite file or a postgres:// URL (store/pgtest's Schema).
+// SQLite file or a postgres:// URL (internal/store/pgtest's Schema).
 func startAppOn(t *testing.T, db string, env ...string) *app {
 	t.Helper()
 	return startBinaryOn(t, binPath, db, 0, env...)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // The showcase is model-driven: the (offline) model reads "where am i",

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/web/static"
+	"github.com/sweatpants-go/sweatpants/internal/web/static"
 )
 
 // TestAnApplicationOfItsOwn builds the README's "Ship your own agent"

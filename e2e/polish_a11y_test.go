@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // axe-core finds nothing serious on a conversation's page while a reply

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // Stop during a side question's streamed reply keeps what had streamed, in

@@ -7,7 +7,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
-	"github.com/sweatpants-go/sweatpants/backend/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
 
 // A side question is a turn of the agent: the weather tool answers it, a

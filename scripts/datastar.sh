@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Copies the Datastar client out of the pinned Go module into web/static/,
+# Copies the Datastar client out of the pinned Go module into internal/web/static/,
 # checking its sha256. The file is third-party and is not committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=v1.0.0
 want=e7d6ad0e83980b37706f4494a36db3c58b5dc6cd5a9e5bd5166dbffa6b56a06a
-dest=web/static/datastar.js
+dest=internal/web/static/datastar.js
 if [[ -f $dest ]] && echo "$want  $dest" | sha256sum -c --status; then
   exit 0
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the PostgreSQL tests need: Debian's postgresql package, when
 # neither PATH nor /usr/lib/postgresql/*/bin has initdb and pg_ctl. The
-# tests (store/pgtest) start their own throwaway server from those
+# tests (internal/store/pgtest) start their own throwaway server from those
 # programs; nothing here starts or configures one.
 set -euo pipefail
 

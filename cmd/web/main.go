@@ -14,7 +14,7 @@ package main
 
 import (
 	"github.com/sweatpants-go/sweatpants/app"
-	"github.com/sweatpants-go/sweatpants/backend/agents/demo/demoapp"
+	"github.com/sweatpants-go/sweatpants/examples/demo/demoapp"
 )
 
 func main() {

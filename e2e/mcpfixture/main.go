@@ -9,8 +9,8 @@ package main
 import (
 	"context"
 
+	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/app"
-	"github.com/sweatpants-go/sweatpants/backend/agents"
 )
 
 func main() {

@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/backend/agents"
-	"github.com/sweatpants-go/sweatpants/backend/elicit"
-	"github.com/sweatpants-go/sweatpants/backend/turn"
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The suite's small files: a 1x1 PNG and a silent WAV.

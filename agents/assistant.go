@@ -1,0 +1,105 @@
+package agents
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/policy"
+)
+
+// Assistant is what a conversation talks to: each user message starts a
+// turn of its Turn function, and the text the turn returns is the reply.
+// An assistant's turn uses agents — named sets of tools (Agent) — and the
+// primitives of package turn; the two are kept apart because a tool set can
+// serve many assistants, and a test can swap one for a double.
+type Assistant struct {
+	Name        string
+	Description string
+	Turn        func(ctx context.Context, message string) (string, error)
+	// Side answers a side question: a message the user sends beside the
+	// flow, while a question of the flow waits or in a side thread the user
+	// opened. Its history (turn.History) is the conversation up to where
+	// the thread hangs, then the thread. Nil answers through SideLoop: the
+	// model, with no tools. An assistant whose Turn is a fixed flow names
+	// here how it answers anything else.
+	Side func(ctx context.Context, message string) (string, error)
+	// Input is what a message sent while a turn works does to it; the zero
+	// value interrupts it (see InputPolicy).
+	Input InputPolicy
+	// Policy narrows the program's permission policy for this assistant's
+	// turns, tools of other agents they call included: its deny, finalDeny
+	// and ask rules apply beside the program's, its allow lifts nothing
+	// the program or the default would ask (package policy). Set Source
+	// on each rule to say where it comes from ("agent concierge").
+	Policy []policy.Rule
+	// Starters are a few first messages the page offers on a conversation
+	// with this assistant not started yet, one click each to send: say what
+	// it is good at, in the words a user would type ("Book a flight to
+	// Lisbon next Friday"). One or two are best; none shows none.
+	Starters []string
+	// Unlisted keeps the assistant off the pages' choice of assistants:
+	// one a binding starts its conversations with itself, such as the one
+	// that runs MCP clients' tool calls (package mcp).
+	Unlisted bool
+}
+
+// SideLoop answers side questions for an assistant that does not say how:
+// the model answers from the conversation, with no tools.
+var SideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
+	"of a task in progress; answer it briefly and plainly."}
+
+// AnswerSide answers a side question with a's Side, or SideLoop.
+func (a Assistant) AnswerSide(ctx context.Context, message string) (string, error) {
+	if a.Side != nil {
+		return a.Side(ctx, message)
+	}
+	return SideLoop.Turn(ctx, message)
+}
+
+// InputPolicy is what a message sent while a turn works does to it.
+type InputPolicy int
+
+const (
+	// Interrupt stops the running turn (recorded as stopped) and starts a
+	// new one with the message, as people expect of a chat. A message sent
+	// soon after the one before (chat.DefaultBatchWindow), while its turn has
+	// recorded and shown nothing, joins it instead: the turn starts again
+	// with both.
+	Interrupt InputPolicy = iota
+	// Queue keeps the message until the running turn ends, then starts a
+	// turn with it (with every message queued meanwhile, joined).
+	Queue
+)
+
+// Registry maps assistant names to assistants; the first is the default.
+type Registry struct {
+	order  []string
+	byName map[string]Assistant
+}
+
+// NewRegistry returns a registry of assistants; the first is the default.
+func NewRegistry(assistants ...Assistant) *Registry {
+	r := &Registry{byName: make(map[string]Assistant, len(assistants))}
+	for _, c := range assistants {
+		r.order = append(r.order, c.Name)
+		r.byName[c.Name] = c
+	}
+	return r
+}
+
+// Default returns the default assistant.
+func (r *Registry) Default() Assistant { return r.byName[r.order[0]] }
+
+// Get returns the assistant named name.
+func (r *Registry) Get(name string) (Assistant, bool) {
+	c, ok := r.byName[name]
+	return c, ok
+}
+
+// All lists the assistants in registration order.
+func (r *Registry) All() []Assistant {
+	out := make([]Assistant, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.byName[n])
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package agenttest
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+)
+
+// Conversation is a conversation on a Server, driven as a user would:
+// send a message, see the question the turn asks, answer it, read the
+// reply. Each call waits on the conversation's changes for at most Wait,
+// and fails the test when what it waits for does not come, or when the
+// scripts found a problem meanwhile.
+type Conversation struct {
+	s *Server
+	// ID is the conversation's id, for calls of the Server's Service.
+	ID       string
+	answered map[string]bool // the questions answered, by id
+}
+
+// Send sends a further message, as the user types one.
+func (c *Conversation) Send(message string) {
+	c.s.t.Helper()
+	if err := c.s.svc.Send(c.s.t.Context(), Session, c.ID, message); err != nil {
+		c.s.t.Fatalf("agenttest: send %q: %v", message, err)
+	}
+}
+
+// Question waits until the turn asks the user something, and returns the
+// question, unanswered. The test fails if the turn ends first.
+func (c *Conversation) Question() Question {
+	c.s.t.Helper()
+	var q *Question
+	v, ok := c.wait("a question", func(v chat.View) bool {
+		if e := pending(v); e != nil && !c.answered[e.Request.ID] {
+			q = &Question{Request: e.Request}
+			return true
+		}
+		return !v.Status.Running
+	})
+	switch {
+	case !ok:
+	case q == nil:
+		if msg := c.s.fresh(c.s.found()); msg != "" {
+			c.s.t.Fatalf("%s", msg)
+			break
+		}
+		c.s.t.Fatalf("agenttest: the turn asked nothing: %s", describeView(v))
+	default:
+		return *q
+	}
+	return Question{}
+}
+
+// Answer accepts the question the turn waits on with content, as Answer
+// the user step does: content that does not fit the question fails the
+// test, and so does an answer the service refuses.
+func (c *Conversation) Answer(content any) { c.respond(Answer("", content)) }
+
+// Decline declines the question the turn waits on.
+func (c *Conversation) Decline() { c.respond(Decline("")) }
+
+// Cancel dismisses the question the turn waits on.
+func (c *Conversation) Cancel() { c.respond(Cancel("")) }
+
+// Deny refuses the device permission the question the turn waits on asks
+// for.
+func (c *Conversation) Deny() { c.respond(Deny("")) }
+
+// Say answers the question the turn waits on in the user's own words.
+func (c *Conversation) Say(text string) { c.respond(Say("", text)) }
+
+// GiveFile answers the file question the turn waits on with a file called
+// name holding content, as GiveFile the user step does.
+func (c *Conversation) GiveFile(name string, content []byte) { c.respond(GiveFile("", name, content)) }
+
+// respond answers the question the turn waits on as step says.
+func (c *Conversation) respond(step UserStep) {
+	c.s.t.Helper()
+	q := c.Question()
+	switch {
+	case q.ID == "":
+		return // failed already
+	case step.broken != "":
+		c.s.t.Fatalf("agenttest: %s", step.broken)
+	default:
+		resp := step.response(&c.s.cfg.user.files)
+		if err := checkAnswer(q.Request, resp, c.s.kinds); err != nil {
+			c.s.t.Fatalf("agenttest: the answer does not fit %s: %v", describeQuestion(q.Request), err)
+			return
+		}
+		c.answer(q.Request, resp)
+	}
+}
+
+// answer sends resp to the service as the answer to req.
+func (c *Conversation) answer(req elicit.Request, resp elicit.Response) bool {
+	c.s.t.Helper()
+	err := c.s.svc.Answer(c.s.t.Context(), Session, c.ID, req.ID, chat.Answer{Action: resp.Action, Content: resp.Content, Text: resp.Text})
+	if err != nil {
+		c.s.t.Fatalf("agenttest: answer %s: %v", describeQuestion(req), err)
+		return false
+	}
+	c.answered[req.ID] = true
+	return true
+}
+
+// Reply waits until the turn ends, answering each question it asks
+// meanwhile from the scripted user, and returns its reply. The test fails
+// when the turn fails or is stopped, and with every problem the scripts
+// found: a question no user step expects included.
+func (c *Conversation) Reply() string {
+	c.s.t.Helper()
+	broke := false
+	v, ok := c.wait("the reply", func(v chat.View) bool {
+		if e := pending(v); e != nil && !c.answered[e.Request.ID] {
+			resp, err := c.s.cfg.user.answer(e.Request, c.s.kinds)
+			if err != nil || !c.answer(e.Request, resp) {
+				broke = true
+				return true
+			}
+			return false
+		}
+		return !v.Status.Running
+	})
+	if msg := c.s.fresh(c.s.found()); msg != "" {
+		c.s.t.Fatalf("%s", msg)
+		return ""
+	}
+	if broke || !ok {
+		return "" // failed already
+	}
+	var end chat.Item
+	if n := len(v.Items); n > 0 {
+		end = v.Items[n-1]
+	}
+	if end.Kind != tree.AssistantMessage {
+		c.s.t.Fatalf("agenttest: the turn did not reply: %s", describeItem(end))
+		return ""
+	}
+	return end.Text
+}
+
+// wait waits until done holds of the conversation's view, for at most
+// Wait, and returns the view; false when it failed the test instead.
+func (c *Conversation) wait(what string, done func(chat.View) bool) (chat.View, bool) {
+	c.s.t.Helper()
+	ctx, cancel := context.WithTimeout(c.s.t.Context(), Wait)
+	defer cancel()
+	f, v, err := c.s.svc.Subscribe(ctx, Session, c.ID)
+	if err != nil {
+		c.s.t.Fatalf("agenttest: follow the conversation: %v", err)
+		return v, false
+	}
+	defer f.Close()
+	for !done(v) {
+		if _, err := f.Next(ctx); err != nil {
+			c.s.t.Fatalf("agenttest: waiting for %s: %v; %s", what, err, describeView(v))
+			return v, false
+		}
+		if v, err = c.s.svc.View(ctx, Session, c.ID); err != nil {
+			c.s.t.Fatalf("agenttest: read the conversation: %v", err)
+			return v, false
+		}
+	}
+	return v, true
+}
+
+// pending returns the question the view shows waiting, if any.
+func pending(v chat.View) *chat.ElicitView {
+	for i := range v.Items {
+		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
+			return e
+		}
+	}
+	return nil
+}

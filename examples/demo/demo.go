@@ -1,0 +1,39 @@
+// Package demo holds the agents the binary ships with: a travel concierge,
+// a showcase of every elicit kind, and a short survey. They are written the
+// way an application writes its agents, with the framework in
+// agents, and declare one elicit kind of their own (PickFlight).
+package demo
+
+import (
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+)
+
+// Options tune the demo agents.
+type Options struct {
+	// Pace is how long each progress step of the concierge takes, so that a
+	// person can watch the progress bar move; zero runs at full speed.
+	Pace time.Duration
+	// AssistantFirst lists the general assistant right after the chat (the
+	// default), ahead of the scripted agents: for a real model, which can
+	// hold a conversation the offline one cannot.
+	AssistantFirst bool
+}
+
+// Agents returns the assistants the binary ships with, the default first.
+func Agents(opts Options) *agents.Registry {
+	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
+	if opts.AssistantFirst {
+		return agents.NewRegistry(Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey())
+	}
+	return agents.NewRegistry(Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general)
+}
+
+// Kinds lists the elicit kinds the demo agents ask with, for the registry
+// an application builds (elicit.NewKinds) so that their answers are checked
+// by each kind's rules: the built-in kinds and the flight selection.
+func Kinds() []elicit.Registered {
+	return append(elicit.BuiltinKinds(), PickFlight)
+}

@@ -1,0 +1,87 @@
+// Package demoapp is the demo as an application: the app.Config that
+// bin/sweatpants (cmd/web) hands to app.Main, written as any application
+// writes its own. It adds the demo's flight kind with its browser and
+// terminal forms, a --demo-pace flag, and a Setup that stocks the flight
+// catalogue in the database and lists the general assistant higher with a
+// real model.
+package demoapp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/app"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/examples/demo"
+	"github.com/sweatpants-go/sweatpants/examples/demo/demoweb"
+	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+)
+
+// DefaultPace is how long each progress step of the demo agents takes
+// unless --demo-pace says otherwise: long enough to watch a bar move.
+const DefaultPace = 350 * time.Millisecond
+
+// Config is the demo's application: the demo agents, the flight kind, and
+// --demo-pace (SWEATPANTS_DEMO_PACE) for serve and chat.
+func Config() app.Config {
+	pace := DefaultPace // --demo-pace writes here; Setup reads it
+	return app.Config{
+		Name: "sweatpants",
+		// The help names these; Setup makes them again with the pace.
+		Assistants: demo.Agents(demo.Options{}).All(),
+		// The tools served over MCP (docs/mcp.md), the showcase's questions
+		// among them.
+		Agents:     []*agents.Agent{demo.Weather, demo.Notes, demo.Travel, demo.FlightAgent, demo.Packer, demo.Diner, demo.Demos()},
+		Kinds:      []elicit.Registered{demo.PickFlight},
+		Components: demoweb.Components(),
+		Prompters:  map[string]term.Prompter{demo.PickFlight.Name: term.PromptFunc(promptFlight)},
+		Flags: func(fs *flag.FlagSet) {
+			pace = DefaultPace
+			fs.Var(paceFlag{&pace}, "demo-pace", "how long each progress step of the demo agents takes")
+		},
+		Setup: func(ctx context.Context, env app.Env) (app.Turns, error) {
+			return setup(ctx, env, pace)
+		},
+	}
+}
+
+// setup stocks the flight catalogue the flight agent searches and books in,
+// puts it in every turn's scope, and makes the demo agents with pace. With a
+// real model the general assistant comes right after the chat, ahead of
+// the scripted agents: it can hold a conversation the offline one cannot.
+func setup(ctx context.Context, env app.Env, pace time.Duration) (app.Turns, error) {
+	// check only reads: the catalogue a waiting turn booked from is there.
+	if env.Command != app.CheckCommand {
+		if err := env.Store.SeedFlights(ctx, time.Now()); err != nil {
+			return app.Turns{}, fmt.Errorf("stock the flight catalogue: %w", err)
+		}
+	}
+	catalogue := env.Store.Flights()
+	return app.Turns{
+		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline}).All(),
+		Scope:      func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, catalogue) },
+	}, nil
+}
+
+// paceFlag is a duration of zero or more.
+type paceFlag struct{ p *time.Duration }
+
+func (f paceFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return errors.New("want a duration such as 350ms or 0")
+	}
+	*f.p = d
+	return nil
+}
+
+func (f paceFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.String()
+}

@@ -1,0 +1,139 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sweatpants-go/sweatpants/internal/attach"
+	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/replay"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/primitive"
+)
+
+// Compaction. The model's context is the conversation so far (see
+// primitive.History). When the messages a branch gives the model come to
+// more tokens than CompactTokens, the compaction middleware has the model
+// summarize the oldest of them, leaving the newest half of the limit as
+// they are; it records the summary as a node on the branch and gives the
+// model the summary in place of the span from then on. The span's nodes
+// stay in the tree; the inspector shows them under the summary.
+
+// CompactTokens is how many tokens of conversation the model's context may
+// hold before the oldest messages are summarized; zero turns compaction
+// off. Middleware or an app can set it for a scope.
+var CompactTokens = primitive.NewValue("compact-tokens", 0)
+
+// history is the core of primitive.History for the turn: the path up to the
+// turn's message (package history), with the summaries of earlier turns and
+// this one's, under the version of the history its message was recorded
+// with (tree.Message.History): a turn recorded under an older one is given
+// that again, so that its recorded model calls still match.
+func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
+	c := t.conv
+	c.lock() // the history has the answer the turn was handed
+	msgs := t.place.history(t, history.VersionOf(c.idx, t.id))
+	c.mu.Unlock()
+	if t.summary != nil {
+		msgs = history.ApplySummary(msgs, t.summaryNode, *t.summary)
+	}
+	msgs, err := attach.History(ctx, msgs, c.openFile)
+	if err != nil {
+		return nil, err
+	}
+	t.lastHistory = msgs
+	return history.Plain(msgs), nil
+}
+
+// compact is middleware around primitive.History: a history of more tokens
+// than CompactTokens has its oldest messages summarized by the model, and
+// the summary is recorded. Like every call of a turn it is numbered and
+// replayed from the record.
+func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
+	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
+		id := durable.NextCall(ctx)
+		n, was, replayed, err := durable.Lookup(t.record, replay.Compact(id))
+		if err != nil {
+			return nil, err
+		}
+		if replayed {
+			t.summary, t.summaryNode = &was, n.ID
+			return next(ctx, req)
+		}
+		msgs, err := next(ctx, req)
+		limit := CompactTokens.Get(ctx)
+		// Summaries are not summarized again: each stands for its own span,
+		// so what the earliest ones say never fades into a summary of a
+		// summary.
+		var said []history.Message
+		for _, m := range t.lastHistory {
+			if m.Role != llm.System {
+				said = append(said, m)
+			}
+		}
+		if err != nil || limit <= 0 {
+			return msgs, err
+		}
+		t.conv.lock()
+		scale := history.TokenScale(t.conv.path)
+		t.conv.mu.Unlock()
+		tokens := func(ms []history.Message) int { return int(float64(history.EstimateTokens(history.Plain(ms))) * scale) }
+		if tokens(said) <= limit {
+			return msgs, nil
+		}
+		// The newest messages that fit in half the limit stay as they are.
+		keep := len(said)
+		for keep > 0 && tokens(said[keep-1:]) <= limit/2 {
+			keep--
+		}
+		// A tool's result is never summarized apart from its call: the
+		// exchange stays whole on one side of the cut.
+		for keep > 0 && keep < len(said) && said[keep].Node == said[keep-1].Node {
+			keep--
+		}
+		span := said[:keep]
+		if len(span) < 2 {
+			return msgs, nil
+		}
+		// The summary's model call is numbered within the compaction's
+		// own call: a replay, which takes the summary from the record and
+		// makes no model call for it, numbers the turn's next calls as the
+		// live run did.
+		s, err := summarize(durable.WithScope(ctx, id), span)
+		if err != nil {
+			return nil, err
+		}
+		t.conv.mu.Lock()
+		node, err := t.appendLockedWith(ctx, tree.Node{Kind: tree.Summary, Ref: id, Agent: primitive.AgentName.Get(ctx), Payload: tree.MustEncode(s)},
+			&tree.Move{Action: tree.ActCompact, Detail: fmt.Sprintf("%d messages summarized", s.Count)})
+		t.conv.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		t.summary, t.summaryNode = &s, node.ID
+		return next(ctx, req)
+	}
+}
+
+// summarize asks the model for a summary of span, through primitive.Sample so
+// that the call is recorded (and replayed) like any other: the span's
+// messages as they were, then the request to summarize them.
+func summarize(ctx context.Context, span []history.Message) (tree.SummaryRecord, error) {
+	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
+	msgs = append(msgs, history.Plain(span)...)
+	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
+	resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
+	if err != nil {
+		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
+	}
+	s := tree.SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
+	for _, m := range span {
+		if len(s.Covers) == 0 || s.Covers[len(s.Covers)-1] != m.Node {
+			s.Covers = append(s.Covers, m.Node)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,155 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+)
+
+// An answer is handed to the turn waiting on it before it is written, and
+// written together with what the turn records next: most often, a few
+// microseconds later, the turn's next question. The two then take one
+// commit instead of two, which is most of the cost of a resume. Whoever
+// handed the answer in hears it was accepted only once it is written, so an
+// answer is as durable as before when the user is told of it; a crash
+// before then loses an answer nobody was told was kept, and the question
+// is asked again.
+//
+// The answer waits for no longer than the service's hold (Config.AnswerHold),
+// and no one else sees the conversation while it waits: every command, page
+// and read of the record takes c.mu through lock, which writes a held answer first. Only the
+// turn's own primitives, which record something at once, take c.mu
+// without it, so that the answer goes with what they record. A model call
+// writes the answer before it starts, as it will take long; so does a
+// tool, which may act on the world: no effect may follow an answer that a
+// crash could still take back.
+
+// DefaultAnswerHold is how long an answer waits for the turn's next record
+// before it is written alone, unless Config.AnswerHold says otherwise. A turn
+// that goes on from an answer to its next question takes some tens of
+// microseconds; one that takes longer than this is doing something else.
+const DefaultAnswerHold = time.Millisecond
+
+// heldAnswer is an answer handed to its turn and not yet written.
+type heldAnswer struct {
+	node  tree.Node // the response, without its id
+	asked *waiter   // what waited for it
+	timer *time.Timer
+	done  chan struct{} // closed when the write is over, err set
+	err   error
+}
+
+// wait returns once the answer is written, with the write's error.
+func (h *heldAnswer) wait() error {
+	<-h.done
+	return h.err
+}
+
+// take returns the held answer to elicit eid, which no one has taken from
+// its waiter: the waiter was made when the conversation was loaded, and the
+// answer came before the replay of its turn asked for it. h may be nil.
+func (h *heldAnswer) take(eid string) (elicit.Response, bool) {
+	if h == nil || h.node.Ref != eid {
+		return elicit.Response{}, false
+	}
+	select {
+	case resp := <-h.asked.answer:
+		return resp, true
+	default:
+		return elicit.Response{}, false
+	}
+}
+
+// lock takes c.mu, writing a held answer first.
+func (c *conversation) lock() {
+	c.mu.Lock()
+	c.flushLocked()
+}
+
+// flush writes a held answer.
+func (c *conversation) flush() {
+	c.lock()
+	c.mu.Unlock()
+}
+
+// flushLocked writes a held answer alone. c.mu is held.
+func (c *conversation) flushLocked() {
+	h := c.held
+	if h == nil {
+		return
+	}
+	c.held = nil
+	h.timer.Stop()
+	_, err := c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
+	c.settleLocked(h, err)
+}
+
+// deliverLocked hands resp to the turn waiting on the pending request req
+// and sees to its record, as the turn's placement says: the flow's is held
+// to be written with the turn's next record (holdLocked), a side turn's is
+// written at once (deliverAsideLocked). The caller waits for the write
+// without c.mu. c.mu is held.
+func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	w, ok := c.pending[req.ID]
+	if !ok {
+		return nil, c.notPendingLocked(req.ID)
+	}
+	c.flushLocked() // one at a time
+	return w.by.place.deliver(w.by, w, req, resp)
+}
+
+// holdLocked hands resp to the turn of the flow waiting on w and holds it
+// to be written with what the turn records next. c.mu is held.
+func (c *conversation) holdLocked(w *waiter, req elicit.Request, resp elicit.Response) *heldAnswer {
+	h := &heldAnswer{
+		node:  tree.Node{Conversation: c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
+		asked: w,
+		done:  make(chan struct{}),
+	}
+	c.held = h
+	h.timer = time.AfterFunc(c.svc.answerHold, c.flush)
+	delete(c.pending, req.ID)
+	delete(c.rejected, req.ID)
+	w.answer <- resp
+	return h
+}
+
+// deliverAsideLocked writes the answer to side turn t's question at once,
+// on its side branch, and hands it to the turn. It is not held: a side
+// turn's next record takes its own commit, and side questions are few.
+// c.mu is held.
+func (c *conversation) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	h := &heldAnswer{asked: w, done: make(chan struct{})}
+	close(h.done)
+	if _, err := t.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
+		return nil, err
+	}
+	delete(c.pending, req.ID)
+	delete(c.rejected, req.ID)
+	c.lastAnswered = w
+	w.answer <- resp
+	return h, nil
+}
+
+// settleLocked reports how writing a held answer went to whoever handed it
+// in and, if it was written, shows it answered. If it could not be
+// written, the turn that already has it cannot go on: its record would not
+// say why it went where it goes. c.mu is held.
+func (c *conversation) settleLocked(h *heldAnswer, err error) {
+	h.err = err
+	close(h.done)
+	if err != nil {
+		c.svc.log.Error("record an answer", "conversation", c.conv.ID, "elicit", h.node.Ref, "err", err)
+		if t := c.current; t != nil {
+			t.cancel(fmt.Errorf("the answer could not be recorded: %w", err))
+		}
+		return
+	}
+	c.lastAnswered = h.asked
+	c.broadcastItemLocked(h.node.Ref)
+	c.broadcastQueueLocked("") // each moves up the queue
+	c.broadcastStatusLocked()
+}

@@ -1,0 +1,182 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
+)
+
+// Input while the agent works. A message sent while a turn works does what
+// the assistant's InputPolicy says: by default it interrupts the turn (the
+// turn is recorded as stopped) and starts a new one, or, sent within
+// BatchWindow of the message before while the turn has recorded nothing,
+// joins that message; an assistant may queue messages until the turn ends
+// instead. While the turn waits on a question, a message is decided on
+// instead (decide.go): an answer in words, a change of an earlier answer,
+// or a side question.
+
+// DefaultBatchWindow is how soon after a message the next one joins it, when the
+// turn of the first has recorded and shown nothing yet: people send a
+// thought in a few quick messages. Once a reply streams, a new message
+// interrupts it instead.
+// Config.BatchWindow may say otherwise.
+const DefaultBatchWindow = 2 * time.Second
+
+// Sent says what a message did, for the page to tell the sender.
+type Sent string
+
+// What a message can do.
+const (
+	SentTurn        Sent = ""            // started a turn
+	SentInterrupted Sent = "interrupted" // stopped the turn that worked and started a new one
+	SentJoined      Sent = "joined"      // joined the message before, whose turn starts again with both
+	SentQueued      Sent = "queued"      // waits for the running turn to end
+	SentAnswer      Sent = "answer"      // answered the question that waits, in words
+	SentChange      Sent = "change"      // changed an earlier answer: the flow goes on from there
+	SentSide        Sent = "side"        // asked on the side; the flow waits where it was
+)
+
+// Say is what the page tells the sender; "" when starting a turn needs no
+// word.
+func (s Sent) Say() string {
+	switch s {
+	case SentInterrupted:
+		return "Sent — it interrupted the reply."
+	case SentJoined:
+		return "Sent — joined to your last message."
+	case SentQueued:
+		return "Queued — it will be sent when the reply ends."
+	case SentAnswer:
+		return "Taken as your answer to the question."
+	case SentChange:
+		return "Taken as a change of an earlier answer: the conversation goes on from there, and the earlier version is kept."
+	case SentSide:
+		return "Asked on the side — the question above still waits for you."
+	}
+	return ""
+}
+
+// startLocked records m as a user message at HEAD and starts a turn of a
+// with it. c.mu is held.
+func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Assistant, m tree.Message) error {
+	m.History = history.Latest
+	msg, err := c.appendLocked(ctx, tree.Node{Kind: tree.UserMessage, Payload: tree.MustEncode(m)},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActMessage, Detail: words.Title(m.Text)}})
+	if err != nil {
+		return err
+	}
+	c.retitleLocked(ctx)
+	s.startTurnLocked(c, a, msg, c.path.TurnText(len(c.path)-1), durable.Journal{})
+	c.broadcastStatusLocked()
+	return nil
+}
+
+// stoppedByMessage is what a Stopped node says when a new message
+// interrupted the turn (whileWorkingLocked).
+const stoppedByMessage = "Stopped: you sent a new message."
+
+// whileWorkingLocked handles m, sent while the current turn works (it
+// waits on no question), as a's policy says. c.mu is held.
+func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m Message) (Sent, error) {
+	t := c.current
+	if a.Input == agents.Queue {
+		// Recorded, so that it is sent after a restart too.
+		n, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.Queued, Payload: tree.MustEncode(m.record())},
+			tree.AppendOptions{Fork: true, Aside: true})
+		if err != nil {
+			return "", err
+		}
+		m.queued = n.ID
+		c.queue = append(c.queue, m)
+		c.broadcastStatusLocked()
+		return SentQueued, nil
+	}
+	if c.path.Head() == t.id && c.status.Draft == "" && s.since(t.started) < s.batchWindow {
+		// Nothing of the turn is recorded or shown: it goes away, and a
+		// turn starts again with both messages.
+		c.parkLocked()
+		return SentJoined, s.startLocked(ctx, c, a, m.record())
+	}
+	t.cancel(errInterrupted)
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.status.Draft})},
+		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
+	if err != nil {
+		return "", err
+	}
+	c.current = nil
+	c.status = Status{}
+	c.withdrawLocked(t.place)
+	return SentInterrupted, s.startLocked(ctx, c, a, m.record())
+}
+
+// startQueuedLocked starts a turn with the messages queued while the last
+// one worked, joined into one. A service shutting down starts none: the
+// turn it cut is resumed at the next start, and the queue sent after it.
+// c.mu is held.
+func (s *Service) startQueuedLocked(c *conversation) {
+	if len(c.queue) == 0 || c.current != nil || s.ctx.Err() != nil {
+		return
+	}
+	queued := c.queue
+	c.queue = nil
+	a, ok := s.agents.Get(c.conv.Agent)
+	if !ok {
+		return
+	}
+	// The record is written for the user; the request that queued the
+	// message is long answered.
+	ctx := context.WithoutCancel(s.ctx)
+	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
+		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
+		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, s.now()
+		c.broadcastLocked(Change{Notice: c.notice})
+	}
+}
+
+// joined is the user message of the messages queued while a turn worked,
+// which keeps the id each was sent with and names the nodes that recorded
+// them, sent from now on.
+func joined(queued []Message) tree.Message {
+	var m tree.Message
+	texts := make([]string, 0, len(queued))
+	for _, q := range queued {
+		texts = append(texts, q.Text)
+		m.Attachments = append(m.Attachments, q.Attachments...)
+		if q.ID != "" {
+			m.Parts = append(m.Parts, tree.Part{ID: q.ID, Text: q.Text})
+		}
+		if q.queued != 0 {
+			m.Queued = append(m.Queued, q.queued)
+		}
+	}
+	m.Text = strings.Join(texts, "\n\n")
+	return m
+}
+
+// retitleLocked makes the conversation's title the first message of HEAD's
+// branch, which an edit of that message, or a switch to another version of
+// it, changes, until the user names the conversation. c.mu is held.
+func (c *conversation) retitleLocked(ctx context.Context) {
+	if c.conv.Named {
+		return // the user named it (Rename)
+	}
+	if len(c.path) == 0 || c.path[0].Kind != tree.UserMessage {
+		return
+	}
+	m, _ := tree.Decode[tree.Message](c.path[0])
+	if t := words.Title(m.Text); t != c.conv.Title {
+		c.conv.Title = t
+		if err := c.svc.store.SetTitle(ctx, c.conv.ID, t); err != nil {
+			c.svc.log.Warn("set title", "conversation", c.conv.ID, "err", err)
+		}
+		conv := c.conv
+		c.broadcastLocked(Change{Title: &conv})
+	}
+}

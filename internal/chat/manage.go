@@ -1,0 +1,111 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
+)
+
+// What a user does to their conversations as a whole: name one, delete one,
+// find one. The store does each (ConversationStore); the service keeps what
+// it has in memory in step.
+
+// ConversationStore is what the service needs of the database to manage a
+// session's conversations. Each returns an apperr NotFound for a
+// conversation the session does not own.
+type ConversationStore interface {
+	RenameConversation(ctx context.Context, session, id, title string) error
+	DeleteConversation(ctx context.Context, session, id string) error
+	SearchConversations(ctx context.Context, session, query string) ([]tree.Conversation, error)
+}
+
+// MaxTitleLen is the longest title, in characters, a user can give a
+// conversation.
+const MaxTitleLen = 120
+
+// MaxQueryLen is the longest text, in characters, conversations are
+// searched for.
+const MaxQueryLen = 200
+
+// CheckTitle returns title as Rename records it, its runs of spaces and
+// line ends made one space, or why it cannot be a title: Invalid when it
+// is empty or longer than MaxTitleLen.
+func CheckTitle(title string) (string, error) {
+	title = words.Line(title)
+	if title == "" {
+		return "", apperr.Errorf(apperr.Invalid, "Type a name for the conversation.")
+	}
+	if n := utf8.RuneCountInString(title); n > MaxTitleLen {
+		return "", apperr.Errorf(apperr.Invalid, "That name is %d characters long; the limit is %d.", n, MaxTitleLen)
+	}
+	return title, nil
+}
+
+// Rename gives the conversation the title the user chose; from then on it
+// no longer follows the first message. Its open pages show it at once.
+// Errors: Invalid (see CheckTitle), and then nothing changes; NotFound.
+func (s *Service) Rename(ctx context.Context, session, id, title string) error {
+	title, err := CheckTitle(title)
+	if err != nil {
+		return err
+	}
+	return s.with(ctx, session, id, func(c *conversation) error {
+		if err := s.store.RenameConversation(ctx, session, id, title); err != nil {
+			return err
+		}
+		c.conv.Title, c.conv.Named = title, true
+		conv := c.conv
+		c.broadcastLocked(Change{Title: &conv})
+		return nil
+	})
+}
+
+// Delete deletes the conversation with its whole tree and reflog. A turn
+// that works is ended first, recording nothing more. Errors: NotFound.
+func (s *Service) Delete(ctx context.Context, session, id string) error {
+	return s.with(ctx, session, id, func(c *conversation) error {
+		c.parkLocked()
+		for q, t := range c.sides {
+			t.cancel(errDeleted)
+			delete(c.sides, q)
+		}
+		c.queue = nil
+		if err := s.store.DeleteConversation(ctx, session, id); err != nil {
+			return err
+		}
+		// Its other open pages say so; whoever asks for it from now on
+		// finds it missing, and the pages let go of it when they close.
+		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, s.now()
+		c.broadcastLocked(Change{Notice: c.notice})
+		s.mu.Lock()
+		unlease := func() {}
+		if s.live[id] == c {
+			unlease = s.forgetLocked(c)
+		}
+		s.mu.Unlock()
+		unlease()
+		return nil
+	})
+}
+
+// errDeleted is the cause of a turn's cancellation when its conversation
+// is deleted.
+var errDeleted = apperr.Errorf(apperr.NotFound, "The conversation was deleted.")
+
+// Search lists, newest first, the session's conversations whose title or
+// messages contain query (ignoring ASCII case); an empty query lists them
+// all. Errors: Invalid for a query longer than MaxQueryLen.
+func (s *Service) Search(ctx context.Context, session, query string) ([]tree.Conversation, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return s.Conversations(ctx, session)
+	}
+	if n := utf8.RuneCountInString(query); n > MaxQueryLen {
+		return nil, apperr.Errorf(apperr.Invalid, "That search is %d characters long; the limit is %d.", n, MaxQueryLen)
+	}
+	return s.store.SearchConversations(ctx, session, query)
+}

@@ -1,0 +1,71 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/lineend"
+)
+
+// Progress hands progress an implementation reports on pending elicit eid
+// to the agent that asked, if it listens, and shows it on the
+// conversation's pages. It is not recorded, and it changes no node, so the
+// tree inspectors have nothing to draw for it. Errors: Invalid without a
+// stage; NotFound; Conflict when eid is not pending; TooMany past
+// ProgressBurst reports on one question within ProgressWindow, in which
+// case the report is dropped and nobody is told of it.
+func (s *Service) Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error {
+	if p.Stage == "" {
+		return apperr.Errorf(apperr.Invalid, "A progress report needs a stage.")
+	}
+	var (
+		listen func(elicit.Request, elicit.Progress)
+		req    elicit.Request
+	)
+	err := s.with(ctx, session, id, func(c *conversation) error {
+		w, ok := c.pending[eid]
+		if !ok {
+			return c.notPendingLocked(eid)
+		}
+		if !w.reports.allow(s.now()) {
+			return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
+		}
+		p.Message = lineend.Normalize(p.Message)
+		w.stage = &p
+		c.broadcastItemLocked(eid)
+		listen, req = w.progress, c.requestLocked(eid)
+		return nil
+	})
+	if err == nil && listen != nil { // outside the lock: the agent's code may do anything
+		listen(req, p)
+	}
+	return err
+}
+
+// A question takes at most ProgressBurst progress reports within any
+// ProgressWindow. A device reports a handful of stages in all; a flood
+// would re-render the question on every open page for each report.
+const (
+	ProgressBurst  = 10
+	ProgressWindow = time.Second
+)
+
+// progressLimit remembers when the last ProgressBurst reports on a question
+// were taken.
+type progressLimit struct {
+	taken [ProgressBurst]time.Time // a ring, oldest at next
+	next  int
+}
+
+// allow reports whether a report arriving at now is within the limit, and
+// counts it if so.
+func (r *progressLimit) allow(now time.Time) bool {
+	if oldest := r.taken[r.next]; !oldest.IsZero() && now.Sub(oldest) < ProgressWindow {
+		return false
+	}
+	r.taken[r.next] = now
+	r.next = (r.next + 1) % ProgressBurst
+	return true
+}

@@ -1,0 +1,474 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/decide"
+	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/lineend"
+	"github.com/sweatpants-go/sweatpants/internal/replay"
+	"github.com/sweatpants-go/sweatpants/internal/replycap"
+	"github.com/sweatpants-go/sweatpants/internal/state"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/primitive"
+)
+
+// Turns. A user message starts a turn: the agent's code runs in its own
+// goroutine with the primitives provided, and its end (a reply, an error,
+// a stop) is recorded after the nodes of its calls. A turn whose branch
+// stops being HEAD's is parked, not ended, and resumes from its record when
+// its branch is HEAD's again or after a restart.
+
+// MaxMessageLen is the longest message a user can send, in characters.
+const MaxMessageLen = 8000
+
+// CheckMessage reports, as Send would, why text cannot be sent, if it cannot.
+func CheckMessage(text string) error {
+	_, err := checkMessage(text)
+	return err
+}
+
+// checkMessage trims a message, ends its lines with "\n" alone, and checks
+// its length.
+func checkMessage(text string) (string, error) { return checkMessageUpTo(text, MaxMessageLen) }
+
+// checkMessageUpTo is checkMessage with limit characters at most (0:
+// MaxMessageLen).
+func checkMessageUpTo(text string, limit int) (string, error) {
+	if limit <= 0 {
+		limit = MaxMessageLen
+	}
+	text = strings.TrimSpace(lineend.Normalize(text))
+	if text == "" {
+		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
+	}
+	if n := utf8.RuneCountInString(text); n > limit {
+		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, limit)
+	}
+	return text, nil
+}
+
+// Send records a user message and starts a turn of the conversation's
+// agent; see SendMessage for a message sent while a turn runs. Invalid for
+// an empty or overlong message, and then nothing is recorded.
+func (s *Service) Send(ctx context.Context, session, id, text string) error {
+	_, err := s.SendMessage(ctx, session, id, Message{Text: text})
+	return err
+}
+
+// SendMessage is Send, saying what the message did. While a turn works,
+// the message does what the assistant's InputPolicy says (input.go); while
+// it waits on a question, the message is decided on (decide.go): an answer
+// in words, a change of an earlier answer, or a side question.
+//
+// A message sent again with the id it was sent with (msgid.go) is not
+// recorded again: it does what it did the first time, and the pages are
+// told, as news, that it was already sent. Errors: Invalid for an id that
+// is not one; Conflict for an id sent before with other words.
+func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
+	m, err := m.checked()
+	if err != nil {
+		return "", err
+	}
+	if m.ID != "" {
+		if err := checkMessageID(m.ID); err != nil {
+			return "", err
+		}
+	}
+	var sent Sent
+	err = s.holding(ctx, session, id, func(c *conversation) error {
+		sent, err = s.sendHeld(ctx, c, m)
+		return err
+	})
+	return sent, err
+}
+
+// sendHeld sends m to c, which is held in memory, not locked.
+func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sent Sent, err error) {
+	var (
+		prior *sending
+		q     *asked // set when a question waits: the text is decided on unlocked
+	)
+	err = func() error {
+		c.lock()
+		defer c.mu.Unlock()
+		a, ok := s.agents.Get(c.conv.Agent)
+		if !ok {
+			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
+		}
+		if prior, err = c.priorLocked(m); prior != nil || err != nil {
+			if prior != nil && c.onTheWay[m.ID] == nil {
+				c.informLocked(messageKept)
+			}
+			return err
+		}
+		if !c.running() {
+			return s.startLocked(ctx, c, a, m.record())
+		}
+		if req, waiting := c.waitingOnLocked(); waiting {
+			if len(m.Attachments) > 0 {
+				return apperr.Errorf(apperr.Conflict, "A question waits: answer it first, then send the files.")
+			}
+			q = new(c.askedLocked(req))
+			if m.ID != "" {
+				c.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
+			}
+			return nil
+		}
+		sent, err = s.whileWorkingLocked(ctx, c, a, m)
+		c.saySentLocked(sent, err)
+		return err
+	}()
+	if prior != nil {
+		return prior.wait(ctx)
+	}
+	if err != nil || q == nil {
+		return sent, err
+	}
+	// Deciding may take a model call: the conversation goes on meanwhile,
+	// and a resend of m waits for what it becomes.
+	d := s.decide(ctx, *q, m.Text)
+	d.ID = m.ID
+	c.lock()
+	defer c.mu.Unlock()
+	if on := c.onTheWay[m.ID]; on != nil {
+		delete(c.onTheWay, m.ID)
+		defer func() { on.finish(sent, err) }()
+	}
+	a, ok := s.agents.Get(c.conv.Agent)
+	if !ok {
+		return "", apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
+	}
+	sent, err = s.actOnLocked(ctx, c, a, *q, d)
+	c.saySentLocked(sent, err)
+	return sent, err
+}
+
+// actOnLocked does what d decided text typed while q waited is. Should
+// the conversation have moved on meanwhile (the question was answered, the
+// turn ended), the text is taken as it would be now, without deciding
+// again. c.mu is held.
+func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
+	req, waiting := c.waitingOnLocked()
+	m := Message{ID: d.ID, Text: d.Text}
+	switch {
+	case !c.running():
+		return SentTurn, s.startLocked(ctx, c, a, m.record())
+	case !waiting:
+		return s.whileWorkingLocked(ctx, c, a, m)
+	case req.ID != q.Waits.ID || c.path.Head() != q.head:
+		d = decision{Text: d.Text, ID: d.ID, Waited: req.ID, Choice: decide.Side, By: "rule", Reason: "the conversation moved on while it was decided"}
+	}
+	if err := c.recordDecisionLocked(ctx, d); err != nil {
+		return "", err
+	}
+	switch d.Choice {
+	case decide.Answer:
+		h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
+		if err != nil {
+			return "", err
+		}
+		c.flushLocked()
+		return SentAnswer, h.err
+	case decide.Change:
+		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
+	}
+	return SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)
+}
+
+// turn provides the primitives' cores for one turn.
+type turn struct {
+	conv   *conversation
+	id     int64 // the user message node that started the turn
+	agent  string
+	record durable.Journal
+	cancel context.CancelCauseFunc
+	// started is when the turn began to run, for batching (input.go).
+	started time.Time
+	// place is where the turn records, shows itself and ends: the flow, or
+	// a side question's branch (placement.go).
+	place placement
+
+	// broken is the turn's latest model call when it failed after its
+	// reply began to show, with what had shown, kept should that failure
+	// end the turn (keepPartialLocked).
+	broken brokenReply
+
+	// Compaction within the turn: the summary made (or replayed) by this
+	// turn, and the history as the core last built it.
+	summary     *tree.SummaryRecord
+	summaryNode int64
+	lastHistory []history.Message
+
+	// samples are the turn's latest model calls, which the next ones are
+	// recorded against.
+	samples replay.Samples
+
+	// state is the agents' state as the turn sees it, made once (state.go).
+	stateOnce sync.Once
+	state     *state.Turn
+
+	// choices are the user's choices for the conversation on a side
+	// turn's branch, as read so far (package consent); the flow's are the
+	// conversation's. c.mu guards them.
+	choices consent.Choices
+}
+
+// errParked ends a turn whose branch is no longer HEAD's: it stays where it
+// was in the record, to be resumed when its branch is HEAD again.
+var errParked = errors.New("the turn's branch is no longer the current one")
+
+// errStopped is the cause of a turn's cancellation when the user stops it.
+var errStopped = errors.New("stopped by the user")
+
+// errShutdown is the cause of every turn's cancellation when the service
+// closes. It is a cancellation (errors.Is context.Canceled), so that what
+// was cut by it is not recorded as a failure: the turn resumes there after
+// the restart.
+var errShutdown = fmt.Errorf("the service is shutting down: %w", context.Canceled)
+
+// errInterrupted is the cause of a turn's cancellation when the user sends
+// a new message while it works.
+var errInterrupted = errors.New("interrupted by a new message")
+
+// startTurnLocked runs the turn of the flow that user message msg starts;
+// c.mu is held.
+func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.Node, text string, record durable.Journal) *turn {
+	return s.runLocked(c, a, msg.ID, flow{}, text, record)
+}
+
+// runLocked runs a turn of a, started by node id and placed at place, in
+// its own goroutine, holding a reference to c until it ends; c.mu is held.
+// record is what the turn recorded before, when it is resumed.
+func (s *Service) runLocked(c *conversation, a agents.Assistant, id int64, place placement, text string, record durable.Journal) *turn {
+	turnCtx, cancel := context.WithCancelCause(s.ctx)
+	t := &turn{conv: c, id: id, agent: a.Name, record: record, cancel: cancel, started: s.now(), place: place}
+	path := c.idx.PathTo(id) // the turn's first model call continues the conversation's last
+	t.samples.Begin(strconv.FormatInt(id, 10), func() tree.Prior { return replay.Before(path, id) })
+	place.enter(t)
+	s.background(c, func() {
+		defer cancel(nil)
+		c.runTurn(turnCtx, t, a, text)
+	})
+	return t
+}
+
+// resumeLocked resumes the unfinished turn on HEAD's branch, if there is
+// one: its code runs again from the start, answered from what it recorded,
+// and waits again where it waited. Its unanswered questions are pending from
+// now on, before the replay reaches them. c.mu is held.
+func (s *Service) resumeLocked(c *conversation) {
+	s.resumeSidesLocked(c)
+	i := c.path.OpenTurn()
+	if i < 0 || c.current != nil {
+		return
+	}
+	a, ok := s.agents.Get(c.conv.Agent)
+	if !ok {
+		s.log.Error("cannot resume turn: agent not available", "conversation", c.conv.ID, "agent", c.conv.Agent)
+		return
+	}
+	msg, record := c.path[i], durable.NewJournal(c.idx.Tried(c.path[i+1:]))
+	text := c.path.TurnText(i)
+	waiting := map[string]*waiter{}
+	for ref, n := range record.Unanswered() {
+		req, err := tree.Decode[elicit.Request](n)
+		if err != nil {
+			s.log.Error("cannot resume turn: a question does not read", "conversation", c.conv.ID, "err", err)
+			return
+		}
+		waiting[ref] = newWaiter(nil, n.ID, req) // asked by the turn about to start
+	}
+	s.log.Info("resuming turn", "conversation", c.conv.ID, "turn", msg.ID, "recorded_calls", record.Len())
+	// The turn's code reaches its questions only once c.mu is let go.
+	t := s.startTurnLocked(c, a, msg, text, record)
+	for ref, w := range waiting {
+		w.by = t
+		c.pending[ref] = w
+	}
+}
+
+// runTurn runs turn t of agent a for the text that started it, and records
+// how it ended where it is placed. t.record is what the turn recorded
+// before, when it is resumed: its calls are answered from there until the
+// code makes a call the record does not have.
+func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant, text string) {
+	ctx = c.turnContext(ctx, t, a)
+	ctx, ended := c.svc.observe.TurnStarted(ctx, c.conv.ID, a.Name, t.record.Len() > 0)
+	reply, err := t.place.run(ctx, a, text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.liveLocked() {
+		ended(turnOutcome(ctx, ""))
+		return // parked, interrupted or ended already: another turn runs where this one did
+	}
+	kind, m := c.endOf(ctx, a, reply, err)
+	defer ended(turnOutcome(ctx, kind))
+	// What streamed of an unfinished reply stays (tree.Message.Partial);
+	// the draft is still this turn's, since it is live.
+	t.keepPartialLocked(kind, err, &m)
+	// The turn's own context may be cancelled; recording its end must not be.
+	t.place.end(context.WithoutCancel(ctx), t, kind, m)
+}
+
+// endedLocked forgets t, the turn of the flow that ended, and starts the
+// next one, when messages were queued meanwhile. c.mu is held.
+func (c *conversation) endedLocked(t *turn) {
+	c.current = nil
+	c.status = Status{}
+	c.repliedLocked()
+	if c.withdrawLocked(t.place) {
+		c.resyncLocked() // its questions leave the page
+	} else {
+		c.broadcastStatusLocked()
+	}
+	c.svc.startQueuedLocked(c)
+}
+
+// turnContext gives the turn's code its primitives and the program's
+// middleware, values and model.
+func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assistant) context.Context {
+	ctx = c.svc.ruled(ctx, a) // the program's middleware, values, model and rules, the assistant's rules inside
+	ctx = durable.WithScope(ctx, strconv.FormatInt(t.id, 10))
+	ctx = primitive.Cores{
+		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,
+		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
+		StateGet: t.stateGet, StateSet: t.stateSet, Fork: t.fork, ForkEnd: t.forkEnd,
+	}.Provide(ctx, a.Name)
+	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
+	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
+	ctx = primitive.Lanes.With(ctx, durable.Lanes)
+	ctx = primitive.Files.With(ctx, c.openFile)
+	ctx = primitive.Conversation.With(ctx, c.conv.ID)
+	if n := c.svc.compactTokens; n > 0 {
+		if _, set := CompactTokens.Lookup(ctx); !set {
+			ctx = CompactTokens.With(ctx, n)
+		}
+	}
+	return ctx
+}
+
+// endOf says how a turn of a that returned reply and err ends: the kind of
+// node that records its end (AssistantMessage, Stopped or TurnError) and
+// what it says. No kind means the service is shutting down: the turn stays
+// where it was, to be resumed.
+//
+// A turn the shutdown cut is not ended by what its code returned, whatever
+// that is: code that turns a tool's error into a reply ("I could not add
+// it: context canceled") returns no error, yet what it answers is the
+// shutdown, not the tool. So the shutdown is asked before the reply.
+func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply string, err error) (tree.Kind, tree.Message) {
+	if nd, ok := errors.AsType[*durable.NonDeterminismError](context.Cause(ctx)); ok && err == nil {
+		err = nd // ended by a call that returns no error (turn.Version): the code went on, the turn cannot
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errStopped):
+		// Stopped, even if the agent finished anyway: the user was told so.
+		return tree.Stopped, tree.Message{Text: "Stopped."}
+	case errors.Is(context.Cause(ctx), errShutdown):
+		return "", tree.Message{}
+	case err == nil:
+		// However the agent made its reply, it is no longer than a model
+		// call's may be.
+		return tree.AssistantMessage, tree.Message{Text: replycap.Bound(reply, c.svc.maxReply)}
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // ended for a reason of the service's, which says more
+	}
+	c.svc.log.Error("turn failed", "conversation", c.conv.ID, "agent", a.Name, "err", err)
+	if errors.Is(err, errStopped) {
+		err = context.Canceled // worded as any stop
+	}
+	return tree.TurnError, failure.Message(err)
+}
+
+// appendLocked records n for the turn; a turn that is no longer the
+// conversation's current one records nothing. c.mu is held.
+func (t *turn) appendLocked(ctx context.Context, n tree.Node) (tree.Node, error) {
+	return t.appendLockedWith(ctx, n, nil)
+}
+
+// appendLockedWith is appendLocked with a reflog entry for the move. The
+// turn records where it is placed: on HEAD, or on its side branch, which
+// HEAD never moves to.
+func (t *turn) appendLockedWith(ctx context.Context, n tree.Node, move *tree.Move) (tree.Node, error) {
+	if !t.liveLocked() {
+		return tree.Node{}, errParked
+	}
+	return t.place.record(ctx, t, n, move)
+}
+
+// liveLocked reports whether t may still record: it is the turn that runs
+// where it is placed (the conversation's current turn, or its side
+// question's). c.mu is held.
+func (t *turn) liveLocked() bool { return t.place.live(t) }
+
+// draftLocked returns what t's reply streamed so far. c.mu is held.
+func (t *turn) draftLocked() string { return t.place.draft(t) }
+
+// parkLocked ends the current turn without recording its end, so that HEAD
+// can move; the turn's record stays, and replay resumes it on its branch.
+// c.mu is held.
+func (c *conversation) parkLocked() {
+	if c.current == nil {
+		return
+	}
+	t := c.current
+	t.cancel(errParked)
+	c.current = nil
+	c.status = Status{}
+	c.withdrawLocked(t.place)
+}
+
+// withdrawLocked forgets what the turns placed at place waited for (each
+// side turn's questions are its own; the flow's are those of its turns)
+// and reports whether there was anything.
+func (c *conversation) withdrawLocked(place placement) bool {
+	had := false
+	for ref, w := range c.pending {
+		if w.by.place == place {
+			delete(c.pending, ref)
+			delete(c.rejected, ref)
+			had = true
+		}
+	}
+	return had
+}
+
+// Stop halts the conversation's running turn: a model reply mid-stream, a
+// tool mid-run or a question waiting for an answer; or, when side questions
+// are being answered, those alone. The turn is recorded as
+// stopped and its unanswered questions are withdrawn. Conflict when nothing
+// is running.
+func (s *Service) Stop(ctx context.Context, session, id string) error {
+	return s.with(ctx, session, id, func(c *conversation) error {
+		// A side question being answered is what a user means to stop,
+		// not the flow that waits beside it.
+		if stopped, err := c.stopSidesLocked(ctx); stopped || err != nil {
+			return err
+		}
+		if c.current == nil {
+			return apperr.Errorf(apperr.Conflict, "Nothing is running, so there is nothing to stop.")
+		}
+		c.current.cancel(errStopped)
+		// Its questions are withdrawn now, not when the turn gets to its end:
+		// once the user is told it stopped, no answer can reach it.
+		if c.withdrawLocked(c.current.place) {
+			c.resyncLocked()
+		}
+		return nil
+	})
+}

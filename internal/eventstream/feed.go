@@ -1,0 +1,233 @@
+package eventstream
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/primitive"
+)
+
+// feed turns a conversation's nodes into events for one client.
+type feed struct {
+	pos     position             // where the client is
+	held    heldDraft            // what the client holds of the streaming reply
+	sides   map[int64]*heldDraft // and of each side question's, by its node
+	pending []tree.Node          // recorded and not yet turned into events, in id order
+	rescan  bool                 // pending was dropped: read the record after pos again
+	runs    map[int64]runInfo
+}
+
+// newFeed starts a feed for a client at position from.
+func newFeed(from position) *feed {
+	f := &feed{pos: from, runs: map[int64]runInfo{}, sides: map[int64]*heldDraft{}}
+	f.held.resumed(from)
+	for _, sp := range from.sides {
+		d := &heldDraft{}
+		d.resumed(position{held: sp.held, sum: sp.sum})
+		f.sides[sp.run] = d
+	}
+	return f
+}
+
+// runInfo is the run a node belongs to.
+type runInfo struct {
+	run   int64
+	aside bool
+	// flow is, for a side run, the flow's run it was asked beside: the run
+	// that a thread continued as the flow ends (tree.Index.Continues).
+	flow int64
+}
+
+// id is the position as an event id.
+func (f *feed) id() string {
+	p := f.pos
+	p.held, p.sum = f.held.n, f.held.sum
+	for _, run := range slices.Sorted(maps.Keys(f.sides)) {
+		if d := f.sides[run]; d.n > 0 {
+			p.sides = append(p.sides, sideHeld{run: run, held: d.n, sum: d.sum})
+		}
+	}
+	return p.String()
+}
+
+// side returns what the client holds of side question run's reply.
+func (f *feed) side(run int64) *heldDraft {
+	d := f.sides[run]
+	if d == nil {
+		d = &heldDraft{known: true}
+		f.sides[run] = d
+	}
+	return d
+}
+
+// eventsOf appends n's events to evs and moves the position past them.
+func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
+	skip := 0
+	if n.ID == f.pos.node && f.pos.part > 0 {
+		skip = f.pos.part // the client has these of n's events
+	}
+	ri := f.runOf(x, n)
+	rec := Recorded{Run: ri.run, Aside: ri.aside, Node: n.ID, At: n.At}
+	var data []Event // n's events, their ids set below
+	switch n.Kind {
+	case tree.UserMessage, tree.SideQuestion:
+		m, _ := tree.Decode[tree.Message](n)
+		if !ri.aside {
+			f.held.reset() // a run's reply starts empty
+		} else {
+			delete(f.sides, ri.run)
+		}
+		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text}
+		for _, a := range m.Attachments {
+			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
+		}
+		data = append(data, Event{Type: EventRunStarted, Data: started})
+	case tree.ToolCall:
+		r, _ := tree.Decode[tree.ToolRecord](n)
+		data = append(data,
+			Event{Type: EventToolCall, Data: ToolCall{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Input: r.Input, Digest: r.Digest}},
+			Event{Type: EventToolResult, Data: ToolResult{Recorded: rec, Call: n.Ref, Agent: r.Agent, Tool: r.Tool, Output: r.Output, Error: r.Error,
+				Decision: r.Decision, DecidedBy: r.DecidedBy, Rule: r.Rule, Outcome: r.Outcome, Duration: r.Duration}})
+	case tree.ElicitRequest:
+		r, _ := tree.Decode[elicit.Request](n)
+		data = append(data, Event{Type: EventElicitAsked, Data: ElicitAsked{Recorded: rec, Elicit: n.Ref, Request: r}})
+		if a, ok := approvalRequired(rec, r); ok {
+			data = append(data, Event{Type: EventApprovalRequired, Data: a})
+		}
+	case tree.ElicitResponse:
+		if ri.aside {
+			// A side turn's reply goes on afresh after an answer, the answer
+			// of a new version of its turn included (chat.Service.ChangeAnswer).
+			delete(f.sides, ri.run)
+		}
+		r, _ := tree.Decode[elicit.Response](n)
+		answered := ElicitAnswered{Recorded: rec, Elicit: n.Ref, Response: r}
+		var f elicit.File
+		if r.Action == elicit.Accept && askedKind(x, n) == elicit.AskFile.Name && json.Unmarshal(r.Content, &f) == nil && f.ID != "" {
+			answered.Files = []File{{Attachment: tree.Attachment{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size}, URL: files.URL(f.ID)}}
+		}
+		data = append(data, Event{Type: EventElicitAnswered, Data: answered})
+		if answersApproval(x, n) {
+			data = append(data, Event{Type: EventApprovalResolved, Data: approvalResolved(rec, n.Ref, r)})
+		}
+	case tree.Notify:
+		p, _ := tree.Decode[primitive.Progress](n)
+		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
+	case tree.Fork:
+		r, _ := tree.Decode[tree.ForkRecord](n)
+		data = append(data, Event{Type: EventForkTried, Data: ForkTried{Recorded: rec, Call: n.Ref, Agent: n.Agent, Label: r.Label}})
+	case tree.ForkEnd:
+		data = append(data, Event{Type: EventForkEnded, Data: forkEnded(x, rec, n)})
+	case tree.AssistantMessage, tree.SideReply, tree.Stopped, tree.TurnError:
+		if n.Kind == tree.Stopped && closesTry(x, n) {
+			// The stop that closed a tried branch gone back from ends no
+			// run: the run goes on beside the fork, as the fork.ended
+			// after it says, and its reply has yet to come.
+			break
+		}
+		m, _ := tree.Decode[tree.Message](n)
+		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run)}
+		held := &f.held
+		if ri.aside {
+			held = f.side(ri.run)
+		}
+		if done.Status == tree.OutcomeReplied {
+			// The client holds the reply exactly before it is told the
+			// run is done: the rest of what streamed, or the whole reply
+			// when what streamed is not how it begins. The delta's
+			// position is the one before this node, with the reply held.
+			if off, text, ok := held.take(ri.run, m.Text); ok {
+				evs = append(evs, Event{ID: f.id(), Type: EventTokenDelta, Data: TokenDelta{Run: ri.run, Aside: ri.aside, Offset: off, Text: text}})
+			}
+		}
+		if ri.aside {
+			delete(f.sides, ri.run)
+		} else {
+			f.held.reset()
+		}
+		data = append(data, Event{Type: EventRunCompleted, Data: done})
+	}
+	// Sample, Value, Summary and SampleRetry nodes give no event of their
+	// own; they move the position all the same.
+	for i, e := range data {
+		if i < skip {
+			continue
+		}
+		f.pos = position{node: n.ID}
+		if i+1 < len(data) {
+			f.pos.part = i + 1
+		}
+		e.ID = f.id()
+		evs = append(evs, e)
+	}
+	f.pos = position{node: n.ID}
+	return evs
+}
+
+// runOf returns the run n belongs to: the user message or side question
+// nearest above it (n itself if it is one), and whether that run answers
+// a side question. What it finds is kept for the nodes below.
+func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
+	var climbed []tree.Node
+	var top runInfo
+	for {
+		if ri, ok := f.runs[n.ID]; ok {
+			top = ri
+			break
+		}
+		climbed = append(climbed, n)
+		p, ok := x.Node(n.Parent)
+		if !ok {
+			break // a root, or a parent collected: no run above
+		}
+		n = p
+	}
+	for i := len(climbed) - 1; i >= 0; i-- {
+		switch n := climbed[i]; {
+		case n.Kind == tree.SideQuestion:
+			flow := top.run
+			if top.aside {
+				flow = top.flow
+			}
+			top = runInfo{run: n.ID, aside: true, flow: flow}
+		case n.Kind == tree.UserMessage:
+			top = runInfo{run: n.ID, aside: top.aside, flow: top.flow}
+		case x.Continues(n.ID):
+			top = runInfo{run: top.flow}
+		}
+		f.runs[climbed[i].ID] = top
+	}
+	return top
+}
+
+// usageOf sums the model calls of run up to its end, the node end: those
+// on the way from end up to the run's message.
+func usageOf(x *tree.Index, end tree.Node, run int64) Usage {
+	var u Usage
+	for n, ok := end, true; ok && n.ID != run; n, ok = x.Node(n.Parent) {
+		if n.Kind != tree.Sample {
+			continue
+		}
+		// Only the response is read: the request, the conversation so far,
+		// is most of a record and is not needed here.
+		var rec struct {
+			Response *struct {
+				Usage llm.Usage `json:"usage"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(n.Payload, &rec) != nil {
+			continue
+		}
+		u.ModelCalls++
+		if rec.Response != nil {
+			u.TokensIn += rec.Response.Usage.PromptTokens
+			u.TokensOut += rec.Response.Usage.CompletionTokens
+		}
+	}
+	return u
+}

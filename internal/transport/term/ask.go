@@ -1,0 +1,115 @@
+package term
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+)
+
+// ask shows the question it and answers it with what the user types, until
+// the service takes an answer or the question goes away. An answer the
+// service refuses is shown with the reason and asked again; nothing of it
+// is recorded.
+func (t *terminal) ask(ctx context.Context, it *chat.Item, pos, queued int) error {
+	req := it.Elicit.Request
+	t.asking = req.ID
+	defer func() { t.asking = "" }()
+	queue := ""
+	if queued > 1 {
+		queue = fmt.Sprintf(" (%d of %d waiting)", pos, queued)
+	}
+	t.say("")
+	t.say("── %s asks%s", agentOf(*it), queue)
+	t.say("%s", req.Message)
+	q := &Question{Request: req, out: t.out}
+	q.read = func(label string) (string, error) {
+		return t.read(ctx, label, func() bool { return !t.pending(req.ID) })
+	}
+	q.progress = func(p elicit.Progress) { t.report(ctx, req.ID, p) }
+	if t.cfg.Files != nil {
+		q.upload = uploadTo(ctx, t.cfg.Files, t.cfg.Session)
+	}
+	if hint := q.Hint(); hint != "" {
+		t.say("  (%s)", hint)
+	}
+	prompter := t.cfg.Prompters.For(req)
+	for {
+		resp, err := Answer(prompter, q)
+		switch {
+		case errors.Is(err, errWithdrawn):
+			return nil
+		case err != nil:
+			if errors.Is(err, ctx.Err()) || isEOF(err) {
+				t.say("(The question stays open: continue with --conversation %s.)", t.id)
+			}
+			return err
+		}
+		err = t.cfg.Chat.Answer(ctx, t.cfg.Session, t.id, req.ID,
+			chat.Answer{Action: resp.Action, Content: resp.Content, Text: resp.Text})
+		if err == nil {
+			t.answered[req.ID] = true
+			if resp.Action != elicit.Accept {
+				t.say("  → %s", resp.Action)
+			}
+			return nil
+		}
+		switch apperr.CodeOf(err) {
+		case apperr.Invalid:
+			q.Errors, q.Last = fieldErrors(err), &resp
+			t.refused(req, err, q.Errors)
+		case apperr.Internal:
+			return fmt.Errorf("answer: %w", err)
+		default: // answered elsewhere, or no longer waited on
+			t.say("  ! %s", apperr.MessageOf(err))
+			t.answered[req.ID] = true
+			return nil
+		}
+	}
+}
+
+// fieldErrors returns the per-field problems of a refused answer, or a
+// non-nil empty list when the problem is with the answer as a whole.
+func fieldErrors(err error) elicit.FieldErrors {
+	if fe, ok := errors.AsType[elicit.FieldErrors](err); ok {
+		return fe
+	}
+	return elicit.FieldErrors{}
+}
+
+// refused prints why an answer was refused, each field by its title.
+func (t *terminal) refused(req elicit.Request, err error, errs elicit.FieldErrors) {
+	if len(errs) == 0 {
+		t.say("  ! %s", apperr.MessageOf(err))
+		return
+	}
+	for _, fe := range errs {
+		name := fe.Field
+		if req.Schema != nil {
+			if p := req.Schema.Properties[fe.Field]; p != nil {
+				name = title(p, fe.Field)
+			}
+		}
+		if name == "" {
+			t.say("  ! %s", fe.Message)
+		} else {
+			t.say("  ! %s %s", name, fe.Message)
+		}
+	}
+	t.say("  Try again:")
+}
+
+// report hands progress on question eid to the service, once per stage.
+func (t *terminal) report(ctx context.Context, eid string, p elicit.Progress) {
+	key := eid + "\x00" + p.Stage
+	if t.reported[key] {
+		return
+	}
+	t.reported[key] = true
+	if err := t.cfg.Chat.Progress(ctx, t.cfg.Session, t.id, eid, p); err != nil {
+		t.say("  ! %s", apperr.MessageOf(err))
+	}
+}
