@@ -14,8 +14,8 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/policy"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // Agent is the declaration of an agent: a name and its tools. Its behaviour

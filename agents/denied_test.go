@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // denying is middleware that refuses every call of tool, finally or not,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // Tried is a block of agent code tried on a child branch (Fork): what it

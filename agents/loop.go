@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // seen is ToolAPI middleware that keeps the calls it sees, as the

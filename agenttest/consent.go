@@ -8,8 +8,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/policy"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // A turn run in process decides its tool calls as the service does: by

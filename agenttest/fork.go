@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // A block tried in process (agents.Fork) runs as it is; going back from it

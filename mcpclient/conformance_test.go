@@ -14,8 +14,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // The client side of the official conformance suite. The suite runs a

@@ -3,7 +3,7 @@ package policy
 import (
 	"context"
 
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // levels are the policy's scope levels of a context, outermost first.

@@ -12,9 +12,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/flights"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/policy"
-	"github.com/sweatpants-go/sweatpants/primitive"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 

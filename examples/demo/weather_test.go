@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 func TestTheWeatherOfANamedPlace(t *testing.T) {

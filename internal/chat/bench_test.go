@@ -18,9 +18,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // The benchmarks in this file drive the service the way the web server does,

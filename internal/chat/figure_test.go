@@ -13,9 +13,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // charter shows a table, asks whether to chart it, and shows the chart:

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // The cores of a block tried on a child branch (agents.Fork). The fork's

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // GCRetention overrides Config.GCRetention for the collections run in a

@@ -10,9 +10,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // Side quests. While the agent waits on a question, the user may ask

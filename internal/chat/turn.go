@@ -19,11 +19,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/history"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/internal/state"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // Turns. A user message starts a turn: the agent's code runs in its own

@@ -20,12 +20,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/state"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/policy"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // A dry run replays a suspended turn against the code that runs now, as

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // Limits is a budget of model calls and tokens; a zero field sets no limit

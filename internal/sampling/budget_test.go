@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // tokens is a reply that used n tokens.

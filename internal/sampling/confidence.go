@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // LowConfidence is what JudgeConfidence does with a reply it judged less

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // model is a core for primitive.SampleAPI that answers with the next of its

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 func TestRepair(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // Truncation configures TruncateHistory. A zero limit sets no limit of its

@@ -29,7 +29,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 // Telemetry holds the app's tracer and metrics. Its zero value is not

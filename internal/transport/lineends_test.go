@@ -18,9 +18,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
-	"github.com/sweatpants-go/sweatpants/primitive"
 )
 
 // forged is text that, were a lone "\r" a line end the server did not

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 )
 
 func TestTogetherFirstFailureStopsTheOthers(t *testing.T) {
