@@ -5,7 +5,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 )
 
 // Conversation is a conversation on a Server, driven as a user would:
@@ -33,12 +33,12 @@ func (c *Conversation) Send(message string) {
 func (c *Conversation) Question() Question {
 	c.s.t.Helper()
 	var q *Question
-	v, ok := c.wait("a question", func(v chat.View) bool {
-		if e := pending(v); e != nil && !c.answered[e.Request.ID] {
-			q = &Question{Request: e.Request}
+	st, ok := c.wait("a question", func(st *standing) bool {
+		if req, ok := st.pending(c.answered); ok {
+			q = &Question{Request: req}
 			return true
 		}
-		return !v.Status.Running
+		return !st.running
 	})
 	switch {
 	case !ok:
@@ -47,7 +47,7 @@ func (c *Conversation) Question() Question {
 			c.s.t.Fatalf("%s", msg)
 			break
 		}
-		c.s.t.Fatalf("agenttest: the turn asked nothing: %s", describeView(v))
+		c.s.t.Fatalf("agenttest: the turn asked nothing: %s", st)
 	default:
 		return *q
 	}
@@ -114,16 +114,16 @@ func (c *Conversation) answer(req elicit.Request, resp elicit.Response) bool {
 func (c *Conversation) Reply() string {
 	c.s.t.Helper()
 	broke := false
-	v, ok := c.wait("the reply", func(v chat.View) bool {
-		if e := pending(v); e != nil && !c.answered[e.Request.ID] {
-			resp, err := c.s.cfg.user.answer(e.Request, c.s.kinds)
-			if err != nil || !c.answer(e.Request, resp) {
+	st, ok := c.wait("the reply", func(st *standing) bool {
+		if req, ok := st.pending(c.answered); ok {
+			resp, err := c.s.cfg.user.answer(req, c.s.kinds)
+			if err != nil || !c.answer(req, resp) {
 				broke = true
 				return true
 			}
 			return false
 		}
-		return !v.Status.Running
+		return !st.running
 	})
 	if msg := c.s.fresh(c.s.found()); msg != "" {
 		c.s.t.Fatalf("%s", msg)
@@ -132,48 +132,41 @@ func (c *Conversation) Reply() string {
 	if broke || !ok {
 		return "" // failed already
 	}
-	var end chat.Item
-	if n := len(v.Items); n > 0 {
-		end = v.Items[n-1]
-	}
-	if end.Kind != tree.AssistantMessage {
-		c.s.t.Fatalf("agenttest: the turn did not reply: %s", describeItem(end))
+	reply, ok := st.reply()
+	if !ok {
+		c.s.t.Fatalf("agenttest: the turn did not reply: %s", st.last)
 		return ""
 	}
-	return end.Text
+	return reply
 }
 
-// wait waits until done holds of the conversation's view, for at most
-// Wait, and returns the view; false when it failed the test instead.
-func (c *Conversation) wait(what string, done func(chat.View) bool) (chat.View, bool) {
+// wait waits until done holds of where the conversation stands, for at
+// most Wait, and returns it; false when it failed the test instead. It
+// reads the conversation's event stream from the start, as a program that
+// drives a conversation does (package eventstream), so that it sees the
+// questions asked and the runs completed as typed events.
+func (c *Conversation) wait(what string, done func(*standing) bool) (*standing, bool) {
 	c.s.t.Helper()
 	ctx, cancel := context.WithTimeout(c.s.t.Context(), Wait)
 	defer cancel()
-	f, v, err := c.s.svc.Subscribe(ctx, Session, c.ID)
+	st := &standing{}
+	es, err := eventstream.Open(ctx, c.s.svc, Session, c.ID, "")
 	if err != nil {
 		c.s.t.Fatalf("agenttest: follow the conversation: %v", err)
-		return v, false
+		return st, false
 	}
-	defer f.Close()
-	for !done(v) {
-		if _, err := f.Next(ctx); err != nil {
-			c.s.t.Fatalf("agenttest: waiting for %s: %v; %s", what, err, describeView(v))
-			return v, false
+	defer es.Close()
+	for {
+		evs, err := es.Next(ctx)
+		if err != nil {
+			c.s.t.Fatalf("agenttest: waiting for %s: %v; %s", what, err, st)
+			return st, false
 		}
-		if v, err = c.s.svc.View(ctx, Session, c.ID); err != nil {
-			c.s.t.Fatalf("agenttest: read the conversation: %v", err)
-			return v, false
+		for _, e := range evs {
+			st.apply(e)
 		}
-	}
-	return v, true
-}
-
-// pending returns the question the view shows waiting, if any.
-func pending(v chat.View) *chat.ElicitView {
-	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
-			return e
+		if done(st) {
+			return st, true
 		}
 	}
-	return nil
 }

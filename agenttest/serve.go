@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
-	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // Session is the session the conversations of a Server belong to, for
@@ -188,37 +186,4 @@ func (s *Server) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) 
 		s.mu.Unlock()
 		return out, err
 	}
-}
-
-// describeView says where a conversation stands, for a test that waited
-// in vain.
-func describeView(v chat.View) string {
-	var parts []string
-	switch {
-	case v.Status.Waiting:
-		parts = append(parts, "the turn waits on the user")
-	case v.Status.Running:
-		parts = append(parts, "the turn runs")
-	default:
-		parts = append(parts, "no turn runs")
-	}
-	if n := len(v.Items); n > 0 {
-		parts = append(parts, describeItem(v.Items[n-1]))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// describeItem says what the last item of a conversation is.
-func describeItem(it chat.Item) string {
-	switch {
-	case it.Elicit != nil:
-		return fmt.Sprintf("the last item is %s, %s", describeQuestion(it.Elicit.Request), it.Elicit.State)
-	case it.Kind == tree.AssistantMessage:
-		return fmt.Sprintf("the turn replied %q", clip(it.Text))
-	case it.Kind == tree.TurnError:
-		return fmt.Sprintf("the turn failed: %s (%s)", clip(it.Text), clip(it.Details))
-	case it.Kind == tree.Stopped:
-		return "the turn was stopped"
-	}
-	return fmt.Sprintf("the last item is %s %q", it.Kind, clip(it.Text))
 }
