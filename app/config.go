@@ -6,10 +6,10 @@ import (
 	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
-	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -54,8 +54,9 @@ type Config struct {
 	// by its request's schema, wherever it arrives.
 	Kinds []elicit.Registered
 	// Components are the browser components of those kinds, by kind name;
-	// a kind without one is shown as a form of its output schema.
-	Components templates.ElicitComponents
+	// a kind without one is shown as a form of its output schema. Each
+	// draws from the public view of its question (package component).
+	Components component.Set
 	// Prompters ask those kinds at the terminal (the chat command), by
 	// kind name; a kind without one is asked as a form when its schema is
 	// a flat object, else as JSON.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
@@ -54,7 +55,7 @@ type Config struct {
 	WholeDraws int
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
-	ElicitComponents templates.ElicitComponents
+	ElicitComponents component.Set
 	// Datastar is the Datastar client the pages load, as found and checked
 	// at start (static.FindDatastar); nil serves the copy built into the
 	// binary, if any.

@@ -3,11 +3,13 @@
 // templ: version: v0.3.977
 // Package demoweb holds the browser components of the demo agents' own
 
-// elicit kinds, written as any application writes its own and handed to the
+// elicit kinds, written as any application writes its own, from the public
 
-// server the same way (transport.Config.ElicitComponents): nothing in
+// view of a question (package component), and handed to the server the
 
-// internal/web/templates knows of them.
+// same way (app.Config.Components): nothing in internal/web/templates knows
+
+// of them.
 
 package demoweb
 
@@ -19,24 +21,23 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 
+	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
 // Components are the demo kinds' components, by kind name, for
-// transport.Config.ElicitComponents.
-func Components() templates.ElicitComponents {
-	return templates.ElicitComponents{demo.PickFlight.Name: FlightPicker}
+// app.Config.Components.
+func Components() component.Set {
+	return component.Set{demo.PickFlight.Name: FlightPicker}
 }
 
 // FlightPicker is the browser component of the demo's own "flight" kind
-// (demo.PickFlight): it decodes the kind's input with templates.ElicitInput,
-// posts its form with templates.AnswerAction, shows problems in place with
-// templates.FieldError and marks the inputs they are about with
-// templates.FieldAria. Each flight is a row of the list with
+// (demo.PickFlight): it decodes the kind's input with component.Input,
+// posts its form with the question's Action, shows problems in place with
+// component.FieldError and marks the inputs they are about with
+// component.FieldAria. Each flight is a row of the list with
 // its free seats; picking a seat picks its flight (glue.js, data-group).
-func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
+func FlightPicker(q *component.Question) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -57,15 +58,15 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		offer := templates.ElicitInput[demo.FlightOffer](e)
+		offer := component.Input[demo.FlightOffer](q)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<form class=\"elicit-form flights\" novalidate data-on:submit__prevent=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var2 string
-		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(templates.AnswerAction(conv, e))
+		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(q.Action)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `flights.templ`, Line: 29, Col: 103}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `flights.templ`, Line: 29, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -75,7 +76,7 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 = []any{"flight-list", templ.KV("invalid", e.Errors.For("flight") != "")}
+		var templ_7745c5c3_Var3 = []any{"flight-list", templ.KV("invalid", q.Errors.For("flight") != "")}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var3...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -128,7 +129,7 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if e.Value("flight") == f.ID {
+			if q.Value("flight") == f.ID {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, " checked")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -138,7 +139,7 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templ.RenderAttributes(ctx, templ_7745c5c3_Buffer, templates.FieldAria(e, "flight"))
+			templ_7745c5c3_Err = templ.RenderAttributes(ctx, templ_7745c5c3_Buffer, component.FieldAria(q, "flight"))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -250,7 +251,7 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var15 = []any{"seats", templ.KV("invalid", e.Value("flight") == f.ID && e.Errors.For("seat") != "")}
+			var templ_7745c5c3_Var15 = []any{"seats", templ.KV("invalid", q.Value("flight") == f.ID && q.Errors.For("seat") != "")}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var15...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -303,13 +304,13 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if e.Value("flight") == f.ID && e.Value("seat") == seat {
+				if q.Value("flight") == f.ID && q.Value("seat") == seat {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, " checked")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templ.RenderAttributes(ctx, templ_7745c5c3_Buffer, seatAria(e, f.ID))
+				templ_7745c5c3_Err = templ.RenderAttributes(ctx, templ_7745c5c3_Buffer, seatAria(q, f.ID))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -353,11 +354,11 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templates.FieldError(e, "flight").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = component.FieldError(q, "flight").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templates.FieldError(e, "seat").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = component.FieldError(q, "seat").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -371,11 +372,11 @@ func FlightPicker(conv string, e *chat.ElicitView) templ.Component {
 
 // seatAria marks the seats of the flight picked as invalid when the seat
 // is what is wrong: the other flights' seats are not.
-func seatAria(e *chat.ElicitView, flight string) templ.Attributes {
-	if e.Value("flight") != flight {
+func seatAria(q *component.Question, flight string) templ.Attributes {
+	if q.Value("flight") != flight {
 		return nil
 	}
-	return templates.FieldAria(e, "seat")
+	return component.FieldAria(q, "seat")
 }
 
 func seatsLegend(n int) string {

@@ -2,11 +2,11 @@ package templates
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/a-h/templ"
 
+	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 )
@@ -16,20 +16,17 @@ import (
 // queue, problems with the whole submission and the buttons that decline or
 // cancel. conv is the conversation's id; AnswerAction(conv, e) is the
 // Datastar action that posts a form inside the component as the answer.
+// The built-in kinds' components are of this type, since they show what
+// only the engine knows of a question (its stage, its place in the queue);
+// an application's are component.Func, which see the public view.
 type ElicitComponent func(conv string, e *chat.ElicitView) templ.Component
-
-// ElicitComponents are the browser components of the elicit kinds an
-// application declares itself, by kind name. A kind without one is shown
-// as a plain form of its output schema; the built-in kinds have theirs,
-// which an entry of the same name does not replace.
-type ElicitComponents map[string]ElicitComponent
 
 type componentsKey struct{}
 
 // WithElicitComponents returns ctx carrying cs, for the pages and patches
 // rendered with it: the transport puts an application's components into
 // every request's context.
-func WithElicitComponents(ctx context.Context, cs ElicitComponents) context.Context {
+func WithElicitComponents(ctx context.Context, cs component.Set) context.Context {
 	return context.WithValue(ctx, componentsKey{}, cs)
 }
 
@@ -61,9 +58,30 @@ func askComponent(ctx context.Context, kind string) (ElicitComponent, bool) {
 	if c, ok := builtinComponent(kind); ok {
 		return c, true
 	}
-	cs, _ := ctx.Value(componentsKey{}).(ElicitComponents)
+	cs, _ := ctx.Value(componentsKey{}).(component.Set)
 	c, ok := cs[kind]
-	return c, ok
+	if !ok {
+		return nil, false
+	}
+	return func(conv string, e *chat.ElicitView) templ.Component { return c(QuestionOf(conv, e)) }, true
+}
+
+// QuestionOf is the public view of e, in conversation conv, that an
+// application's component is drawn from.
+func QuestionOf(conv string, e *chat.ElicitView) *component.Question {
+	state := component.Pending
+	switch e.State {
+	case chat.Answered:
+		state = component.Answered
+	case chat.Interrupted:
+		state = component.Withdrawn
+	}
+	return &component.Question{
+		Conversation: conv, ID: e.Request.ID, Kind: e.Request.Kind, Agent: e.Request.Agent, Message: e.Request.Message,
+		Input: e.Request.Input, Schema: e.Request.Schema, State: state, Answer: e.Response,
+		Errors: e.Errors, Problem: e.Problem, Submitted: e.Values,
+		Action: AnswerAction(conv, e), Path: deviceAnswerPath(conv, e),
+	}
 }
 
 // AnswerAction is the Datastar action that posts the form it is on as the
@@ -81,11 +99,7 @@ func AnswerAction(conv string, e *chat.ElicitView) string {
 // ElicitInput decodes the input of e's request into T, the input type of
 // its kind; a request whose input does not decode yields T's zero value.
 func ElicitInput[T any](e *chat.ElicitView) T {
-	var in T
-	if len(e.Request.Input) > 0 {
-		json.Unmarshal(e.Request.Input, &in)
-	}
-	return in
+	return component.Input[T](&component.Question{Input: e.Request.Input})
 }
 
 // answerPath is where answers to e are posted, for the device glue.
