@@ -42,7 +42,7 @@ type Message struct {
 // filled from the file just before the call, never recorded, and sent as a
 // data URL. Name, Width and Height are what the history read of the file
 // (package attach): the name a note uses when the picture is left out, and
-// the size it is sent at, which its tokens are counted by (ImageTokensOf).
+// the size it is sent at, which its tokens are counted by (internal/tokens).
 // They are not recorded either: they follow from the file.
 type Image struct {
 	Type   string `json:"type"`

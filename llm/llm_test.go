@@ -33,18 +33,3 @@ func TestErrorSource(t *testing.T) {
 		}
 	}
 }
-
-// A picture counts toward the estimate as a model charges for one: a
-// conversation of pictures is compacted and trimmed as its words would be.
-func TestAPictureCountsTowardTheTokens(t *testing.T) {
-	words := llm.Message{Role: llm.User, Content: "what is in these?"}
-	pictures := words
-	pictures.Images = []llm.Image{{Type: "image/png", File: "a"}, {Type: "image/jpeg", File: "b"}}
-	if got, want := llm.EstimateTokens(pictures)-llm.EstimateTokens(words), 2*llm.ImageTokens; got != want {
-		t.Errorf("two pictures add %d tokens, want %d", got, want)
-	}
-	call := llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{Name: "look", Arguments: `{"at":"north"}`}}}
-	if got, want := llm.EstimateTokens(call), 4+(len("look")+len(`{"at":"north"}`)+3)/4; got != want {
-		t.Errorf("a tool call estimates %d tokens, want %d", got, want)
-	}
-}

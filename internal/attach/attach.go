@@ -38,7 +38,7 @@ type Opener func(ctx context.Context, id string) (io.ReadCloser, error)
 // in Images (their type and file id, no bytes: see Pictures.Fill), text-like files
 // appended to Content, each fenced and named, and other files named with
 // their type and size. budget is the tokens the files may add to the
-// message's text, estimated as llm.EstimateTokens does (a picture's
+// message's text, estimated as tokens.Estimate does (a picture's
 // tokens are not taken from it: compaction counts them, by the size each
 // is sent at, read from its header); a file that
 // does not fit is trimmed at a line where it can be, with a note saying how
@@ -87,7 +87,7 @@ func Message(ctx context.Context, m llm.Message, atts []tree.Attachment, open Op
 }
 
 // bytesFor is the bytes of text that make tokens, the inverse of
-// llm.EstimateTokens's four bytes of text to a token (the tests hold
+// tokens.Estimate's four bytes of text to a token (the tests hold
 // the two together).
 func bytesFor(tokens int) int { return max(tokens, 0) * 4 }
 

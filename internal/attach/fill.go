@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/internal/tokens"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
 
 // DefaultImageBudget is the tokens the pictures of one model call may
-// take (ImageTokensOf each, as sent): seven pictures of the largest size
+// take (tokens.Image each, as sent): seven pictures of the largest size
 // sent, or a good many smaller ones. The oldest beyond it are left out.
 const DefaultImageBudget = 10_000
 
@@ -72,7 +73,7 @@ func (p *Pictures) Fill(ctx context.Context, req *llm.Request, open Opener, cach
 			case err != nil:
 				return err
 			}
-			left -= llm.ImageTokensOf(img.Width, img.Height)
+			left -= tokens.Image(img.Width, img.Height)
 			kept = append(kept, img)
 		}
 		slices.Reverse(kept)
@@ -98,7 +99,7 @@ func (p *Pictures) fill(ctx context.Context, img llm.Image, open Opener, cache C
 		}
 		img.Width, img.Height = w, h
 	}
-	if llm.ImageTokensOf(img.Width, img.Height) > left {
+	if tokens.Image(img.Width, img.Height) > left {
 		return img, noRoom
 	}
 	data, err := p.scaled(ctx, img.File, open, cache)

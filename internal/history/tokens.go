@@ -1,11 +1,12 @@
 package history
 
 import (
+	"github.com/sweatpants-go/sweatpants/internal/tokens"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
 
-// Counting tokens. The count is estimated as llm.EstimateTokens does, as
+// Counting tokens. The count is estimated as tokens.Estimate does, as
 // trimming (sampling.TruncateHistory) counts too, then scaled by how the
 // provider itself counted the branch's last model call, from the usage it
 // reported.
@@ -14,7 +15,7 @@ import (
 func EstimateTokens(msgs []llm.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += llm.EstimateTokens(m)
+		n += tokens.Estimate(m)
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/tokens"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
 
@@ -85,7 +86,7 @@ func (t Truncation) sizeOf(m llm.Message) size {
 		s.words = wordsOf(m)
 	}
 	if t.MaxTokens > 0 {
-		s.tokens = llm.EstimateTokens(m)
+		s.tokens = tokens.Estimate(m)
 	}
 	return s
 }

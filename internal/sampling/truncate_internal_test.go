@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/tokens"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
 
@@ -71,7 +72,7 @@ func BenchmarkTruncate(b *testing.B) {
 		msgs := loop(400)
 		tr := Truncation{KeepTurns: 1}
 		for _, m := range msgs {
-			tr.MaxTokens += llm.EstimateTokens(m)
+			tr.MaxTokens += tokens.Estimate(m)
 		}
 		tr.MaxTokens /= 2
 		msgs = append(msgs, llm.Message{Role: llm.User, Content: "And the hotel?"}) // the loop above is an older turn

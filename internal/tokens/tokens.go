@@ -1,4 +1,9 @@
-package llm
+// Package tokens estimates what a model message costs in tokens, for what
+// trims and compacts a conversation: the engine's concern, not an
+// author's, so it is apart from llm, which an author imports.
+package tokens
+
+import "github.com/sweatpants-go/sweatpants/llm"
 
 // Estimating tokens. A provider counts with its own tokenizer, which the
 // app does not hold for every model (a tokenizer library per provider
@@ -6,12 +11,12 @@ package llm
 // compacts a conversation estimates: four bytes of text to a token, plus
 // four for each message's framing (the rule of thumb OpenAI gives for
 // English), a tool call as its name and arguments, and a picture by its
-// size (ImageTokensOf).
+// size (Image).
 
-// ImageTokens is what a picture of unknown size is estimated to cost:
+// UnknownImage is what a picture of unknown size is estimated to cost:
 // what OpenAI's models charge for a picture of 1024 by 1024 pixels in
 // detail (four tiles of 170, and 85 for the picture).
-const ImageTokens = 765
+const UnknownImage = 765
 
 // The parts of OpenAI's count of a picture in detail: a base, and a cost
 // for each square tile of the picture as sent.
@@ -21,24 +26,24 @@ const (
 	imageTile       = 512
 )
 
-// ImageTokensOf estimates what a picture of width by height pixels costs,
+// Image estimates what a picture of width by height pixels costs,
 // as OpenAI counts one sent in detail: 85, and 170 for each tile of 512
 // by 512 pixels it covers. The size is the one it is sent at (package
 // attach scales a picture to what the provider takes before it is sent).
-// A picture of unknown size (zero) costs ImageTokens.
-func ImageTokensOf(width, height int) int {
+// A picture of unknown size (zero) costs UnknownImage.
+func Image(width, height int) int {
 	if width <= 0 || height <= 0 {
-		return ImageTokens
+		return UnknownImage
 	}
 	tiles := func(n int) int { return (n + imageTile - 1) / imageTile }
 	return imageBaseTokens + imageTileTokens*tiles(width)*tiles(height)
 }
 
-// EstimateTokens estimates the tokens of m.
-func EstimateTokens(m Message) int {
+// Estimate estimates the tokens of m.
+func Estimate(m llm.Message) int {
 	n := 4 + (len(m.Content)+3)/4
 	for _, img := range m.Images {
-		n += ImageTokensOf(img.Width, img.Height)
+		n += Image(img.Width, img.Height)
 	}
 	for _, c := range m.ToolCalls {
 		n += (len(c.Name) + len(c.Arguments) + 3) / 4
