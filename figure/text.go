@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sweatpants-go/sweatpants/internal/textfit"
 )
 
 // Text for terminals, and the words that stand for a chart where a
@@ -35,7 +37,7 @@ func Text(f Figure) string {
 // Name is what the chart is called: its title, or its kind when it has none.
 func (c Chart) Name() string {
 	if c.Title != "" {
-		return oneLine(c.Title)
+		return textfit.OneLine(c.Title)
 	}
 	if c.Kind == Line {
 		return "Line chart"
@@ -60,7 +62,7 @@ func (c Chart) Summary() string {
 		fmt.Fprintf(&b, " in each of %d series", len(c.Series))
 	}
 	if len(c.Labels) > 1 {
-		fmt.Fprintf(&b, ", from %s to %s", oneLine(c.Labels[0]), oneLine(c.Labels[len(c.Labels)-1]))
+		fmt.Fprintf(&b, ", from %s to %s", textfit.OneLine(c.Labels[0]), textfit.OneLine(c.Labels[len(c.Labels)-1]))
 	}
 	b.WriteString(".")
 	for _, s := range c.Series {
@@ -79,12 +81,12 @@ func (c Chart) Summary() string {
 		if lo < 0 {
 			continue
 		}
-		name := oneLine(s.Name)
+		name := textfit.OneLine(s.Name)
 		if name == "" {
 			name = "Values"
 		}
 		fmt.Fprintf(&b, " %s: lowest %s (%s), highest %s (%s).", name,
-			WithUnit(s.Values[lo], c.Y.Unit), oneLine(c.Labels[lo]), WithUnit(s.Values[hi], c.Y.Unit), oneLine(c.Labels[hi]))
+			WithUnit(s.Values[lo], c.Y.Unit), textfit.OneLine(c.Labels[lo]), WithUnit(s.Values[hi], c.Y.Unit), textfit.OneLine(c.Labels[hi]))
 	}
 	return b.String()
 }
@@ -101,7 +103,7 @@ func plural(n int, one, many string) string {
 // values to anyone who cannot see the drawing, and how a terminal prints a
 // line chart.
 func (c Chart) Table() Table {
-	t := Table{Title: c.Title, Columns: []string{titled(c.X.Title, c.X.Unit)}}
+	t := Table{Title: c.Title, Columns: []string{textfit.Titled(c.X.Title, c.X.Unit)}}
 	for _, s := range c.Series {
 		name := s.Name
 		if name == "" {
@@ -110,7 +112,7 @@ func (c Chart) Table() Table {
 		if name == "" {
 			name = "Value"
 		}
-		t.Columns = append(t.Columns, titled(name, c.Y.Unit))
+		t.Columns = append(t.Columns, textfit.Titled(name, c.Y.Unit))
 	}
 	for i, l := range c.Labels {
 		row := []string{l}
@@ -134,19 +136,19 @@ func (t Table) Numeric() []bool { return numericColumns(len(t.Columns), t.Rows) 
 // columns two spaces apart.
 func tableText(t Table) string {
 	numeric := t.Numeric()
-	cell := func(s string) string { return truncate(oneLine(s), maxCellWidth) }
+	cell := func(s string) string { return textfit.Truncate(textfit.OneLine(s), maxCellWidth) }
 	widths := make([]int, len(t.Columns))
 	for j, h := range t.Columns {
-		widths[j] = TextWidth(cell(h))
+		widths[j] = textfit.Width(cell(h))
 	}
 	for _, row := range t.Rows {
 		for j := range min(len(row), len(widths)) {
-			widths[j] = max(widths[j], TextWidth(cell(row[j])))
+			widths[j] = max(widths[j], textfit.Width(cell(row[j])))
 		}
 	}
 	var b strings.Builder
 	if t.Title != "" {
-		b.WriteString(oneLine(t.Title) + "\n")
+		b.WriteString(textfit.OneLine(t.Title) + "\n")
 	}
 	line := func(cells []string) {
 		parts := make([]string, len(widths))
@@ -155,7 +157,7 @@ func tableText(t Table) string {
 			if j < len(cells) {
 				s = cell(cells[j])
 			}
-			parts[j] = pad(s, widths[j], numeric[j])
+			parts[j] = textfit.Pad(s, widths[j], numeric[j])
 		}
 		b.WriteString(strings.TrimRight(strings.Join(parts, "  "), " ") + "\n")
 	}
@@ -180,7 +182,7 @@ func tableText(t Table) string {
 // from a zero column; when some values are negative, theirs grow left of
 // it.
 func barText(c Chart) string {
-	lo, hi := extent(c)
+	lo, hi := c.Extent()
 	span := hi - lo
 	neg := 0 // columns left of zero
 	if span > 0 {
@@ -192,23 +194,23 @@ func barText(c Chart) string {
 		}
 		return int(math.Round(barWidth * math.Abs(v) / span))
 	}
-	label := func(s string) string { return truncate(oneLine(s), maxLabelWidth) }
+	label := func(s string) string { return textfit.Truncate(textfit.OneLine(s), maxLabelWidth) }
 	lw, sw, vw := 0, 0, 0
 	for i, l := range c.Labels {
-		lw = max(lw, TextWidth(label(l)))
+		lw = max(lw, textfit.Width(label(l)))
 		for _, s := range c.Series {
 			if i < len(s.Values) {
-				vw = max(vw, TextWidth(WithUnit(s.Values[i], c.Y.Unit)))
+				vw = max(vw, textfit.Width(WithUnit(s.Values[i], c.Y.Unit)))
 			}
 		}
 	}
 	named := len(c.Series) > 1
 	for _, s := range c.Series {
-		sw = max(sw, TextWidth(label(s.Name)))
+		sw = max(sw, textfit.Width(label(s.Name)))
 	}
 	var b strings.Builder
 	if c.Title != "" {
-		b.WriteString(oneLine(c.Title) + "\n")
+		b.WriteString(textfit.OneLine(c.Title) + "\n")
 	}
 	if c.Y.Title != "" || c.X.Title != "" {
 		b.WriteString(axesLine(c) + "\n")
@@ -223,9 +225,9 @@ func barText(c Chart) string {
 			if k == 0 {
 				name = label(l)
 			}
-			row := pad(name, lw, false) + "  "
+			row := textfit.Pad(name, lw, false) + "  "
 			if named {
-				row += pad(label(s.Name), sw, false) + "  "
+				row += textfit.Pad(label(s.Name), sw, false) + "  "
 			}
 			n := cells(v)
 			var bar string
@@ -234,7 +236,7 @@ func barText(c Chart) string {
 			} else {
 				bar = strings.Repeat(" ", neg) + strings.Repeat("█", n) + strings.Repeat(" ", max(barWidth-neg-n, 0))
 			}
-			row += bar + "  " + pad(WithUnit(v, c.Y.Unit), vw, true)
+			row += bar + "  " + textfit.Pad(WithUnit(v, c.Y.Unit), vw, true)
 			b.WriteString(strings.TrimRight(row, " ") + "\n")
 		}
 	}
@@ -243,7 +245,7 @@ func barText(c Chart) string {
 
 // axesLine says what the axes are: "Fare (€) by destination".
 func axesLine(c Chart) string {
-	y, x := oneLine(titled(c.Y.Title, c.Y.Unit)), oneLine(titled(c.X.Title, c.X.Unit))
+	y, x := textfit.OneLine(textfit.Titled(c.Y.Title, c.Y.Unit)), textfit.OneLine(textfit.Titled(c.X.Title, c.X.Unit))
 	switch {
 	case y == "":
 		return "by " + x
@@ -251,4 +253,22 @@ func axesLine(c Chart) string {
 		return y
 	}
 	return y + " by " + x
+}
+
+// Extent returns the smallest and largest value of c; for bars, the range
+// includes 0, which bars grow from.
+func (c Chart) Extent() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, v := range s.Values {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) { // no values at all
+		lo, hi = 0, 0
+	}
+	if c.Kind == Bar {
+		lo, hi = min(lo, 0), max(hi, 0)
+	}
+	return lo, hi
 }

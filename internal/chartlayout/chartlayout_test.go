@@ -1,10 +1,13 @@
-package figure
+package chartlayout
 
 import (
 	"math"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/sweatpants-go/sweatpants/figure"
+	"github.com/sweatpants-go/sweatpants/internal/textfit"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
@@ -88,7 +91,7 @@ func inside(r, area Rect) bool {
 // Bars stand on the zero line, as tall as their values say, side by side
 // in their label's band, inside the plotting area.
 func TestBarsStandOnZeroAndScaleWithTheirValues(t *testing.T) {
-	c := Chart{Kind: Bar, Labels: []string{"Porto", "Madrid", "Paris"}, Series: []Series{{Name: "Fare", Values: []float64{10, 20, 40}}}, Y: Axis{Unit: "€"}}
+	c := figure.Chart{Kind: figure.Bar, Labels: []string{"Porto", "Madrid", "Paris"}, Series: []figure.Series{{Name: "Fare", Values: []float64{10, 20, 40}}}, Y: figure.Axis{Unit: "€"}}
 	p := Layout(c)
 	if len(p.Bars) != 3 {
 		t.Fatalf("%d bars, want 3", len(p.Bars))
@@ -126,7 +129,7 @@ func TestBarsStandOnZeroAndScaleWithTheirValues(t *testing.T) {
 }
 
 func TestNegativeBarsHangBelowZero(t *testing.T) {
-	p := Layout(Chart{Kind: Bar, Labels: []string{"a", "b"}, Series: []Series{{Values: []float64{-10, 30}}}})
+	p := Layout(figure.Chart{Kind: figure.Bar, Labels: []string{"a", "b"}, Series: []figure.Series{{Values: []float64{-10, 30}}}})
 	neg, pos := p.Bars[0], p.Bars[1]
 	if !near(neg.Y, p.Baseline) || neg.H <= 0 {
 		t.Errorf("the negative bar %+v does not hang from the zero line %v", neg.Rect, p.Baseline)
@@ -145,7 +148,7 @@ func TestNegativeBarsHangBelowZero(t *testing.T) {
 // Several series: a bar each per label, in series order and colour, not
 // overlapping, and a legend.
 func TestSeriesStandSideBySide(t *testing.T) {
-	c := Chart{Kind: Bar, Labels: []string{"2023", "2024"}, Series: []Series{
+	c := figure.Chart{Kind: figure.Bar, Labels: []string{"2023", "2024"}, Series: []figure.Series{
 		{Name: "Fare", Values: []float64{100, 120}}, {Name: "Tax", Values: []float64{10, 12}}, {Name: "Fee", Values: []float64{5, 5}},
 	}}
 	p := Layout(c)
@@ -169,7 +172,7 @@ func TestSeriesStandSideBySide(t *testing.T) {
 }
 
 func TestLinesGoThroughTheMiddleOfEachBand(t *testing.T) {
-	c := Chart{Kind: Line, Labels: []string{"Jan", "Feb", "Mar", "Apr"}, Series: []Series{{Name: "Oslo", Values: []float64{-3.5, -2, 3, 9}}}, Y: Axis{Unit: "°C"}}
+	c := figure.Chart{Kind: figure.Line, Labels: []string{"Jan", "Feb", "Mar", "Apr"}, Series: []figure.Series{{Name: "Oslo", Values: []float64{-3.5, -2, 3, 9}}}, Y: figure.Axis{Unit: "°C"}}
 	p := Layout(c)
 	if len(p.Lines) != 1 || len(p.Lines[0].Points) != 4 || len(p.Bars) != 0 {
 		t.Fatalf("laid out %+v", p)
@@ -224,7 +227,7 @@ func TestXLabelsDoNotOverlap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Chart{Kind: Line, Labels: tc.labels, Series: []Series{{Values: make([]float64, len(tc.labels))}}}
+			c := figure.Chart{Kind: figure.Line, Labels: tc.labels, Series: []figure.Series{{Values: make([]float64, len(tc.labels))}}}
 			p := Layout(c)
 			if tc.shown > 0 && len(p.XLabels) != tc.shown {
 				t.Errorf("%d labels shown, want %d", len(p.XLabels), tc.shown)
@@ -233,14 +236,14 @@ func TestXLabelsDoNotOverlap(t *testing.T) {
 				t.Errorf("%d of %d labels shown; want some, not all", len(p.XLabels), len(tc.labels))
 			}
 			for i, l := range p.XLabels {
-				if TextWidth(l.Text) < TextWidth(l.Full) && []rune(l.Text)[len([]rune(l.Text))-1] != '…' {
+				if textfit.Width(l.Text) < textfit.Width(l.Full) && []rune(l.Text)[len([]rune(l.Text))-1] != '…' {
 					t.Errorf("label %q was cut without an ellipsis", l.Text)
 				}
 				if i == 0 {
 					continue
 				}
 				prev := p.XLabels[i-1]
-				if room := l.Pos - prev.Pos; float64(TextWidth(prev.Text)+TextWidth(l.Text))/2*charWidth > room {
+				if room := l.Pos - prev.Pos; float64(textfit.Width(prev.Text)+textfit.Width(l.Text))/2*charWidth > room {
 					t.Errorf("labels %q and %q, %v apart, overlap", prev.Text, l.Text, room)
 				}
 			}
@@ -266,12 +269,12 @@ func FuzzLayoutStaysInside(f *testing.F) {
 	f.Add(7.0, 7.0, 7.0, false)
 	f.Add(999999999999999.0, 999999999999998.0, -0.0, true)
 	f.Fuzz(func(t *testing.T, a, b, c float64, bar bool) {
-		kind := Line
+		kind := figure.Line
 		if bar {
-			kind = Bar
+			kind = figure.Bar
 		}
-		ch := Chart{Kind: kind, Labels: []string{"a", "b", "c"}, Series: []Series{{Name: "s", Values: []float64{a, b, c}}, {Name: "t", Values: []float64{c, a, b}}}}
-		if (Figure{Chart: &ch}).Check() != nil {
+		ch := figure.Chart{Kind: kind, Labels: []string{"a", "b", "c"}, Series: []figure.Series{{Name: "s", Values: []float64{a, b, c}}, {Name: "t", Values: []float64{c, a, b}}}}
+		if (figure.Figure{Chart: &ch}).Check() != nil {
 			t.Skip()
 		}
 		p := Layout(ch)

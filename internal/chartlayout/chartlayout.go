@@ -1,14 +1,20 @@
-package figure
+// Package chartlayout lays a chart out for drawing: where its axes,
+// ticks, labels, bars and points go. It is the page's concern, apart from
+// package figure, which an author writes a chart with.
+package chartlayout
 
 import (
 	"math"
 	"strconv"
+
+	"github.com/sweatpants-go/sweatpants/figure"
+	"github.com/sweatpants-go/sweatpants/internal/textfit"
 )
 
 // The geometry of a chart: where its axes, ticks, labels, bars and points
 // go in a drawing of DrawingWidth × DrawingHeight units. The page scales the drawing to
 // its width (an SVG viewBox), so the numbers here are in the drawing's own
-// units. Layout is pure arithmetic on a checked Chart, tested apart from
+// units. Layout is pure arithmetic on a checked figure.Chart, tested apart from
 // any markup; the templ component only writes down what it says.
 
 // The drawing's size, in its own units.
@@ -41,8 +47,8 @@ const (
 
 // Palette holds the series' colours, in order: the Okabe–Ito colours, told
 // apart by people with the common kinds of colour blindness, the dark ones
-// first. MaxSeries matches its length.
-var Palette = [MaxSeries]string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"}
+// first. figure.MaxSeries matches its length.
+var Palette = [figure.MaxSeries]string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"}
 
 // Rect is a rectangle: its top-left corner, width and height.
 type Rect struct{ X, Y, W, H float64 }
@@ -121,12 +127,12 @@ func TickLabel(v, step float64) string {
 		digits := int(math.Ceil(math.Log10(math.Abs(v)/step))) + 2
 		return strconv.FormatFloat(v, 'g', max(digits, 2), 64)
 	}
-	return fixed(v, decimals)
+	return textfit.Fixed(v, decimals)
 }
 
 // Plot is a chart laid out for drawing.
 type Plot struct {
-	Kind ChartKind
+	Kind figure.ChartKind
 	// Area is where the values are drawn, inside the axes.
 	Area Rect
 	// YTicks are the y axis's ticks: Pos is a y, each with a grid line.
@@ -181,14 +187,14 @@ type Point struct {
 // LegendEntry is a series' name and colour.
 type LegendEntry struct{ Name, Color string }
 
-// Layout lays c out. c must have passed Check: a chart with no labels or
+// Layout lays c out. c must have passed figure.Figure's Check: a chart with no labels or
 // series, or ragged series, is not laid out.
-func Layout(c Chart) Plot {
-	p := Plot{Kind: c.Kind, XTitle: oneLine(titled(c.X.Title, c.X.Unit)), YTitle: oneLine(titled(c.Y.Title, c.Y.Unit))}
+func Layout(c figure.Chart) Plot {
+	p := Plot{Kind: c.Kind, XTitle: textfit.OneLine(textfit.Titled(c.X.Title, c.X.Unit)), YTitle: textfit.OneLine(textfit.Titled(c.Y.Title, c.Y.Unit))}
 	if len(c.Labels) == 0 || len(c.Series) == 0 {
 		return p
 	}
-	lo, hi := extent(c)
+	lo, hi := c.Extent()
 	ticks, step := Ticks(lo, hi, targetTicks)
 
 	// The area's left edge leaves room for the widest tick label.
@@ -216,7 +222,7 @@ func Layout(c Chart) Plot {
 	band := p.Area.W / float64(len(c.Labels))
 	p.XLabels = xLabels(c.Labels, p.Area.X, band)
 	p.Baseline = p.Area.Y + p.Area.H
-	if c.Kind == Bar {
+	if c.Kind == figure.Bar {
 		p.Baseline = y.Map(0) // within the axis: extent includes 0 for bars
 		p.Bars = bars(c, p.Area.X, band, y)
 	} else {
@@ -230,24 +236,6 @@ func Layout(c Chart) Plot {
 	return p
 }
 
-// extent returns the smallest and largest value of c; for bars, the range
-// includes 0, which bars grow from.
-func extent(c Chart) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, s := range c.Series {
-		for _, v := range s.Values {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-	}
-	if math.IsInf(lo, 1) { // no values at all
-		lo, hi = 0, 0
-	}
-	if c.Kind == Bar {
-		lo, hi = min(lo, 0), max(hi, 0)
-	}
-	return lo, hi
-}
-
 // xLabels places the labels under the middle of their bands. When a band
 // is too narrow for a readable label (minLabelChars characters), only
 // every k-th label is shown, so that shown labels have k bands of room.
@@ -258,8 +246,8 @@ func xLabels(labels []string, x0, band float64) []Tick {
 	room := max(1, int((float64(k)*band-4)/charWidth))
 	var out []Tick
 	for i := 0; i < len(labels); i += k {
-		full := oneLine(labels[i])
-		out = append(out, Tick{Pos: x0 + (float64(i)+0.5)*band, Text: truncate(full, room), Full: full})
+		full := textfit.OneLine(labels[i])
+		out = append(out, Tick{Pos: x0 + (float64(i)+0.5)*band, Text: textfit.Truncate(full, room), Full: full})
 	}
 	return out
 }
@@ -267,7 +255,7 @@ func xLabels(labels []string, x0, band float64) []Tick {
 // bars lays out a bar per value: the bars of one label side by side in the
 // middle of its band, each growing from 0 up to a positive value or down
 // to a negative one.
-func bars(c Chart, x0, band float64, y Scale) []BarMark {
+func bars(c figure.Chart, x0, band float64, y Scale) []BarMark {
 	group := band * barGroupFill
 	w := group / float64(len(c.Series))
 	gap := 0.0
@@ -299,7 +287,7 @@ func bars(c Chart, x0, band float64, y Scale) []BarMark {
 }
 
 // lines lays out a line per series through the middle of each label's band.
-func lines(c Chart, x0, band float64, y Scale) []LineMark {
+func lines(c figure.Chart, x0, band float64, y Scale) []LineMark {
 	out := make([]LineMark, len(c.Series))
 	for s, series := range c.Series {
 		l := LineMark{Series: s, Color: Palette[s%len(Palette)]}
@@ -316,9 +304,9 @@ func lines(c Chart, x0, band float64, y Scale) []LineMark {
 
 // valueText says a value in words: "Porto — Fare: 89 €", or "Porto: 89 €"
 // for a series with no name.
-func valueText(c Chart, label, series string, v float64) string {
+func valueText(c figure.Chart, label, series string, v float64) string {
 	if series == "" {
-		return oneLine(label) + ": " + WithUnit(v, c.Y.Unit)
+		return textfit.OneLine(label) + ": " + figure.WithUnit(v, c.Y.Unit)
 	}
-	return oneLine(label) + " — " + oneLine(series) + ": " + WithUnit(v, c.Y.Unit)
+	return textfit.OneLine(label) + " — " + textfit.OneLine(series) + ": " + figure.WithUnit(v, c.Y.Unit)
 }
