@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
@@ -54,16 +55,16 @@ const serversUsage = `file of outside MCP servers whose tools the assistants may
 // outside makes the program's outside servers: the application's, then
 // the file's. None is a nil *Servers, which offers no tools.
 // The check, which only replays, never calls them.
-func (p *program) outside(command string, file serverFile) (*mcpclient.Servers, error) {
+func (p *program) outside(command string, file serverFile) (*mcpconn.Servers, error) {
 	all := append(slices.Clip(p.cfg.MCPServers), file.servers...)
 	if len(all) == 0 {
 		return nil, nil
 	}
-	return mcpclient.New(all, mcpclient.Options{Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Replay: command == CheckCommand})
+	return mcpconn.New(all, mcpconn.Options{Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Replay: command == CheckCommand})
 }
 
 // serverViews are the outside servers as the settings page shows them.
-func serverViews(s *mcpclient.Servers) []templates.MCPServer {
+func serverViews(s *mcpconn.Servers) []templates.MCPServer {
 	var out []templates.MCPServer
 	for _, st := range s.States() {
 		v := templates.MCPServer{Name: st.Name, Where: st.Where, Status: string(st.Status), Err: st.Err, Since: st.Since}

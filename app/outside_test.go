@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
@@ -63,7 +64,7 @@ func TestABadServersFileStopsTheProgram(t *testing.T) {
 func TestTheServersReachEveryTurn(t *testing.T) {
 	lister := agents.Assistant{Name: "lister", Turn: func(ctx context.Context, message string) (string, error) {
 		var names []string
-		for _, s := range mcpclient.From(ctx).States() {
+		for _, s := range mcpconn.From(ctx).States() {
 			names = append(names, s.Name+" at "+s.Where)
 		}
 		return "servers: " + strings.Join(names, ", "), nil

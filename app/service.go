@@ -11,9 +11,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
-	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -24,7 +24,7 @@ type opened struct {
 	chat chat.Config
 	// outside are the outside MCP servers every turn's context holds; nil
 	// for none.
-	outside *mcpclient.Servers
+	outside *mcpconn.Servers
 	// close closes the database and gives its lock back.
 	close func()
 }
@@ -57,7 +57,7 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 		return nil, err
 	}
 	if outside != nil {
-		cfg.Scope = within(cfg.Scope, func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) })
+		cfg.Scope = within(cfg.Scope, func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) })
 	}
 	o.chat = cfg
 	return o, nil

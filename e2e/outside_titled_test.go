@@ -20,14 +20,14 @@ import (
 // An outside server's question with titled options, answered in the page:
 // the test's server (the SDK's, over Streamable HTTP) asks, as the
 // reference server does with an elicitation request, the question of
-// mcpclient/testdata/titled_options.json, written in its order.
+// internal/mcpconn/testdata/titled_options.json, written in its order.
 // The form shows its fields in that order; the titled single choice is a
 // choice of titles, the multiple choices checkboxes; an email that is not
 // one is refused in place while the question waits; fixed, the answer
 // reaches the server as its schema says — the options' values, lists of
 // them, the fields left empty left out — and the answer shows the titles.
 func TestAnOutsideServersTitledQuestionIsAnsweredInThePage(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "mcpclient", "testdata", "titled_options.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "internal", "mcpconn", "testdata", "titled_options.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,15 @@
-// Package mcpclient lets agents use the tools of outside MCP servers, on
-// the official Go SDK's client: a server started by command (stdio) or
-// reached by URL (Streamable HTTP, with a bearer token), by name. A Loop
-// takes their tools as its own through a ToolSource (Configured, Named):
-// listed to the model with their schemas and descriptions, called through
-// the same tool middleware and permission policy as any tool (asking the
-// user by default: they reach outside the program), recorded, and answered
-// from the record on replay, so that a replay never calls the server
-// again. A server's questions during a call (elicitation/create) become
-// questions of the conversation, and its progress the turn's progress.
+// Package mcpclient lets agents use the tools of outside MCP servers: a
+// server started by command (stdio) or reached by URL (Streamable HTTP,
+// with a bearer token), named by a Server (in app.Config.MCPServers, or a
+// file Parse reads). A Loop takes their tools as its own through a
+// ToolSource (All, Named): listed to the model with their schemas and
+// descriptions, called through the same tool middleware and permission
+// policy as any tool (asking the user by default: they reach outside the
+// program), recorded, and answered from the record on replay, so that a
+// replay never calls the server again. A server's questions during a call
+// (elicitation/create) become questions of the conversation, and its
+// progress the turn's. The connections themselves are the program's
+// (internal/mcpconn, on the official Go SDK's client).
 package mcpclient
 
 import (
@@ -71,13 +73,6 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-func (s Server) timeout() time.Duration {
-	if s.Timeout <= 0 {
-		return DefaultTimeout
-	}
-	return time.Duration(s.Timeout)
-}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -156,4 +151,13 @@ func Parse(name string, r io.Reader) ([]Server, error) {
 	}
 	slices.SortFunc(servers, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
 	return servers, nil
+}
+
+// checkEnvName says what is wrong with name as a variable's name, if
+// anything.
+func checkEnvName(name string) error {
+	if name == "" || strings.ContainsAny(name, "=\x00") {
+		return fmt.Errorf("%q is not the name of an environment variable", name)
+	}
+	return nil
 }

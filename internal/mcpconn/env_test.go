@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
@@ -70,7 +71,7 @@ func serveStdio(behave string) int {
 func host(dir string) int {
 	srv := stdioPaint("linger")
 	srv.Env[reportEnv] = filepath.Join(dir, "report")
-	outside, err := mcpclient.New([]mcpclient.Server{srv}, mcpclient.Options{Name: "host", Version: "1"})
+	outside, err := mcpconn.New([]mcpclient.Server{srv}, mcpconn.Options{Name: "host", Version: "1"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -118,7 +119,7 @@ func TestACommandGetsOnlyTheEnvironmentItIsGiven(t *testing.T) {
 	srv.Env[reportEnv] = file
 	srv.Env["LOG_LEVEL"] = "warn"
 	srv.InheritEnv = []string{"MCPCLIENT_TEST_PROXY", "MCPCLIENT_TEST_UNSET"}
-	outside, err := mcpclient.New([]mcpclient.Server{srv}, mcpclient.Options{Name: "test", Version: "1"})
+	outside, err := mcpconn.New([]mcpclient.Server{srv}, mcpconn.Options{Name: "test", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

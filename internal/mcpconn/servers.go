@@ -1,4 +1,14 @@
-package mcpclient
+// Package mcpconn is the engine behind package mcpclient: the
+// connections to the outside MCP servers a program uses, on the official
+// Go SDK's client, each started by command (stdio) or reached by URL
+// (Streamable HTTP) when first needed and again after it broke. It lists
+// their tools as recorded calls of a turn and calls them, turns a
+// server's questions (elicitation/create) into questions of the
+// conversation and its progress into the turn's, and says how each
+// server is for the settings page. An author names servers and hands a
+// Loop a source (mcpclient); the program (package app) starts these and
+// puts them in every turn's context (outsidetools.With).
+package mcpconn
 
 import (
 	"context"
@@ -8,6 +18,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/internal/outsidetools"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
 // Servers are the outside servers a program uses, each connected when
@@ -31,7 +44,7 @@ type Options struct {
 
 // New returns the servers, not connected yet; a server that fails its
 // Check is an error naming it.
-func New(servers []Server, opts Options) (*Servers, error) {
+func New(servers []mcpclient.Server, opts Options) (*Servers, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -136,4 +149,25 @@ func (s *Servers) get(name string) *conn {
 		}
 	}
 	return nil
+}
+
+// timeout is how long connecting to s may take, and a call may go without
+// a word from it: its Timeout, or mcpclient.DefaultTimeout.
+func timeout(s mcpclient.Server) time.Duration {
+	if s.Timeout <= 0 {
+		return mcpclient.DefaultTimeout
+	}
+	return time.Duration(s.Timeout)
+}
+
+// With returns ctx in which the outside servers are s: those a Loop's
+// source (mcpclient.All, Named) takes its tools from.
+func With(ctx context.Context, s *Servers) context.Context {
+	return outsidetools.With(ctx, s)
+}
+
+// From returns the servers ctx holds; nil for none.
+func From(ctx context.Context) *Servers {
+	s, _ := outsidetools.From(ctx).(*Servers)
+	return s
 }

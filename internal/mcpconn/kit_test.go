@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -228,7 +229,7 @@ type app struct {
 	servers []mcpclient.Server
 	svc     *chat.Service
 	db      *store.DB
-	outside *mcpclient.Servers
+	outside *mcpconn.Servers
 }
 
 const session = "s1"
@@ -241,7 +242,7 @@ func newApp(t *testing.T, model *painter, servers ...mcpclient.Server) *app {
 }
 
 func (a *app) start() {
-	outside, err := mcpclient.New(a.servers, mcpclient.Options{Name: "test", Version: "1"})
+	outside, err := mcpconn.New(a.servers, mcpconn.Options{Name: "test", Version: "1"})
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func (a *app) start() {
 	a.db = storetest.OpenAt(a.t, a.path)
 	a.outside = outside
 	a.svc = chat.New(chat.Config{Store: a.db, Assistants: reg, Model: a.model, Kinds: elicit.NewKinds(elicit.BuiltinKinds()...),
-		Scope: func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) }})
+		Scope: func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) }})
 }
 
 // registry holds the painter: a loop that takes the outside servers'

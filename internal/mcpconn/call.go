@@ -1,4 +1,4 @@
-package mcpclient
+package mcpconn
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func (c *conn) call(ctx context.Context, tool string, input json.RawMessage) (js
 	token := rand.Text()
 	run := &running{ctx: ctx, token: token, questions: lanes(0),
 		progress: durable.WithScope(ctx, durable.NextCall(lanes(1))+"run"+token),
-		quiet:    newWatchdog(c.cfg.timeout(), func() { cancel(errQuiet) })}
+		quiet:    newWatchdog(timeout(c.cfg), func() { cancel(errQuiet) })}
 	l.mu.Lock()
 	l.current = run
 	l.mu.Unlock()
@@ -59,8 +59,8 @@ func (c *conn) call(ctx context.Context, tool string, input json.RawMessage) (js
 		return nil, context.Cause(ctx) // the turn stopped: not the server's fault
 	case errors.Is(context.Cause(callCtx), errQuiet):
 		l.breaks()
-		c.failed(fmt.Errorf("the server %s did not answer a call of %s within %s", c.cfg.Name, tool, c.cfg.timeout()))
-		return nil, fmt.Errorf("the MCP server %s did not answer within %s: the call of %s was given up", c.cfg.Name, c.cfg.timeout(), tool)
+		c.failed(fmt.Errorf("the server %s did not answer a call of %s within %s", c.cfg.Name, tool, timeout(c.cfg)))
+		return nil, fmt.Errorf("the MCP server %s did not answer within %s: the call of %s was given up", c.cfg.Name, timeout(c.cfg), tool)
 	default:
 		var rpc *jsonrpc.Error
 		if errors.As(err, &rpc) {

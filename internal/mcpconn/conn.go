@@ -1,4 +1,4 @@
-package mcpclient
+package mcpconn
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
 // conn is the program's connection to one outside server: sessions
@@ -31,7 +33,7 @@ import (
 // call up. The progress token is still checked, so that a late
 // notification of an ended call is not shown on the next.
 type conn struct {
-	cfg  Server
+	cfg  mcpclient.Server
 	impl *mcp.Implementation
 	log  *slog.Logger
 	// replay never connects (Options.Replay).
@@ -73,7 +75,7 @@ type running struct {
 	quiet     *watchdog
 }
 
-func newConn(cfg Server, impl *mcp.Implementation, log *slog.Logger, st *starter) *conn {
+func newConn(cfg mcpclient.Server, impl *mcp.Implementation, log *slog.Logger, st *starter) *conn {
 	return &conn{cfg: cfg, impl: impl, log: log, starter: st, open: map[*link]bool{}, state: State{Status: NotConnected}}
 }
 
@@ -154,7 +156,7 @@ func (l *link) usable() bool {
 
 // connect makes a new link, within the server's timeout.
 func (c *conn) connect(ctx context.Context) (*link, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	ctx, cancel := context.WithTimeout(ctx, timeout(c.cfg))
 	defer cancel()
 	l := &link{c: c}
 	client := mcp.NewClient(c.impl, &mcp.ClientOptions{
@@ -266,11 +268,11 @@ func (t *command) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // connectError says why connecting to cfg failed, in words for a user.
-func connectError(cfg Server, ctx context.Context, err error, stderr *tail) error {
+func connectError(cfg mcpclient.Server, ctx context.Context, err error, stderr *tail) error {
 	var why string
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		why = fmt.Sprintf("it did not answer within %s", cfg.timeout())
+		why = fmt.Sprintf("it did not answer within %s", timeout(cfg))
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
 		why = fmt.Sprintf("the command %q was not found", cfg.Command)
 	default:

@@ -1,4 +1,4 @@
-package mcpclient
+package mcpconn
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
@@ -137,7 +138,7 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 
 	check := func(servers ...mcpclient.Server) deploycheck.Checked {
 		t.Helper()
-		outside, err := mcpclient.New(servers, mcpclient.Options{Replay: true})
+		outside, err := mcpconn.New(servers, mcpconn.Options{Replay: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 		db := storetest.OpenAt(t, a.path)
 		defer db.Close()
 		checked, err := deploycheck.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: a.registry(), Model: a.model,
-			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpclient.With(ctx, outside) }})
+			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"context"

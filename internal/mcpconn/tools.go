@@ -1,4 +1,4 @@
-package mcpclient
+package mcpconn
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -34,13 +35,13 @@ func (c *conn) list(ctx context.Context) ([]ToolDesc, error) {
 		return nil, err
 	}
 	defer c.give(l)
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	ctx, cancel := context.WithTimeout(ctx, timeout(c.cfg))
 	defer cancel()
 	var descs []ToolDesc
 	for t, err := range l.session.Tools(ctx, nil) {
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				err = fmt.Errorf("it did not answer within %s", c.cfg.timeout())
+				err = fmt.Errorf("it did not answer within %s", timeout(c.cfg))
 			}
 			l.breaks()
 			return nil, c.failed(fmt.Errorf("could not list the tools of the MCP server %s: %v", c.cfg.Name, err))
@@ -121,39 +122,18 @@ func modelName(name string) string {
 	return string(b)
 }
 
-type serversKey struct{}
-
-// With returns ctx in which the outside servers are s: those a Loop's
-// source (All, Named) takes its tools from.
-func With(ctx context.Context, s *Servers) context.Context {
-	return context.WithValue(ctx, serversKey{}, s)
-}
-
-// From returns the servers ctx holds; nil for none.
-func From(ctx context.Context) *Servers {
-	s, _ := ctx.Value(serversKey{}).(*Servers)
-	return s
-}
-
-// All is the tools of every server the turn's context holds (With), for
-// Loop.Sources: none, and no call made, where none is configured.
-func All() agents.ToolSource { return source{} }
-
-// Named is the tools of the servers named, of those the turn's context
-// holds; a name not configured is left out.
-func Named(names ...string) agents.ToolSource { return source{names: names} }
-
-type source struct{ names []string }
-
-func (src source) Tools(ctx context.Context) ([]agents.AnyTool, error) {
-	servers := From(ctx)
-	if servers.Len() == 0 {
+// Tools lists the tools of the servers named (all of them for nil), for
+// a Loop's source (mcpclient.All, Named): each listing is a recorded call
+// of the turn, and a server that cannot list its tools is an error beside
+// the tools of the others. A name not configured is left out.
+func (s *Servers) Tools(ctx context.Context, names []string) ([]agents.AnyTool, error) {
+	if s.Len() == 0 {
 		return nil, nil
 	}
 	var tools []agents.AnyTool
 	var errs []error
-	for _, c := range servers.list {
-		if src.names != nil && !contains(src.names, c.cfg.Name) {
+	for _, c := range s.list {
+		if names != nil && !contains(names, c.cfg.Name) {
 			continue
 		}
 		descs, err := c.recordedList(ctx)
@@ -184,7 +164,7 @@ func contains(names []string, name string) bool {
 // themselves: a server reached by URL reaches the network; one started by
 // command is a program on this machine, which may change its data. Either
 // makes the policy ask by default.
-func effectsOf(cfg Server) policy.Effect {
+func effectsOf(cfg mcpclient.Server) policy.Effect {
 	if cfg.URL != "" {
 		return policy.Network
 	}

@@ -1,11 +1,11 @@
-package mcpclient
+package mcpconn
 
 import (
-	"fmt"
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
+
+	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
 // A server started by a command does not get the program's environment:
@@ -29,7 +29,7 @@ func defaultEnv(goos string) []string {
 
 // environ is the environment of cfg's command, given the program's own
 // (lookup), as "NAME=value" in the order of the names.
-func environ(cfg Server, lookup func(string) (string, bool)) []string {
+func environ(cfg mcpclient.Server, lookup func(string) (string, bool)) []string {
 	env := map[string]string{}
 	for _, name := range append(defaultEnv(runtime.GOOS), cfg.InheritEnv...) {
 		if v, ok := lookup(name); ok {
@@ -42,13 +42,4 @@ func environ(cfg Server, lookup func(string) (string, bool)) []string {
 		out = append(out, name+"="+env[name])
 	}
 	return out
-}
-
-// checkEnvName says what is wrong with name as a variable's name, if
-// anything.
-func checkEnvName(name string) error {
-	if name == "" || strings.ContainsAny(name, "=\x00") {
-		return fmt.Errorf("%q is not the name of an environment variable", name)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
@@ -64,14 +65,14 @@ func conformanceClient(scenario, url string) int {
 func runScenario(scenario, url string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	servers, err := mcpclient.New([]mcpclient.Server{{Name: "conformance", URL: url}}, mcpclient.Options{Name: "sweatpants-conformance", Version: "1"})
+	servers, err := mcpconn.New([]mcpclient.Server{{Name: "conformance", URL: url}}, mcpconn.Options{Name: "sweatpants-conformance", Version: "1"})
 	if err != nil {
 		return err
 	}
 	defer servers.Close()
 	// What a turn gives a tool: a scope numbering its calls, and someone
 	// to answer its questions.
-	ctx = durable.WithScope(mcpclient.With(ctx, servers), "conformance")
+	ctx = durable.WithScope(mcpconn.With(ctx, servers), "conformance")
 	ctx = primitive.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
 		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{}`)}, nil
 	})

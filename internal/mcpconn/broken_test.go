@@ -1,4 +1,4 @@
-package mcpclient_test
+package mcpconn_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 )
 
@@ -71,7 +72,7 @@ func TestABrokenServerIsAClearErrorNotAHungTurn(t *testing.T) {
 				t.Errorf("the reply is %q, want it to say %q", got, tt.want)
 			}
 			states := a.outside.States()
-			if len(states) != 1 || states[0].Status != mcpclient.Failed || states[0].Err == "" {
+			if len(states) != 1 || states[0].Status != mcpconn.Failed || states[0].Err == "" {
 				t.Errorf("the server's state is %+v, want failed with its error", states)
 			}
 		})
