@@ -2,7 +2,6 @@ package elicit
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"net/url"
 	"slices"
@@ -21,7 +20,7 @@ import (
 func (s *Schema) FromForm(form url.Values) (json.RawMessage, FieldErrors) {
 	var errs FieldErrors
 	if s == nil || s.Type != "object" {
-		return nil, FieldErrors{{Message: ErrNotForm.Error()}}
+		return nil, FieldErrors{{Message: notForm}}
 	}
 	content := map[string]any{}
 	for _, name := range s.FieldOrder() {
@@ -146,5 +145,5 @@ func (s *Schema) sortErrors(errs FieldErrors) FieldErrors {
 	return errs
 }
 
-// ErrNotForm is returned by FromForm for schemas a flat HTML form cannot fill.
-var ErrNotForm = errors.New("elicit: this schema is not a flat form")
+// notForm is what FromForm says of a schema a flat HTML form cannot fill.
+const notForm = "elicit: this schema is not a flat form"
