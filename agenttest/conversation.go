@@ -156,14 +156,23 @@ func (c *Conversation) wait(what string, done func(*standing) bool) (*standing, 
 		return st, false
 	}
 	defer es.Close()
+	// now is done already: Next with it hands the events there are now
+	// and does not wait for more.
+	now, stop := context.WithCancel(ctx)
+	stop()
 	for {
 		evs, err := es.Next(ctx)
 		if err != nil {
 			c.s.t.Fatalf("agenttest: waiting for %s: %v; %s", what, err, st)
 			return st, false
 		}
-		for _, e := range evs {
-			st.apply(e)
+		// A long record comes in batches: done is asked of the whole of
+		// it as it is now, never of a part (a run completed before the
+		// one that runs now, say).
+		for ; err == nil; evs, err = es.Next(now) {
+			for _, e := range evs {
+				st.apply(e)
+			}
 		}
 		if done(st) {
 			return st, true
