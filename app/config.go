@@ -7,7 +7,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -106,8 +105,10 @@ type Env struct {
 	// runs or replays the application's turns. Setup may do less for a
 	// command that only reads the database.
 	Command string
-	// Store is the command's database, open and locked for this process.
-	Store *store.DB
+	// DB is the command's database, open and locked for this process,
+	// for the application's own tables: it has none until the
+	// application's migrations make them.
+	DB DB
 	// Model is the model turns sample from, Config.Model or the one
 	// chosen from the environment; Offline says it is the built-in
 	// offline model, which cannot hold a conversation a real one can.

@@ -82,6 +82,24 @@ func testAnApplicationsMigrations(t *testing.T, target string) {
 	}
 }
 
+// A framework database holds no application's table: the demo's flight
+// catalogue is the demo's own (examples/flights/flightsdb).
+func TestANewDatabaseHoldsNoApplicationsTables(t *testing.T) {
+	contract(t, func(t *testing.T, target string) {
+		db := openTarget(t, target, Options{})
+		for _, table := range []string{"flights", "bookings", "app_migrations"} {
+			var n int
+			q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
+			if db.eng == enginePostgres {
+				q = `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?`
+			}
+			if err := db.read.QueryRowContext(t.Context(), q, table).Scan(&n); err != nil || n != 0 {
+				t.Errorf("a new database has %d tables named %s (%v), want none", n, table, err)
+			}
+		}
+	})
+}
+
 // Databases recorded the framework's migrations up to 015 before the
 // demo's tables left the framework (004 and 015 made them): this build
 // still knows that number, so it does not take those databases for a
