@@ -105,9 +105,9 @@ type Env struct {
 	// runs or replays the application's turns. Setup may do less for a
 	// command that only reads the database.
 	Command string
-	// DB is the command's database, open and locked for this process,
-	// for the application's own tables: it has none until the
-	// application's migrations make them.
+	// DB is the command's database, open and locked for this process:
+	// the place for the application's own tables, which its own
+	// migrations make (DB.Migrate) beside the framework's.
 	DB DB
 	// Model is the model turns sample from, Config.Model or the one
 	// chosen from the environment; Offline says it is the built-in
