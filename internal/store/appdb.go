@@ -47,6 +47,8 @@ func (a AppDB) QueryRowContext(ctx context.Context, query string, args ...any) *
 func (a AppDB) Write(ctx context.Context, key string, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	return a.db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if key != "" {
+			// Its own namespace: an application's key never waits on
+			// the framework's ("migrate", say).
 			if err := tx.serialize(ctx, "app:"+key); err != nil {
 				return err
 			}
