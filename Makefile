@@ -96,6 +96,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/state/
 	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./internal/transport/
 	$(GO) test -run '^$$' -bench PicturesOverThreeTurns -benchtime 1x ./internal/attach/
+	$(GO) test -run '^$$' -bench NewDatabase -benchtime 1x ./examples/demo/demoapp/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -db postgres -nodes 3 -cross -mode paced

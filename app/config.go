@@ -8,7 +8,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
@@ -107,8 +106,10 @@ type Env struct {
 	// runs or replays the application's turns. Setup may do less for a
 	// command that only reads the database.
 	Command string
-	// Store is the command's database, open and locked for this process.
-	Store *store.DB
+	// DB is the command's database, open and locked for this process:
+	// the place for the application's own tables, which its own
+	// migrations make (DB.Migrate) beside the framework's.
+	DB DB
 	// Model is the model turns sample from, Config.Model or the one
 	// chosen from the environment; Offline says it is the built-in
 	// offline model, which cannot hold a conversation a real one can.

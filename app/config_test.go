@@ -65,7 +65,7 @@ func TestTheApplicationsConfigReachesItsTurns(t *testing.T) {
 			if o.chat.DecideByRule != tt.wantRule || got.Offline != tt.wantRule {
 				t.Errorf("the word rule decides: %v, Setup was told offline: %v; want %v", o.chat.DecideByRule, got.Offline, tt.wantRule)
 			}
-			if got.Command != "chat" || got.Store != o.db || got.Model != o.chat.Model || got.Getenv == nil || got.Log == nil {
+			if got.Command != "chat" || got.DB != o.db.App() || got.Model != o.chat.Model || got.Getenv == nil || got.Log == nil {
 				t.Errorf("Setup was handed %+v, want the command, its store, its model, the environment and the log", got)
 			}
 			if tt.model != nil && o.chat.Model != tt.model {

@@ -84,6 +84,8 @@
 // (Components) and terminal prompters (Prompters), its own middleware and
 // values (Scope), a model (Model), its own flags (Flags), and a Setup that
 // runs once the database is open and the model chosen, for what needs
-// them. Tests drive the program through Run, which Main calls with
+// them: an application's own tables are made there, by its own migrations
+// (Env.DB's Migrate), as the demo makes its flight catalogue's; an
+// application that makes none has none. Tests drive the program through Run, which Main calls with
 // os.Args, the environment and the standard streams.
 package app

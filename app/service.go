@@ -88,7 +88,7 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 	_, isOffline := provider.(*offline.Provider)
 	assistants, scope := p.cfg.Assistants, p.cfg.Scope
 	if p.cfg.Setup != nil {
-		turns, err := p.cfg.Setup(ctx, Env{Command: command, Store: db, Model: provider, Offline: isOffline, Getenv: p.getenv, Log: log})
+		turns, err := p.cfg.Setup(ctx, Env{Command: command, DB: db.App(), Model: provider, Offline: isOffline, Getenv: p.getenv, Log: log})
 		if err != nil {
 			return chat.Config{}, err
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"go/format"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver, to read the database
 )
 
 // TestAnApplicationOfItsOwn builds the README's "Ship your own agent"
@@ -24,8 +26,9 @@ import (
 // but the module cache. Its binary serves its own assistant, which a
 // client without a browser talks to over HTTP: it starts a conversation,
 // sees the question on the event stream, answers it and gets the reply.
-// The page it serves loads a Datastar client the server serves, and its
-// help names its assistant, not the demo's.
+// The page it serves loads a Datastar client the server serves, its help
+// names its assistant, not the demo's, and its database has none of the
+// demo's tables.
 func TestAnApplicationOfItsOwn(t *testing.T) {
 	bin := buildReadmeProgram(t)
 
@@ -61,6 +64,18 @@ func TestAnApplicationOfItsOwn(t *testing.T) {
 	done := events.until("the reply", endsRun)
 	if end := done[len(done)-1]; end.Data["status"] != "replied" || end.Data["text"] != "Hello, Ann!" {
 		t.Errorf("the turn ended %s, want the reply %q", end.Raw, "Hello, Ann!")
+	}
+
+	// Its database holds the framework's tables, none of the demo's: it
+	// served without making or stocking a flight catalogue.
+	db, err := sql.Open("sqlite", "file:"+a.db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var demoTables int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('flights', 'bookings')`).Scan(&demoTables); err != nil || demoTables != 0 {
+		t.Errorf("the greeter's database has %d of the demo's tables (%v), want none", demoTables, err)
 	}
 
 	// In Chromium its page works as the demo's does: the Datastar client

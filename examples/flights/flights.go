@@ -2,7 +2,8 @@
 // and book from: flights, the seats left on them, and bookings that a
 // retried tool call cannot make twice. It holds the domain only — types,
 // rules, a deterministic seed catalogue and an in-memory Catalogue for
-// tests; the SQLite catalogue the app runs on is in package store.
+// tests; the catalogue the demo runs on, in its database, is in package
+// flightsdb.
 package flights
 
 import (

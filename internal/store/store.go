@@ -10,14 +10,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -189,75 +186,4 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 	var v int
 	err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
 	return v, err
-}
-
-// migrate applies, in one transaction each, the embedded migrations of
-// the engine newer than the database. Files are named NNN_name.sql. Nodes
-// that start together on one PostgreSQL database take turns: each
-// transaction serializes on migrating and reads the version under it.
-func (db *DB) migrate(ctx context.Context) error {
-	create := `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`
-	if db.eng == enginePostgres {
-		create = `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`
-	}
-	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
-		if err := tx.serialize(ctx, "migrate"); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, create)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migrations/"+db.eng.String()+"/*.sql")
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	sort.Strings(names)
-	applied, err := db.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, name := range names {
-		base := filepath.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		version, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return fmt.Errorf("migrate: bad migration name %q", base)
-		}
-		if version <= applied {
-			continue
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		err = db.tx(ctx, func(ctx context.Context, tx *txn) error {
-			if err := tx.serialize(ctx, "migrate"); err != nil {
-				return err
-			}
-			var current int
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-				return err
-			}
-			if version <= current {
-				return nil
-			}
-			// The file as it is, not bound: it has no parameters, and
-			// its comments are prose.
-			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-				version, base, db.now().UnixMilli())
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
-		}
-	}
-	return nil
 }

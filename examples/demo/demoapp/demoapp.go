@@ -1,9 +1,9 @@
 // Package demoapp is the demo as an application: the app.Config that
 // bin/sweatpants (cmd/web) hands to app.Main, written as any application
 // writes its own. It adds the demo's flight kind with its browser and
-// terminal forms, a --demo-pace flag, and a Setup that stocks the flight
-// catalogue in the database and lists the general assistant higher with a
-// real model.
+// terminal forms, a --demo-pace flag, and a Setup that makes and stocks
+// the flight catalogue's tables in the database and lists the general
+// assistant higher with a real model.
 package demoapp
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/examples/demo/demoweb"
+	"github.com/sweatpants-go/sweatpants/examples/flights/flightsdb"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 )
 
@@ -49,18 +50,22 @@ func Config() app.Config {
 	}
 }
 
-// setup stocks the flight catalogue the flight agent searches and books in,
-// puts it in every turn's scope, and makes the demo agents with pace. With a
-// real model the general assistant comes right after the chat, ahead of
+// setup makes the flight catalogue's tables (the demo's own: an
+// application that is not the demo has none), stocks the catalogue the
+// flight agent searches and books in, puts it in every turn's scope, and
+// makes the demo agents with pace. With a real model the general assistant comes right after the chat, ahead of
 // the scripted agents: it can hold a conversation the offline one cannot.
 func setup(ctx context.Context, env app.Env, pace time.Duration) (app.Turns, error) {
+	catalogue, err := flightsdb.Open(ctx, env.DB, nil)
+	if err != nil {
+		return app.Turns{}, err
+	}
 	// check only reads: the catalogue a waiting turn booked from is there.
 	if env.Command != app.CheckCommand {
-		if err := env.Store.SeedFlights(ctx, time.Now()); err != nil {
+		if err := catalogue.Seed(ctx, time.Now()); err != nil {
 			return app.Turns{}, fmt.Errorf("stock the flight catalogue: %w", err)
 		}
 	}
-	catalogue := env.Store.Flights()
 	return app.Turns{
 		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline}).All(),
 		Scope:      func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, catalogue) },

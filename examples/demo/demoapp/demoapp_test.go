@@ -40,7 +40,7 @@ func TestChatHelpNamesTheDefaultAgent(t *testing.T) {
 	}
 	defer db.Close()
 	for _, isOffline := range []bool{true, false} {
-		turns, err := Config().Setup(t.Context(), app.Env{Command: "chat", Store: db, Model: offline.New(), Offline: isOffline,
+		turns, err := Config().Setup(t.Context(), app.Env{Command: "chat", DB: db.App(), Model: offline.New(), Offline: isOffline,
 			Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSetupStocksTheCatalogueForEveryTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	turns, err := Config().Setup(t.Context(), app.Env{Command: "serve", Store: db, Model: offline.New(), Offline: true,
+	turns, err := Config().Setup(t.Context(), app.Env{Command: "serve", DB: db.App(), Model: offline.New(), Offline: true,
 		Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package flightsdb
 
 import (
 	"context"
@@ -8,8 +8,29 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/examples/flights"
 	"github.com/sweatpants-go/sweatpants/examples/flights/flightstest"
+	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// contract runs test on a SQLite file of its own and on a PostgreSQL
+// schema of its own: the catalogue behaves the same on both.
+func contract(t *testing.T, test func(t *testing.T, target string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "data", "test.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Schema(t)) })
+}
+
+// openDB opens the database at target; it is closed when the test ends.
+func openDB(tb testing.TB, target string) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), target, store.Options{})
+	if err != nil {
+		tb.Fatalf("open database: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
 
 func TestFlights(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
@@ -20,40 +41,46 @@ func TestFlights(t *testing.T) {
 
 // catalogue opens a database of its own, from target, for each test of
 // the catalogue's suite.
-func catalogue(target func(testing.TB) string) func(*testing.T, []flights.Flight, func() time.Time) flights.Catalogue {
+func catalogue(target func(testing.TB) string) flightstest.Open {
 	return func(t *testing.T, fs []flights.Flight, now func() time.Time) flights.Catalogue {
-		db := openTarget(t, target(t), Options{Now: now})
-		if err := db.addFlights(context.Background(), fs); err != nil {
+		c, err := Open(t.Context(), openDB(t, target(t)).App(), now)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return db.Flights()
+		if err := c.add(t.Context(), fs); err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
 }
 
 // seedFrom is a time in the afternoon of the day the tests seed from.
 var seedFrom = time.Date(2026, 11, 23, 15, 4, 0, 0, time.UTC)
 
-// TestSeedFlights seeds a database, books, and opens it again: seeding
-// once takes long enough under the race detector to do it only once.
-func TestSeedFlights(t *testing.T) { contract(t, testSeedFlights) }
+// TestSeed seeds a database, books, and opens it again: seeding once
+// takes long enough under the race detector to do it only once.
+func TestSeed(t *testing.T) { contract(t, testSeed) }
 
-func testSeedFlights(t *testing.T, target string) {
+func testSeed(t *testing.T, target string) {
 	ctx := context.Background()
-	path := target
-	db, err := Open(ctx, path, Options{Now: flightstest.NewClock(seedFrom).Now})
+	db, err := store.Open(ctx, target, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() }) // closing again does nothing
-	if err := db.SeedFlights(ctx, seedFrom); err != nil {
+	cat, err := Open(ctx, db.App(), flightstest.NewClock(seedFrom).Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Seed(ctx, seedFrom); err != nil {
 		t.Fatal(err)
 	}
 	seed := flights.Seed(seedFrom)
-	if n := countFlights(t, db); n != len(seed) {
+	if n := countFlights(t, db.App()); n != len(seed) {
 		t.Errorf("%d flights recorded, want the seed's %d", n, len(seed))
 	}
 	for i := 0; i < len(seed); i += 997 {
-		got, err := db.Flights().Flight(ctx, seed[i].ID)
+		got, err := cat.Flight(ctx, seed[i].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +93,13 @@ func testSeedFlights(t *testing.T, target string) {
 	}
 
 	// The story's booking, as the Flight agent will make it.
-	found, err := db.Flights().Search(ctx, flights.Query{From: "OSL", To: "Tokyo", Date: seedFrom.AddDate(0, 0, 11)})
+	found, err := cat.Search(ctx, flights.Query{From: "OSL", To: "Tokyo", Date: seedFrom.AddDate(0, 0, 11)})
 	if err != nil || len(found) < 2 {
 		t.Fatalf("Oslo → Tokyo in 11 days: %d flights, %v; want several", len(found), err)
 	}
 	f := found[0]
 	seat := flights.SeatsFor(f)[0]
-	booked, err := db.Flights().Book(ctx, "", "conversation-1/call-7", f.ID, seat)
+	booked, err := cat.Book(ctx, "", "conversation-1/call-7", f.ID, seat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +107,16 @@ func testSeedFlights(t *testing.T, target string) {
 		t.Fatal(err)
 	}
 
-	// Opened again a month later, as the app does: SeedFlights again.
+	// Opened again a month later, as the demo does: Seed again.
 	later := seedFrom.AddDate(0, 1, 0)
-	db, err = Open(ctx, path, Options{Now: flightstest.NewClock(seedFrom.Add(time.Hour)).Now})
+	db = openDB(t, target)
+	cat, err = Open(ctx, db.App(), flightstest.NewClock(seedFrom.Add(time.Hour)).Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SeedFlights(ctx, later); err != nil {
+	if err := cat.Seed(ctx, later); err != nil {
 		t.Fatal(err)
 	}
-	cat := db.Flights()
 	got, err := cat.Bookings(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -114,15 +141,15 @@ func testSeedFlights(t *testing.T, target string) {
 	if flights.CodeOf(err) != flights.UnknownFlight {
 		t.Errorf("Flight(%s), of a second seed: %v, want UnknownFlight", newer[len(newer)-1].ID, err)
 	}
-	if n := countFlights(t, db); n != len(seed) {
+	if n := countFlights(t, db.App()); n != len(seed) {
 		t.Errorf("%d flights after reopening, want the first seed's %d", n, len(seed))
 	}
 }
 
-func countFlights(t *testing.T, db *DB) int {
+func countFlights(t *testing.T, db DB) int {
 	t.Helper()
 	var n int
-	if err := db.read.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM flights`).Scan(&n); err != nil {
+	if err := db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM flights`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
