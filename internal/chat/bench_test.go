@@ -18,9 +18,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The benchmarks in this file drive the service the way the web server does,
@@ -49,7 +49,7 @@ var benchAgent = agents.Assistant{
 			return "", err
 		}
 		for i := range n {
-			if _, err := primitive.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 		}

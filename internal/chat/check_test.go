@@ -9,11 +9,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // checkWith checks the server's database against the assistants of reg,
@@ -69,10 +69,10 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 func TestTheCheckReplaysSideTurns(t *testing.T) {
 	asker := func(sideQuestion string) agents.Assistant {
 		return agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
-			_, err := primitive.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+			_, err := turn.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
 			return "booked", err
 		}, Side: func(ctx context.Context, m string) (string, error) {
-			_, err := primitive.Ask(ctx, elicit.Confirm, sideQuestion, elicit.ConfirmInput{})
+			_, err := turn.Ask(ctx, elicit.Confirm, sideQuestion, elicit.ConfirmInput{})
 			return "looked up", err
 		}}
 	}
@@ -107,7 +107,7 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 // assistant is no longer in the build, are listed too, saying so.
 func TestTheCheckListsTurnsThatCannotGoOn(t *testing.T) {
 	asks := agents.Assistant{Name: "asks", Turn: func(ctx context.Context, _ string) (string, error) {
-		_, err := primitive.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{})
+		_, err := turn.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{})
 		return "went on", err
 	}}
 	s := startServer(t, agents.NewRegistry(asks), offline.New())

@@ -8,11 +8,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // clock is a clock a test moves by hand, shared by the store and the
@@ -52,7 +52,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 	t.Run("agent code reads it", func(t *testing.T) {
 		clk := &clock{t: future}
 		teller := agents.Assistant{Name: "teller", Turn: func(ctx context.Context, msg string) (string, error) {
-			return primitive.Now(ctx).UTC().Format(time.RFC3339), nil
+			return turn.Now(ctx).UTC().Format(time.RFC3339), nil
 		}}
 		svc := newClockedService(t, clk, agents.NewRegistry(teller))
 		conv, _ := svc.Create(t.Context(), "me", "")
@@ -61,7 +61,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		}
 		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 		if got, want := lastItem(v).Text, future.Format(time.RFC3339); got != want {
-			t.Errorf("primitive.Now = %s, want the service's clock, %s", got, want)
+			t.Errorf("turn.Now = %s, want the service's clock, %s", got, want)
 		}
 	})
 

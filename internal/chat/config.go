@@ -42,7 +42,7 @@ type Config struct {
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs
-	// middleware (Around), values and a model (primitive.Model) for every
+	// middleware (Around), values and a model (middleware.Model) for every
 	// turn. It is called at the start of each turn, a resumed one included,
 	// so middleware that keeps count per turn starts afresh.
 	Scope func(context.Context) context.Context

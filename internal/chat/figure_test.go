@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // charter shows a table, asks whether to chart it, and shows the chart:
@@ -25,14 +26,14 @@ func charter(title func() string, runs *atomic.Int32) agents.Assistant {
 	return agents.Assistant{Name: "charter", Turn: func(ctx context.Context, msg string) (string, error) {
 		runs.Add(1)
 		table := figure.Table{Title: title(), Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}, {"Madrid", "64"}}}
-		if err := primitive.Show(ctx, figure.Figure{Table: &table}); err != nil {
+		if err := turn.Show(ctx, figure.Figure{Table: &table}); err != nil {
 			return "", err
 		}
-		if _, err := primitive.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
 		chart := figure.Chart{Kind: figure.Bar, Labels: []string{"Porto", "Madrid"}, Series: []figure.Series{{Values: []float64{39, 64}}}}
-		if err := primitive.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
+		if err := turn.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
 			return "", err
 		}
 		return "Porto is cheapest.", nil
@@ -122,12 +123,12 @@ func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 
 // A figure that breaks the rules is never recorded, even when an agent
 // hands it to the primitive's core directly instead of through
-// primitive.Show.
+// turn.Show.
 func TestABrokenFigureIsNotRecorded(t *testing.T) {
 	var shown []error
 	agent := agents.Assistant{Name: "sloppy", Turn: func(ctx context.Context, msg string) (string, error) {
 		ragged := figure.Table{Columns: []string{"a", "b"}, Rows: [][]string{{"1"}}}
-		shown = append(shown, primitive.Show(ctx, figure.Figure{Table: &ragged}))
+		shown = append(shown, turn.Show(ctx, figure.Figure{Table: &ragged}))
 		_, err := primitive.ShowAPI.Call(ctx, figure.Figure{Table: &ragged})
 		shown = append(shown, err)
 		return "done", nil
@@ -156,9 +157,9 @@ func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
 	shower := agents.Assistant{Name: "shower", Turn: func(ctx context.Context, msg string) (string, error) {
 		if msg == "show" {
 			table := figure.Table{Title: "Fares", Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}}}
-			return "Here.", primitive.Show(ctx, figure.Figure{Table: &table})
+			return "Here.", turn.Show(ctx, figure.Figure{Table: &table})
 		}
-		history, err := primitive.History(ctx)
+		history, err := turn.History(ctx)
 		var said []string
 		for _, m := range history {
 			said = append(said, string(m.Role)+": "+m.Content)

@@ -12,12 +12,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // An answer is handed to its turn before it is written, and written with
@@ -167,7 +167,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 	thinker := agents.Assistant{
 		Name: "thinker", Description: "Asks, then thinks without recording anything.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 			select { // plain Go, no primitive: nothing for the answer to ride with
@@ -229,10 +229,10 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then has the model reply.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
-			resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
+			resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
 			return resp.Content, err
 		},
 	}
@@ -316,7 +316,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then calls a tool at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			res, err := primitive.Ask(ctx, benchForm, "What shall I book?", struct{}{})
+			res, err := turn.Ask(ctx, benchForm, "What shall I book?", struct{}{})
 			if err != nil {
 				return "", err
 			}

@@ -9,9 +9,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func sameLines(t *testing.T, what string, got, want []string) {
@@ -26,14 +26,14 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // after are written once, in order among its calls.
 func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "before the question")
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		turn.Log(ctx, slog.LevelInfo, "before the question")
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		primitive.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
+		turn.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
 		return "done", nil
 	}}
 	s := startServer(t, agents.NewRegistry(asker), offline.New())
@@ -82,7 +82,7 @@ func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 // they were.
 func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	ask := func(ctx context.Context) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		return string(res.Action), err
@@ -97,9 +97,9 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	eid := pendingElicit(v).Request.ID
 
 	s.reg = agents.NewRegistry(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "asking")
+		turn.Log(ctx, slog.LevelInfo, "asking")
 		a, err := ask(ctx)
-		primitive.Log(ctx, slog.LevelInfo, "asked")
+		turn.Log(ctx, slog.LevelInfo, "asked")
 		return a, err
 	}})
 	s.restart()

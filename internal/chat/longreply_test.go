@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // endless is a streamed reply of 5 MB that the endpoint then holds open,
@@ -103,7 +104,7 @@ func TestAnUnstreamedReplyIsCut(t *testing.T) {
 	const limit = 4 << 10
 	fake := llmtest.NewServer(t, llmtest.Text(strings.Repeat("all work and no play ", 1000)))
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	model := openai.New(openai.Config{APIKey: "sk-test", BaseURL: fake.URL, Model: "m"})

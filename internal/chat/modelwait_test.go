@@ -9,11 +9,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // slowModel answers only when released.
@@ -49,7 +49,7 @@ func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation,
 func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 	model := slowModel{release: make(chan struct{})}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
@@ -139,11 +139,11 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 		City string `json:"city"`
 	}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		p, err := primitive.SampleAs[place](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		p, err := turn.SampleAs[place](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Weather in " + p.Value.City}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Weather in " + p.Value.City}}})
 		return resp.Content, err
 	}}
 	model := &streamer{}
@@ -187,7 +187,7 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 func TestASpentBudgetIsToldToTheUser(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
 		for {
-			if _, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}}); err != nil {
+			if _, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}}); err != nil {
 				return "", err
 			}
 		}

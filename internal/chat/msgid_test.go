@@ -12,10 +12,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // echoAssistant replies to each message at once.
@@ -171,7 +171,7 @@ func TestADecidedMessageSentAgainIsDecidedOnce(t *testing.T) {
 // answered.
 func asksOnce() agents.Assistant {
 	return agents.Assistant{Name: "asker", Description: "Asks once.", Turn: func(ctx context.Context, message string) (string, error) {
-		if _, err := primitive.Ask(ctx, elicit.Form[struct {
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{}); err != nil {
 			return "", err

@@ -22,6 +22,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // server is one run of the service on a database file; restart simulates the
@@ -164,11 +166,11 @@ func bookingAgent(question func() string) agents.Assistant {
 		if err != nil {
 			return "", err
 		}
-		out, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
+		out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
 		if err != nil {
 			return "", err
 		}
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), question(), struct{}{})
 		if err != nil {
@@ -234,10 +236,10 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 	var seen []string
 	dice := agents.Assistant{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
-		roll := primitive.Random(ctx) % 6
-		at := primitive.Now(ctx).UnixNano()
+		roll := turn.Random(ctx) % 6
+		at := turn.Now(ctx).UnixNano()
 		seen = append(seen, fmt.Sprint(roll, at))
-		if _, err := primitive.Ask(ctx, elicit.Form[struct {
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Keep it?", struct{}{}); err != nil {
 			return "", err
@@ -282,7 +284,7 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	var bookings atomic.Int32
 	travel := agents.New("travel", "Books flights")
 	agents.NewTool(travel, "book", "Book a flight", func(ctx context.Context, in flight) (string, error) {
-		ok, err := primitive.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
+		ok, err := turn.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
@@ -339,21 +341,21 @@ func (m *countingModel) Complete(context.Context, llm.Request, func(string)) (ll
 
 func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	sure := func(ctx context.Context) context.Context {
-		return primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+		return middleware.SampleConfidence.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+			return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 				if s.Response.Content != "yes" {
-					return s, primitive.Retry("sure-or-nothing", "the answer hedges")
+					return s, middleware.Retry("sure-or-nothing", "the answer hedges")
 				}
 				return next(ctx, s)
 			}
-		}, primitive.Min)
+		}, middleware.Min)
 	}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		ok, err := primitive.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
+		ok, err := turn.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
@@ -406,7 +408,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 func TestAScopeChoosesItsModel(t *testing.T) {
 	own := &countingModel{}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(primitive.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(middleware.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	service := &countingModel{}

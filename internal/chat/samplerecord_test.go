@@ -9,9 +9,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // okModel answers every call "ok".
@@ -37,12 +37,12 @@ func threeCalls(change func(*llm.Request)) agents.Assistant {
 				req.Messages = append([]llm.Message(nil), msgs...)
 				change(&req)
 			}
-			if _, err := primitive.Sample(ctx, req); err != nil {
+			if _, err := turn.Sample(ctx, req); err != nil {
 				return "", err
 			}
 			msgs = append(msgs, llm.Message{Role: llm.Assistant, Content: more[0]}, llm.Message{Role: llm.User, Content: more[1]})
 		}
-		if _, err := primitive.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{}); err != nil {
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
 		return "done", nil

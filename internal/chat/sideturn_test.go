@@ -8,12 +8,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // sideItems returns the side questions the view shows, in order.
@@ -189,7 +189,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 func TestASideTurnResumesAfterARestart(t *testing.T) {
 	release := make(chan struct{})
 	held := agents.Assistant{Name: "held", Turn: func(ctx context.Context, _ string) (string, error) {
-		_, err := primitive.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
+		_, err := turn.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
 		return "done", err
 	}, Side: func(ctx context.Context, m string) (string, error) {
 		select {
@@ -227,13 +227,13 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 // which still waits.
 func TestASideTurnAsksTheUser(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+		res, err := turn.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
 		return "booked: " + string(res.Action), nil
 	}, Side: func(ctx context.Context, m string) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
+		res, err := turn.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}

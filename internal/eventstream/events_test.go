@@ -14,9 +14,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // paced is a model the test drives: each call takes the next call the test
@@ -115,30 +115,30 @@ var (
 // its own.
 func eventsAssistants() *agents.Registry {
 	forecaster := agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
-		res, err := primitive.Ask(ctx, cityForm, "Which city?", struct{}{})
+		res, err := turn.Ask(ctx, cityForm, "Which city?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		if err := primitive.Notify(ctx, "Looking at the sky", 0.5); err != nil {
+		if err := turn.Notify(ctx, "Looking at the sky", 0.5); err != nil {
 			return "", err
 		}
 		out, err := forecast.Call(ctx, res.Content)
 		if err != nil {
 			return "", err
 		}
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
 		return resp.Content, err
 	}}
 	echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	rewriter := agents.Assistant{Name: "rewriter", Turn: func(ctx context.Context, msg string) (string, error) {
-		first, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		first, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		second, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
+		second, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
 		if err != nil {
 			return "", err
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 var (
@@ -35,7 +35,7 @@ func tryer() agents.Assistant {
 			if err != nil {
 				return "", err
 			}
-			got, err := primitive.Ask(ctx, keepIt, "Keep "+flight+"?", struct{}{})
+			got, err := turn.Ask(ctx, keepIt, "Keep "+flight+"?", struct{}{})
 			if err != nil || !got.Content.OK {
 				return "", err
 			}
