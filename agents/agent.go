@@ -3,9 +3,9 @@
 // scope — or a test — can substitute an agent for its children; a tool may
 // also be a value of its own, made by Func and handed to a Loop. An
 // Assistant is what a conversation talks to: its turn function answers each
-// user message, using tools and the primitives of package turn; a Registry
-// gathers them. The ones the binary ships with are in the demo package
-// below.
+// user message, using tools and the primitives of package turn; an
+// application lists its assistants in app.Config. The demo's are in
+// examples/demo.
 package agents
 
 import (

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -113,7 +114,7 @@ func (s *Server) start() {
 		return
 	}
 	s.db = db
-	s.svc = chat.New(chat.Config{Store: s.db, Assistants: agents.NewRegistry(s.assistant), Model: s.cfg.model,
+	s.svc = chat.New(chat.Config{Store: s.db, Assistants: registry.New(s.assistant), Model: s.cfg.model,
 		Kinds: s.kinds, DecideByRule: true, Scope: s.scope, Files: servedFiles{&s.cfg.user.files}})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -72,7 +73,7 @@ func forecastConversation(t *testing.T) (*chat.Service, *calls.Service, tree.Con
 		llmtest.Fail(400, "the model does not talk about Mondays"),
 		withUsage(llmtest.Text("Fine."), 7, 1),
 	)
-	svc, book := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(forecaster),
+	svc, book := newServiceWith(t, chat.Config{Assistants: registry.New(forecaster),
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "gpt-test"})})
 	conv, err := svc.Create(t.Context(), "me", "forecaster")
 	if err != nil {

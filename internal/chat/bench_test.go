@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -85,7 +86,7 @@ func openBenchEnvWith(path string, d store.Durability, cfg chat.Config) (*benchE
 	if err != nil {
 		return nil, err
 	}
-	cfg.Store, cfg.Assistants, cfg.Model = db, agents.NewRegistry(benchAgent), offline.New()
+	cfg.Store, cfg.Assistants, cfg.Model = db, registry.New(benchAgent), offline.New()
 	return &benchEnv{path: path, db: db, svc: chat.New(cfg)}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -35,7 +36,7 @@ func (c *clock) add(d time.Duration) {
 }
 
 // newClockedService starts a service whose store and turns read clk.
-func newClockedService(t *testing.T, clk *clock, reg *agents.Registry) *chat.Service {
+func newClockedService(t *testing.T, clk *clock, reg *registry.Assistants) *chat.Service {
 	t.Helper()
 	db := storetest.Open(t, store.Options{Now: clk.Now})
 	svc := chat.New(chat.Config{Store: db, Assistants: reg, Model: offline.New(), Now: clk.Now})
@@ -54,7 +55,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		teller := agents.Assistant{Name: "teller", Turn: func(ctx context.Context, msg string) (string, error) {
 			return turn.Now(ctx).UTC().Format(time.RFC3339), nil
 		}}
-		svc := newClockedService(t, clk, agents.NewRegistry(teller))
+		svc := newClockedService(t, clk, registry.New(teller))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "what time is it?"); err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 	t.Run("gc measures age by it", func(t *testing.T) {
 		clk := &clock{t: future}
 		echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, msg string) (string, error) { return msg, nil }}
-		svc := newClockedService(t, clk, agents.NewRegistry(echo))
+		svc := newClockedService(t, clk, registry.New(echo))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "first"); err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 			<-ctx.Done() // records and shows nothing until stopped
 			return "", ctx.Err()
 		}}
-		svc := newClockedService(t, clk, agents.NewRegistry(waiter))
+		svc := newClockedService(t, clk, registry.New(waiter))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "one"); err != nil {
 			t.Fatal(err)

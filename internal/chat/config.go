@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/observe"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -18,7 +18,7 @@ type Config struct {
 	// Store records the conversations.
 	Store Store
 	// Assistants are the assistants a conversation can be started with.
-	Assistants *agents.Registry
+	Assistants *registry.Assistants
 	// Model is the model turns sample from.
 	Model llm.Provider
 	// Kinds are the elicit kinds whose rules answers are checked by, besides

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -118,7 +119,7 @@ func keeperServer(t *testing.T, model *noteModel, book *notebook, assistant []po
 	t.Helper()
 	loop := agents.Loop{System: "You keep notes.", Agents: []*agents.Agent{book.agent()}, AskUser: true}
 	s := &server{t: t, path: t.TempDir() + "/consent.db", llm: model,
-		reg:   agents.NewRegistry(agents.Assistant{Name: "keeper", Turn: loop.Turn, Policy: assistant}),
+		reg:   registry.New(agents.Assistant{Name: "keeper", Turn: loop.Turn, Policy: assistant}),
 		scope: func(ctx context.Context) context.Context { return policy.Program(ctx, rules...) }}
 	s.start()
 	t.Cleanup(s.stop)

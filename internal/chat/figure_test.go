@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -53,7 +54,7 @@ func kinds(v chat.View) []tree.Kind {
 // resumed after a restart shows it again from the record, and goes on.
 func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 	var runs atomic.Int32
-	s := startServer(t, agents.NewRegistry(charter(func() string { return "Fares" }, &runs)), offline.New())
+	s := startServer(t, registry.New(charter(func() string { return "Fares" }, &runs)), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 	var runs atomic.Int32
 	title := "Fares"
-	s := startServer(t, agents.NewRegistry(charter(func() string { return title }, &runs)), offline.New())
+	s := startServer(t, registry.New(charter(func() string { return title }, &runs)), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestABrokenFigureIsNotRecorded(t *testing.T) {
 		shown = append(shown, err)
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(agent), offline.New())
+	s := startServer(t, registry.New(agent), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
 		}
 		return strings.Join(said, "\n"), err
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(shower), Model: offline.New()})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(shower), Model: offline.New()})
 	conv, _ := svc.Create(t.Context(), "s", "shower")
 	for _, m := range []string{"show", "what did you show?"} {
 		if err := svc.Send(t.Context(), "s", conv.ID, m); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -36,7 +37,7 @@ func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 		turn.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 		return string(res.Action), err
 	}
 	before := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) { return ask(ctx) }}
-	s := startServer(t, agents.NewRegistry(before), offline.New())
+	s := startServer(t, registry.New(before), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
-	s.reg = agents.NewRegistry(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+	s.reg = registry.New(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
 		turn.Log(ctx, slog.LevelInfo, "asking")
 		a, err := ask(ctx)
 		turn.Log(ctx, slog.LevelInfo, "asked")

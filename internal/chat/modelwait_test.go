@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -52,7 +53,7 @@ func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: model})
 	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "hello"); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 		return resp.Content, err
 	}}
 	model := &streamer{}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: model})
 	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "weather in Oslo?"); err != nil {
 		t.Fatal(err)
@@ -192,7 +193,7 @@ func TestASpentBudgetIsToldToTheUser(t *testing.T) {
 			}
 		}
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: offline.New(),
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: offline.New(),
 		Scope: func(ctx context.Context) context.Context { return sampling.Budget(ctx, sampling.Limits{Calls: 2}) }})
 	conv, err := svc.Create(t.Context(), "me", "asker")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -52,7 +53,7 @@ func TestAPictureIsScaledOnceForEveryLaterCall(t *testing.T) {
 			return resp.Content, err
 		}}
 	model := &pictureSeer{}
-	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(looker), Model: model})
+	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: registry.New(looker), Model: model})
 	t.Cleanup(svc.Close)
 	ctx := t.Context()
 

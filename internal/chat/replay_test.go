@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -31,7 +32,7 @@ import (
 type server struct {
 	t    *testing.T
 	path string
-	reg  *agents.Registry
+	reg  *registry.Assistants
 	llm  llm.Provider
 	svc  *chat.Service
 	db   *store.DB
@@ -39,7 +40,7 @@ type server struct {
 	scope func(context.Context) context.Context
 }
 
-func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server {
+func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *server {
 	s := &server{t: t, path: filepath.Join(t.TempDir(), "replay.db"), reg: reg, llm: model}
 	s.start()
 	t.Cleanup(s.stop)
@@ -184,7 +185,7 @@ func TestResumedTurnRunsNothingTwice(t *testing.T) {
 	sideEffects.Store(0)
 	fake := llmtest.NewServer(t, llmtest.Text("a fine booking")) // a second model call would find no reply
 	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
-	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" })), model)
+	s := startServer(t, registry.New(bookingAgent(func() string { return "Confirm?" })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
 		t.Fatal(err)
@@ -215,7 +216,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	question := "Confirm?"
 	fake := llmtest.NewServer(t, llmtest.Text("ok"))
 	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
-	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return question })), model)
+	s := startServer(t, registry.New(bookingAgent(func() string { return question })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "car"); err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 		}
 		return fmt.Sprint(roll, at), nil
 	}}
-	s := startServer(t, agents.NewRegistry(dice), offline.New())
+	s := startServer(t, registry.New(dice), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "roll"); err != nil {
 		t.Fatal(err)
@@ -296,7 +297,7 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	})
 	loop := agents.Loop{System: "You book flights.", Agents: []*agents.Agent{travel}}
 	model := &toolModel{}
-	s := startServer(t, agents.NewRegistry(agents.Assistant{Name: "booker", Turn: loop.Turn}), model)
+	s := startServer(t, registry.New(agents.Assistant{Name: "booker", Turn: loop.Turn}), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "booker")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Book SK 4035"); err != nil {
 		t.Fatal(err)
@@ -362,7 +363,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 		return fmt.Sprintf("%s, and you said %v", resp.Content, ok.Content.Yes), nil
 	}}
 	model := &countingModel{}
-	s := startServer(t, agents.NewRegistry(asker), model)
+	s := startServer(t, registry.New(asker), model)
 	s.stop()
 	start := func() {
 		db := storetest.OpenAt(s.t, s.path)
@@ -412,7 +413,7 @@ func TestAScopeChoosesItsModel(t *testing.T) {
 		return resp.Content, err
 	}}
 	service := &countingModel{}
-	s := startServer(t, agents.NewRegistry(asker), service)
+	s := startServer(t, registry.New(asker), service)
 	conv, _ := s.svc.Create(t.Context(), "me", "asker")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hi"); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -26,7 +27,7 @@ func TestAnAnswerSentAgainAfterARestartIsTakenAsRecorded(t *testing.T) {
 		}
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "")
 	if err := s.svc.Send(ctx, "me", conv.ID, "go"); err != nil {

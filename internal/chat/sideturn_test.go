@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -199,7 +200,7 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		}
 		return "answered: " + m, nil
 	}}
-	s := startServer(t, agents.NewRegistry(held), offline.New())
+	s := startServer(t, registry.New(held), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "held")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestASideTurnAsksTheUser(t *testing.T) {
 		}
 		return "looked up: " + string(res.Action), nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "asker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -113,7 +114,7 @@ var (
 // a city, reports progress, calls a tool and has the model reply; echo has
 // the model reply; rewriter streams a model call, then replies in words of
 // its own.
-func eventsAssistants() *agents.Registry {
+func eventsAssistants() *registry.Assistants {
 	forecaster := agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
 		res, err := turn.Ask(ctx, cityForm, "Which city?", struct{}{})
 		if err != nil {
@@ -144,7 +145,7 @@ func eventsAssistants() *agents.Registry {
 		}
 		return "In short: " + second.Content, nil
 	}}
-	return agents.NewRegistry(echo, forecaster, rewriter, booker())
+	return registry.New(echo, forecaster, rewriter, booker())
 }
 
 func newEventsService(t *testing.T) (*chat.Service, *paced) {

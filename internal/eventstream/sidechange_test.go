@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -40,7 +41,7 @@ func pick(option string) chat.Answer {
 // run answered again and completing again, aside, HEAD's run untouched,
 // after a restart too.
 func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(drinker), offline.New())
+	s := startServer(t, registry.New(drinker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "drinker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
