@@ -18,7 +18,7 @@ type Assistant struct {
 	// Side answers a side question: a message the user sends beside the
 	// flow, while a question of the flow waits or in a side thread the user
 	// opened. Its history (turn.History) is the conversation up to where
-	// the thread hangs, then the thread. Nil answers through SideLoop: the
+	// the thread hangs, then the thread. Nil answers through sideLoop: the
 	// model, with no tools. An assistant whose Turn is a fixed flow names
 	// here how it answers anything else.
 	Side func(ctx context.Context, message string) (string, error)
@@ -42,17 +42,17 @@ type Assistant struct {
 	Unlisted bool
 }
 
-// SideLoop answers side questions for an assistant that does not say how:
+// sideLoop answers side questions for an assistant that does not say how:
 // the model answers from the conversation, with no tools.
-var SideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
+var sideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
 	"of a task in progress; answer it briefly and plainly."}
 
-// AnswerSide answers a side question with a's Side, or SideLoop.
+// AnswerSide answers a side question with a's Side, or sideLoop.
 func (a Assistant) AnswerSide(ctx context.Context, message string) (string, error) {
 	if a.Side != nil {
 		return a.Side(ctx, message)
 	}
-	return SideLoop.Turn(ctx, message)
+	return sideLoop.Turn(ctx, message)
 }
 
 // InputPolicy is what a message sent while a turn works does to it.
