@@ -18,8 +18,8 @@ type Assistant struct {
 	// Side answers a side question: a message the user sends beside the
 	// flow, while a question of the flow waits or in a side thread the user
 	// opened. Its history (turn.History) is the conversation up to where
-	// the thread hangs, then the thread. Nil answers through sideLoop: the
-	// model, with no tools. An assistant whose Turn is a fixed flow names
+	// the thread hangs, then the thread. Nil lets the model answer, with
+	// no tools. An assistant whose Turn is a fixed flow names
 	// here how it answers anything else.
 	Side func(ctx context.Context, message string) (string, error)
 	// Input is what a message sent while a turn works does to it; the zero
