@@ -66,7 +66,8 @@ type API[Req, Res any] struct {
 	missing Handler[Req, Res]
 }
 
-// NewAPI declares an API named name.
+// NewAPI declares an API named name, as package agents declares ToolAPI
+// beside the calls it carries; the engine provides its implementation.
 func NewAPI[Req, Res any](name string) *API[Req, Res] {
 	return &API[Req, Res]{name: name, missing: func(context.Context, Req) (Res, error) {
 		var zero Res
