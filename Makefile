@@ -86,7 +86,7 @@ bench: build pg-deps
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/chat/ ./internal/store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./internal/transport/
-	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./internal/primitive/
+	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./turn/
 	$(GO) test -run '^$$' -bench Truncate -benchmem ./internal/sampling/
 	$(GO) test -run '^$$' -bench 'Guard|ToolPolicy' -benchmem ./internal/chat/
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./internal/transport/

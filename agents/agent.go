@@ -3,9 +3,9 @@
 // scope — or a test — can substitute an agent for its children; a tool may
 // also be a value of its own, made by Func and handed to a Loop. An
 // Assistant is what a conversation talks to: its turn function answers each
-// user message, using tools and the primitives of package turn; a Registry
-// gathers them. The ones the binary ships with are in the demo package
-// below.
+// user message, using tools and the primitives of package turn; an
+// application lists its assistants in app.Config. The demo's are in
+// examples/demo.
 package agents
 
 import (
@@ -15,6 +15,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -214,7 +215,7 @@ type ToolCall struct {
 
 // ToolAPI is the API every tool call passes through, so middleware can
 // record, audit or substitute tool calls of any agent.
-var ToolAPI = primitive.NewAPI[ToolCall, json.RawMessage]("tool")
+var ToolAPI = middleware.NewAPI[ToolCall, json.RawMessage]("tool")
 
 // Call runs the tool with the implementation the context resolves: an
 // Instance of the tool's agent put there by a parent scope, else the
@@ -261,7 +262,7 @@ func (t *Tool[In, Out]) callJSON(ctx context.Context, raw json.RawMessage) (json
 		}
 		return json.Marshal(res)
 	}
-	ctx = ToolAPI.Provide(ctx, core)
+	ctx = primitive.Provide(ctx, ToolAPI, core)
 	return ToolAPI.Call(ctx, ToolCall{Agent: agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: madeByOf(ctx).Reason, ModelCall: madeByOf(ctx).ID})
 }
 

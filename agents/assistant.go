@@ -18,8 +18,8 @@ type Assistant struct {
 	// Side answers a side question: a message the user sends beside the
 	// flow, while a question of the flow waits or in a side thread the user
 	// opened. Its history (turn.History) is the conversation up to where
-	// the thread hangs, then the thread. Nil answers through SideLoop: the
-	// model, with no tools. An assistant whose Turn is a fixed flow names
+	// the thread hangs, then the thread. Nil lets the model answer, with
+	// no tools. An assistant whose Turn is a fixed flow names
 	// here how it answers anything else.
 	Side func(ctx context.Context, message string) (string, error)
 	// Input is what a message sent while a turn works does to it; the zero
@@ -42,17 +42,17 @@ type Assistant struct {
 	Unlisted bool
 }
 
-// SideLoop answers side questions for an assistant that does not say how:
+// sideLoop answers side questions for an assistant that does not say how:
 // the model answers from the conversation, with no tools.
-var SideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
+var sideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
 	"of a task in progress; answer it briefly and plainly."}
 
-// AnswerSide answers a side question with a's Side, or SideLoop.
+// AnswerSide answers a side question with a's Side, or sideLoop.
 func (a Assistant) AnswerSide(ctx context.Context, message string) (string, error) {
 	if a.Side != nil {
 		return a.Side(ctx, message)
 	}
-	return SideLoop.Turn(ctx, message)
+	return sideLoop.Turn(ctx, message)
 }
 
 // InputPolicy is what a message sent while a turn works does to it.
@@ -69,37 +69,3 @@ const (
 	// turn with it (with every message queued meanwhile, joined).
 	Queue
 )
-
-// Registry maps assistant names to assistants; the first is the default.
-type Registry struct {
-	order  []string
-	byName map[string]Assistant
-}
-
-// NewRegistry returns a registry of assistants; the first is the default.
-func NewRegistry(assistants ...Assistant) *Registry {
-	r := &Registry{byName: make(map[string]Assistant, len(assistants))}
-	for _, c := range assistants {
-		r.order = append(r.order, c.Name)
-		r.byName[c.Name] = c
-	}
-	return r
-}
-
-// Default returns the default assistant.
-func (r *Registry) Default() Assistant { return r.byName[r.order[0]] }
-
-// Get returns the assistant named name.
-func (r *Registry) Get(name string) (Assistant, bool) {
-	c, ok := r.byName[name]
-	return c, ok
-}
-
-// All lists the assistants in registration order.
-func (r *Registry) All() []Assistant {
-	out := make([]Assistant, 0, len(r.order))
-	for _, n := range r.order {
-		out = append(out, r.byName[n])
-	}
-	return out
-}

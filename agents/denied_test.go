@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // denying is middleware that refuses every call of tool, finally or not,
 // and keeps the reasons the calls came with.
 func denying(ctx context.Context, tool string, final bool, reasons *[]string) context.Context {
-	return agents.ToolAPI.Around(ctx, func(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+	return agents.ToolAPI.Around(ctx, func(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 		return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			*reasons = append(*reasons, c.Reason)
 			if c.Tool == tool {
@@ -22,7 +22,7 @@ func denying(ctx context.Context, tool string, final bool, reasons *[]string) co
 			}
 			return next(ctx, c)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 }
 
 // offered lists the tools a request offers the model.

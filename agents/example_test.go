@@ -59,8 +59,7 @@ func Example_writingAnAgent() {
 			return out.Content, nil
 		},
 	}
-	// chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(greeter), Model: model}) serves it.
-	_ = agents.NewRegistry(greeter)
+	// An application serves it: app.Config{Assistants: []agents.Assistant{greeter}}.
 
 	// A test runs it against a scripted user and a scripted model
 	// (agenttest.Run in a go test; Play here, where there is no test).
@@ -111,7 +110,6 @@ func Example_modelDrivenAgent() {
 			AskUser: true,
 		}.Turn,
 	}
-	_ = agents.NewRegistry(planner)
 
 	// A test scripts the model's every step, readTrip's own call included,
 	// and the user's answer to the question the model asks.

@@ -40,7 +40,7 @@ func Fork[R any](ctx context.Context, label string, block func(ctx context.Conte
 		t.Value, err = block(ctx)
 		return err
 	}
-	if !primitive.ForkAPI.Installed(ctx) {
+	if !primitive.Installed(ctx, primitive.ForkAPI) {
 		return t, run(ctx)
 	}
 	id, err := primitive.ForkAPI.Call(ctx, primitive.ForkBlock{Label: label, Run: run})

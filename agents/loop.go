@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -89,7 +90,7 @@ func (e *StepsError) Error() string {
 // continues.
 func (l Loop) Turn(ctx context.Context, message string) (string, error) {
 	var history []llm.Message
-	if primitive.HistoryAPI.Installed(ctx) {
+	if primitive.Installed(ctx, middleware.History) {
 		var err error
 		if history, err = turn.History(ctx); err != nil {
 			return "", err

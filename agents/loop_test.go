@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // scripted is a model that answers each call with the next of its replies,
@@ -23,7 +24,7 @@ type scripted struct {
 }
 
 func (m *scripted) provide(ctx context.Context) context.Context {
-	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.Provide(ctx, middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.requests = append(m.requests, req)
@@ -195,7 +196,7 @@ func TestAskUser(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var asked []elicit.Request
-			ctx := primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx := primitive.Provide(t.Context(), middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				asked = append(asked, req)
 				return tc.answer, nil
 			})
@@ -226,7 +227,7 @@ func TestAskUser(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name+" asks nothing", func(t *testing.T) {
-			ctx := primitive.ElicitAPI.Provide(t.Context(), func(context.Context, elicit.Request) (elicit.Response, error) {
+			ctx := primitive.Provide(t.Context(), middleware.Elicit, func(context.Context, elicit.Request) (elicit.Response, error) {
 				t.Error("the user was asked")
 				return elicit.Response{}, nil
 			})
@@ -300,7 +301,7 @@ func TestAskUserInputWritesTheToolCall(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 			var asked []elicit.Request
-			ctx := primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx := primitive.Provide(t.Context(), middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				asked = append(asked, req)
 				return elicit.Response{Action: elicit.Decline}, nil
 			})

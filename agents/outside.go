@@ -51,7 +51,7 @@ func (t *outsideTool) callJSON(ctx context.Context, raw json.RawMessage) (json.R
 		ctx = withMadeBy(ctx, madeBy{})
 		return t.fn(ctx, call.Input)
 	}
-	ctx = ToolAPI.Provide(ctx, core)
+	ctx = primitive.Provide(ctx, ToolAPI, core)
 	return ToolAPI.Call(ctx, ToolCall{Agent: t.info.Agent, Tool: t.info.Name, Input: raw, Info: t.info, Reason: madeByOf(ctx).Reason, ModelCall: madeByOf(ctx).ID})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // seen is ToolAPI middleware that keeps the calls it sees, as the
@@ -20,14 +21,14 @@ type seen struct {
 }
 
 func (s *seen) around(ctx context.Context) context.Context {
-	return agents.ToolAPI.Around(ctx, func(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+	return agents.ToolAPI.Around(ctx, func(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 		return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			s.mu.Lock()
 			s.calls = append(s.calls, c)
 			s.mu.Unlock()
 			return next(ctx, c)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 }
 
 func TestLoopCallsToolsHandedToItAsValues(t *testing.T) {

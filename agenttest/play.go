@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -107,8 +108,8 @@ func (r *run) context(ctx context.Context, a agents.Assistant) context.Context {
 	}.Provide(ctx, a.Name)
 	// turn.OpenFile reads the files the user's script gave.
 	ctx = primitive.Files.With(ctx, r.cfg.user.files.open)
-	ctx = agents.ToolAPI.Around(ctx, r.guard, primitive.Max) // decided before anything else sees the call
-	return agents.ToolAPI.Around(ctx, r.tool, primitive.Min) // next to the tool itself
+	ctx = agents.ToolAPI.Around(ctx, r.guard, middleware.Max) // decided before anything else sees the call
+	return agents.ToolAPI.Around(ctx, r.tool, middleware.Min) // next to the tool itself
 }
 
 // stateGet reads a state as the turn left it: a turn run in process starts
@@ -150,7 +151,7 @@ func (r *run) elicit(_ context.Context, req elicit.Request) (elicit.Response, er
 	return resp, nil
 }
 
-func (r *run) notify(_ context.Context, p primitive.Progress) (struct{}, error) {
+func (r *run) notify(_ context.Context, p middleware.Progress) (struct{}, error) {
 	n := Notice{Message: p.Message, Fraction: p.Fraction}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -167,7 +168,7 @@ func (r *run) show(_ context.Context, f figure.Figure) (struct{}, error) {
 	return struct{}{}, nil
 }
 
-func (r *run) log(_ context.Context, e primitive.LogEntry) (struct{}, error) {
+func (r *run) log(_ context.Context, e middleware.LogEntry) (struct{}, error) {
 	l := Log{Level: e.Level, Message: e.Message, Attrs: e.Attrs}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -183,7 +184,7 @@ func (r *run) history(context.Context, struct{}) ([]llm.Message, error) {
 
 // sample calls the model the turn's scope names, else the scripted one.
 func (r *run) sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	model := primitive.Model.Get(ctx)
+	model := middleware.Model.Get(ctx)
 	if model == nil {
 		model = r.cfg.model
 	}
@@ -196,7 +197,7 @@ func (r *run) sample(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
 // tool records each tool call that runs.
-func (r *run) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+func (r *run) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		out, err := next(ctx, c)
 		call := ToolCall{Agent: c.Agent, Tool: c.Tool, Input: c.Input, Output: out, Err: err}

@@ -13,8 +13,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Session is the session the conversations of a Server belong to, for
@@ -111,7 +112,7 @@ func (s *Server) start() {
 		return
 	}
 	s.db = db
-	s.svc = chat.New(chat.Config{Store: s.db, Assistants: agents.NewRegistry(s.assistant), Model: s.cfg.model,
+	s.svc = chat.New(chat.Config{Store: s.db, Assistants: registry.New(s.assistant), Model: s.cfg.model,
 		Kinds: s.kinds, DecideByRule: true, Scope: s.scope, Files: servedFiles{&s.cfg.user.files}})
 }
 
@@ -164,13 +165,13 @@ func (s *Server) scope(ctx context.Context) context.Context {
 	if s.cfg.scope != nil {
 		ctx = s.cfg.scope(ctx)
 	}
-	ctx = primitive.ElicitAPI.Around(ctx, s.heard, primitive.Max)
+	ctx = middleware.Elicit.Around(ctx, s.heard, middleware.Max)
 	// Beneath the service's record: only calls that really run reach it.
-	return agents.ToolAPI.Around(ctx, s.tool, primitive.Min)
+	return agents.ToolAPI.Around(ctx, s.tool, middleware.Min)
 }
 
 // heard tells the model's script of each question asked.
-func (s *Server) heard(next primitive.Handler[elicit.Request, elicit.Response]) primitive.Handler[elicit.Request, elicit.Response] {
+func (s *Server) heard(next middleware.Handler[elicit.Request, elicit.Response]) middleware.Handler[elicit.Request, elicit.Response] {
 	return func(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 		s.cfg.model.heard(req)
 		return next(ctx, req)
@@ -178,7 +179,7 @@ func (s *Server) heard(next primitive.Handler[elicit.Request, elicit.Response]) 
 }
 
 // tool records each tool call that runs.
-func (s *Server) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+func (s *Server) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		out, err := next(ctx, c)
 		s.mu.Lock()

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -46,7 +46,7 @@ func startNode(t *testing.T, url string) node {
 	}
 	t.Cleanup(func() { cn.Close() }) // after the service's: cleanups run last first
 	l := &leases{node: cn}
-	svc := chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(chattest.CheckIn(1, false)), Model: offline.New(), Leases: l})
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(chattest.CheckIn(1, false)), Model: offline.New(), Leases: l})
 	l.svc = svc
 	t.Cleanup(svc.Close)
 	return node{db: db, svc: svc, node: cn}

@@ -64,8 +64,9 @@ type Config struct {
 	// Scope, when set, makes every turn's context inside the default
 	// middleware (PII redaction, JSON repair, the turn's budget of model
 	// calls): the place for the application's own middleware (Around on
-	// a primitive's API, as package sampling's are made) and values. It is
-	// called at the start of each turn, a resumed one included.
+	// an API of package middleware, such as middleware.Sample, or on
+	// agents.ToolAPI) and values (middleware.Value, middleware.Model). It
+	// is called at the start of each turn, a resumed one included.
 	Scope func(context.Context) context.Context
 
 	// Policy is the application's rules of the permission policy for

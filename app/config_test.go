@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -27,8 +28,8 @@ import (
 // assistants, and the word rule exactly when the model is the offline one,
 // whether chosen from the environment or given.
 func TestTheApplicationsConfigReachesItsTurns(t *testing.T) {
-	appValue := primitive.NewValue("app-test", "")
-	setupValue := primitive.NewValue("setup-test", "")
+	appValue := middleware.NewValue("app-test", "")
+	setupValue := middleware.NewValue("setup-test", "")
 	card := elicit.NewKind[struct{}, greeting]("name-card", "A name card")
 	tests := []struct {
 		name     string
@@ -87,7 +88,7 @@ func TestTheApplicationsConfigReachesItsTurns(t *testing.T) {
 			if got, want := setupValue.Get(ctx), "setup, inside app"; got != want {
 				t.Errorf("a turn sees %q, want %q", got, want)
 			}
-			ctx = primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+			ctx = primitive.Provide(ctx, middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 				sent = req.Messages[0].Content
 				return llm.Response{Content: "ok"}, nil
 			})

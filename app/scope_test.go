@@ -14,6 +14,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func TestRootScope(t *testing.T) {
@@ -27,17 +29,17 @@ func TestRootScope(t *testing.T) {
 			return ""
 		}
 	}
-	// turn runs three model calls in a fresh turn of scope and returns what
+	// threeCalls runs three model calls in a fresh turn of scope and returns what
 	// the model was sent and the error of the last call.
-	turn := func(t *testing.T, scope func(context.Context) context.Context) ([]string, error) {
+	threeCalls := func(t *testing.T, scope func(context.Context) context.Context) ([]string, error) {
 		var sent []string
-		ctx := primitive.SampleAPI.Provide(scope(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+		ctx := primitive.Provide(scope(t.Context()), middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 			sent = append(sent, req.Messages[0].Content)
 			return llm.Response{Content: "ok"}, nil
 		})
 		var err error
 		for range 3 {
-			_, err = primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "mail ann@example.com"}}})
+			_, err = turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "mail ann@example.com"}}})
 		}
 		return sent, err
 	}
@@ -46,7 +48,7 @@ func TestRootScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent, err := turn(t, scope); err != nil || !strings.Contains(sent[0], "[email]") {
+	if sent, err := threeCalls(t, scope); err != nil || !strings.Contains(sent[0], "[email]") {
 		t.Fatalf("by default the model got %q (%v), want the address redacted", sent, err)
 	}
 
@@ -54,14 +56,14 @@ func TestRootScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := turn(t, scope)
+	sent, err := threeCalls(t, scope)
 	if !strings.Contains(sent[0], "ann@example.com") {
 		t.Fatalf("with redaction off the model got %q", sent[0])
 	}
 	if _, ok := errors.AsType[*sampling.BudgetError](err); !ok || len(sent) != 2 {
 		t.Fatalf("with 2 calls a turn: %d calls made, last error %v; want the third refused", len(sent), err)
 	}
-	if sent, err := turn(t, scope); err == nil || len(sent) != 2 {
+	if sent, err := threeCalls(t, scope); err == nil || len(sent) != 2 {
 		t.Fatalf("a second turn made %d calls (%v); want its own fresh budget of 2", len(sent), err)
 	}
 
@@ -91,11 +93,11 @@ func TestContextTokens(t *testing.T) {
 		}
 		defer o.close()
 		var got []llm.Message
-		ctx := primitive.SampleAPI.Provide(o.chat.Scope(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+		ctx := primitive.Provide(o.chat.Scope(t.Context()), middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 			got = req.Messages
 			return llm.Response{Content: "ok"}, nil
 		})
-		if _, err := primitive.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
+		if _, err := turn.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
 		return got

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -111,7 +112,7 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 	return chat.Config{
 		Store:      db,
 		Log:        log,
-		Assistants: agents.NewRegistry(assistants...),
+		Assistants: registry.New(assistants...),
 		Model:      provider,
 		Kinds:      elicit.NewKinds(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
 		Scope:      within(root, scope),

@@ -83,7 +83,7 @@ func (ks *Kinds) Check(req Request, resp Response) error {
 // yes/no field with no default is a decision nobody made, although a
 // form may leave it out (as false): it is never answered for the person.
 // It is an implementation like the browser's, chosen through context
-// (primitive.ElicitAPI.Provide).
+// (primitive.Provide of middleware.Elicit).
 func (ks *Kinds) Automatic(req Request) Response {
 	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
 		content := map[string]any{}

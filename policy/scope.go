@@ -3,7 +3,7 @@ package policy
 import (
 	"context"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // levels are the policy's scope levels of a context, outermost first.
@@ -14,7 +14,7 @@ type levels struct {
 	program bool
 }
 
-var scopeLevels = primitive.NewValue[*levels]("policy", nil)
+var scopeLevels = middleware.NewValue[*levels]("policy", nil)
 
 // Level is a scope level's rules, compiled once to be set in many
 // contexts: the program's rules in every turn's, an agent's in each of its

@@ -6,8 +6,7 @@
 // Every call goes through whichever implementation the turn's context
 // carries: the conversation's recorder in the server, the terminal, or a
 // test kit (package agenttest). An agent author never installs them; the
-// hooks that do, and the middleware around each primitive, live in package
-// primitive.
+// middleware an application wraps them with is package middleware's.
 //
 // A turn is replayed after a restart, an edit or a deploy: everything that
 // may differ between two runs must come through these calls (or a tool),
@@ -16,57 +15,19 @@ package turn
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
-
-// The types a turn's calls return. They are the primitive package's own,
-// named here so that an author needs no other import.
-type (
-	// Typed is a model's reply read as a T (see SampleAs).
-	Typed[T any] = primitive.Typed[T]
-	// Sampled is a model call's result with what the sample pipeline's
-	// stages made of it (see SampleFull).
-	Sampled = primitive.Sampled
-	// OutputError is a reply that could not be read as the type asked for.
-	OutputError = primitive.OutputError
-	// RefusedError is a model call whose every attempt was refused by a
-	// stage of the pipeline.
-	RefusedError = primitive.RefusedError
-	// Described is a type that says what it is to the model, for the
-	// second attempt of SampleAs.
-	Described = primitive.Described
-	// Exemplified is a type that offers examples of itself to the model.
-	Exemplified[T any] = primitive.Exemplified[T]
-)
-
-// Sample calls the model with req through the sample pipeline (redaction,
-// repair, budget and whatever else the program installed) and returns its
-// reply. In a turn the call is recorded: a replay answers it from the record
-// and does not call the model again.
-func Sample(ctx context.Context, req llm.Request) (llm.Response, error) {
-	return primitive.Sample(ctx, req)
-}
-
-// SampleFull is Sample, returning what the pipeline's stages made of the
-// reply besides (metadata, confidence).
-func SampleFull(ctx context.Context, req llm.Request) (Sampled, error) {
-	return primitive.SampleFull(ctx, req)
-}
-
-// SampleAs asks the model for a value of type T, whose JSON Schema is
-// derived from T as for forms and tool inputs. A reply that does not parse
-// gets one more attempt that shows the model the format and an example;
-// then the caller gets an *OutputError.
-func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
-	return primitive.SampleAs[T](ctx, req)
-}
 
 // Ask asks the user: it elicits kind k (a form, a choice, the device's
 // location, ...) with message and input in, waits for the answer and
@@ -74,19 +35,44 @@ func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 // own rules; the result says whether the user accepted, declined or
 // cancelled. A turn waiting here survives a restart of the server.
 func Ask[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In) (elicit.Result[Out], error) {
-	return primitive.Ask(ctx, k, message, in)
+	req, err := k.Request(message, in)
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	resp, err := elicitChecked(ctx, req, func(resp elicit.Response) error { return k.Verify(req, resp) })
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	return k.Decode(resp)
 }
 
 // AskWithProgress is Ask, calling onProgress with the stages the answering
 // side reports while it works (a location being acquired, say).
 func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In, onProgress func(elicit.Progress)) (elicit.Result[Out], error) {
-	return primitive.AskWithProgress(ctx, k, message, in, onProgress)
+	return Ask(primitive.ElicitProgress.With(ctx, func(_ elicit.Request, p elicit.Progress) { onProgress(p) }), k, message, in)
 }
 
 // Elicit sends an untyped request to the user and waits for the answer;
 // Ask is its typed form.
 func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
-	return primitive.Elicit(ctx, req)
+	return elicitChecked(ctx, req, req.Check)
+}
+
+// elicitChecked elicits req and checks the answer with check: an
+// implementation that hands back content breaking the request's rules
+// gets an error here, and the agent never sees the content.
+func elicitChecked(ctx context.Context, req elicit.Request, check func(elicit.Response) error) (elicit.Response, error) {
+	if req.Agent == "" {
+		req.Agent = primitive.AgentName.Get(ctx)
+	}
+	resp, err := middleware.Elicit.Call(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if err := check(resp); err != nil {
+		return elicit.Response{}, fmt.Errorf("elicit %s: the answer breaks the request's rules: %w", req.Kind, err)
+	}
+	return resp, nil
 }
 
 // OpenFile reads a file the user gave: the answer to elicit.AskFile
@@ -94,7 +80,11 @@ func Elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 // stored, so a replayed turn reads the same bytes; it is the
 // conversation's session's alone. The caller closes it.
 func OpenFile(ctx context.Context, id string) (io.ReadCloser, error) {
-	return primitive.OpenFile(ctx, id)
+	open := primitive.Files.Get(ctx)
+	if open == nil {
+		return nil, primitive.ErrNoFiles
+	}
+	return open(ctx, id)
 }
 
 // ReadFile reads a file the user gave whole, as OpenFile does: for files
@@ -112,41 +102,79 @@ func ReadFile(ctx context.Context, id string) ([]byte, error) {
 // Notify reports progress to the user: a message and how far along the
 // work is, from 0 to 1 (negative when unknown).
 func Notify(ctx context.Context, message string, fraction float64) error {
-	return primitive.Notify(ctx, message, fraction)
+	_, err := middleware.Notify.Call(ctx, middleware.Progress{Message: message, Fraction: fraction})
+	return err
 }
 
 // Log records a line for developers, kept with the turn and shown on the
 // debug pages.
 func Log(ctx context.Context, level slog.Level, msg string, attrs ...any) {
-	primitive.Log(ctx, level, msg, attrs...)
+	if _, err := middleware.Log.Call(ctx, middleware.LogEntry{Level: level, Message: msg, Attrs: attrs}); err != nil {
+		slog.Default().Log(ctx, level, msg, attrs...) // outside a turn
+	}
 }
 
 // Show shows the user a figure, a table or a chart, in place. A figure that
 // fails its Check is not shown; the error says what is wrong with it.
 func Show(ctx context.Context, f figure.Figure) error {
-	return primitive.Show(ctx, f)
+	if err := f.Check(); err != nil {
+		return err
+	}
+	_, err := primitive.ShowAPI.Call(ctx, f)
+	return err
 }
 
 // Together runs fns at once and returns when all have returned; the first to
 // fail cancels the others. Their questions reach the user together, queued
 // in the order asked, and a replay numbers each branch's calls on its own.
 func Together(ctx context.Context, fns ...func(ctx context.Context) error) error {
-	return primitive.Together(ctx, fns...)
+	return primitive.WithScope(ctx, func(ctx context.Context, s *primitive.Scope) error {
+		lane := func(int) context.Context { return ctx }
+		if mk := primitive.Lanes.Get(ctx); mk != nil {
+			lane = mk(ctx)
+		}
+		var wg sync.WaitGroup
+		for i, fn := range fns {
+			wg.Add(1)
+			bctx := lane(i)
+			s.Go(func(context.Context) error {
+				defer wg.Done()
+				return fn(bctx)
+			})
+		}
+		wg.Wait()
+		// Children that saw the scope cancelled return quietly; the caller
+		// must still learn that not all of them finished.
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	})
 }
 
 // History returns the conversation so far, up to the message that started
 // the turn, as messages for the model.
 func History(ctx context.Context) ([]llm.Message, error) {
-	return primitive.History(ctx)
+	return middleware.History.Call(ctx, struct{}{})
 }
 
 // Now returns the current time; in a turn it is recorded, and a replay sees
 // the time it saw before.
-func Now(ctx context.Context) time.Time { return primitive.Now(ctx) }
+func Now(ctx context.Context) time.Time {
+	if t, err := primitive.NowAPI.Call(ctx, struct{}{}); err == nil {
+		return t
+	}
+	return time.Now()
+}
 
 // Random returns a random number; in a turn it is recorded, and a replay
 // draws the same numbers again.
-func Random(ctx context.Context) uint64 { return primitive.Random(ctx) }
+func Random(ctx context.Context) uint64 {
+	if n, err := primitive.RandomAPI.Call(ctx, struct{}{}); err == nil {
+		return n
+	}
+	return rand.Uint64()
+}
 
 // Version says which version of a change to a turn's code the turn takes,
 // so that a deploy does not break the conversations waiting on a question:
@@ -167,9 +195,12 @@ func Random(ctx context.Context) uint64 { return primitive.Random(ctx) }
 // check` replays every waiting turn against the new code before a deploy
 // and lists those that would not.
 func Version(ctx context.Context, change string, latest int) int {
-	return primitive.Version(ctx, change, latest)
+	if !primitive.Installed(ctx, primitive.VersionAPI) {
+		return latest // outside a turn: the code's newest path
+	}
+	v, err := primitive.VersionAPI.Call(ctx, primitive.VersionRequest{Change: change, Latest: latest})
+	if err != nil {
+		return 0 // the core ended the turn: a record newer than the code
+	}
+	return v
 }
-
-// Retry is what a middleware stage returns to refuse the model's answer and
-// have the pipeline try again; by names the stage, reason says why.
-func Retry(by, reason string) error { return primitive.Retry(by, reason) }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -51,7 +51,7 @@ var Trips = agents.NewState(Travel, "trips", []TripDetails{})
 // Pace is how long each step of planning takes; see Options. It and
 // Trips are declared before the tools that use them, which are then made
 // in the order written: the order the model is offered them.
-var Pace = primitive.NewValue[time.Duration]("demo-pace", 0)
+var Pace = middleware.NewValue[time.Duration]("demo-pace", 0)
 
 // PlanTrip asks the user for trip details through a form, reports progress
 // while it works and drafts a plan with the model.

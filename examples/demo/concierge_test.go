@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // fakeUser answers every elicit with content and records what was asked.
@@ -28,24 +29,24 @@ func (u *fakeUser) core(_ context.Context, req elicit.Request) (elicit.Response,
 func world(t *testing.T, u *fakeUser) (context.Context, *[]string) {
 	t.Helper()
 	var progress []string
-	ctx := primitive.ElicitAPI.Provide(t.Context(), u.core)
+	ctx := primitive.Provide(t.Context(), middleware.Elicit, u.core)
 	// The model calls plan-trip with the user's words when it is offered
 	// tools, and drafts the plan when it is not.
-	ctx = primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	ctx = primitive.Provide(ctx, middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		if len(req.Tools) > 0 {
 			words, _ := json.Marshal(TripRequest{Request: req.Messages[len(req.Messages)-1].Content})
 			return llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "plan-trip", Arguments: string(words)}}}, nil
 		}
 		return llm.Response{Content: "Day 1: arrive."}, nil
 	})
-	ctx = primitive.HistoryAPI.Provide(ctx, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })
-	ctx = primitive.NotifyAPI.Provide(ctx, func(_ context.Context, p primitive.Progress) (struct{}, error) {
+	ctx = primitive.Provide(ctx, middleware.History, func(context.Context, struct{}) ([]llm.Message, error) { return nil, nil })
+	ctx = primitive.Provide(ctx, middleware.Notify, func(_ context.Context, p middleware.Progress) (struct{}, error) {
 		progress = append(progress, p.Message)
 		return struct{}{}, nil
 	})
 	states := map[primitive.StateKey]json.RawMessage{}
-	ctx = primitive.StateGetAPI.Provide(ctx, func(_ context.Context, k primitive.StateKey) (json.RawMessage, error) { return states[k], nil })
-	ctx = primitive.StateSetAPI.Provide(ctx, func(_ context.Context, ch primitive.StateChange) (struct{}, error) {
+	ctx = primitive.Provide(ctx, primitive.StateGetAPI, func(_ context.Context, k primitive.StateKey) (json.RawMessage, error) { return states[k], nil })
+	ctx = primitive.Provide(ctx, primitive.StateSetAPI, func(_ context.Context, ch primitive.StateChange) (struct{}, error) {
 		states[ch.StateKey] = ch.Value
 		return struct{}{}, nil
 	})
@@ -136,12 +137,12 @@ func TestParentScopeSubstitutesAnAgentForItsChildren(t *testing.T) {
 func TestToolCallsPassThroughMiddleware(t *testing.T) {
 	ctx, _ := world(t, &fakeUser{answer: elicit.Response{Action: elicit.Cancel}})
 	var seen []agents.ToolCall
-	ctx = agents.ToolAPI.Around(ctx, func(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+	ctx = agents.ToolAPI.Around(ctx, func(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 		return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			seen = append(seen, c)
 			return next(ctx, c)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 	if _, err := Concierge(0).Turn(ctx, "hello"); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // The showcase's model picks the demo the user's words ask for: with the
@@ -40,10 +41,10 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		t.Run(tc.say, func(t *testing.T) {
 			var mu sync.Mutex
 			var asked []elicit.Request
-			ctx := primitive.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+			ctx := primitive.Provide(t.Context(), middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
 				return model.Complete(ctx, req, nil)
 			})
-			ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx = primitive.Provide(ctx, middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				asked = append(asked, req)
@@ -77,7 +78,7 @@ type shown struct {
 }
 
 func (s *shown) provide(ctx context.Context) context.Context {
-	return primitive.ShowAPI.Provide(ctx, func(_ context.Context, f figure.Figure) (struct{}, error) {
+	return primitive.Provide(ctx, primitive.ShowAPI, func(_ context.Context, f figure.Figure) (struct{}, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.figures = append(s.figures, f)
@@ -102,7 +103,7 @@ func TestTheShowcaseShowsFiguresTheWordsAskFor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.say, func(t *testing.T) {
 			var s shown
-			ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+			ctx := primitive.Provide(s.provide(t.Context()), middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
 				return model.Complete(ctx, req, nil)
 			})
 			reply, err := demo.Showcase().Turn(ctx, tc.say)
@@ -130,7 +131,7 @@ func TestTheShowcaseShowsFiguresTheWordsAskFor(t *testing.T) {
 	}
 	// The table and the chart agree: a bar per row, the same fares.
 	var s shown
-	ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.Provide(s.provide(t.Context()), middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
 		return model.Complete(ctx, req, nil)
 	})
 	if _, err := demo.Showcase().Turn(ctx, "compare prices"); err != nil {
@@ -155,7 +156,7 @@ func TestAModelShowsItsOwnFigureAndHearsWhatIsWrong(t *testing.T) {
 	)
 	step := 0
 	var s shown
-	ctx := primitive.SampleAPI.Provide(s.provide(t.Context()), func(_ context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.Provide(s.provide(t.Context()), middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if last := req.Messages[len(req.Messages)-1]; last.Role == llm.Tool {

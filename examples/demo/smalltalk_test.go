@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // offlineTurn is what a turn did with the offline model: whether it
@@ -30,21 +31,21 @@ type offlineTurn struct {
 func (o *offlineTurn) run(t *testing.T, a agents.Assistant, message string) string {
 	t.Helper()
 	model := offline.New()
-	ctx := primitive.SampleAPI.Provide(t.Context(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx := primitive.Provide(t.Context(), middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
 		o.mu.Lock()
 		o.offered = o.offered || len(req.Tools) > 0
 		o.mu.Unlock()
 		return model.Complete(ctx, req, nil)
 	})
-	ctx = agents.ToolAPI.Around(ctx, func(primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+	ctx = agents.ToolAPI.Around(ctx, func(middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 		return func(_ context.Context, c agents.ToolCall) (json.RawMessage, error) {
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			o.called = append(o.called, c.Tool)
 			return nil, errors.New("not run in this test")
 		}
-	}, primitive.Max)
-	ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+	}, middleware.Max)
+	ctx = primitive.Provide(ctx, middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.asked = append(o.asked, req)

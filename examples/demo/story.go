@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/flights"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -32,7 +33,7 @@ import (
 // Catalogue is where the flight agent searches and books: the app puts its
 // database here for every turn (its root scope); a test may put a
 // flights.Memory, or swap the flight agent itself (agents.Use).
-var Catalogue = primitive.NewValue[flights.Catalogue]("flight-catalogue", nil)
+var Catalogue = middleware.NewValue[flights.Catalogue]("flight-catalogue", nil)
 
 // FlightAgent searches and books flights.
 var FlightAgent = agents.New("flight", "Searches and books flights.")

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 func TestTheWeatherOfANamedPlace(t *testing.T) {
@@ -37,7 +38,7 @@ func TestTheWeatherOfANamedPlace(t *testing.T) {
 // nearest known place; a refusal is a sentence, not a failure.
 func TestTheWeatherHere(t *testing.T) {
 	answer := func(resp elicit.Response) context.Context {
-		return primitive.ElicitAPI.Provide(t.Context(), func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+		return primitive.Provide(t.Context(), middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 			if req.Kind != elicit.LocateDevice.Name {
 				t.Errorf("asked a %s question, want the location", req.Kind)
 			}

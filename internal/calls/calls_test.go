@@ -13,11 +13,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The forecaster: a model-driven loop with one tool, logging as it goes,
@@ -27,25 +29,25 @@ var (
 	_         = agents.NewTool(forecasts, "get_weather", "The weather in a city", func(ctx context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "looking up the weather", "city", in.City)
+		turn.Log(ctx, slog.LevelInfo, "looking up the weather", "city", in.City)
 		return "sunny in " + in.City, nil
 	})
 	forecaster = agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "turn starts", "message", msg)
-		ctx = primitive.SampleOutput.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+		turn.Log(ctx, slog.LevelInfo, "turn starts", "message", msg)
+		ctx = middleware.SampleOutput.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+			return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 				if strings.Contains(s.Response.Content, "!") {
-					return s, primitive.Retry("no-shouting", "the answer shouts")
+					return s, middleware.Retry("no-shouting", "the answer shouts")
 				}
 				return next(ctx, s)
 			}
-		}, primitive.Max)
+		}, middleware.Max)
 		reply, err := agents.Loop{System: "You answer about the weather.", Agents: []*agents.Agent{forecasts}}.Turn(ctx, msg)
 		if err != nil {
-			primitive.Log(ctx, slog.LevelWarn, "turn failed", "err", err)
+			turn.Log(ctx, slog.LevelWarn, "turn failed", "err", err)
 			return "", err
 		}
-		primitive.Log(ctx, slog.LevelInfo, "turn ends")
+		turn.Log(ctx, slog.LevelInfo, "turn ends")
 		return reply, nil
 	}}
 )
@@ -71,7 +73,7 @@ func forecastConversation(t *testing.T) (*chat.Service, *calls.Service, tree.Con
 		llmtest.Fail(400, "the model does not talk about Mondays"),
 		withUsage(llmtest.Text("Fine."), 7, 1),
 	)
-	svc, book := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(forecaster),
+	svc, book := newServiceWith(t, chat.Config{Assistants: registry.New(forecaster),
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "gpt-test"})})
 	conv, err := svc.Create(t.Context(), "me", "forecaster")
 	if err != nil {

@@ -18,9 +18,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The benchmarks in this file drive the service the way the web server does,
@@ -49,7 +50,7 @@ var benchAgent = agents.Assistant{
 			return "", err
 		}
 		for i := range n {
-			if _, err := primitive.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "Question "+strconv.Itoa(i+1)+": what comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 		}
@@ -85,7 +86,7 @@ func openBenchEnvWith(path string, d store.Durability, cfg chat.Config) (*benchE
 	if err != nil {
 		return nil, err
 	}
-	cfg.Store, cfg.Assistants, cfg.Model = db, agents.NewRegistry(benchAgent), offline.New()
+	cfg.Store, cfg.Assistants, cfg.Model = db, registry.New(benchAgent), offline.New()
 	return &benchEnv{path: path, db: db, svc: chat.New(cfg)}, nil
 }
 

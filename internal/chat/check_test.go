@@ -9,16 +9,17 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // checkWith checks the server's database against the assistants of reg,
 // with the server stopped, as a check before a deploy runs.
-func checkWith(t *testing.T, s *server, reg *agents.Registry) deploycheck.Checked {
+func checkWith(t *testing.T, s *server, reg *registry.Assistants) deploycheck.Checked {
 	t.Helper()
 	s.stop()
 	defer s.start()
@@ -39,7 +40,7 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 	sideEffects.Store(0)
 	fake := llmtest.NewServer(t, llmtest.Text("a fine booking"))
 	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
-	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" })), model)
+	s := startServer(t, registry.New(bookingAgent(func() string { return "Confirm?" })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
 		t.Fatal(err)
@@ -47,10 +48,10 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
-	if got := checkWith(t, s, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" }))); got.Turns != 1 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(bookingAgent(func() string { return "Confirm?" }))); got.Turns != 1 || len(got.Diverged) != 0 {
 		t.Errorf("unchanged code: %+v, want the one turn to resume", got)
 	}
-	got := checkWith(t, s, agents.NewRegistry(bookingAgent(func() string { return "Are you sure?" })))
+	got := checkWith(t, s, registry.New(bookingAgent(func() string { return "Are you sure?" })))
 	want := deploycheck.Divergence{Conversation: conv.ID, Title: "hotel", Assistant: "booker", Turn: 1, Call: eid,
 		Recorded: `elicit form "Confirm?"`, Made: `elicit form "Are you sure?"`}
 	if got.Turns != 1 || len(got.Diverged) != 1 || got.Diverged[0] != want {
@@ -69,14 +70,14 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 func TestTheCheckReplaysSideTurns(t *testing.T) {
 	asker := func(sideQuestion string) agents.Assistant {
 		return agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
-			_, err := primitive.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+			_, err := turn.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
 			return "booked", err
 		}, Side: func(ctx context.Context, m string) (string, error) {
-			_, err := primitive.Ask(ctx, elicit.Confirm, sideQuestion, elicit.ConfirmInput{})
+			_, err := turn.Ask(ctx, elicit.Confirm, sideQuestion, elicit.ConfirmInput{})
 			return "looked up", err
 		}}
 	}
-	s := startServer(t, agents.NewRegistry(asker("Shall I look that up?")), offline.New())
+	s := startServer(t, registry.New(asker("Shall I look that up?")), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "asker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -91,10 +92,10 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 	})
 	side := sideItems(v)[0]
 
-	if got := checkWith(t, s, agents.NewRegistry(asker("Shall I look that up?"))); got.Turns != 2 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(asker("Shall I look that up?"))); got.Turns != 2 || len(got.Diverged) != 0 {
 		t.Errorf("unchanged code: %+v, want both turns to resume", got)
 	}
-	got := checkWith(t, s, agents.NewRegistry(asker("Shall I search?")))
+	got := checkWith(t, s, registry.New(asker("Shall I search?")))
 	if len(got.Diverged) != 1 {
 		t.Fatalf("side question changed: %+v, want its turn alone listed", got)
 	}
@@ -107,10 +108,10 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 // assistant is no longer in the build, are listed too, saying so.
 func TestTheCheckListsTurnsThatCannotGoOn(t *testing.T) {
 	asks := agents.Assistant{Name: "asks", Turn: func(ctx context.Context, _ string) (string, error) {
-		_, err := primitive.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{})
+		_, err := turn.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{})
 		return "went on", err
 	}}
-	s := startServer(t, agents.NewRegistry(asks), offline.New())
+	s := startServer(t, registry.New(asks), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "asks")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -119,12 +120,12 @@ func TestTheCheckListsTurnsThatCannotGoOn(t *testing.T) {
 	eid := pendingElicit(v).Request.ID
 
 	answers := agents.Assistant{Name: "asks", Turn: func(context.Context, string) (string, error) { return "no need to ask", nil }}
-	got := checkWith(t, s, agents.NewRegistry(answers))
+	got := checkWith(t, s, registry.New(answers))
 	if len(got.Diverged) != 1 || got.Diverged[0].Call != eid || got.Diverged[0].Recorded != `elicit confirm "Go on?", waiting for its answer` || got.Diverged[0].Made != "the end of the turn" {
 		t.Errorf("code that no longer asks: %+v", got)
 	}
 	other := agents.Assistant{Name: "other", Turn: answers.Turn}
-	got = checkWith(t, s, agents.NewRegistry(other))
+	got = checkWith(t, s, registry.New(other))
 	if len(got.Diverged) != 1 || got.Diverged[0].Call != "" || got.Diverged[0].Made != "no assistant of that name" {
 		t.Errorf("an assistant gone: %+v", got)
 	}

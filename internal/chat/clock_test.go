@@ -8,11 +8,12 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // clock is a clock a test moves by hand, shared by the store and the
@@ -35,7 +36,7 @@ func (c *clock) add(d time.Duration) {
 }
 
 // newClockedService starts a service whose store and turns read clk.
-func newClockedService(t *testing.T, clk *clock, reg *agents.Registry) *chat.Service {
+func newClockedService(t *testing.T, clk *clock, reg *registry.Assistants) *chat.Service {
 	t.Helper()
 	db := storetest.Open(t, store.Options{Now: clk.Now})
 	svc := chat.New(chat.Config{Store: db, Assistants: reg, Model: offline.New(), Now: clk.Now})
@@ -52,23 +53,23 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 	t.Run("agent code reads it", func(t *testing.T) {
 		clk := &clock{t: future}
 		teller := agents.Assistant{Name: "teller", Turn: func(ctx context.Context, msg string) (string, error) {
-			return primitive.Now(ctx).UTC().Format(time.RFC3339), nil
+			return turn.Now(ctx).UTC().Format(time.RFC3339), nil
 		}}
-		svc := newClockedService(t, clk, agents.NewRegistry(teller))
+		svc := newClockedService(t, clk, registry.New(teller))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "what time is it?"); err != nil {
 			t.Fatal(err)
 		}
 		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 		if got, want := lastItem(v).Text, future.Format(time.RFC3339); got != want {
-			t.Errorf("primitive.Now = %s, want the service's clock, %s", got, want)
+			t.Errorf("turn.Now = %s, want the service's clock, %s", got, want)
 		}
 	})
 
 	t.Run("gc measures age by it", func(t *testing.T) {
 		clk := &clock{t: future}
 		echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, msg string) (string, error) { return msg, nil }}
-		svc := newClockedService(t, clk, agents.NewRegistry(echo))
+		svc := newClockedService(t, clk, registry.New(echo))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "first"); err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 			<-ctx.Done() // records and shows nothing until stopped
 			return "", ctx.Err()
 		}}
-		svc := newClockedService(t, clk, agents.NewRegistry(waiter))
+		svc := newClockedService(t, clk, registry.New(waiter))
 		conv, _ := svc.Create(t.Context(), "me", "")
 		if err := svc.Send(t.Context(), "me", conv.ID, "one"); err != nil {
 			t.Fatal(err)

@@ -12,10 +12,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	turnapi "github.com/sweatpants-go/sweatpants/turn"
 )
 
 // Compaction. The model's context is the conversation so far (see
-// primitive.History). When the messages a branch gives the model come to
+// turnapi.History). When the messages a branch gives the model come to
 // more tokens than CompactTokens, the compaction middleware has the model
 // summarize the oldest of them, leaving the newest half of the limit as
 // they are; it records the summary as a node on the branch and gives the
@@ -25,9 +27,9 @@ import (
 // CompactTokens is how many tokens of conversation the model's context may
 // hold before the oldest messages are summarized; zero turns compaction
 // off. Middleware or an app can set it for a scope.
-var CompactTokens = primitive.NewValue("compact-tokens", 0)
+var CompactTokens = middleware.NewValue("compact-tokens", 0)
 
-// history is the core of primitive.History for the turn: the path up to the
+// history is the core of turnapi.History for the turn: the path up to the
 // turn's message (package history), with the summaries of earlier turns and
 // this one's, under the version of the history its message was recorded
 // with (tree.Message.History): a turn recorded under an older one is given
@@ -48,11 +50,11 @@ func (t *turn) history(ctx context.Context, _ struct{}) ([]llm.Message, error) {
 	return history.Plain(msgs), nil
 }
 
-// compact is middleware around primitive.History: a history of more tokens
+// compact is middleware around turnapi.History: a history of more tokens
 // than CompactTokens has its oldest messages summarized by the model, and
 // the summary is recorded. Like every call of a turn it is numbered and
 // replayed from the record.
-func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
+func (t *turn) compact(next middleware.Handler[struct{}, []llm.Message]) middleware.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
 		id := durable.NextCall(ctx)
 		n, was, replayed, err := durable.Lookup(t.record, replay.Compact(id))
@@ -118,14 +120,14 @@ func (t *turn) compact(next primitive.Handler[struct{}, []llm.Message]) primitiv
 	}
 }
 
-// summarize asks the model for a summary of span, through primitive.Sample so
+// summarize asks the model for a summary of span, through turnapi.Sample so
 // that the call is recorded (and replayed) like any other: the span's
 // messages as they were, then the request to summarize them.
 func summarize(ctx context.Context, span []history.Message) (tree.SummaryRecord, error) {
 	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
 	msgs = append(msgs, history.Plain(span)...)
 	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
-	resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
+	resp, err := turnapi.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
 	if err != nil {
 		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
 	}

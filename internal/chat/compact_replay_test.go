@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -35,7 +36,7 @@ func TestACompactedTurnResumesAfterARestart(t *testing.T) {
 		}
 		return "went on", nil
 	}}
-	s := startServer(t, agents.NewRegistry(ask), offline.New())
+	s := startServer(t, registry.New(ask), offline.New())
 	start := func() { // the service with a limit the second message passes
 		db := storetest.OpenAt(t, s.path)
 		s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, CompactTokens: 60})

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/observe"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -18,7 +18,7 @@ type Config struct {
 	// Store records the conversations.
 	Store Store
 	// Assistants are the assistants a conversation can be started with.
-	Assistants *agents.Registry
+	Assistants *registry.Assistants
 	// Model is the model turns sample from.
 	Model llm.Provider
 	// Kinds are the elicit kinds whose rules answers are checked by, besides
@@ -42,7 +42,7 @@ type Config struct {
 
 	// Scope, when set, makes the context every turn runs in from the one
 	// the service gives it: the program's root scope, where it installs
-	// middleware (Around), values and a model (primitive.Model) for every
+	// middleware (Around), values and a model (middleware.Model) for every
 	// turn. It is called at the start of each turn, a resumed one included,
 	// so middleware that keeps count per turn starts afresh.
 	Scope func(context.Context) context.Context

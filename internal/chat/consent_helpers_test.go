@@ -12,10 +12,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/policy"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The kit of the consent tests: an assistant whose model keeps notes with
@@ -48,7 +49,7 @@ func (n *notebook) agent() *agents.Agent {
 	a := agents.New("notes", "Keeps notes")
 	agents.NewTool(a, "remember_note", "Keeps a note for later", func(ctx context.Context, in noteIn) (string, error) {
 		if n.confirm {
-			if _, err := primitive.Ask(ctx, elicit.Confirm, "Keep "+in.Text+"?", elicit.ConfirmInput{}); err != nil {
+			if _, err := turn.Ask(ctx, elicit.Confirm, "Keep "+in.Text+"?", elicit.ConfirmInput{}); err != nil {
 				return "", err
 			}
 		}
@@ -118,7 +119,7 @@ func keeperServer(t *testing.T, model *noteModel, book *notebook, assistant []po
 	t.Helper()
 	loop := agents.Loop{System: "You keep notes.", Agents: []*agents.Agent{book.agent()}, AskUser: true}
 	s := &server{t: t, path: t.TempDir() + "/consent.db", llm: model,
-		reg:   agents.NewRegistry(agents.Assistant{Name: "keeper", Turn: loop.Turn, Policy: assistant}),
+		reg:   registry.New(agents.Assistant{Name: "keeper", Turn: loop.Turn, Policy: assistant}),
 		scope: func(ctx context.Context) context.Context { return policy.Program(ctx, rules...) }}
 	s.start()
 	t.Cleanup(s.stop)

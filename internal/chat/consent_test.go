@@ -10,9 +10,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -256,9 +256,9 @@ func TestAnUnattendedRunDeniesWhatWouldAsk(t *testing.T) {
 	s, book := consentServer(t, &noteModel{}, askNotes)
 	rules := s.scope
 	s.scope = func(ctx context.Context) context.Context {
-		ctx = primitive.ElicitAPI.Around(rules(ctx), func(primitive.Handler[elicit.Request, elicit.Response]) primitive.Handler[elicit.Request, elicit.Response] {
+		ctx = middleware.Elicit.Around(rules(ctx), func(middleware.Handler[elicit.Request, elicit.Response]) middleware.Handler[elicit.Request, elicit.Response] {
 			return func(_ context.Context, req elicit.Request) (elicit.Response, error) { return kinds.Automatic(req), nil }
-		}, primitive.Max)
+		}, middleware.Max)
 		return ctx
 	}
 	s.restart()

@@ -10,7 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
-// Figures. primitive.Show records a table or a chart as a node of the turn,
+// Figures. turnapi.Show records a table or a chart as a node of the turn,
 // numbered like any call; the chat shows it in place as its own item (see
 // buildItems), and a resumed turn that shows it again finds it in the
 // record instead of recording it twice. A replay that shows a different
@@ -19,7 +19,7 @@ import (
 func (t *turn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
 	id := durable.NextCall(ctx)
 	_, err := durable.Step(t.record, replay.Show(id, f), func() (figure.Figure, error) {
-		// primitive.Show checks too; a core called directly must not record
+		// turnapi.Show checks too; a core called directly must not record
 		// what no page could show.
 		return f, f.Check()
 	}, func(f figure.Figure) error {

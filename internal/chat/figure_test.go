@@ -14,8 +14,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // charter shows a table, asks whether to chart it, and shows the chart:
@@ -25,14 +27,14 @@ func charter(title func() string, runs *atomic.Int32) agents.Assistant {
 	return agents.Assistant{Name: "charter", Turn: func(ctx context.Context, msg string) (string, error) {
 		runs.Add(1)
 		table := figure.Table{Title: title(), Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}, {"Madrid", "64"}}}
-		if err := primitive.Show(ctx, figure.Figure{Table: &table}); err != nil {
+		if err := turn.Show(ctx, figure.Figure{Table: &table}); err != nil {
 			return "", err
 		}
-		if _, err := primitive.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Chart it too?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
 		chart := figure.Chart{Kind: figure.Bar, Labels: []string{"Porto", "Madrid"}, Series: []figure.Series{{Values: []float64{39, 64}}}}
-		if err := primitive.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
+		if err := turn.Show(ctx, figure.Figure{Chart: &chart}); err != nil {
 			return "", err
 		}
 		return "Porto is cheapest.", nil
@@ -52,7 +54,7 @@ func kinds(v chat.View) []tree.Kind {
 // resumed after a restart shows it again from the record, and goes on.
 func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 	var runs atomic.Int32
-	s := startServer(t, agents.NewRegistry(charter(func() string { return "Fares" }, &runs)), offline.New())
+	s := startServer(t, registry.New(charter(func() string { return "Fares" }, &runs)), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
@@ -101,7 +103,7 @@ func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 	var runs atomic.Int32
 	title := "Fares"
-	s := startServer(t, agents.NewRegistry(charter(func() string { return title }, &runs)), offline.New())
+	s := startServer(t, registry.New(charter(func() string { return title }, &runs)), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
@@ -122,17 +124,17 @@ func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 
 // A figure that breaks the rules is never recorded, even when an agent
 // hands it to the primitive's core directly instead of through
-// primitive.Show.
+// turn.Show.
 func TestABrokenFigureIsNotRecorded(t *testing.T) {
 	var shown []error
 	agent := agents.Assistant{Name: "sloppy", Turn: func(ctx context.Context, msg string) (string, error) {
 		ragged := figure.Table{Columns: []string{"a", "b"}, Rows: [][]string{{"1"}}}
-		shown = append(shown, primitive.Show(ctx, figure.Figure{Table: &ragged}))
+		shown = append(shown, turn.Show(ctx, figure.Figure{Table: &ragged}))
 		_, err := primitive.ShowAPI.Call(ctx, figure.Figure{Table: &ragged})
 		shown = append(shown, err)
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(agent), offline.New())
+	s := startServer(t, registry.New(agent), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -156,16 +158,16 @@ func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
 	shower := agents.Assistant{Name: "shower", Turn: func(ctx context.Context, msg string) (string, error) {
 		if msg == "show" {
 			table := figure.Table{Title: "Fares", Columns: []string{"To", "Fare"}, Rows: [][]string{{"Porto", "39"}}}
-			return "Here.", primitive.Show(ctx, figure.Figure{Table: &table})
+			return "Here.", turn.Show(ctx, figure.Figure{Table: &table})
 		}
-		history, err := primitive.History(ctx)
+		history, err := turn.History(ctx)
 		var said []string
 		for _, m := range history {
 			said = append(said, string(m.Role)+": "+m.Content)
 		}
 		return strings.Join(said, "\n"), err
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(shower), Model: offline.New()})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(shower), Model: offline.New()})
 	conv, _ := svc.Create(t.Context(), "s", "shower")
 	for _, m := range []string{"show", "what did you show?"} {
 		if err := svc.Send(t.Context(), "s", conv.ID, m); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -55,7 +56,7 @@ func TestAFileAnswerIsTheSessionsStoredFile(t *testing.T) {
 	db := storetest.Open(t)
 	fs := files.New(db, files.Options{Unused: time.Nanosecond})
 	// No Kinds configured: the built-in kinds' rules hold all the same.
-	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(fileAsker), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: registry.New(fileAsker), Model: offline.New()})
 	t.Cleanup(svc.Close)
 	ctx := t.Context()
 	put := func(session, name, content string) string {
@@ -147,7 +148,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 		return fmt.Sprintf("%s says %q", res.Content.Name, b), err
 	}}
 	start := func() *chat.Service {
-		return chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(asker), Model: offline.New(),
+		return chat.New(chat.Config{Store: db, Files: fs, Assistants: registry.New(asker), Model: offline.New(),
 			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
 	}
 	ctx := t.Context()
@@ -184,7 +185,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 // words too long are refused with files as without.
 func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
 	echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, message string) (string, error) { return "seen: " + message, nil }}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(echo), Model: offline.New()})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(echo), Model: offline.New()})
 	ctx := t.Context()
 	conv, err := svc.Create(ctx, "me", "echo")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -25,17 +26,17 @@ var keepIt = elicit.Form[struct {
 // keeps it or goes back as the user says. A message that starts "check"
 // asks once more after the decision, so that a turn can wait past it.
 // The reply is the plan.
-func tryer(runs *atomic.Int32) *agents.Registry { return tryerOf(runs, "a cheaper flight") }
+func tryer(runs *atomic.Int32) *registry.Assistants { return tryerOf(runs, "a cheaper flight") }
 
 // tryerOf is tryer trying what label says.
-func tryerOf(runs *atomic.Int32, label string) *agents.Registry {
+func tryerOf(runs *atomic.Int32, label string) *registry.Assistants {
 	agent := agents.New("trips", "Plans trips.")
 	plan := agents.NewState(agent, "plan", []string{})
 	cheaper := agents.NewTool(agent, "cheaper", "Find a cheaper flight", func(ctx context.Context, _ struct{}) (string, error) {
 		runs.Add(1)
 		return "SK99", plan.Update(ctx, func(p *[]string) error { *p = append(*p, "SK99"); return nil })
 	})
-	return agents.NewRegistry(agents.Assistant{Name: "trips", Description: "Plans trips.", Turn: func(ctx context.Context, message string) (string, error) {
+	return registry.New(agents.Assistant{Name: "trips", Description: "Plans trips.", Turn: func(ctx context.Context, message string) (string, error) {
 		if err := plan.Update(ctx, func(p *[]string) error { *p = append(*p, message); return nil }); err != nil {
 			return "", err
 		}
@@ -311,7 +312,7 @@ func TestAFinishedToolThatWentBackIsReplayedAsItsRecord(t *testing.T) {
 		}
 		return false, tried.Back(ctx)
 	})
-	reg := agents.NewRegistry(agents.Assistant{Name: "trips", Description: "Plans trips.", Turn: func(ctx context.Context, message string) (string, error) {
+	reg := registry.New(agents.Assistant{Name: "trips", Description: "Plans trips.", Turn: func(ctx context.Context, message string) (string, error) {
 		if _, err := upgrade.Call(ctx, struct{}{}); err != nil {
 			return "", err
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // GCRetention overrides Config.GCRetention for the collections run in a
 // scope: a program (or a test) that wants one collection to keep less or
 // more sets it on that collection's context.
-var GCRetention = primitive.NewValue("gc-retention", DefaultGCRetention)
+var GCRetention = middleware.NewValue("gc-retention", DefaultGCRetention)
 
 // Collected says what GC removed.
 type Collected struct {

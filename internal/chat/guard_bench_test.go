@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -46,7 +46,7 @@ func BenchmarkToolPolicy(b *testing.B) {
 			}
 			model := &stepModel{steps: policySteps}
 			program := policy.NewLevel(benchRules(n)...) // compiled once, as a program's are
-			e := &benchEnv{db: db, svc: chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(loopAssistant(policySteps)), Model: model,
+			e := &benchEnv{db: db, svc: chat.New(chat.Config{Store: db, Assistants: registry.New(loopAssistant(policySteps)), Model: model,
 				Scope: program.Program})}
 			b.Cleanup(e.shutdown)
 			var gaps []time.Duration

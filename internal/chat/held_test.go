@@ -12,12 +12,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // An answer is handed to its turn before it is written, and written with
@@ -133,7 +134,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 }
 
 func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New(), AnswerHold: patientHold})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(demo.Survey()), Model: offline.New(), AnswerHold: patientHold})
 	conv, first := startSurvey(t, svc, "3")
 	w.reset()
 
@@ -167,7 +168,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 	thinker := agents.Assistant{
 		Name: "thinker", Description: "Asks, then thinks without recording anything.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
 			select { // plain Go, no primitive: nothing for the answer to ride with
@@ -178,7 +179,7 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 			return "Done thinking.", nil
 		},
 	}
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(thinker), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(thinker), Model: offline.New()})
 	conv, eid := startAsked(t, svc, "thinker", "go")
 
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
@@ -229,15 +230,15 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then has the model reply.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			if _, err := primitive.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
+			if _, err := turn.Ask(ctx, benchForm, "What comes to mind?", struct{}{}); err != nil {
 				return "", err
 			}
-			resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
+			resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: message}}})
 			return resp.Content, err
 		},
 	}
 	model := &answerChecker{}
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(asker), Model: model})
 	conv, eid := startAsked(t, svc, "asker", "go")
 	model.db, model.conv, model.eid = w.DB, conv, eid
 
@@ -253,7 +254,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 }
 
 func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(demo.Survey()), Model: offline.New()})
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv, first := startSurvey(t, svc, "2")
 
@@ -275,7 +276,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(demo.Survey()), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(demo.Survey()), Model: offline.New()})
 	conv, first := startSurvey(t, svc, "2")
 	w.mu.Lock()
 	w.fail = func(nodes []tree.Node) bool { return nodes[0].Kind == tree.ElicitResponse }
@@ -316,14 +317,14 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 	asker := agents.Assistant{
 		Name: "asker", Description: "Asks, then calls a tool at once.",
 		Turn: func(ctx context.Context, message string) (string, error) {
-			res, err := primitive.Ask(ctx, benchForm, "What shall I book?", struct{}{})
+			res, err := turn.Ask(ctx, benchForm, "What shall I book?", struct{}{})
 			if err != nil {
 				return "", err
 			}
 			return book.Call(ctx, res.Content.Answer)
 		},
 	}
-	svc, w := newCountedService(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: offline.New()})
+	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(asker), Model: offline.New()})
 	db = w.DB
 	conv, eid = startAsked(t, svc, "asker", "go")
 
@@ -340,7 +341,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	// The answer loads the conversation and reaches the turn before its
 	// replay does: it still goes with the next question.
 	path := filepath.Join(t.TempDir(), "restart.db")
-	reg := agents.NewRegistry(demo.Survey())
+	reg := registry.New(demo.Survey())
 	svc, _, stop := openCountedService(t, path, chat.Config{Assistants: reg, Model: offline.New()})
 	conv, first := startSurvey(t, svc, "3")
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -22,12 +23,12 @@ type searchInput struct {
 
 // tripLoop is a model-driven assistant that may search flights and ask the
 // user.
-func tripLoop() *agents.Registry {
+func tripLoop() *registry.Assistants {
 	a := agents.New("flights", "Finds flights")
 	agents.NewTool(a, "search", "Search flights to a city", func(_ context.Context, in searchInput) (map[string]any, error) {
 		return map[string]any{"city": in.City, "flights": []string{"SK123"}}, nil
 	})
-	return agents.NewRegistry(agents.Assistant{Name: "trips", Turn: agents.Loop{Agents: []*agents.Agent{a}, AskUser: true}.Turn})
+	return registry.New(agents.Assistant{Name: "trips", Turn: agents.Loop{Agents: []*agents.Agent{a}, AskUser: true}.Turn})
 }
 
 // The model is given what happened in earlier turns: a turn after the user

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -103,7 +104,7 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 		}
 		return "done: " + m, nil
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(slow), Model: offline.New()})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(slow), Model: offline.New()})
 	conv, _ := svc.Create(t.Context(), "s", "slow")
 	if err := svc.Send(t.Context(), "s", conv.ID, "first"); err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func TestQueuedMessagesAreSentAfterARestart(t *testing.T) {
 		}
 		return "done: " + m, nil
 	}}
-	s := startServer(t, agents.NewRegistry(slow), offline.New())
+	s := startServer(t, registry.New(slow), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "s", "slow")
 	if err := s.svc.Send(ctx, "s", conv.ID, "first"); err != nil {

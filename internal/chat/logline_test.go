@@ -9,9 +9,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func sameLines(t *testing.T, what string, got, want []string) {
@@ -26,17 +27,17 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // after are written once, in order among its calls.
 func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "before the question")
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		turn.Log(ctx, slog.LevelInfo, "before the question")
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		primitive.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
+		turn.Log(ctx, slog.LevelInfo, "after the answer", "action", res.Action)
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -82,13 +83,13 @@ func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 // they were.
 func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	ask := func(ctx context.Context) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{})
 		return string(res.Action), err
 	}
 	before := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) { return ask(ctx) }}
-	s := startServer(t, agents.NewRegistry(before), offline.New())
+	s := startServer(t, registry.New(before), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -96,10 +97,10 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
-	s.reg = agents.NewRegistry(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		primitive.Log(ctx, slog.LevelInfo, "asking")
+	s.reg = registry.New(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
+		turn.Log(ctx, slog.LevelInfo, "asking")
 		a, err := ask(ctx)
-		primitive.Log(ctx, slog.LevelInfo, "asked")
+		turn.Log(ctx, slog.LevelInfo, "asked")
 		return a, err
 	}})
 	s.restart()

@@ -10,11 +10,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // endless is a streamed reply of 5 MB that the endpoint then holds open,
@@ -87,7 +89,7 @@ func TestAnAgentsOwnLongReplyIsCutToo(t *testing.T) {
 	long := agents.Assistant{Name: "long", Turn: func(context.Context, string) (string, error) {
 		return strings.Repeat("row, ", 10<<10), nil
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(long), Model: offline.New(), MaxReply: limit})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(long), Model: offline.New(), MaxReply: limit})
 	conv, _ := svc.Create(t.Context(), "s", "long")
 	if err := svc.Send(t.Context(), "s", conv.ID, "list it all"); err != nil {
 		t.Fatal(err)
@@ -103,11 +105,11 @@ func TestAnUnstreamedReplyIsCut(t *testing.T) {
 	const limit = 4 << 10
 	fake := llmtest.NewServer(t, llmtest.Text(strings.Repeat("all work and no play ", 1000)))
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	model := openai.New(openai.Config{APIKey: "sk-test", BaseURL: fake.URL, Model: "m"})
-	svc, db := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model, MaxReply: limit})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: model, MaxReply: limit})
 	conv, _ := svc.Create(t.Context(), "s", "asker")
 	if err := svc.Send(t.Context(), "s", conv.ID, "hello"); err != nil {
 		t.Fatal(err)

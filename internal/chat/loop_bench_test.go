@@ -11,6 +11,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -94,7 +95,7 @@ func openLoopEnv(tb testing.TB, path string, model *stepModel) *benchEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e := &benchEnv{path: path, db: db, svc: chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(loopAssistant(model.steps)), Model: model})}
+	e := &benchEnv{path: path, db: db, svc: chat.New(chat.Config{Store: db, Assistants: registry.New(loopAssistant(model.steps)), Model: model})}
 	tb.Cleanup(e.shutdown)
 	return e
 }

@@ -9,11 +9,12 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // slowModel answers only when released.
@@ -49,10 +50,10 @@ func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation,
 func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 	model := slowModel{release: make(chan struct{})}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: model})
 	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "hello"); err != nil {
 		t.Fatal(err)
@@ -139,15 +140,15 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 		City string `json:"city"`
 	}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		p, err := primitive.SampleAs[place](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		p, err := turn.SampleAs[place](ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Weather in " + p.Value.City}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Weather in " + p.Value.City}}})
 		return resp.Content, err
 	}}
 	model := &streamer{}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: model})
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: model})
 	conv, sub := watchNew(t, svc, "asker")
 	if err := svc.Send(t.Context(), "me", conv.ID, "weather in Oslo?"); err != nil {
 		t.Fatal(err)
@@ -187,12 +188,12 @@ func TestOnlyTheReplysOwnModelCallStreams(t *testing.T) {
 func TestASpentBudgetIsToldToTheUser(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
 		for {
-			if _, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}}); err != nil {
+			if _, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}}); err != nil {
 				return "", err
 			}
 		}
 	}}
-	svc, _ := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asker), Model: offline.New(),
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(asker), Model: offline.New(),
 		Scope: func(ctx context.Context) context.Context { return sampling.Budget(ctx, sampling.Limits{Calls: 2}) }})
 	conv, err := svc.Create(t.Context(), "me", "asker")
 	if err != nil {

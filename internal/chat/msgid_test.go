@@ -12,10 +12,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // echoAssistant replies to each message at once.
@@ -29,7 +30,7 @@ var echoAssistant = agents.Assistant{Name: "echo", Description: "Says what it wa
 // conversation moved to another branch. The pages are told, as news, that
 // it was already sent.
 func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(echoAssistant), offline.New())
+	s := startServer(t, registry.New(echoAssistant), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "echo")
 	hello := chat.Message{ID: "0b7e5c1a-2f4d-4e8a-9c61-3d2f8a7b6c50", Text: "hello"}
@@ -87,7 +88,7 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 // invalid, and a message without an id is a new message each time, as
 // before ids.
 func TestAMessageIDSentWithOtherWordsIsAConflict(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(echoAssistant), offline.New())
+	s := startServer(t, registry.New(echoAssistant), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "echo")
 	if _, err := s.svc.SendMessage(ctx, "me", conv.ID, chat.Message{ID: "m-1", Text: "hello"}); err != nil {
@@ -145,7 +146,7 @@ func make65() []byte {
 // it is what it was decided to be, and no second decision or side question
 // is recorded, also after a restart.
 func TestADecidedMessageSentAgainIsDecidedOnce(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(asksOnce()), offline.New())
+	s := startServer(t, registry.New(asksOnce()), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "asker")
 	s.send("me", conv.ID, "go")
@@ -171,7 +172,7 @@ func TestADecidedMessageSentAgainIsDecidedOnce(t *testing.T) {
 // answered.
 func asksOnce() agents.Assistant {
 	return agents.Assistant{Name: "asker", Description: "Asks once.", Turn: func(ctx context.Context, message string) (string, error) {
-		if _, err := primitive.Ask(ctx, elicit.Form[struct {
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{}); err != nil {
 			return "", err
@@ -197,7 +198,7 @@ func TestAQueuedMessageSentAgainIsQueuedOnce(t *testing.T) {
 		}
 		return "done: " + m, nil
 	}}
-	svc, db := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(slow), Model: offline.New()})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(slow), Model: offline.New()})
 	ctx := t.Context()
 	conv, _ := svc.Create(ctx, "s", "slow")
 	if err := svc.Send(ctx, "s", conv.ID, "first"); err != nil {
@@ -255,7 +256,7 @@ func (m gatedDecider) Complete(ctx context.Context, req llm.Request, _ func(stri
 // second time.
 func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 	model := gatedDecider{asked: make(chan struct{}, 16), release: make(chan struct{})}
-	svc, db := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(asksOnce()), Kinds: elicit.NewKinds(), Model: model})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(asksOnce()), Kinds: elicit.NewKinds(), Model: model})
 	ctx := t.Context()
 	conv, _ := svc.Create(ctx, "me", "asker")
 	if err := svc.Send(ctx, "me", conv.ID, "go"); err != nil {
@@ -325,7 +326,7 @@ func TestAMessageSentAgainWhileATurnWorksDoesWhatItDid(t *testing.T) {
 				<-ctx.Done()
 				return "", ctx.Err()
 			}}
-			svc, db := newServiceWith(t, chat.Config{Assistants: agents.NewRegistry(busy), Model: offline.New(), BatchWindow: tc.window})
+			svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(busy), Model: offline.New(), BatchWindow: tc.window})
 			ctx := t.Context()
 			conv, _ := svc.Create(ctx, "s", "busy")
 			if err := svc.Send(ctx, "s", conv.ID, "first"); err != nil {

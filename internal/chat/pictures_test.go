@@ -11,10 +11,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // pictureSeer is a model that notes the pictures each call is given.
@@ -44,15 +45,15 @@ func TestAPictureIsScaledOnceForEveryLaterCall(t *testing.T) {
 	fs := files.New(db, files.Options{})
 	looker := agents.Assistant{Name: "looker", Description: "Shows the model the conversation.",
 		Turn: func(ctx context.Context, _ string) (string, error) {
-			msgs, err := primitive.History(ctx)
+			msgs, err := turn.History(ctx)
 			if err != nil {
 				return "", err
 			}
-			resp, err := primitive.Sample(ctx, llm.Request{Messages: msgs})
+			resp, err := turn.Sample(ctx, llm.Request{Messages: msgs})
 			return resp.Content, err
 		}}
 	model := &pictureSeer{}
-	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: agents.NewRegistry(looker), Model: model})
+	svc := chat.New(chat.Config{Store: db, Files: fs, Assistants: registry.New(looker), Model: model})
 	t.Cleanup(svc.Close)
 	ctx := t.Context()
 

@@ -7,8 +7,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/history"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Where a turn runs. A turn of the flow and a side turn are one engine
@@ -47,7 +47,7 @@ type placement interface {
 	// delta starts the draft afresh.
 	drafted(t *turn, delta string)
 	// notified shows the progress t reported.
-	notified(t *turn, p primitive.Progress)
+	notified(t *turn, p middleware.Progress)
 	// asking shows that t waits for the user now.
 	asking(t *turn)
 	// waitOnModel shows that t waits on a model call, until the function
@@ -105,7 +105,7 @@ func (flow) drafted(t *turn, delta string) {
 	c.broadcastStatusLocked()
 }
 
-func (flow) notified(t *turn, p primitive.Progress) {
+func (flow) notified(t *turn, p middleware.Progress) {
 	t.conv.status.Progress = &p
 	t.conv.broadcastStatusLocked()
 }

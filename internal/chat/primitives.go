@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // The primitives' cores. Each call a turn makes through package turn
@@ -97,9 +98,9 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 }
 
-func (t *turn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
+func (t *turn) notify(ctx context.Context, p middleware.Progress) (struct{}, error) {
 	id := durable.NextCall(ctx)
-	_, err := durable.Step(t.record, replay.Notify(id, p), func() (primitive.Progress, error) { return p, nil }, func(p primitive.Progress) error {
+	_, err := durable.Step(t.record, replay.Notify(id, p), func() (middleware.Progress, error) { return p, nil }, func(p middleware.Progress) error {
 		c := t.conv
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -125,7 +126,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 		c.flush() // an answer the call follows is written before it starts
 		start := c.svc.now()
 		ran = true
-		model := primitive.Model.Get(ctx)
+		model := middleware.Model.Get(ctx)
 		if model == nil {
 			model = c.svc.model
 		}
@@ -230,7 +231,7 @@ func (t *turn) sampleRetry(ctx context.Context, n primitive.RetryNote) (struct{}
 // replayed turn finds each line it wrote before by its id and neither
 // prints nor records it again. A line that cannot be recorded is still
 // printed; it never fails the turn.
-func (t *turn) logLine(ctx context.Context, e primitive.LogEntry) (struct{}, error) {
+func (t *turn) logLine(ctx context.Context, e middleware.LogEntry) (struct{}, error) {
 	id := durable.NextLog(ctx)
 	if _, _, replayed, _ := durable.Lookup(t.record, durable.Call[tree.LogRecord]{ID: id, Kind: tree.Log}); replayed {
 		return struct{}{}, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
@@ -317,7 +318,7 @@ func TestAStoppedTurnEndsStoppedEvenIfTheAgentFinishes(t *testing.T) {
 			<-finish // ignores its context
 			return "Finished anyway.", nil
 		}}
-	s := startServer(t, agents.NewRegistry(stubborn), offline.New())
+	s := startServer(t, registry.New(stubborn), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "stubborn")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
@@ -26,7 +27,7 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 			halted <- struct{}{}
 			return "", ctx.Err()
 		}}
-	s := startServer(t, agents.NewRegistry(worker), offline.New())
+	s := startServer(t, registry.New(worker), offline.New())
 	ctx := t.Context()
 	conv, err := s.svc.Create(ctx, "me", "worker")
 	if err != nil {

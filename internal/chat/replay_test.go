@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -22,6 +23,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // server is one run of the service on a database file; restart simulates the
@@ -29,7 +32,7 @@ import (
 type server struct {
 	t    *testing.T
 	path string
-	reg  *agents.Registry
+	reg  *registry.Assistants
 	llm  llm.Provider
 	svc  *chat.Service
 	db   *store.DB
@@ -37,7 +40,7 @@ type server struct {
 	scope func(context.Context) context.Context
 }
 
-func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server {
+func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *server {
 	s := &server{t: t, path: filepath.Join(t.TempDir(), "replay.db"), reg: reg, llm: model}
 	s.start()
 	t.Cleanup(s.stop)
@@ -164,11 +167,11 @@ func bookingAgent(question func() string) agents.Assistant {
 		if err != nil {
 			return "", err
 		}
-		out, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
+		out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Summarize " + ref}}})
 		if err != nil {
 			return "", err
 		}
-		res, err := primitive.Ask(ctx, elicit.Form[struct {
+		res, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), question(), struct{}{})
 		if err != nil {
@@ -182,7 +185,7 @@ func TestResumedTurnRunsNothingTwice(t *testing.T) {
 	sideEffects.Store(0)
 	fake := llmtest.NewServer(t, llmtest.Text("a fine booking")) // a second model call would find no reply
 	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
-	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return "Confirm?" })), model)
+	s := startServer(t, registry.New(bookingAgent(func() string { return "Confirm?" })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
 		t.Fatal(err)
@@ -213,7 +216,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	question := "Confirm?"
 	fake := llmtest.NewServer(t, llmtest.Text("ok"))
 	model := openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})
-	s := startServer(t, agents.NewRegistry(bookingAgent(func() string { return question })), model)
+	s := startServer(t, registry.New(bookingAgent(func() string { return question })), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "car"); err != nil {
 		t.Fatal(err)
@@ -234,17 +237,17 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 	var seen []string
 	dice := agents.Assistant{Name: "dice", Turn: func(ctx context.Context, msg string) (string, error) {
-		roll := primitive.Random(ctx) % 6
-		at := primitive.Now(ctx).UnixNano()
+		roll := turn.Random(ctx) % 6
+		at := turn.Now(ctx).UnixNano()
 		seen = append(seen, fmt.Sprint(roll, at))
-		if _, err := primitive.Ask(ctx, elicit.Form[struct {
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Keep it?", struct{}{}); err != nil {
 			return "", err
 		}
 		return fmt.Sprint(roll, at), nil
 	}}
-	s := startServer(t, agents.NewRegistry(dice), offline.New())
+	s := startServer(t, registry.New(dice), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "roll"); err != nil {
 		t.Fatal(err)
@@ -282,7 +285,7 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	var bookings atomic.Int32
 	travel := agents.New("travel", "Books flights")
 	agents.NewTool(travel, "book", "Book a flight", func(ctx context.Context, in flight) (string, error) {
-		ok, err := primitive.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
+		ok, err := turn.Ask(ctx, elicit.Confirm, "Book "+in.Flight+"?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
@@ -294,7 +297,7 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	})
 	loop := agents.Loop{System: "You book flights.", Agents: []*agents.Agent{travel}}
 	model := &toolModel{}
-	s := startServer(t, agents.NewRegistry(agents.Assistant{Name: "booker", Turn: loop.Turn}), model)
+	s := startServer(t, registry.New(agents.Assistant{Name: "booker", Turn: loop.Turn}), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "booker")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Book SK 4035"); err != nil {
 		t.Fatal(err)
@@ -339,28 +342,28 @@ func (m *countingModel) Complete(context.Context, llm.Request, func(string)) (ll
 
 func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	sure := func(ctx context.Context) context.Context {
-		return primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+		return middleware.SampleConfidence.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+			return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 				if s.Response.Content != "yes" {
-					return s, primitive.Retry("sure-or-nothing", "the answer hedges")
+					return s, middleware.Retry("sure-or-nothing", "the answer hedges")
 				}
 				return next(ctx, s)
 			}
-		}, primitive.Min)
+		}, middleware.Min)
 	}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		ok, err := primitive.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
+		ok, err := turn.Ask(ctx, elicit.Confirm, "The model says "+resp.Content+". Fine?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s, and you said %v", resp.Content, ok.Content.Yes), nil
 	}}
 	model := &countingModel{}
-	s := startServer(t, agents.NewRegistry(asker), model)
+	s := startServer(t, registry.New(asker), model)
 	s.stop()
 	start := func() {
 		db := storetest.OpenAt(s.t, s.path)
@@ -406,11 +409,11 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 func TestAScopeChoosesItsModel(t *testing.T) {
 	own := &countingModel{}
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(primitive.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(middleware.Model.With(ctx, own), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	service := &countingModel{}
-	s := startServer(t, agents.NewRegistry(asker), service)
+	s := startServer(t, registry.New(asker), service)
 	conv, _ := s.svc.Create(t.Context(), "me", "asker")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hi"); err != nil {
 		t.Fatal(err)

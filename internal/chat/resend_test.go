@@ -9,8 +9,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // An answer sent again after the server restarted — the page's resend of a
@@ -19,14 +20,14 @@ import (
 // recorded. Another answer is still refused.
 func TestAnAnswerSentAgainAfterARestartIsTakenAsRecorded(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Description: "Asks once.", Turn: func(ctx context.Context, message string) (string, error) {
-		if _, err := primitive.Ask(ctx, elicit.Form[struct {
+		if _, err := turn.Ask(ctx, elicit.Form[struct {
 			OK bool `json:"ok"`
 		}](), "Go on?", struct{}{}); err != nil {
 			return "", err
 		}
 		return "done", nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "")
 	if err := s.svc.Send(ctx, "me", conv.ID, "go"); err != nil {

@@ -9,9 +9,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // okModel answers every call "ok".
@@ -37,12 +38,12 @@ func threeCalls(change func(*llm.Request)) agents.Assistant {
 				req.Messages = append([]llm.Message(nil), msgs...)
 				change(&req)
 			}
-			if _, err := primitive.Sample(ctx, req); err != nil {
+			if _, err := turn.Sample(ctx, req); err != nil {
 				return "", err
 			}
 			msgs = append(msgs, llm.Message{Role: llm.Assistant, Content: more[0]}, llm.Message{Role: llm.User, Content: more[1]})
 		}
-		if _, err := primitive.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{}); err != nil {
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Go on?", elicit.ConfirmInput{}); err != nil {
 			return "", err
 		}
 		return "done", nil
@@ -53,7 +54,7 @@ func threeCalls(change func(*llm.Request)) agents.Assistant {
 // server, the conversation and the third model call's id.
 func startThreeCalls(t *testing.T) (*server, string, string, string) {
 	t.Helper()
-	s := startServer(t, agents.NewRegistry(threeCalls(nil)), okModel{})
+	s := startServer(t, registry.New(threeCalls(nil)), okModel{})
 	conv, _ := s.svc.Create(t.Context(), "me", "caller")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -105,19 +106,19 @@ func TestAChangedRequestDivergesThoughRecordedAsWhatIsNew(t *testing.T) {
 		{"the model", func(r *llm.Request) { r.Model = "other" }},
 	}
 	s, conv, _, third := startThreeCalls(t)
-	if got := checkWith(t, s, agents.NewRegistry(threeCalls(nil))); got.Turns != 1 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(threeCalls(nil))); got.Turns != 1 || len(got.Diverged) != 0 {
 		t.Fatalf("unchanged code: %+v, want the turn to resume", got)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checkWith(t, s, agents.NewRegistry(threeCalls(tt.change)))
+			got := checkWith(t, s, registry.New(threeCalls(tt.change)))
 			if len(got.Diverged) != 1 || got.Diverged[0].Call != third || got.Diverged[0].Made != "a model call" {
 				t.Errorf("check: %+v, want a divergence at the third model call, %s", got, third)
 			}
 		})
 	}
 	t.Run("resumed", func(t *testing.T) {
-		s.reg = agents.NewRegistry(threeCalls(tests[0].change))
+		s.reg = registry.New(threeCalls(tests[0].change))
 		s.restart()
 		v := waitView(t, s.svc, "me", conv, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
 		if it := lastItem(v); !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+third) {
@@ -149,7 +150,7 @@ func TestModelCallsRecordedWholeStillReplay(t *testing.T) {
 	if rec, _ := tree.Decode[tree.SampleRecord](s.nodes(conv, tree.Sample)[2]); rec.Base != 0 || len(rec.Request.Messages) != 6 {
 		t.Fatalf("the third call's record is %+v, want it whole", rec)
 	}
-	if got := checkWith(t, s, agents.NewRegistry(threeCalls(nil))); got.Turns != 1 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(threeCalls(nil))); got.Turns != 1 || len(got.Diverged) != 0 {
 		t.Errorf("check: %+v, want the turn to resume", got)
 	}
 	if err := s.svc.Answer(t.Context(), "me", conv, eid, accept(`{"yes":true}`)); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
 	"github.com/sweatpants-go/sweatpants/internal/observe"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -54,7 +55,7 @@ type Store interface {
 // Service runs the conversations of all sessions.
 type Service struct {
 	store  Store
-	agents *agents.Registry
+	agents *registry.Assistants
 	model  llm.Provider
 	kinds  *elicit.Kinds // see Config.Kinds
 	files  Files         // see Config.Files

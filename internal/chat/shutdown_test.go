@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"context"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/turn"
 	"slices"
@@ -31,7 +32,7 @@ func TestAShutdownIsNotTakenForTheToolsFailure(t *testing.T) {
 		return "Done: " + string(out), nil
 	}
 	s := &server{t: t, path: t.TempDir() + "/shutdown.db", llm: &noteModel{},
-		reg: agents.NewRegistry(agents.Assistant{Name: "friendly", Turn: friendly})}
+		reg: registry.New(agents.Assistant{Name: "friendly", Turn: friendly})}
 	s.start()
 	t.Cleanup(s.stop)
 
@@ -88,7 +89,7 @@ func TestAModelCallCutByAShutdownIsMadeAgainAfterTheRestart(t *testing.T) {
 		return out.Content, nil
 	}
 	s := &server{t: t, path: t.TempDir() + "/shutdown.db", llm: model,
-		reg: agents.NewRegistry(agents.Assistant{Name: "friendly", Turn: friendly})}
+		reg: registry.New(agents.Assistant{Name: "friendly", Turn: friendly})}
 	s.start()
 	t.Cleanup(s.stop)
 	conv, _ := s.svc.Create(ctx, "me", "friendly")

@@ -10,21 +10,22 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // drinker's flow asks to go on; on the side it asks which drink when asked
 // about drinks, and otherwise says what it was asked.
 var drinker = agents.Assistant{Name: "drinker", Turn: func(ctx context.Context, _ string) (string, error) {
-	res, err := primitive.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
+	res, err := turn.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
 	return "went on: " + string(res.Action), err
 }, Side: func(ctx context.Context, m string) (string, error) {
 	if !strings.Contains(m, "drink") {
 		return "said: " + m, nil
 	}
-	res, err := primitive.Ask(ctx, elicit.Choose, "Tea or coffee?", elicit.ChoiceInput{Options: []string{"tea", "coffee"}})
+	res, err := turn.Ask(ctx, elicit.Choose, "Tea or coffee?", elicit.ChoiceInput{Options: []string{"tea", "coffee"}})
 	if err != nil {
 		return "", err
 	}
@@ -41,7 +42,7 @@ func pick(option string) chat.Answer {
 // and its follow-up goes with it; the page shows the new version, after a
 // restart too.
 func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(drinker), offline.New())
+	s := startServer(t, registry.New(drinker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "drinker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 // Changing the answer of a side question that is not shown (or of no
 // question at all) is NotFound, and records nothing.
 func TestChangingAnUnknownAnswerIsNotFound(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(drinker), offline.New())
+	s := startServer(t, registry.New(drinker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "drinker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -41,7 +42,7 @@ func newSideRig(t *testing.T, replies ...llmtest.Reply) *sideRig {
 func (r *sideRig) start() {
 	db := storetest.OpenAt(r.t, r.path)
 	svc := chat.New(chat.Config{Store: db, Model: openai.New(openai.Config{APIKey: "k", BaseURL: r.fake.URL, Model: "m"}),
-		Assistants: agents.NewRegistry(agents.Assistant{Name: "trips", Turn: agents.Loop{AskUser: true}.Turn, Side: agents.Loop{AskUser: true}.Turn})})
+		Assistants: registry.New(agents.Assistant{Name: "trips", Turn: agents.Loop{AskUser: true}.Turn, Side: agents.Loop{AskUser: true}.Turn})})
 	r.svc, r.db = svc, db
 	r.t.Cleanup(func() { svc.Close(); db.Close() })
 }

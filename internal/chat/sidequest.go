@@ -10,9 +10,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Side quests. While the agent waits on a question, the user may ask
@@ -90,7 +90,7 @@ func (s *side) drafted(t *turn, delta string) {
 	}
 }
 
-func (s *side) notified(*turn, primitive.Progress) {}
+func (s *side) notified(*turn, middleware.Progress) {}
 
 func (s *side) asking(*turn) {}
 

@@ -8,12 +8,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // sideItems returns the side questions the view shows, in order.
@@ -189,7 +190,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 func TestASideTurnResumesAfterARestart(t *testing.T) {
 	release := make(chan struct{})
 	held := agents.Assistant{Name: "held", Turn: func(ctx context.Context, _ string) (string, error) {
-		_, err := primitive.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
+		_, err := turn.Ask(ctx, elicit.Confirm, "Shall I go on?", elicit.ConfirmInput{})
 		return "done", err
 	}, Side: func(ctx context.Context, m string) (string, error) {
 		select {
@@ -199,7 +200,7 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		}
 		return "answered: " + m, nil
 	}}
-	s := startServer(t, agents.NewRegistry(held), offline.New())
+	s := startServer(t, registry.New(held), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "held")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
@@ -227,19 +228,19 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 // which still waits.
 func TestASideTurnAsksTheUser(t *testing.T) {
 	asker := agents.Assistant{Name: "asker", Turn: func(ctx context.Context, _ string) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
+		res, err := turn.Ask(ctx, elicit.Confirm, "Book it?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
 		return "booked: " + string(res.Action), nil
 	}, Side: func(ctx context.Context, m string) (string, error) {
-		res, err := primitive.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
+		res, err := turn.Ask(ctx, elicit.Confirm, "Shall I look that up?", elicit.ConfirmInput{})
 		if err != nil {
 			return "", err
 		}
 		return "looked up: " + string(res.Action), nil
 	}}
-	s := startServer(t, agents.NewRegistry(asker), offline.New())
+	s := startServer(t, registry.New(asker), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "s", "asker")
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)

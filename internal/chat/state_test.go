@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -90,7 +91,7 @@ func messageNode(t *testing.T, svc *chat.Service, conv, text string) int64 {
 // what that branch said, and a switch back brings back the other's.
 func TestAnAgentsStateFollowsTheBranch(t *testing.T) {
 	var runs atomic.Int32
-	s := startServer(t, agents.NewRegistry(noteTaker(&runs)), offline.New())
+	s := startServer(t, registry.New(noteTaker(&runs)), offline.New())
 	c, err := s.svc.Create(t.Context(), "me", "notes")
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestAnAgentsStateFollowsTheBranch(t *testing.T) {
 // change is not recorded twice.
 func TestAResumedTurnReadsItsStateFromTheRecord(t *testing.T) {
 	var runs atomic.Int32
-	s := startServer(t, agents.NewRegistry(noteTaker(&runs)), offline.New())
+	s := startServer(t, registry.New(noteTaker(&runs)), offline.New())
 	c, q := askedToKeep(t, s)
 	eid := q.ID
 
@@ -153,7 +154,7 @@ func TestAStateIsReachedOnlyThroughItsAgent(t *testing.T) {
 		}
 		return err.Error(), nil
 	}}
-	s := startServer(t, agents.NewRegistry(peek), offline.New())
+	s := startServer(t, registry.New(peek), offline.New())
 	c, err := s.svc.Create(t.Context(), "me", "other")
 	if err != nil {
 		t.Fatal(err)
@@ -167,9 +168,9 @@ func TestAStateIsReachedOnlyThroughItsAgent(t *testing.T) {
 // will: the question it waits on, made of what it read, is found the same.
 func TestTheCheckReadsAStateAsTheTurnWill(t *testing.T) {
 	var runs atomic.Int32
-	s := startServer(t, agents.NewRegistry(noteTaker(&runs)), offline.New())
+	s := startServer(t, registry.New(noteTaker(&runs)), offline.New())
 	askedToKeep(t, s)
-	if got := checkWith(t, s, agents.NewRegistry(noteTaker(&runs))); got.Turns != 1 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(noteTaker(&runs))); got.Turns != 1 || len(got.Diverged) != 0 {
 		t.Errorf("unchanged code: %+v, want the turn to resume", got)
 	}
 	if got := runs.Load(); got != 2 {
@@ -226,7 +227,7 @@ func TestAnAgentsStateFollowsARewindPastACompactionAndARecovery(t *testing.T) {
 		list, err := cities.Get(ctx)
 		return strings.Join(list, ", "), err
 	}}
-	s := startServer(t, agents.NewRegistry(keeper), offline.New())
+	s := startServer(t, registry.New(keeper), offline.New())
 	s.stop()
 	db := storetest.OpenAt(t, s.path)
 	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, CompactTokens: 60})

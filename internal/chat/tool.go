@@ -9,9 +9,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -24,7 +24,7 @@ import (
 // run again when its turn resumes. A call that fails while the service
 // shuts down is taken as cut off, whatever its error says: a tool may word
 // its context's end as its own failure ("add: context canceled").
-func (t *turn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+func (t *turn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		id := durable.NextCall(ctx)
 		var (
@@ -72,7 +72,7 @@ func cutOff(ctx context.Context, err error) bool {
 
 // decideAndRun decides call c, made as call id, and runs it if it may:
 // the record of the call, and the tool's result. ctx is the caller's.
-func (t *turn) decideAndRun(ctx context.Context, id string, c agents.ToolCall, next primitive.Handler[agents.ToolCall, json.RawMessage]) (tree.ToolRecord, json.RawMessage, error) {
+func (t *turn) decideAndRun(ctx context.Context, id string, c agents.ToolCall, next middleware.Handler[agents.ToolCall, json.RawMessage]) (tree.ToolRecord, json.RawMessage, error) {
 	ctx = durable.WithScope(ctx, id) // the calls the approval and the tool make are numbered within it
 	cons, err := t.guard().Decide(ctx, id, c)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/internal/state"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Turns. A user message starts a turn: the agent's code runs in its own
@@ -348,8 +349,8 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
 		StateGet: t.stateGet, StateSet: t.stateSet, Fork: t.fork, ForkEnd: t.forkEnd,
 	}.Provide(ctx, a.Name)
-	ctx = agents.ToolAPI.Around(ctx, t.tool, primitive.Max)
-	ctx = primitive.HistoryAPI.Around(ctx, t.compact, primitive.Min)
+	ctx = agents.ToolAPI.Around(ctx, t.tool, middleware.Max)
+	ctx = middleware.History.Around(ctx, t.compact, middleware.Min)
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
 	ctx = primitive.Files.With(ctx, c.openFile)
 	ctx = primitive.Conversation.With(ctx, c.conv.ID)

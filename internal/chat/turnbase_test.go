@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -43,7 +44,7 @@ var chatter = agents.Assistant{Name: "chatter", Turn: func(ctx context.Context, 
 // is replayed from that record, and the check before a deploy finds it
 // would resume.
 func TestATurnsFirstModelCallRecordsWhatTheTurnAdded(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(chatter), offline.New())
+	s := startServer(t, registry.New(chatter), offline.New())
 	ctx := t.Context()
 	conv, err := s.svc.Create(ctx, "me", "chatter")
 	if err != nil {
@@ -86,7 +87,7 @@ func TestATurnsFirstModelCallRecordsWhatTheTurnAdded(t *testing.T) {
 	if rec, _ := tree.Decode[tree.SampleRecord](s.nodes(conv.ID, tree.Sample)[turns]); rec.Base == 0 {
 		t.Fatal("the checked turn's call was recorded whole")
 	}
-	if got := checkWith(t, s, agents.NewRegistry(chatter)); got.Turns != 1 || len(got.Diverged) != 0 {
+	if got := checkWith(t, s, registry.New(chatter)); got.Turns != 1 || len(got.Diverged) != 0 {
 		t.Errorf("the check before a deploy: %+v, want the one turn to resume", got)
 	}
 	s.restart()

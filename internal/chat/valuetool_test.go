@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -46,7 +47,7 @@ func TestAValueToolIsNotRunAgainWhenATurnResumes(t *testing.T) {
 	})
 	loop := agents.Loop{System: "You tell the weather.", Tools: []agents.AnyTool{sky}, AskUser: true}
 	model := &skyThenAskModel{}
-	s := startServer(t, agents.NewRegistry(agents.Assistant{Name: "planner", Turn: loop.Turn}), model)
+	s := startServer(t, registry.New(agents.Assistant{Name: "planner", Turn: loop.Turn}), model)
 	conv, _ := s.svc.Create(t.Context(), "me", "planner")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Weather in Lisbon?"); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -49,9 +50,9 @@ func answerAndReply(t *testing.T, svc *chat.Service, conv, eid string) chat.Item
 // after the deploy takes the new one.
 func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 	t.Run("not versioned: the waiting turn diverges", func(t *testing.T) {
-		s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
+		s := startServer(t, registry.New(chattest.CheckIn(1, false)), offline.New())
 		conv, _ := askedAndWaiting(t, s.svc)
-		s.reg = agents.NewRegistry(chattest.CheckIn(2, false))
+		s.reg = registry.New(chattest.CheckIn(2, false))
 		s.restart()
 		v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
 		if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Details, "replay diverged at call") {
@@ -59,9 +60,9 @@ func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 		}
 	})
 	t.Run("versioned: the waiting turn resumes on the old path", func(t *testing.T) {
-		s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
+		s := startServer(t, registry.New(chattest.CheckIn(1, false)), offline.New())
 		old, oldQ := askedAndWaiting(t, s.svc)
-		s.reg = agents.NewRegistry(chattest.CheckIn(2, true))
+		s.reg = registry.New(chattest.CheckIn(2, true))
 		s.restart()
 		if it := answerAndReply(t, s.svc, old, oldQ); it.Kind != tree.AssistantMessage || it.Text != "done on path 0" {
 			t.Fatalf("the turn recorded before the change ended with %+v, want the old path's reply", it)
@@ -86,7 +87,7 @@ func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 // A turn recorded with the change's marker takes the new path again when it
 // is replayed, and its marker shows in the tree as a value.
 func TestVersionRecordedIsReplayed(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(chattest.CheckIn(2, true)), offline.New())
+	s := startServer(t, registry.New(chattest.CheckIn(2, true)), offline.New())
 	conv, eid := askedAndWaiting(t, s.svc)
 	markers := s.nodes(conv, tree.Value)
 	if len(markers) != 1 {
@@ -114,9 +115,9 @@ func TestVersionRecordedIsReplayed(t *testing.T) {
 // again from the user's message, on a new branch, where the new code asks
 // afresh and answers.
 func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
-	s := startServer(t, agents.NewRegistry(chattest.CheckIn(1, false)), offline.New())
+	s := startServer(t, registry.New(chattest.CheckIn(1, false)), offline.New())
 	conv, old := askedAndWaiting(t, s.svc)
-	s.reg = agents.NewRegistry(chattest.CheckIn(2, false))
+	s.reg = registry.New(chattest.CheckIn(2, false))
 	s.restart()
 
 	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
@@ -178,7 +179,7 @@ func planner(release int) agents.Assistant {
 // fail again.
 func TestRetryOfADivergedTurnStartsFromTheMessage(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Fail(400, "no suggestions today"), llmtest.Text("see the fjords"))
-	s := startServer(t, agents.NewRegistry(planner(1)), openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
+	s := startServer(t, registry.New(planner(1)), openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}))
 	conv, err := s.svc.Create(t.Context(), "me", "")
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestRetryOfADivergedTurnStartsFromTheMessage(t *testing.T) {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Message == "Go on?"
 	})
-	s.reg = agents.NewRegistry(planner(2))
+	s.reg = registry.New(planner(2))
 	s.restart()
 	v = waitView(t, s.svc, "me", conv.ID, "the turn to diverge", func(v chat.View) bool { return lastItem(v).Diverged })
 

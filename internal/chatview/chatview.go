@@ -10,8 +10,8 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // View is what a conversation page shows, derived from the path to HEAD and
@@ -28,7 +28,7 @@ type View struct {
 type Status struct {
 	Running  bool
 	Waiting  bool // the turn waits for the user to answer a question
-	Progress *primitive.Progress
+	Progress *middleware.Progress
 	Draft    string // the reply as it streams in
 	// Aside is set while a side question is being answered.
 	Aside bool

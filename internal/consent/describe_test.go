@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -37,7 +38,7 @@ func TestAnApprovalAsksInTheToolsWords(t *testing.T) {
 	var asked elicit.Request
 	answer := `{"flight":"SK4035-2026-12-04","seat":"14C"}`
 	ctx := durable.WithScope(policy.Program(t.Context()), "7-1")
-	ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+	ctx = primitive.Provide(ctx, middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 		asked = req
 		content, _ := json.Marshal(elicit.Approval{Choice: elicit.AllowOnce, Args: answer})
 		return elicit.Response{Action: elicit.Accept, Content: content}, nil

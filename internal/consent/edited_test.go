@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -35,7 +36,7 @@ func call(text string) agents.ToolCall {
 func answering(ctx context.Context, id, args string) context.Context {
 	content, _ := json.Marshal(elicit.Approval{Choice: elicit.AllowOnce, Args: args})
 	ctx = durable.WithScope(ctx, id)
-	return primitive.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
+	return primitive.Provide(ctx, middleware.Elicit, func(context.Context, elicit.Request) (elicit.Response, error) {
 		return elicit.Response{Action: elicit.Accept, Content: content}, nil
 	})
 }
@@ -107,7 +108,7 @@ func TestAnEditedCallThatBeganGoesOnAsItBegan(t *testing.T) {
 	record := durable.NewJournal([]tree.Node{
 		{Kind: tree.ElicitRequest, Ref: "7-1.1", Payload: tree.MustEncode(asked)},
 		{Kind: tree.ElicitResponse, Ref: "7-1.1", Payload: tree.MustEncode(elicit.Response{Action: elicit.Accept})},
-		{Kind: tree.Notify, Ref: "7-1.2", Payload: tree.MustEncode(primitive.Progress{Message: "keeping it"})},
+		{Kind: tree.Notify, Ref: "7-1.2", Payload: tree.MustEncode(middleware.Progress{Message: "keeping it"})},
 	})
 	ctx := answering(policy.Program(t.Context(), askNotes, password), "7-1", edit)
 	cons, err := consent.Guard{Record: record}.Decide(ctx, "7-1", call("buy milk"))

@@ -16,9 +16,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/policy"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The guard. Every tool call a turn makes is decided by the permission
@@ -160,7 +160,7 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 	} else {
 		message, in = approvalMessage(c), approvalInput(ctx, c)
 	}
-	res, err := primitive.Ask(ctx, elicit.Approve, message, in)
+	res, err := turn.Ask(ctx, elicit.Approve, message, in)
 	if err != nil {
 		if ctx.Err() != nil || g.Ended != nil && g.Ended(err) || agents.EndsTurn(err) {
 			cons.By = ByUnattended

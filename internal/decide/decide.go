@@ -18,6 +18,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // The choices: what typed text is taken for.
@@ -36,7 +38,7 @@ type Asked struct {
 }
 
 // Model is how ByModel reaches the model: the provider, unless the scope
-// names one (primitive.Model), the program's root scope (nil for none),
+// names one (middleware.Model), the program's root scope (nil for none),
 // and the clock that times the call for its record.
 type Model struct {
 	Provider llm.Provider
@@ -72,8 +74,8 @@ func ByModel(ctx context.Context, m Model, q Asked, text string) (tree.DecisionR
 		ctx = m.Scope(ctx)
 	}
 	var rec *tree.SampleRecord // the last call made
-	ctx = primitive.SampleAPI.Provide(ctx, func(ctx context.Context, req llm.Request) (llm.Response, error) {
-		model := primitive.Model.Get(ctx)
+	ctx = primitive.Provide(ctx, middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		model := middleware.Model.Get(ctx)
 		if model == nil {
 			model = m.Provider
 		}
@@ -87,7 +89,7 @@ func ByModel(ctx context.Context, m Model, q Asked, text string) (tree.DecisionR
 		}
 		return resp, err
 	})
-	out, err := primitive.SampleAs[inputDecision](ctx, llm.Request{
+	out, err := turn.SampleAs[inputDecision](ctx, llm.Request{
 		Messages: []llm.Message{{Role: llm.System, Content: b.String()}, {Role: llm.User, Content: text}},
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -39,8 +40,8 @@ var seats = agents.Assistant{Name: "seats", Description: "Picks a seat.", Turn: 
 
 // release is the registry of a build: check-in as given, the others as they
 // were.
-func release(checkIn agents.Assistant) *agents.Registry {
-	return agents.NewRegistry(checkIn, steady, seats)
+func release(checkIn agents.Assistant) *registry.Assistants {
+	return registry.New(checkIn, steady, seats)
 }
 
 // noModel fails the test if anything calls it: a check calls no model.
@@ -99,7 +100,7 @@ func recordRelease1(t *testing.T) recorded {
 
 // check runs the check of the database at path against build reg, and
 // returns how many turns diverge and what it wrote.
-func check(t *testing.T, path string, reg *agents.Registry) (int, string) {
+func check(t *testing.T, path string, reg *registry.Assistants) (int, string) {
 	t.Helper()
 	db := storetest.OpenAt(t, path)
 	defer db.Close()
@@ -191,7 +192,7 @@ func TestVersionedTurnsPassTheCheckAndResume(t *testing.T) {
 
 // newService starts the service of a build on the database file at path,
 // as a deploy does.
-func newService(t *testing.T, path string, reg *agents.Registry, model llm.Provider) (*chat.Service, func()) {
+func newService(t *testing.T, path string, reg *registry.Assistants, model llm.Provider) (*chat.Service, func()) {
 	t.Helper()
 	db := storetest.OpenAt(t, path)
 	svc := chat.New(chat.Config{Store: db, Assistants: reg, Model: model})

@@ -25,6 +25,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/state"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -138,8 +139,8 @@ func (d *dryTurn) provide(ctx context.Context, scope func(context.Context) conte
 	if d.open != nil { // the agent's code reads the files as the live turn's does
 		ctx = primitive.Files.With(ctx, d.open)
 	}
-	ctx = agents.ToolAPI.Around(ctx, d.tool, primitive.Max)
-	ctx = primitive.HistoryAPI.Around(ctx, d.compact, primitive.Min)
+	ctx = agents.ToolAPI.Around(ctx, d.tool, middleware.Max)
+	ctx = middleware.History.Around(ctx, d.compact, middleware.Min)
 	return primitive.Lanes.With(ctx, durable.Lanes)
 }
 
@@ -259,8 +260,8 @@ func (d *dryTurn) elicit(ctx context.Context, req elicit.Request) (elicit.Respon
 	return elicit.Response{}, d.unrecorded(ctx, req.ID, durable.DescribeElicit(req), false)
 }
 
-func (d *dryTurn) notify(ctx context.Context, p primitive.Progress) (struct{}, error) {
-	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[primitive.Progress] { return replay.Notify(id, p) }, true)
+func (d *dryTurn) notify(ctx context.Context, p middleware.Progress) (struct{}, error) {
+	return struct{}{}, dryStep(d, ctx, func(id string) durable.Call[middleware.Progress] { return replay.Notify(id, p) }, true)
 }
 
 func (d *dryTurn) show(ctx context.Context, f figure.Figure) (struct{}, error) {
@@ -345,7 +346,7 @@ func (d *dryTurn) sample(ctx context.Context, req llm.Request) (llm.Response, er
 // turn was suspended (the record holds calls made within it: its approval,
 // its own calls) is entered, so that its calls are checked too. Its
 // decision comes from the record as the live turn's does (package consent).
-func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+func (d *dryTurn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, tc agents.ToolCall) (json.RawMessage, error) {
 		c := replay.Tool(d.record, durable.NextCall(ctx), tc)
 		_, rec, replayed, err := durable.Lookup(d.record, c)
@@ -381,7 +382,7 @@ func (d *dryTurn) tool(next primitive.Handler[agents.ToolCall, json.RawMessage])
 	}
 }
 
-func (d *dryTurn) logLine(ctx context.Context, _ primitive.LogEntry) (struct{}, error) {
+func (d *dryTurn) logLine(ctx context.Context, _ middleware.LogEntry) (struct{}, error) {
 	durable.NextLog(ctx) // numbered as the live turn numbers it; nothing printed, nothing recorded
 	return struct{}{}, nil
 }
@@ -440,7 +441,7 @@ func (d *dryTurn) historyCore(ctx context.Context, _ struct{}) ([]llm.Message, e
 // compact replays the compaction middleware: a summary recorded at its
 // call is used again; where there is none, the history is given as it is
 // (a compaction past the record's end would call the model).
-func (d *dryTurn) compact(next primitive.Handler[struct{}, []llm.Message]) primitive.Handler[struct{}, []llm.Message] {
+func (d *dryTurn) compact(next middleware.Handler[struct{}, []llm.Message]) middleware.Handler[struct{}, []llm.Message] {
 	return func(ctx context.Context, req struct{}) ([]llm.Message, error) {
 		n, was, replayed, err := durable.Lookup(d.record, replay.Compact(durable.NextCall(ctx)))
 		if err != nil {

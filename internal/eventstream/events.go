@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // The event types.
@@ -160,7 +160,7 @@ type ElicitAnswered struct {
 type ProgressEvent struct {
 	Recorded
 	Agent string `json:"agent,omitempty"`
-	primitive.Progress
+	middleware.Progress
 }
 
 // RunCompleted is the data of run.completed: how the run ended (replied,

@@ -14,9 +14,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // paced is a model the test drives: each call takes the next call the test
@@ -113,38 +114,38 @@ var (
 // a city, reports progress, calls a tool and has the model reply; echo has
 // the model reply; rewriter streams a model call, then replies in words of
 // its own.
-func eventsAssistants() *agents.Registry {
+func eventsAssistants() *registry.Assistants {
 	forecaster := agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
-		res, err := primitive.Ask(ctx, cityForm, "Which city?", struct{}{})
+		res, err := turn.Ask(ctx, cityForm, "Which city?", struct{}{})
 		if err != nil {
 			return "", err
 		}
-		if err := primitive.Notify(ctx, "Looking at the sky", 0.5); err != nil {
+		if err := turn.Notify(ctx, "Looking at the sky", 0.5); err != nil {
 			return "", err
 		}
 		out, err := forecast.Call(ctx, res.Content)
 		if err != nil {
 			return "", err
 		}
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg + ": " + out.Sky}}})
 		return resp.Content, err
 	}}
 	echo := agents.Assistant{Name: "echo", Turn: func(ctx context.Context, msg string) (string, error) {
-		resp, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		resp, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		return resp.Content, err
 	}}
 	rewriter := agents.Assistant{Name: "rewriter", Turn: func(ctx context.Context, msg string) (string, error) {
-		first, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		first, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
 		if err != nil {
 			return "", err
 		}
-		second, err := primitive.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
+		second, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: first.Content}}})
 		if err != nil {
 			return "", err
 		}
 		return "In short: " + second.Content, nil
 	}}
-	return agents.NewRegistry(echo, forecaster, rewriter, booker())
+	return registry.New(echo, forecaster, rewriter, booker())
 }
 
 func newEventsService(t *testing.T) (*chat.Service, *paced) {

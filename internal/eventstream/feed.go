@@ -7,9 +7,9 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/files"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // feed turns a conversation's nodes into events for one client.
@@ -116,7 +116,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 			data = append(data, Event{Type: EventApprovalResolved, Data: approvalResolved(rec, n.Ref, r)})
 		}
 	case tree.Notify:
-		p, _ := tree.Decode[primitive.Progress](n)
+		p, _ := tree.Decode[middleware.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
 	case tree.Fork:
 		r, _ := tree.Decode[tree.ForkRecord](n)

@@ -12,9 +12,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 var (
@@ -35,7 +36,7 @@ func tryer() agents.Assistant {
 			if err != nil {
 				return "", err
 			}
-			got, err := primitive.Ask(ctx, keepIt, "Keep "+flight+"?", struct{}{})
+			got, err := turn.Ask(ctx, keepIt, "Keep "+flight+"?", struct{}{})
 			if err != nil || !got.Content.OK {
 				return "", err
 			}
@@ -62,7 +63,7 @@ type tries struct {
 
 func newTries(t *testing.T) *tries {
 	t.Helper()
-	svc, db := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tryer()), Model: newPaced(), DecideByRule: true, Kinds: elicit.NewKinds()})
+	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(tryer()), Model: newPaced(), DecideByRule: true, Kinds: elicit.NewKinds()})
 	conv := startConv(t, svc, "me", "tryer")
 	return &tries{svc: svc, db: db, conv: conv, f: follow(t, svc, "me", conv, "")}
 }

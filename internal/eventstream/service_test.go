@@ -4,11 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -36,7 +36,7 @@ type server struct {
 	stop func()
 }
 
-func startServer(t *testing.T, reg *agents.Registry, model llm.Provider) *server {
+func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *server {
 	s := &server{t: t, path: filepath.Join(t.TempDir(), "events.db"),
 		cfg: chat.Config{Assistants: reg, Model: model, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: true}}
 	s.start()

@@ -9,9 +9,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // How a turn's failure reads. A turn that fails is recorded as a TurnError
@@ -63,10 +63,10 @@ func Message(err error) tree.Message {
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
 		return tree.Message{Text: DivergedText, Details: nd.Error(), Diverged: true}
 	}
-	if _, ok := errors.AsType[*primitive.OutputError](err); ok {
+	if _, ok := errors.AsType[*turn.OutputError](err); ok {
 		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}
 	}
-	if _, ok := errors.AsType[*primitive.RefusedError](err); ok {
+	if _, ok := errors.AsType[*turn.RefusedError](err); ok {
 		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
 	}
 	if se, ok := errors.AsType[*agents.StepsError](err); ok {

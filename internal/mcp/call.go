@@ -12,8 +12,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // call runs a tool call as a turn of the session's conversation and
@@ -163,7 +163,7 @@ type watch struct {
 	from  int             // the items before the call's message
 	asked map[string]bool // the questions handed to the client
 	said  []string        // what the client was told of its questions (log)
-	last  *primitive.Progress
+	last  *middleware.Progress
 
 	// out is the stream of a call a restart cut off, which the call's
 	// questions and progress go to rather than the session (see orphan).

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
@@ -18,7 +19,7 @@ import (
 // database, with ext beside them.
 func serverOf(t *testing.T, tools *mcp.Tools, ext mcp.Extension) fixture {
 	t.Helper()
-	svc, _ := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc, _ := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	owner := chat.NewSessionID()
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, Name: "sweatpants-test", Version: "test", Extension: ext})
 	return fixture{svc: svc, srv: srv, owner: owner}

@@ -9,10 +9,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -28,7 +28,7 @@ func TestAnEditTheRulesForbidIsAskedAgain(t *testing.T) {
 func testAnEditTheRulesForbidIsAskedAgain(t *testing.T, rev string) {
 	forbid := policy.Rule{Action: policy.Deny, Tool: "notes/keep", When: policy.If("greeting", "~", "*password*")}
 	tools := mcp.NewTools(testAgents()...)
-	svc, _ := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true,
+	svc, _ := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true,
 		Scope: func(ctx context.Context) context.Context { return policy.Program(ctx, forbid) }})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Name: "sweatpants-test", Version: "test"})
 	var (

@@ -10,10 +10,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
@@ -23,7 +23,7 @@ import (
 // the protocol's 404, upon which a client begins a new session.
 func TestASessionIdlePastItsTimeIsFreedAndAnswered404(t *testing.T) {
 	tools := mcp.NewTools(testAgents()...)
-	svc, db := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	const idle = 300 * time.Millisecond
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Events: db, Sessions: db,
 		SessionIdle: idle, Name: "t", Version: "1"})

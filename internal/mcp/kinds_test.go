@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -38,7 +39,7 @@ func testKindsAsForms(t *testing.T, rev string) {
 		return fmt.Sprintf("copied=%v at %.1f,%.1f", w.Content.Copied, l.Content.Lat, l.Content.Lng), nil
 	})
 	tools := mcp.NewTools(a)
-	svc, _ := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc, _ := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Name: "t", Version: "1"})
 	var (
 		mu    sync.Mutex

@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -113,7 +114,7 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	tools := mcp.NewTools(testAgents()...)
-	svc, _ := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc, _ := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	owner := chat.NewSessionID()
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, Name: "sweatpants-test", Version: "test"})
 	return fixture{svc: svc, srv: srv, owner: owner}

@@ -12,11 +12,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -61,7 +61,7 @@ func newRestartable(t *testing.T) *restartable {
 
 // start starts a server on the database.
 func (r *restartable) start() {
-	svc := chat.New(chat.Config{Store: r.db, Assistants: agents.NewRegistry(r.tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: r.db, Assistants: registry.New(r.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: r.tools, Owner: r.owner, Secret: r.secret, Events: r.db, Sessions: r.db, Name: "t", Version: "1"})
 	r.mu.Lock()
 	defer r.mu.Unlock()

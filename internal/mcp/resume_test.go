@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -142,7 +143,7 @@ func (b *cutBody) Close() error { return b.body.Close() }
 func TestACutStreamResumesWithLastEventIDAndMissesNothing(t *testing.T) {
 	c := &cutter{cut: make(chan struct{})}
 	tools := mcp.NewTools(cutAgent(c.cut))
-	svc, db := chattest.New(t, chat.Config{Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	c.db = db
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Events: db, Name: "sweatpants-test", Version: "test"})
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
@@ -134,7 +134,7 @@ func TestASessionIsBegunAgainAfterARestart(t *testing.T) {
 	tools := mcp.NewTools(testAgents()...)
 	owner, secret := chat.NewSessionID(), []byte(strings.Repeat("s", 32))
 	start := func() (*chat.Service, *httptest.Server) {
-		svc := chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+		svc := chat.New(chat.Config{Store: db, Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 		srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, Secret: secret, Events: db, Sessions: db, Name: "t", Version: "1"})
 		return svc, httptest.NewServer(mcp.Handler(srv, ""))
 	}

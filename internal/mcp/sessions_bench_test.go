@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -149,7 +150,7 @@ func durableBenchServer(b *testing.B, commits *commitCounter) string {
 	})
 	tools := mcp.NewTools(a)
 	db := storetest.Open(b, store.Options{Committed: commits.committed})
-	svc := chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	b.Cleanup(svc.Close)
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Events: db, Name: "sweatpants-bench", Version: "bench"})
 	ts := httptest.NewServer(mcp.Handler(srv, ""))

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -67,7 +68,7 @@ func newStatelessFixture(t *testing.T) *statelessFixture {
 // start serves the tool on a fresh chat service over db, as a restarted
 // server would.
 func (f *statelessFixture) start() {
-	f.svc = chat.New(chat.Config{Store: f.db, Assistants: agents.NewRegistry(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	f.svc = chat.New(chat.Config{Store: f.db, Assistants: registry.New(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: f.svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1"})
 	ts := httptest.NewServer(mcp.Handler(srv, ""))
 	f.url = ts.URL

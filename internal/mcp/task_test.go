@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -76,7 +77,7 @@ func newTaskFixture(t *testing.T) *taskFixture {
 // start serves the tools on a fresh chat service over db, as a restarted
 // server would.
 func (f *taskFixture) start() {
-	svc := chat.New(chat.Config{Store: f.db, Assistants: agents.NewRegistry(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: f.db, Assistants: registry.New(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1",
 		Tasks: map[string]mcp.Task{"worker.review": {}, "worker.wait": {}, "worker.quick": {}, "worker.slow": {}}})
 	ts := httptest.NewServer(mcp.Handler(srv, ""))

@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // The client side of the official conformance suite. The suite runs a
@@ -73,7 +74,7 @@ func runScenario(scenario, url string) error {
 	// What a turn gives a tool: a scope numbering its calls, and someone
 	// to answer its questions.
 	ctx = durable.WithScope(mcpconn.With(ctx, servers), "conformance")
-	ctx = primitive.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
+	ctx = primitive.Provide(ctx, middleware.Elicit, func(context.Context, elicit.Request) (elicit.Response, error) {
 		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{}`)}, nil
 	})
 	tools, err := mcpclient.All().Tools(ctx)

@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -255,9 +256,9 @@ func (a *app) start() {
 
 // registry holds the painter: a loop that takes the outside servers'
 // tools.
-func (a *app) registry() *agents.Registry {
+func (a *app) registry() *registry.Assistants {
 	loop := agents.Loop{System: "You paint walls.", Sources: []agents.ToolSource{mcpclient.All()}, AskUser: true}
-	return agents.NewRegistry(agents.Assistant{Name: "painter", Turn: loop.Turn})
+	return registry.New(agents.Assistant{Name: "painter", Turn: loop.Turn})
 }
 
 func (a *app) stop() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -67,7 +68,7 @@ func desc(t *mcp.Tool) ToolDesc {
 // same tools, whether or not the server is there then.
 func (c *conn) recordedList(ctx context.Context) ([]ToolDesc, error) {
 	info := agents.ToolInfo{Agent: c.cfg.Name, Name: ListTool, Description: "Lists the tools of the MCP server " + c.cfg.Name}
-	ctx = agents.ToolAPI.Provide(ctx, func(ctx context.Context, _ agents.ToolCall) (json.RawMessage, error) {
+	ctx = primitive.Provide(ctx, agents.ToolAPI, func(ctx context.Context, _ agents.ToolCall) (json.RawMessage, error) {
 		descs, err := c.list(ctx)
 		if err != nil {
 			return nil, err

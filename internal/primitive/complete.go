@@ -4,9 +4,10 @@ import (
 	"context"
 
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
-// Completion is one call of a model provider, as the core of SampleAPI
+// Completion is one call of a model provider, as the core of middleware.Sample
 // makes it when the call is not answered from a record.
 type Completion struct {
 	Model   llm.Provider
@@ -15,22 +16,22 @@ type Completion struct {
 	OnDelta func(delta string)
 }
 
-// CompleteAPI is the provider call itself, beneath SampleAPI's core.
-// SampleAPI's middleware sees every model call of a turn, those a resumed
+// CompleteAPI is the provider call itself, beneath middleware.Sample's core.
+// middleware.Sample's middleware sees every model call of a turn, those a resumed
 // turn finds in its record included; CompleteAPI's sees only the calls a
 // provider answers in this process, which is what telemetry counts (token
 // usage, latency, one span per call). With no core provided, a call goes
 // to the Completion's model.
-var CompleteAPI = NewAPI[Completion, llm.Response]("complete")
+var CompleteAPI = middleware.NewAPI[Completion, llm.Response]("complete")
 
 // Complete asks model to answer req through CompleteAPI's middleware.
 // With none installed it costs one context lookup more than calling the
 // model directly.
 func Complete(ctx context.Context, model llm.Provider, req llm.Request, onDelta func(string)) (llm.Response, error) {
-	if !CompleteAPI.Installed(ctx) {
+	if !Installed(ctx, CompleteAPI) {
 		return model.Complete(ctx, req, onDelta)
 	}
-	return CompleteAPI.chain(ctx, complete)(ctx, Completion{Model: model, Request: req, OnDelta: onDelta})
+	return Chain(ctx, CompleteAPI, complete)(ctx, Completion{Model: model, Request: req, OnDelta: onDelta})
 }
 
 func complete(ctx context.Context, c Completion) (llm.Response, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Complete calls the model it is given, through CompleteAPI's middleware
@@ -23,14 +24,14 @@ func TestCompleteGoesThroughItsMiddleware(t *testing.T) {
 	}
 
 	var seen []string
-	ctx := primitive.CompleteAPI.Around(context.Background(), func(next primitive.Handler[primitive.Completion, llm.Response]) primitive.Handler[primitive.Completion, llm.Response] {
+	ctx := primitive.CompleteAPI.Around(context.Background(), func(next middleware.Handler[primitive.Completion, llm.Response]) middleware.Handler[primitive.Completion, llm.Response] {
 		return func(ctx context.Context, c primitive.Completion) (llm.Response, error) {
 			seen = append(seen, c.Model.Name()+": "+c.Request.Messages[0].Content)
 			resp, err := next(ctx, c)
 			resp.Content = "[" + resp.Content + "]"
 			return resp, err
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 	streamed = ""
 	got, err := primitive.Complete(ctx, offline.New(), req, onDelta)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Cores are the implementations a runner of turns gives the primitives:
@@ -17,33 +18,33 @@ import (
 // its primitive falls back as it does outside a turn (Now reads the clock,
 // Version takes the newest version).
 type Cores struct {
-	Elicit      Handler[elicit.Request, elicit.Response]
-	Notify      Handler[Progress, struct{}]
-	Show        Handler[figure.Figure, struct{}]
-	Sample      Handler[llm.Request, llm.Response]
-	SampleRetry Handler[RetryNote, struct{}]
-	Log         Handler[LogEntry, struct{}]
-	History     Handler[struct{}, []llm.Message]
-	Now         Handler[struct{}, time.Time]
-	Random      Handler[struct{}, uint64]
-	Version     Handler[VersionRequest, int]
-	StateGet    Handler[StateKey, json.RawMessage]
-	StateSet    Handler[StateChange, struct{}]
-	Fork        Handler[ForkBlock, string]
-	ForkEnd     Handler[ForkDecision, struct{}]
+	Elicit      middleware.Handler[elicit.Request, elicit.Response]
+	Notify      middleware.Handler[middleware.Progress, struct{}]
+	Show        middleware.Handler[figure.Figure, struct{}]
+	Sample      middleware.Handler[llm.Request, llm.Response]
+	SampleRetry middleware.Handler[RetryNote, struct{}]
+	Log         middleware.Handler[middleware.LogEntry, struct{}]
+	History     middleware.Handler[struct{}, []llm.Message]
+	Now         middleware.Handler[struct{}, time.Time]
+	Random      middleware.Handler[struct{}, uint64]
+	Version     middleware.Handler[VersionRequest, int]
+	StateGet    middleware.Handler[StateKey, json.RawMessage]
+	StateSet    middleware.Handler[StateChange, struct{}]
+	Fork        middleware.Handler[ForkBlock, string]
+	ForkEnd     middleware.Handler[ForkDecision, struct{}]
 }
 
 // Provide returns a child of ctx in which c's cores implement the
 // primitives, for a turn of the agent named agent.
 func (c Cores) Provide(ctx context.Context, agent string) context.Context {
 	ctx = AgentName.With(ctx, agent)
-	ctx = provide(ctx, ElicitAPI, c.Elicit)
-	ctx = provide(ctx, NotifyAPI, c.Notify)
+	ctx = provide(ctx, middleware.Elicit, c.Elicit)
+	ctx = provide(ctx, middleware.Notify, c.Notify)
 	ctx = provide(ctx, ShowAPI, c.Show)
-	ctx = provide(ctx, SampleAPI, c.Sample)
+	ctx = provide(ctx, middleware.Sample, c.Sample)
 	ctx = provide(ctx, SampleRetryAPI, c.SampleRetry)
-	ctx = provide(ctx, LogAPI, c.Log)
-	ctx = provide(ctx, HistoryAPI, c.History)
+	ctx = provide(ctx, middleware.Log, c.Log)
+	ctx = provide(ctx, middleware.History, c.History)
 	ctx = provide(ctx, NowAPI, c.Now)
 	ctx = provide(ctx, RandomAPI, c.Random)
 	ctx = provide(ctx, StateGetAPI, c.StateGet)
@@ -53,9 +54,9 @@ func (c Cores) Provide(ctx context.Context, agent string) context.Context {
 	return provide(ctx, VersionAPI, c.Version)
 }
 
-func provide[Req, Res any](ctx context.Context, api *API[Req, Res], core Handler[Req, Res]) context.Context {
+func provide[Req, Res any](ctx context.Context, api *middleware.API[Req, Res], core middleware.Handler[Req, Res]) context.Context {
 	if core == nil {
 		return ctx
 	}
-	return api.Provide(ctx, core)
+	return Provide(ctx, api, core)
 }

@@ -1,6 +1,10 @@
 package primitive
 
-import "context"
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/middleware"
+)
 
 // ForkBlock is a block of agent code to try on a child branch
 // (agents.Fork): what it tries, in the agent's words, and the code.
@@ -26,6 +30,6 @@ type ForkDecision struct {
 // it again without running the block's tools. Outside a turn the block
 // simply runs, and a decision does nothing.
 var (
-	ForkAPI    = NewAPI[ForkBlock, string]("fork")
-	ForkEndAPI = NewAPI[ForkDecision, struct{}]("fork.end")
+	ForkAPI    = middleware.NewAPI[ForkBlock, string]("fork")
+	ForkEndAPI = middleware.NewAPI[ForkDecision, struct{}]("fork.end")
 )

@@ -1,6 +1,10 @@
 package primitive
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/sweatpants-go/sweatpants/middleware"
+)
 
 // StateKey names an agent's state (agents.State).
 type StateKey struct {
@@ -20,6 +24,6 @@ type StateChange struct {
 // run (package state). A read of a state nothing changed yet answers nil:
 // the caller's initial value stands.
 var (
-	StateGetAPI = NewAPI[StateKey, json.RawMessage]("state.get")
-	StateSetAPI = NewAPI[StateChange, struct{}]("state.set")
+	StateGetAPI = middleware.NewAPI[StateKey, json.RawMessage]("state.get")
+	StateSetAPI = middleware.NewAPI[StateChange, struct{}]("state.set")
 )

@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Elicit is question req (its ID set), asked again the same when its
@@ -33,10 +34,10 @@ func Elicit(req elicit.Request) durable.Call[elicit.Request] {
 }
 
 // Notify is progress report p as call id; its message must match.
-func Notify(id string, p primitive.Progress) durable.Call[primitive.Progress] {
-	return durable.Call[primitive.Progress]{
+func Notify(id string, p middleware.Progress) durable.Call[middleware.Progress] {
+	return durable.Call[middleware.Progress]{
 		ID: id, Kind: tree.Notify, Made: durable.DescribeNotify(p.Message),
-		Same: func(was primitive.Progress) bool { return was.Message == p.Message },
+		Same: func(was middleware.Progress) bool { return was.Message == p.Message },
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Limits is a budget of model calls and tokens; a zero field sets no limit
@@ -58,17 +58,17 @@ func plural(n int, one, many string) string {
 // Budget returns a child context in which the model calls are counted, and
 // the tokens their responses used, and a call is refused with a
 // *BudgetError before it is made once limits is spent. It runs around the
-// model call itself (primitive.SampleAPI) with Max priority, so that it
+// model call itself (middleware.Sample) with Max priority, so that it
 // counts every call under it, each attempt of the pipeline and the calls
 // of inner scopes alike.
 //
 // Each call of Budget starts counting afresh, and every model call under
 // the context it returns counts against the same budget, concurrent ones
-// (primitive.Together) included. For a budget per turn, call it at the
+// (turn.Together) included. For a budget per turn, call it at the
 // start of every turn, as chat.Config.Scope does.
 func Budget(ctx context.Context, limits Limits) context.Context {
 	b := &budget{limits: limits}
-	return primitive.SampleAPI.Around(ctx, func(next primitive.Handler[llm.Request, llm.Response]) primitive.Handler[llm.Request, llm.Response] {
+	return middleware.Sample.Around(ctx, func(next middleware.Handler[llm.Request, llm.Response]) middleware.Handler[llm.Request, llm.Response] {
 		return func(ctx context.Context, req llm.Request) (llm.Response, error) {
 			if err := b.take(); err != nil {
 				return llm.Response{}, err
@@ -77,7 +77,7 @@ func Budget(ctx context.Context, limits Limits) context.Context {
 			b.spend(resp.Usage.TotalTokens)
 			return resp, err
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 }
 
 // budget is the count of one Budget's calls and tokens.

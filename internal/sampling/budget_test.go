@@ -5,9 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // tokens is a reply that used n tokens.
@@ -21,7 +22,7 @@ func TestBudgetStopsARunawayLoop(t *testing.T) {
 	var err error
 	made := 0
 	for range 10 {
-		if _, err = primitive.Sample(ctx, asked("again")); err != nil {
+		if _, err = turn.Sample(ctx, asked("again")); err != nil {
 			break
 		}
 		made++
@@ -36,7 +37,7 @@ func TestBudgetStopsARunawayLoop(t *testing.T) {
 	if got, want := err.Error(), "This turn used its budget of 3 model calls; stopped so it does not run away."; got != want {
 		t.Errorf("message %q, want %q", got, want)
 	}
-	if _, retry := errors.AsType[*primitive.RetryError](err); retry {
+	if _, retry := errors.AsType[*middleware.RetryError](err); retry {
 		t.Error("a spent budget came back as a retry; it must stop the pipeline")
 	}
 }
@@ -45,11 +46,11 @@ func TestBudgetCountsTokens(t *testing.T) {
 	m := &model{replies: []llm.Response{tokens(400), tokens(700), tokens(5)}}
 	ctx := sampling.Budget(m.provide(t.Context()), sampling.Limits{Tokens: 1000})
 	for i := range 2 {
-		if _, err := primitive.Sample(ctx, asked("go")); err != nil {
+		if _, err := turn.Sample(ctx, asked("go")); err != nil {
 			t.Fatalf("call %d: %v; the budget was not spent yet", i+1, err)
 		}
 	}
-	_, err := primitive.Sample(ctx, asked("go"))
+	_, err := turn.Sample(ctx, asked("go"))
 	be, ok := errors.AsType[*sampling.BudgetError](err)
 	if !ok || be.Tokens != 1100 || m.calls() != 2 {
 		t.Fatalf("err = %v after %d calls, want a BudgetError at 1100 tokens after 2", err, m.calls())
@@ -63,12 +64,12 @@ func TestBudgetCountsTokens(t *testing.T) {
 func TestBudgetCountsRefusedAttempts(t *testing.T) {
 	m := replying("maybe")
 	ctx := sampling.Budget(m.provide(t.Context()), sampling.Limits{Calls: 2})
-	ctx = primitive.SampleOutput.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
-			return s, primitive.Retry("test", "never good enough")
+	ctx = middleware.SampleOutput.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+		return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
+			return s, middleware.Retry("test", "never good enough")
 		}
-	}, primitive.Min)
-	_, err := primitive.Sample(primitive.SampleAttempts.With(ctx, 5), asked("go"))
+	}, middleware.Min)
+	_, err := turn.Sample(middleware.SampleAttempts.With(ctx, 5), asked("go"))
 	if _, ok := errors.AsType[*sampling.BudgetError](err); !ok || m.calls() != 2 {
 		t.Fatalf("err = %v after %d calls, want a BudgetError after 2", err, m.calls())
 	}
@@ -79,13 +80,13 @@ func TestBudgetIsPerCall(t *testing.T) {
 	m := replying("ok")
 	root := m.provide(t.Context())
 	scope := func(ctx context.Context) context.Context { return sampling.Budget(ctx, sampling.Limits{Calls: 1}) }
-	for turn := range 3 {
+	for n := range 3 {
 		ctx := scope(root)
-		if _, err := primitive.Sample(ctx, asked("hi")); err != nil {
-			t.Fatalf("turn %d, first call: %v", turn, err)
+		if _, err := turn.Sample(ctx, asked("hi")); err != nil {
+			t.Fatalf("turn %d, first call: %v", n, err)
 		}
-		if _, err := primitive.Sample(ctx, asked("hi")); err == nil {
-			t.Fatalf("turn %d, second call: no error, want the budget spent", turn)
+		if _, err := turn.Sample(ctx, asked("hi")); err == nil {
+			t.Fatalf("turn %d, second call: no error, want the budget spent", n)
 		}
 	}
 }
@@ -98,7 +99,7 @@ func TestBudgetUnderTogether(t *testing.T) {
 	refused := make([]bool, len(branches))
 	for i := range branches {
 		branches[i] = func(ctx context.Context) error {
-			_, err := primitive.Sample(ctx, asked("go"))
+			_, err := turn.Sample(ctx, asked("go"))
 			_, refused[i] = errors.AsType[*sampling.BudgetError](err)
 			if err != nil && !refused[i] {
 				return err
@@ -106,7 +107,7 @@ func TestBudgetUnderTogether(t *testing.T) {
 			return nil
 		}
 	}
-	if err := primitive.Together(ctx, branches...); err != nil {
+	if err := turn.Together(ctx, branches...); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

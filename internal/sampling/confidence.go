@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // LowConfidence is what JudgeConfidence does with a reply it judged less
@@ -19,7 +20,7 @@ type LowConfidence int
 
 const (
 	// Refuse refuses the attempt: the pipeline asks the model again, within
-	// primitive.SampleAttempts.
+	// middleware.SampleAttempts.
 	Refuse LowConfidence = iota
 	// AskUser asks the user whether to use the reply anyway; an answer
 	// other than yes is a *LowConfidenceError.
@@ -70,8 +71,8 @@ func (e *LowConfidenceError) Error() string {
 // It runs at the confidence stage with Min priority: nearest the reply, so
 // that outer confidence middleware sees its judgement.
 func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Context {
-	return primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+	return middleware.SampleConfidence.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+		return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 			if c, ok := confidenceOf(s); ok {
 				s.Confidence = &c
 			}
@@ -80,9 +81,9 @@ func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Contex
 			}
 			c := *s.Confidence
 			if opts.Below == Refuse {
-				return s, primitive.Retry(confidenceBy, fmt.Sprintf("the model was %d%% sure of its answer, below the %d%% required", percent(c), percent(opts.Threshold)))
+				return s, middleware.Retry(confidenceBy, fmt.Sprintf("the model was %d%% sure of its answer, below the %d%% required", percent(c), percent(opts.Threshold)))
 			}
-			res, err := primitive.Ask(ctx, elicit.Confirm, askMessage(c, s.Response.Content), elicit.ConfirmInput{Yes: "Use it", No: "Don't use it"})
+			res, err := turn.Ask(ctx, elicit.Confirm, askMessage(c, s.Response.Content), elicit.ConfirmInput{Yes: "Use it", No: "Don't use it"})
 			if err != nil {
 				return s, fmt.Errorf("ask whether to use an unsure answer: %w", err)
 			}
@@ -91,7 +92,7 @@ func JudgeConfidence(ctx context.Context, opts ConfidenceOptions) context.Contex
 			}
 			return next(ctx, s)
 		}
-	}, primitive.Min)
+	}, middleware.Min)
 }
 
 // askMessage is the question put to the user about an unsure reply, with
@@ -116,7 +117,7 @@ var statedRE = regexp.MustCompile(`(?im)^[\s*_>#-]*confidence[\s*_]*[:=][\s*_]*(
 
 // confidenceOf judges s: from its log probability, or else from what the
 // model stated; false when neither says.
-func confidenceOf(s primitive.Sampled) (float64, bool) {
+func confidenceOf(s middleware.Sampled) (float64, bool) {
 	if lp := s.Response.Logprob; lp != nil && !math.IsNaN(*lp) {
 		return min(math.Exp(min(*lp, 0)), 1), true
 	}

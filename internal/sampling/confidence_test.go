@@ -12,6 +12,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func logprob(p float64) *float64 {
@@ -45,7 +47,7 @@ func TestJudgeConfidenceReadsIt(t *testing.T) {
 			if tc.output {
 				req.Output = jsonOutput
 			}
-			s, err := primitive.SampleFull(sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{}), req)
+			s, err := turn.SampleFull(sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{}), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,11 +68,11 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 	}}
 	ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.6, Below: sampling.Refuse})
 	var notes []primitive.RetryNote
-	ctx = primitive.SampleRetryAPI.Provide(ctx, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
+	ctx = primitive.Provide(ctx, primitive.SampleRetryAPI, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
 		notes = append(notes, n)
 		return struct{}{}, nil
 	})
-	s, err := primitive.SampleFull(ctx, asked("Where?"))
+	s, err := turn.SampleFull(ctx, asked("Where?"))
 	if err != nil || s.Response.Content != "Oslo." || s.Confidence == nil || math.Abs(*s.Confidence-0.9) > 1e-9 {
 		t.Fatalf("SampleFull = %+v, %v; want the sure second reply", s, err)
 	}
@@ -81,8 +83,8 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 	// Never sure: the pipeline gives up after its attempts.
 	m = &model{replies: []llm.Response{{Content: "Maybe?", Logprob: logprob(0.3)}}}
 	ctx = sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.6})
-	_, err = primitive.Sample(primitive.SampleAttempts.With(ctx, 2), asked("Where?"))
-	if refused, ok := errors.AsType[*primitive.RefusedError](err); !ok || refused.Attempts != 2 {
+	_, err = turn.Sample(middleware.SampleAttempts.With(ctx, 2), asked("Where?"))
+	if refused, ok := errors.AsType[*turn.RefusedError](err); !ok || refused.Attempts != 2 {
 		t.Fatalf("err = %v, want a RefusedError after 2 attempts", err)
 	}
 }
@@ -91,11 +93,11 @@ func TestJudgeConfidenceRefusesBelowTheThreshold(t *testing.T) {
 func TestJudgeConfidenceLeavesUnknownAlone(t *testing.T) {
 	m := replying("Oslo.")
 	ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.99, Below: sampling.AskUser})
-	ctx = primitive.ElicitAPI.Provide(ctx, func(context.Context, elicit.Request) (elicit.Response, error) {
+	ctx = primitive.Provide(ctx, middleware.Elicit, func(context.Context, elicit.Request) (elicit.Response, error) {
 		t.Error("the user was asked about a reply of unknown confidence")
 		return elicit.Response{Action: elicit.Decline}, nil
 	})
-	s, err := primitive.SampleFull(ctx, asked("Where?"))
+	s, err := turn.SampleFull(ctx, asked("Where?"))
 	if err != nil || s.Confidence != nil || m.calls() != 1 {
 		t.Fatalf("SampleFull = %+v, %v after %d calls", s, err, m.calls())
 	}
@@ -116,11 +118,11 @@ func TestJudgeConfidenceAsksTheUser(t *testing.T) {
 			m := replying("It is Oslo.\nConfidence: 42%")
 			ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.5, Below: sampling.AskUser})
 			var questions []elicit.Request
-			ctx = primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+			ctx = primitive.Provide(ctx, middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 				questions = append(questions, req)
 				return tc.answer, nil
 			})
-			s, err := primitive.SampleFull(ctx, asked("Where?"))
+			s, err := turn.SampleFull(ctx, asked("Where?"))
 			if len(questions) != 1 || questions[0].Kind != elicit.Confirm.Name {
 				t.Fatalf("asked %+v, want one confirmation", questions)
 			}
@@ -145,7 +147,7 @@ func TestJudgeConfidenceAsksTheUser(t *testing.T) {
 	t.Run("above the threshold nobody is asked", func(t *testing.T) {
 		m := replying("Oslo.\nConfidence: 0.7")
 		ctx := sampling.JudgeConfidence(m.provide(t.Context()), sampling.ConfidenceOptions{Threshold: 0.5, Below: sampling.AskUser})
-		if _, err := primitive.Sample(ctx, asked("Where?")); err != nil {
+		if _, err := turn.Sample(ctx, asked("Where?")); err != nil {
 			t.Fatalf("err = %v; no elicit is provided, so asking fails", err)
 		}
 	})

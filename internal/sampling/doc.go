@@ -1,5 +1,5 @@
 // Package sampling holds ready-made middleware for the sample pipeline of
-// package primitive: redaction of personal data, repair of broken JSON
+// package middleware (turn.Sample): redaction of personal data, repair of broken JSON
 // replies, a confidence judgement, a per-turn budget and history
 // truncation.
 //
@@ -12,11 +12,11 @@
 //
 // Where each one goes, and why:
 //
-//	TruncateHistory  primitive.SampleInput       Max  keeps what the model is given in its context
-//	RedactPII        primitive.SampleInput       Max  sees every request, side questions included
-//	RepairJSON       primitive.SampleOutput      Min  repairs the reply before any reader sees it
-//	JudgeConfidence  primitive.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
-//	Budget           primitive.SampleAPI         Max  counts and limits model calls and tokens
+//	TruncateHistory  middleware.SampleInput       Max  keeps what the model is given in its context
+//	RedactPII        middleware.SampleInput       Max  sees every request, side questions included
+//	RepairJSON       middleware.SampleOutput      Min  repairs the reply before any reader sees it
+//	JudgeConfidence  middleware.SampleConfidence  Min  sets Sampled.Confidence, acts below a threshold
+//	Budget           middleware.Sample         Max  counts and limits model calls and tokens
 //
 // Both input middleware run at Max, so the one installed first, the outer,
 // sees a request first. An app installs TruncateHistory before RedactPII

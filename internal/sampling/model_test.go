@@ -7,9 +7,10 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
-// model is a core for primitive.SampleAPI that answers with the next of its
+// model is a core for middleware.Sample that answers with the next of its
 // replies (the last one again once they run out) and keeps the requests
 // it got. It is safe for concurrent calls.
 type model struct {
@@ -28,7 +29,7 @@ func replying(replies ...string) *model {
 }
 
 func (m *model) provide(ctx context.Context) context.Context {
-	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.Provide(ctx, middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.requests = append(m.requests, req)

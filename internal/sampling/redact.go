@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // The placeholders that stand in for redacted data.
@@ -28,12 +28,12 @@ const (
 // Tool call arguments are left alone: they are JSON the model wrote, and
 // a placeholder where a number stood would break it.
 func RedactPII(ctx context.Context) context.Context {
-	return primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
-		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
+	return middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			p.Request.Messages = redactMessages(p.Request.Messages)
 			return next(ctx, p)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 }
 
 // redactMessages returns msgs with their content redacted. The caller's

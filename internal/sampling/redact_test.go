@@ -4,9 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func TestRedact(t *testing.T) {
@@ -75,7 +76,7 @@ func TestRedactPIIThroughThePipeline(t *testing.T) {
 		{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "lookup", Arguments: `{"q":"jane"}`}}},
 		{Role: llm.Tool, ToolCallID: "c1", Content: `{"phone":"(415) 555-2671","flight":"LH 1234"}`},
 	}}
-	if _, err := primitive.Sample(ctx, req); err != nil {
+	if _, err := turn.Sample(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	got := m.requests[0].Messages
@@ -98,13 +99,13 @@ func TestRedactPIIThroughThePipeline(t *testing.T) {
 	}
 
 	// An inner scope's side question, with its own input middleware.
-	inner := primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
-		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
+	inner := middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			p.Request.Messages = append(p.Request.Messages, llm.Message{Role: llm.System, Content: "Answer briefly."})
 			return next(ctx, p)
 		}
-	}, primitive.Max)
-	if _, err := primitive.Sample(inner, asked("Is bob@example.org on 020 7946 0958 free?")); err != nil {
+	}, middleware.Max)
+	if _, err := turn.Sample(inner, asked("Is bob@example.org on 020 7946 0958 free?")); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := m.requests[1].Messages[0].Content, "Is [email] on [phone] free?"; got != want {

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // RepairJSON returns a child context in which a reply to a request that
@@ -21,8 +21,8 @@ import (
 // middleware (SampleAs's reading of the value among them) sees the
 // repaired reply.
 func RepairJSON(ctx context.Context) context.Context {
-	return primitive.SampleOutput.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+	return middleware.SampleOutput.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+		return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 			if s.Prompt.Request.Output != nil {
 				if fixed, ok := Repair(s.Response.Content); ok {
 					s.Response.Content = fixed
@@ -30,7 +30,7 @@ func RepairJSON(ctx context.Context) context.Context {
 			}
 			return next(ctx, s)
 		}
-	}, primitive.Min)
+	}, middleware.Min)
 }
 
 // fenceRE matches a Markdown code fence and its body.

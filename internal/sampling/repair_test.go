@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func TestRepair(t *testing.T) {
@@ -52,7 +52,7 @@ func TestRepairJSONThroughThePipeline(t *testing.T) {
 	t.Run("a typed reply is read on the first attempt", func(t *testing.T) {
 		m := replying("Here you go:\n```json\n{\"destination\": \"Oslo\", \"travellers\": 2,}\n```")
 		ctx := sampling.RepairJSON(m.provide(t.Context()))
-		got, err := primitive.SampleAs[Trip](ctx, asked("Two of us to Oslo"))
+		got, err := turn.SampleAs[Trip](ctx, asked("Two of us to Oslo"))
 		if err != nil || got.Value != (Trip{"Oslo", 2}) {
 			t.Fatalf("SampleAs = %+v, %v", got.Value, err)
 		}
@@ -65,15 +65,15 @@ func TestRepairJSONThroughThePipeline(t *testing.T) {
 	})
 	t.Run("without the repair the same reply is refused", func(t *testing.T) {
 		m := replying("```json\n{\"destination\": \"Oslo\", \"travellers\": 2,}\n```")
-		_, err := primitive.SampleAs[Trip](m.provide(t.Context()), asked("Two of us to Oslo"))
-		if _, ok := errors.AsType[*primitive.OutputError](err); !ok {
+		_, err := turn.SampleAs[Trip](m.provide(t.Context()), asked("Two of us to Oslo"))
+		if _, ok := errors.AsType[*turn.OutputError](err); !ok {
 			t.Fatalf("err = %v, want an OutputError", err)
 		}
 	})
 	t.Run("a reply in prose is not touched", func(t *testing.T) {
 		reply := "Use ```go\n{\"a\": 1,}\n``` like this."
 		m := replying(reply)
-		resp, err := primitive.Sample(sampling.RepairJSON(m.provide(t.Context())), asked("how?"))
+		resp, err := turn.Sample(sampling.RepairJSON(m.provide(t.Context())), asked("how?"))
 		if err != nil || resp.Content != reply {
 			t.Fatalf("Sample = %q, %v; want the reply as it was", resp.Content, err)
 		}
@@ -82,7 +82,7 @@ func TestRepairJSONThroughThePipeline(t *testing.T) {
 		m := replying(`Answer: {'ok': true}`)
 		req := asked("ok?")
 		req.Output = jsonOutput
-		resp, err := primitive.Sample(sampling.RepairJSON(m.provide(t.Context())), req)
+		resp, err := turn.Sample(sampling.RepairJSON(m.provide(t.Context())), req)
 		if err != nil || resp.Content != `{"ok": true}` {
 			t.Fatalf("Sample = %q, %v", resp.Content, err)
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tokens"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Truncation configures TruncateHistory. A zero limit sets no limit of its
@@ -47,16 +47,16 @@ type Truncation struct {
 //
 // It runs at the input stage with Max priority, beside the conversation's
 // compaction (which summarizes the history an agent reads,
-// primitive.History): it bounds every request, however an agent built it.
+// turn.History): it bounds every request, however an agent built it.
 // A request that fits costs one pass over its messages and no allocation,
 // since it runs on every model call of an agent loop.
 func TruncateHistory(ctx context.Context, t Truncation) context.Context {
-	return primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
-		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
+	return middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			p.Request.Messages = t.truncate(p.Request.Messages)
 			return next(ctx, p)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 }
 
 // size is how much of each limit some messages take.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // Messages are written in tests as short codes: "s" system, "u1" the user,
@@ -97,7 +97,7 @@ func TestTruncateHistory(t *testing.T) {
 			m := replying("ok")
 			ctx := sampling.TruncateHistory(m.provide(t.Context()), tc.t)
 			req := llm.Request{Messages: conversation(tc.in...)}
-			if _, err := primitive.Sample(ctx, req); err != nil {
+			if _, err := turn.Sample(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 			got := m.requests[0].Messages
@@ -139,7 +139,7 @@ func checkPairs(t *testing.T, msgs []llm.Message) {
 func TestTruncateHistoryNote(t *testing.T) {
 	m := replying("ok")
 	ctx := sampling.TruncateHistory(m.provide(t.Context()), sampling.Truncation{MaxMessages: 3})
-	if _, err := primitive.Sample(ctx, llm.Request{Messages: conversation("u1", "a1", "u2", "a2", "u3")}); err != nil {
+	if _, err := turn.Sample(ctx, llm.Request{Messages: conversation("u1", "a1", "u2", "a2", "u3")}); err != nil {
 		t.Fatal(err)
 	}
 	note := m.requests[0].Messages[0]
@@ -153,7 +153,7 @@ func truncated(t *testing.T, tr sampling.Truncation, msgs []llm.Message) []llm.M
 	t.Helper()
 	m := replying("ok")
 	ctx := sampling.TruncateHistory(m.provide(t.Context()), tr)
-	if _, err := primitive.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
+	if _, err := turn.Sample(ctx, llm.Request{Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
 	got := m.requests[0].Messages

@@ -10,6 +10,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/telemetry"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // BenchmarkModelCall measures what telemetry adds to a model call through
@@ -32,10 +34,10 @@ func BenchmarkModelCall(b *testing.B) {
 		{"traced", telemetry.New(sdktrace.NewTracerProvider()).Scope},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ctx := primitive.SampleAPI.Provide(bc.scope(context.Background()), core)
+			ctx := primitive.Provide(bc.scope(context.Background()), middleware.Sample, core)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := primitive.Sample(ctx, req); err != nil {
+				if _, err := turn.Sample(ctx, req); err != nil {
 					b.Fatal(err)
 				}
 			}

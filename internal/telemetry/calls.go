@@ -13,12 +13,13 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // complete observes one model call a provider answers (primitive.CompleteAPI
 // middleware): a span "chat {model}" with the GenAI attributes, its
 // latency and its tokens.
-func (t *Telemetry) complete(next primitive.Handler[primitive.Completion, llm.Response]) primitive.Handler[primitive.Completion, llm.Response] {
+func (t *Telemetry) complete(next middleware.Handler[primitive.Completion, llm.Response]) middleware.Handler[primitive.Completion, llm.Response] {
 	return func(ctx context.Context, c primitive.Completion) (llm.Response, error) {
 		provider, agent, requested := c.Model.Name(), primitive.AgentName.Get(ctx), requestedModel(c)
 		var span trace.Span
@@ -64,7 +65,7 @@ func (t *Telemetry) complete(next primitive.Handler[primitive.Completion, llm.Re
 // tool observes one tool call that runs (agents.ToolAPI middleware): a
 // span "execute_tool {tool}" and its latency, with what the permission
 // policy decided of it (a denied call does not run: its record says so).
-func (t *Telemetry) tool(next primitive.Handler[agents.ToolCall, json.RawMessage]) primitive.Handler[agents.ToolCall, json.RawMessage] {
+func (t *Telemetry) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) middleware.Handler[agents.ToolCall, json.RawMessage] {
 	return func(ctx context.Context, c agents.ToolCall) (json.RawMessage, error) {
 		decision := cmp.Or(string(c.Decision.Action), "none") // none: no guard decided (a call outside a conversation)
 		var span trace.Span

@@ -30,6 +30,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Telemetry holds the app's tracer and metrics. Its zero value is not
@@ -119,10 +120,10 @@ func (t *Telemetry) Handler() http.Handler {
 // program's root scope for every turn wraps it (chat.Config.Scope). Both
 // sit beneath the turn's record: a call answered from it is not seen.
 func (t *Telemetry) Scope(ctx context.Context) context.Context {
-	ctx = primitive.CompleteAPI.Around(ctx, t.complete, primitive.Max)
+	ctx = primitive.CompleteAPI.Around(ctx, t.complete, middleware.Max)
 	// Min, from the root scope: nearest the tool itself, inside the turn's
 	// own recording middleware, which calls it only for a tool that runs.
-	return agents.ToolAPI.Around(ctx, t.tool, primitive.Min)
+	return agents.ToolAPI.Around(ctx, t.tool, middleware.Min)
 }
 
 // Committed observes a database write's commit latency (store.Options).

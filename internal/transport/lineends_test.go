@@ -18,9 +18,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // forged is text that, were a lone "\r" a line end the server did not
@@ -54,7 +54,7 @@ var textPaths = map[string]func(s string) templ.Component{
 		return templates.Item("c1", &chat.Item{ID: 3, Kind: tree.SideQuestion, Text: s, Reply: s, Replied: true})
 	},
 	"streamed draft": func(s string) templ.Component {
-		return templates.Status("c1", chat.Status{Running: true, Draft: s, Progress: &primitive.Progress{Message: s, Fraction: 0.5}})
+		return templates.Status("c1", chat.Status{Running: true, Draft: s, Progress: &middleware.Progress{Message: s, Fraction: 0.5}})
 	},
 	"answered form": func(s string) templ.Component {
 		req := elicit.Request{ID: "7-1", Kind: "form", Message: s, Actions: []elicit.Action{elicit.Accept, elicit.Other},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
@@ -21,7 +22,7 @@ import (
 func mountApp(t *testing.T, reached *atomic.Int32) *httptest.Server {
 	t.Helper()
 	echo := func(context.Context, string) (string, error) { return "ok", nil }
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Model: offline.New(), Assistants: agents.NewRegistry(
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Model: offline.New(), Assistants: registry.New(
 		agents.Assistant{Name: "plain-helper", Description: "Helps.", Turn: echo},
 		agents.Assistant{Name: "binding-runner", Description: "Runs a binding's calls.", Turn: echo, Unlisted: true})})
 	t.Cleanup(svc.Close)

@@ -10,7 +10,7 @@ import (
 
 // The payload records of the node kinds this package defines. Requests and
 // answers (ElicitRequest, ElicitResponse) carry the elicit package's
-// Request and Response, and progress reports (Notify) package primitive's
+// Request and Response, and progress reports (Notify) package middleware's
 // Progress: those packages own the types.
 
 // SampleRecord is the payload of a Sample node: the model call as made.

@@ -22,7 +22,7 @@ const (
 	ElicitRequest Kind = "elicit"
 	// ElicitResponse is the answer to a request; payload elicit.Response; Ref is the request's id.
 	ElicitResponse Kind = "response"
-	// Notify is a progress report; payload primitive.Progress; Ref is its call id.
+	// Notify is a progress report; payload middleware.Progress; Ref is its call id.
 	Notify Kind = "notify"
 	// Sample is a model call; payload SampleRecord; Ref is its call id.
 	Sample Kind = "sample"

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -38,7 +39,7 @@ func checkIn(release int) agents.Assistant {
 func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "terminal.db")
 	db := storetest.OpenAt(t, path)
-	svc := chat.New(chat.Config{Store: db, Assistants: agents.NewRegistry(checkIn(1)), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(checkIn(1)), Model: offline.New()})
 	conv, err := svc.Create(t.Context(), "s", "check-in")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	svc.Close()
 	db.Close()
 
-	c := startConsoleOn(t, storetest.OpenAt(t, path), chat.Config{Assistants: agents.NewRegistry(checkIn(2)), Model: offline.New()}, Config{Conversation: conv.ID})
+	c := startConsoleOn(t, storetest.OpenAt(t, path), chat.Config{Assistants: registry.New(checkIn(2)), Model: offline.New()}, Config{Conversation: conv.ID})
 	c.expect("! " + failure.DivergedText)
 	c.expect("/retry")
 	c.expect("you> ")

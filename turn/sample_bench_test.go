@@ -1,4 +1,4 @@
-package primitive_test
+package turn_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 // BenchmarkSamplePipeline measures what the pipeline adds to a model call
@@ -26,12 +28,12 @@ func BenchmarkSamplePipeline(b *testing.B) {
 		}
 	})
 	b.Run("pipeline", func(b *testing.B) {
-		ctx := primitive.SampleAPI.Provide(context.Background(), func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		ctx := primitive.Provide(context.Background(), middleware.Sample, func(ctx context.Context, req llm.Request) (llm.Response, error) {
 			return model.Complete(ctx, req, nil)
 		})
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := primitive.Sample(ctx, req); err != nil {
+			if _, err := turn.Sample(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package primitive_test
+package turn_test
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
-// model is a core for SampleAPI that answers with the next of replies and
+// model is a core for middleware.Sample that answers with the next of replies and
 // keeps the requests it got.
 type model struct {
 	replies  []string
@@ -18,7 +20,7 @@ type model struct {
 }
 
 func (m *model) provide(ctx context.Context) context.Context {
-	return primitive.SampleAPI.Provide(ctx, func(_ context.Context, req llm.Request) (llm.Response, error) {
+	return primitive.Provide(ctx, middleware.Sample, func(_ context.Context, req llm.Request) (llm.Response, error) {
 		m.requests = append(m.requests, req)
 		if len(m.replies) == 0 {
 			return llm.Response{}, errors.New("no more replies")
@@ -31,7 +33,7 @@ func (m *model) provide(ctx context.Context) context.Context {
 
 func TestSampleWithoutMiddlewareIsTheModelCall(t *testing.T) {
 	m := &model{replies: []string{"hello"}}
-	resp, err := primitive.Sample(m.provide(context.Background()), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
+	resp, err := turn.Sample(m.provide(context.Background()), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
 	if err != nil || resp.Content != "hello" || len(m.requests) != 1 || m.requests[0].Messages[0].Content != "hi" {
 		t.Fatalf("Sample = %q, %v; requests %+v", resp.Content, err, m.requests)
 	}
@@ -44,19 +46,19 @@ func TestStagesRunInOrderAroundTheModelCall(t *testing.T) {
 	note := func(name string) {
 		seen = append(seen, name)
 	}
-	ctx = primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
-		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
+	ctx = middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			note("input")
 			p.Request.Messages = append(p.Request.Messages, llm.Message{Role: llm.System, Content: "added by input"})
 			return next(ctx, p)
 		}
-	}, primitive.Max)
+	}, middleware.Max)
 	for _, st := range []struct {
 		name string
-		api  *primitive.API[primitive.Sampled, primitive.Sampled]
-	}{{"output", primitive.SampleOutput}, {"metadata", primitive.SampleMetadata}, {"confidence", primitive.SampleConfidence}} {
-		ctx = st.api.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-			return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+		api  *middleware.API[middleware.Sampled, middleware.Sampled]
+	}{{"output", middleware.SampleOutput}, {"metadata", middleware.SampleMetadata}, {"confidence", middleware.SampleConfidence}} {
+		ctx = st.api.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+			return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 				note(st.name)
 				switch st.name {
 				case "output":
@@ -69,9 +71,9 @@ func TestStagesRunInOrderAroundTheModelCall(t *testing.T) {
 				}
 				return next(ctx, s)
 			}
-		}, primitive.Min)
+		}, middleware.Min)
 	}
-	s, err := primitive.SampleFull(ctx, llm.Request{})
+	s, err := turn.SampleFull(ctx, llm.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,27 +92,27 @@ func TestARefusedAttemptRunsAgainFromInputAndIsRecorded(t *testing.T) {
 	m := &model{replies: []string{"maybe", "maybe", "yes"}}
 	ctx := m.provide(context.Background())
 	var attempts []int
-	ctx = primitive.SampleInput.Around(ctx, func(next primitive.Handler[primitive.Prompt, primitive.Prompt]) primitive.Handler[primitive.Prompt, primitive.Prompt] {
-		return func(ctx context.Context, p primitive.Prompt) (primitive.Prompt, error) {
+	ctx = middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			attempts = append(attempts, p.Attempt)
 			return next(ctx, p)
 		}
-	}, primitive.Max)
-	ctx = primitive.SampleConfidence.Around(ctx, func(next primitive.Handler[primitive.Sampled, primitive.Sampled]) primitive.Handler[primitive.Sampled, primitive.Sampled] {
-		return func(ctx context.Context, s primitive.Sampled) (primitive.Sampled, error) {
+	}, middleware.Max)
+	ctx = middleware.SampleConfidence.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+		return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 			if s.Response.Content != "yes" {
-				return s, primitive.Retry("sure-or-nothing", "the answer hedges")
+				return s, middleware.Retry("sure-or-nothing", "the answer hedges")
 			}
 			return next(ctx, s)
 		}
-	}, primitive.Min)
+	}, middleware.Min)
 	var notes []primitive.RetryNote
-	ctx = primitive.SampleRetryAPI.Provide(ctx, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
+	ctx = primitive.Provide(ctx, primitive.SampleRetryAPI, func(_ context.Context, n primitive.RetryNote) (struct{}, error) {
 		notes = append(notes, n)
 		return struct{}{}, nil
 	})
 
-	resp, err := primitive.Sample(ctx, llm.Request{})
+	resp, err := turn.Sample(ctx, llm.Request{})
 	if err != nil || resp.Content != "yes" {
 		t.Fatalf("Sample = %q, %v; want the third reply", resp.Content, err)
 	}
@@ -124,8 +126,8 @@ func TestARefusedAttemptRunsAgainFromInputAndIsRecorded(t *testing.T) {
 
 	// Bounded: the same middleware with only hedging replies.
 	m.replies = []string{"maybe", "maybe", "maybe", "maybe"}
-	_, err = primitive.Sample(primitive.SampleAttempts.With(ctx, 2), llm.Request{})
-	refused, ok := errors.AsType[*primitive.RefusedError](err)
+	_, err = turn.Sample(middleware.SampleAttempts.With(ctx, 2), llm.Request{})
+	refused, ok := errors.AsType[*turn.RefusedError](err)
 	if !ok || refused.Attempts != 2 || refused.Last.By != "sure-or-nothing" {
 		t.Fatalf("err = %v, want a RefusedError after 2 attempts", err)
 	}
@@ -148,7 +150,7 @@ func TestSampleAs(t *testing.T) {
 	ask := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Two of us to Oslo"}}}
 	t.Run("a valid first reply", func(t *testing.T) {
 		m := &model{replies: []string{`{"destination":"Oslo","travellers":2}`}}
-		got, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
+		got, err := turn.SampleAs[Trip](m.provide(context.Background()), ask)
 		if err != nil || got.Value != (Trip{"Oslo", 2}) {
 			t.Fatalf("SampleAs = %+v, %v", got.Value, err)
 		}
@@ -162,7 +164,7 @@ func TestSampleAs(t *testing.T) {
 	})
 	t.Run("one retry with the format", func(t *testing.T) {
 		m := &model{replies: []string{`Sure! Oslo for two.`, `{"destination":"Oslo","travellers":2}`}}
-		got, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
+		got, err := turn.SampleAs[Trip](m.provide(context.Background()), ask)
 		if err != nil || got.Value != (Trip{"Oslo", 2}) {
 			t.Fatalf("SampleAs = %+v, %v", got.Value, err)
 		}
@@ -178,8 +180,8 @@ func TestSampleAs(t *testing.T) {
 	})
 	t.Run("two failures are a typed error", func(t *testing.T) {
 		m := &model{replies: []string{`nope`, `{"destination":"Oslo","travellers":"two"}`, `{"destination":"Oslo","travellers":2}`}}
-		_, err := primitive.SampleAs[Trip](m.provide(context.Background()), ask)
-		oe, ok := errors.AsType[*primitive.OutputError](err)
+		_, err := turn.SampleAs[Trip](m.provide(context.Background()), ask)
+		oe, ok := errors.AsType[*turn.OutputError](err)
 		if !ok || oe.Type != "Trip" || !strings.Contains(oe.Reply, `"two"`) {
 			t.Fatalf("err = %v, want an OutputError holding the last reply", err)
 		}

@@ -1,4 +1,4 @@
-package primitive_test
+package turn_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 type seats struct {
@@ -20,7 +22,7 @@ var seatsForm = elicit.Form[seats]()
 // answering provides an elicit implementation that answers every request
 // with fn.
 func answering(ctx context.Context, fn func(elicit.Request) elicit.Response) context.Context {
-	return primitive.ElicitAPI.Provide(ctx, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
+	return primitive.Provide(ctx, middleware.Elicit, func(_ context.Context, req elicit.Request) (elicit.Response, error) {
 		return fn(req), nil
 	})
 }
@@ -29,7 +31,7 @@ func TestContentBreakingTheSchemaNeverReachesTheAgent(t *testing.T) {
 	ctx := answering(t.Context(), func(elicit.Request) elicit.Response {
 		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"count":40,"class":"economy"}`)}
 	})
-	res, err := primitive.Ask(ctx, seatsForm, "How many?", struct{}{})
+	res, err := turn.Ask(ctx, seatsForm, "How many?", struct{}{})
 	if err == nil {
 		t.Fatalf("an implementation's invalid answer reached the agent: %+v", res)
 	}
@@ -37,7 +39,7 @@ func TestContentBreakingTheSchemaNeverReachesTheAgent(t *testing.T) {
 		t.Errorf("content leaked: %+v", res)
 	}
 	ctx = answering(t.Context(), func(elicit.Request) elicit.Response { return elicit.Response{Action: elicit.Denied} })
-	if _, err := primitive.Ask(ctx, seatsForm, "How many?", struct{}{}); err == nil {
+	if _, err := turn.Ask(ctx, seatsForm, "How many?", struct{}{}); err == nil {
 		t.Error("a form was answered denied, an action it does not allow")
 	}
 }
@@ -49,7 +51,7 @@ func TestContentBreakingTheKindsRuleNeverReachesTheAgent(t *testing.T) {
 	ctx := answering(t.Context(), func(elicit.Request) elicit.Response {
 		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"option":"tea","else":"mate"}`)}
 	})
-	res, err := primitive.Ask(ctx, elicit.Choose, "Which?", elicit.ChoiceInput{Options: []string{"tea"}, Else: "Something else"})
+	res, err := turn.Ask(ctx, elicit.Choose, "Which?", elicit.ChoiceInput{Options: []string{"tea"}, Else: "Something else"})
 	if err == nil {
 		t.Fatalf("an answer breaking the choice's rule reached the agent: %+v", res)
 	}
@@ -57,11 +59,11 @@ func TestContentBreakingTheKindsRuleNeverReachesTheAgent(t *testing.T) {
 
 func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
 	ctx := answering(t.Context(), elicit.NewKinds(elicit.BuiltinKinds()...).Automatic)
-	res, err := primitive.Ask(ctx, seatsForm, "How many?", struct{}{})
+	res, err := turn.Ask(ctx, seatsForm, "How many?", struct{}{})
 	if err != nil || res.Action != elicit.Accept || res.Content != (seats{Count: 2, Class: "economy"}) {
 		t.Errorf("form with defaults: %+v, %v; want accepted with the defaults", res, err)
 	}
-	yes, err := primitive.Ask(ctx, elicit.Confirm, "Sure?", elicit.ConfirmInput{})
+	yes, err := turn.Ask(ctx, elicit.Confirm, "Sure?", elicit.ConfirmInput{})
 	if err != nil || yes.Action != elicit.Decline {
 		t.Errorf("a yes/no has no default: %+v, %v; want declined", yes, err)
 	}
@@ -71,7 +73,7 @@ func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
 // the caller hears each stage, in order, before the answer.
 func TestProgressStreamsFromTheImplementationToTheCaller(t *testing.T) {
 	var heard []string
-	ctx := primitive.ElicitAPI.Provide(t.Context(), func(ctx context.Context, req elicit.Request) (elicit.Response, error) {
+	ctx := primitive.Provide(t.Context(), middleware.Elicit, func(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 		report := primitive.ElicitProgress.Get(ctx)
 		if report == nil {
 			t.Fatal("the implementation has no way to report progress")
@@ -82,7 +84,7 @@ func TestProgressStreamsFromTheImplementationToTheCaller(t *testing.T) {
 		heard = append(heard, "answer")
 		return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"lat":52.37,"lng":4.89,"accuracy":20}`)}, nil
 	})
-	res, err := primitive.AskWithProgress(ctx, elicit.LocateDevice, "Where are you?", elicit.LocationInput{Accuracy: "high"},
+	res, err := turn.AskWithProgress(ctx, elicit.LocateDevice, "Where are you?", elicit.LocationInput{Accuracy: "high"},
 		func(p elicit.Progress) { heard = append(heard, p.Stage) })
 	if err != nil || res.Action != elicit.Accept || res.Content.Lat != 52.37 {
 		t.Fatalf("got %+v, %v; want the location accepted", res, err)

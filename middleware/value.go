@@ -1,12 +1,9 @@
-// Package primitive holds the primitives agents are written with (sample, elicit,
-// notify, log), the middleware that wraps them at every scope, and the scope
-// itself: a context.Context whose children never outlive it.
-package primitive
+package middleware
 
 import "context"
 
 // Value is a typed context value with a default, the Go form of a scoped
-// configuration: any scope can override it for its children with With, and
+// setting: any scope can override it for its children with With, and
 // lookups see the nearest override.
 type Value[T any] struct {
 	name string

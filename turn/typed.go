@@ -1,4 +1,4 @@
-package primitive
+package turn
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
 // Typed output. SampleAs asks the model for a value of a Go type: the
@@ -19,8 +21,8 @@ import (
 // description, its format and an example; when that one fails too, the
 // caller gets an *OutputError to handle.
 
-// Typed is a model's reply read as a T, with what the pipeline's stages
-// made of it.
+// Typed is a model's reply read as a T (see SampleAs), with what the
+// pipeline's stages made of it.
 type Typed[T any] struct {
 	Value      T
 	Confidence *float64
@@ -58,8 +60,10 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // typedOutput is the name of SampleAs's refusals in the record.
 const typedOutput = "typed output"
 
-// SampleAs asks the model to complete req with a value of type T, whose
-// JSON Schema is derived from T as for elicit forms and tool inputs.
+// SampleAs asks the model for a value of type T, whose JSON Schema is
+// derived from T as for forms and tool inputs. A reply that does not parse
+// gets one more attempt that shows the model the format and an example;
+// then the caller gets an *OutputError.
 func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 	var zero T
 	typ := reflect.TypeOf(zero)
@@ -77,8 +81,8 @@ func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 	// The format is shown from the attempt after the reply could not be
 	// read, and that attempt is the last chance.
 	var hint string
-	ctx = SampleInput.Around(ctx, func(next Handler[Prompt, Prompt]) Handler[Prompt, Prompt] {
-		return func(ctx context.Context, p Prompt) (Prompt, error) {
+	ctx = middleware.SampleInput.Around(ctx, func(next middleware.Handler[middleware.Prompt, middleware.Prompt]) middleware.Handler[middleware.Prompt, middleware.Prompt] {
+		return func(ctx context.Context, p middleware.Prompt) (middleware.Prompt, error) {
 			if hint == "" && p.Refused != nil && p.Refused.By == typedOutput {
 				hint = formatHint[T](name, raw, p.Refused.Reason)
 			}
@@ -88,11 +92,11 @@ func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 			}
 			return next(ctx, p)
 		}
-	}, Max)
+	}, middleware.Max)
 	// The reply is read after every Min middleware (format repair, say) and
 	// before the caller's outer Max middleware.
-	ctx = SampleOutput.Around(ctx, func(next Handler[Sampled, Sampled]) Handler[Sampled, Sampled] {
-		return func(ctx context.Context, s Sampled) (Sampled, error) {
+	ctx = middleware.SampleOutput.Around(ctx, func(next middleware.Handler[middleware.Sampled, middleware.Sampled]) middleware.Handler[middleware.Sampled, middleware.Sampled] {
+		return func(ctx context.Context, s middleware.Sampled) (middleware.Sampled, error) {
 			s, err := next(ctx, s)
 			if err != nil {
 				return s, err
@@ -100,15 +104,15 @@ func SampleAs[T any](ctx context.Context, req llm.Request) (Typed[T], error) {
 			v, problem := readAs[T](schema, s.Response.Content)
 			if problem != nil {
 				if hint == "" {
-					return s, Retry(typedOutput, problem.Error())
+					return s, middleware.Retry(typedOutput, problem.Error())
 				}
 				return s, &OutputError{Type: name, Reply: s.Response.Content, Err: problem}
 			}
 			s.Value = v
 			return s, nil
 		}
-	}, Max)
-	s, err := SampleFull(Aside.With(ctx, true), req) // a value, not the reply
+	}, middleware.Max)
+	s, err := SampleFull(primitive.Aside.With(ctx, true), req) // a value, not the reply
 	if err != nil {
 		return Typed[T]{Response: s.Response}, err
 	}

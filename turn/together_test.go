@@ -1,4 +1,4 @@
-package primitive_test
+package turn_test
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/turn"
 )
 
 func TestTogetherFirstFailureStopsTheOthers(t *testing.T) {
 	boom := errors.New("boom")
-	err := primitive.Together(t.Context(),
+	err := turn.Together(t.Context(),
 		func(ctx context.Context) error { return boom },
 		func(ctx context.Context) error { <-ctx.Done(); return nil }, // quits quietly when told
 	)
@@ -26,7 +27,7 @@ func TestTogetherReportsACancelledParentEvenWhenBranchesQuitQuietly(t *testing.T
 	ctx, cancel := context.WithCancelCause(t.Context())
 	started := make(chan struct{})
 	go func() { <-started; cancel(stop) }()
-	err := primitive.Together(ctx,
+	err := turn.Together(ctx,
 		func(ctx context.Context) error { close(started); <-ctx.Done(); return nil },
 		func(ctx context.Context) error { <-ctx.Done(); return nil },
 	)
@@ -50,7 +51,7 @@ func TestTogetherGivesEachBranchItsLane(t *testing.T) {
 		seen = append(seen, ctx.Value(laneKey{}).(int))
 		return nil
 	}
-	if err := primitive.Together(ctx, branch, branch, branch); err != nil {
+	if err := turn.Together(ctx, branch, branch, branch); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(seen)
