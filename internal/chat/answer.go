@@ -52,7 +52,7 @@ func (a Answer) normalized() Answer {
 // case the elicit stays pending and shows what was wrong.
 func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
-		h, err := c.answer(ctx, eid, a)
+		h, err := c.questions.answer(ctx, eid, a)
 		if err != nil || h == nil {
 			return err
 		}
@@ -61,37 +61,37 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 }
 
 // answer checks a and hands it to the turn waiting on eid.
-func (c *conversation) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
-	c.lock()
-	defer c.mu.Unlock()
-	if !c.isPending(eid) {
-		if c.recordedAlreadyLocked(ctx, eid, a) {
-			c.informLocked(answerKept)
+func (qs *questions) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
+	qs.c.lock()
+	defer qs.c.mu.Unlock()
+	if !qs.isPending(eid) {
+		if qs.recordedAlreadyLocked(ctx, eid, a) {
+			qs.c.page.informLocked(answerKept)
 			return nil, nil
 		}
-		return nil, c.notPendingLocked(eid)
+		return nil, qs.notPendingLocked(eid)
 	}
-	req := c.requestLocked(eid)
-	resp, problem, err := c.checkLocked(ctx, req, a)
+	req := qs.requestLocked(eid)
+	resp, problem, err := qs.checkLocked(ctx, req, a)
 	if err != nil {
 		return nil, err
 	}
 	if problem != nil {
-		return nil, c.rejectLocked(req, a.Form, problem)
+		return nil, qs.rejectLocked(req, a.Form, problem)
 	}
-	return c.deliverLocked(req, resp)
+	return qs.deliverLocked(req, resp)
 }
 
 // recordedAlreadyLocked reports whether a is the answer recorded for eid:
 // a resend of it (a double click, a page resending after a lost response)
 // is not a conflict, since what the user meant is what stands. c.mu is
 // held.
-func (c *conversation) recordedAlreadyLocked(ctx context.Context, eid string, a Answer) bool {
-	was, ok := c.responseLocked(eid)
+func (qs *questions) recordedAlreadyLocked(ctx context.Context, eid string, a Answer) bool {
+	was, ok := qs.responseLocked(eid)
 	if !ok {
 		return false
 	}
-	resp, problem, err := c.checkLocked(ctx, c.requestLocked(eid), a)
+	resp, problem, err := qs.checkLocked(ctx, qs.requestLocked(eid), a)
 	return err == nil && problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
 		(len(resp.Content) == 0 && len(was.Content) == 0 || durable.SameJSON(resp.Content, was.Content))
 }
@@ -101,32 +101,24 @@ func (c *conversation) recordedAlreadyLocked(ctx context.Context, eid string, a 
 // the answer recorded, which is news, not a problem.
 const answerKept = "Your answer was already recorded."
 
-// informLocked shows text as news on every open page of the conversation,
-// as Inform does. c.mu is held.
-func (c *conversation) informLocked(text string) {
-	n := Notice{Text: text, Info: true}
-	c.notice, c.noticeAt = n, c.svc.now()
-	c.broadcastLocked(Change{Notice: n})
-}
-
 // checkLocked converts a and checks it against req, as checkAnswer does,
 // and by what the conversation knows besides: a file given must be one
 // the session sent (checkFileLocked), an approval's edited arguments must
 // be ones the rules let run (checkEditLocked). A problem with the answer
 // is problem, for the user to fix; err is the store's failure, which is
 // not the user's. c.mu is held.
-func (c *conversation) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
+func (qs *questions) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
 	switch {
 	case a.Action != elicit.Accept:
 	case req.Kind == elicit.AskFile.Name:
-		return c.checkFileLocked(ctx, req, a)
+		return qs.checkFileLocked(ctx, req, a)
 	case req.Kind == elicit.Approve.Name:
-		if resp, problem = checkAnswer(c.svc.kinds, req, a); problem == nil {
-			problem = c.checkEditLocked(ctx, req, resp)
+		if resp, problem = checkAnswer(qs.c.svc.kinds, req, a); problem == nil {
+			problem = qs.checkEditLocked(ctx, req, resp)
 		}
 		return resp, problem, nil
 	}
-	resp, problem = checkAnswer(c.svc.kinds, req, a)
+	resp, problem = checkAnswer(qs.c.svc.kinds, req, a)
 	return resp, problem, nil
 }
 
@@ -151,7 +143,7 @@ func checkAnswer(kinds *elicit.Kinds, req elicit.Request, a Answer) (elicit.Resp
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.
-func (c *conversation) rejectLocked(req elicit.Request, form url.Values, problem error) error {
+func (qs *questions) rejectLocked(req elicit.Request, form url.Values, problem error) error {
 	rv := &ElicitView{Values: form}
 	e := &apperr.Error{Code: apperr.Invalid}
 	if ferrs, ok := errors.AsType[elicit.FieldErrors](problem); ok {
@@ -162,21 +154,21 @@ func (c *conversation) rejectLocked(req elicit.Request, form url.Values, problem
 		rv.Problem = "That answer can't be accepted: " + problem.Error() + "."
 		e.Message = rv.Problem
 	}
-	c.rejected[req.ID] = rv
-	c.broadcastItemLocked(req.ID)
+	qs.rejected[req.ID] = rv
+	qs.broadcastItemLocked(req.ID)
 	return e
 }
 
 // notPendingLocked explains why eid cannot be answered.
-func (c *conversation) notPendingLocked(eid string) error {
-	if _, ok := c.requestNodeLocked(eid); ok {
-		if _, answered := c.responseNodeLocked(eid); answered {
+func (qs *questions) notPendingLocked(eid string) error {
+	if _, ok := qs.requestNodeLocked(eid); ok {
+		if _, answered := qs.responseNodeLocked(eid); answered {
 			return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
 		}
 		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
 	}
-	for _, id := range c.idx.WithRef(eid) {
-		if n, _ := c.idx.Node(id); n.Kind == tree.ElicitRequest {
+	for _, id := range qs.c.idx.WithRef(eid) {
+		if n, _ := qs.c.idx.Node(id); n.Kind == tree.ElicitRequest {
 			// Asked on a branch the conversation has left (an edit, a
 			// switch): it is there, but not to be answered from here.
 			return apperr.Errorf(apperr.Conflict, "That question was asked on a branch the conversation has left; it can no longer be answered.")

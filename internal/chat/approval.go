@@ -15,7 +15,7 @@ import (
 // the rule, and the approval keeps waiting for a fix or a deny. The guard
 // decides the edit again before the call runs, under the levels of the
 // tool's own scope besides. c.mu is held.
-func (c *conversation) checkEditLocked(ctx context.Context, req elicit.Request, resp elicit.Response) error {
+func (qs *questions) checkEditLocked(ctx context.Context, req elicit.Request, resp elicit.Response) error {
 	var a elicit.Approval
 	if json.Unmarshal(resp.Content, &a) != nil || a.Args == "" {
 		return nil // nothing edited: the kind's check read the answer already
@@ -24,8 +24,8 @@ func (c *conversation) checkEditLocked(ctx context.Context, req elicit.Request, 
 	if json.Unmarshal(req.Input, &in) != nil {
 		return elicit.FieldErrors{{Field: "args", Message: "cannot be checked: the approval does not say which tool it is about"}}
 	}
-	asst, _ := c.svc.agents.Get(c.conv.Agent) // none: the program's rules alone
-	if refused := consent.EditRefusal(c.svc.ruled(ctx, asst), in, a); refused != nil {
+	asst, _ := qs.c.svc.agents.Get(qs.c.conv.Agent) // none: the program's rules alone
+	if refused := consent.EditRefusal(qs.c.svc.ruled(ctx, asst), in, a); refused != nil {
 		return refused
 	}
 	return nil

@@ -80,7 +80,7 @@ func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, 
 // name, type and size are then the store's, whatever else the page sent,
 // and a file so given becomes the conversation's, to live and be deleted
 // with it. c.mu is held (the file is looked up by its key).
-func (c *conversation) checkFileLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
+func (qs *questions) checkFileLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
 	id := a.Form.Get("id")
 	if a.Form == nil {
 		var given elicit.File
@@ -93,19 +93,19 @@ func (c *conversation) checkFileLocked(ctx context.Context, req elicit.Request, 
 	switch {
 	case id == "":
 		return refuse("is required: choose a file")
-	case c.svc.files == nil:
+	case qs.c.svc.files == nil:
 		return refuse("cannot be taken: files are not kept here")
 	}
-	session := c.session()
-	f, err := c.svc.files.Attachment(ctx, session, id)
+	session := qs.c.session()
+	f, err := qs.c.svc.files.Attachment(ctx, session, id)
 	if apperr.CodeOf(err) == apperr.NotFound {
 		return refuse("is not a file you uploaded")
 	} else if err != nil {
 		return elicit.Response{}, nil, err
 	}
 	content, _ := json.Marshal(elicit.File{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size})
-	if resp, problem = checkAnswer(c.svc.kinds, req, Answer{Action: a.Action, Content: content}); problem != nil {
+	if resp, problem = checkAnswer(qs.c.svc.kinds, req, Answer{Action: a.Action, Content: content}); problem != nil {
 		return resp, problem, nil
 	}
-	return resp, nil, c.svc.files.Attach(ctx, session, c.conv.ID, []string{id})
+	return resp, nil, qs.c.svc.files.Attach(ctx, session, qs.c.conv.ID, []string{id})
 }

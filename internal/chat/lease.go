@@ -78,9 +78,9 @@ func (s *Service) Moved(id string) {
 		t.cancel(errMoved)
 		delete(c.sides, q)
 	}
-	clear(c.pending)
-	c.queue = nil
-	for f := range c.followers {
+	clear(c.questions.pending)
+	c.inbox.queue = nil
+	for f := range c.page.followers {
 		f.gone = errMoved
 		f.wakeLocked()
 	}

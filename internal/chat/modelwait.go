@@ -16,7 +16,7 @@ func (t *turn) waitOnModel() (done func()) {
 	c := t.conv
 	c.mu.Lock()
 	since := c.svc.now()
-	c.modelSince = since
+	c.page.modelSince = since
 	c.mu.Unlock()
 	stop := make(chan struct{})
 	go func() {
@@ -29,8 +29,8 @@ func (t *turn) waitOnModel() (done func()) {
 			case <-tick.C:
 			}
 			c.mu.Lock()
-			if c.current == t && c.modelSince == since && c.status.Draft == "" {
-				c.broadcastStatusLocked()
+			if c.current == t && c.page.modelSince == since && c.page.status.Draft == "" {
+				c.page.broadcastStatusLocked()
 			}
 			c.mu.Unlock()
 		}
@@ -38,8 +38,8 @@ func (t *turn) waitOnModel() (done func()) {
 	return func() {
 		close(stop)
 		c.mu.Lock()
-		if c.modelSince == since {
-			c.modelSince = time.Time{}
+		if c.page.modelSince == since {
+			c.page.modelSince = time.Time{}
 		}
 		c.mu.Unlock()
 	}

@@ -24,20 +24,20 @@ func (s *Service) Inform(session, id, message string) {
 // what another command, running beside it, said meanwhile.
 func (s *Service) ClearNotice(session, id string, since time.Time) {
 	s.change(session, id, func(c *conversation) bool {
-		if c.notice == (Notice{}) || !c.noticeAt.Before(since) {
+		if c.page.notice == (Notice{}) || !c.page.noticeAt.Before(since) {
 			return false
 		}
-		c.notice = Notice{}
+		c.page.notice = Notice{}
 		return true
 	})
 }
 
 func (s *Service) notice(session, id string, n Notice) {
 	s.change(session, id, func(c *conversation) bool {
-		if n == c.notice {
+		if n == c.page.notice {
 			return false // most commands clear a notice that is not there
 		}
-		c.notice, c.noticeAt = n, s.now()
+		c.page.notice, c.page.noticeAt = n, s.now()
 		return true
 	})
 }
@@ -55,7 +55,7 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 	c.lock()
 	defer c.mu.Unlock()
 	if set(c) {
-		c.broadcastLocked(Change{Notice: c.notice})
+		c.page.broadcastLocked(Change{Notice: c.page.notice})
 	}
 }
 
@@ -64,22 +64,22 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 // the reply ends"). It is said under the lock that decided it, so it is up
 // before the reply it talks about can arrive, and it goes when that reply
 // does (repliedLocked). c.mu is held.
-func (c *conversation) saySentLocked(sent Sent, err error) {
+func (pg *page) saySentLocked(sent Sent, err error) {
 	say := sent.Say()
-	if err != nil || say == "" || c.notice.Text == say && c.notice.Info {
+	if err != nil || say == "" || pg.notice.Text == say && pg.notice.Info {
 		return
 	}
-	c.notice, c.noticeAt = Notice{Text: say, Info: true}, c.svc.now()
-	c.broadcastLocked(Change{Notice: c.notice})
+	pg.notice, pg.noticeAt = Notice{Text: say, Info: true}, pg.c.svc.now()
+	pg.broadcastLocked(Change{Notice: pg.notice})
 }
 
 // repliedLocked clears, as the turn ends, a notice that told how a request
 // went: what it spoke of is on the page now. A problem stays until the
 // next command. c.mu is held.
-func (c *conversation) repliedLocked() {
-	if c.notice.Text == "" || !c.notice.Info {
+func (pg *page) repliedLocked() {
+	if pg.notice.Text == "" || !pg.notice.Info {
 		return
 	}
-	c.notice = Notice{}
-	c.broadcastLocked(Change{Notice: c.notice})
+	pg.notice = Notice{}
+	pg.broadcastLocked(Change{Notice: pg.notice})
 }

@@ -45,17 +45,17 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		c.mu.Unlock()
 		return elicit.Response{}, context.Cause(ctx)
 	}
-	w := c.pending[req.ID] // made already when the conversation was loaded
+	w := c.questions.pending[req.ID] // made already when the conversation was loaded
 	if w == nil && replayed {
 		// Answered while the replay was on its way here: most often, the
 		// answer that loaded the conversation. Held, it goes on with what
 		// the turn records next.
-		if resp, ok := c.held.take(req.ID); ok {
+		if resp, ok := c.questions.held.take(req.ID); ok {
 			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
 			return resp, nil
 		}
-		c.flushLocked()
+		c.questions.flushLocked()
 		if resp, ok := t.answeredLocked(req.ID); ok {
 			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
@@ -67,21 +67,21 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		if replayed {
 			w.node = asked.ID
 		}
-		c.pending[req.ID] = w
+		c.questions.pending[req.ID] = w
 	}
 	w.progress = primitive.ElicitProgress.Get(ctx)
 	if replayed {
-		c.broadcastItemLocked(req.ID)
+		c.questions.broadcastItemLocked(req.ID)
 	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(req)}); err != nil {
-		delete(c.pending, req.ID)
+		delete(c.questions.pending, req.ID)
 		c.mu.Unlock()
 		return elicit.Response{}, err
 	}
-	if len(c.pending) > 1 {
-		c.broadcastQueueLocked(req.ID) // each learns the queue grew
+	if len(c.questions.pending) > 1 {
+		c.questions.broadcastQueueLocked(req.ID) // each learns the queue grew
 	}
 	t.place.asking(t)
-	c.broadcastStatusLocked()
+	c.page.broadcastStatusLocked()
 	c.mu.Unlock()
 	c.svc.idle(c)
 	select {
@@ -172,7 +172,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			return err
 		}
 		t.samples.Recorded(id, n.ID, rec, req)
-		c.broadcastStatusLocked()
+		c.page.broadcastStatusLocked()
 		return nil
 	})
 	if !ran && err == nil { // replayed: the scope's next call continues this one

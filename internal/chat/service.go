@@ -251,7 +251,7 @@ func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Con
 func (s *Service) View(ctx context.Context, session, id string) (View, error) {
 	var v View
 	err := s.with(ctx, session, id, func(c *conversation) error {
-		v = c.view()
+		v = c.page.view()
 		return nil
 	})
 	return v, err

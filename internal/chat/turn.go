@@ -109,27 +109,27 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 		if !ok {
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
-		if prior, err = c.priorLocked(m); prior != nil || err != nil {
-			if prior != nil && c.onTheWay[m.ID] == nil {
-				c.informLocked(messageKept)
+		if prior, err = c.inbox.priorLocked(m); prior != nil || err != nil {
+			if prior != nil && c.inbox.onTheWay[m.ID] == nil {
+				c.page.informLocked(messageKept)
 			}
 			return err
 		}
 		if !c.running() {
 			return s.startLocked(ctx, c, a, m.record())
 		}
-		if req, waiting := c.waitingOnLocked(); waiting {
+		if req, waiting := c.questions.waitingOnLocked(); waiting {
 			if len(m.Attachments) > 0 {
 				return apperr.Errorf(apperr.Conflict, "A question waits: answer it first, then send the files.")
 			}
-			q = new(c.askedLocked(req))
+			q = new(c.questions.askedLocked(req))
 			if m.ID != "" {
-				c.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
+				c.inbox.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
 			}
 			return nil
 		}
 		sent, err = s.whileWorkingLocked(ctx, c, a, m)
-		c.saySentLocked(sent, err)
+		c.page.saySentLocked(sent, err)
 		return err
 	}()
 	if prior != nil {
@@ -144,8 +144,8 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 	d.ID = m.ID
 	c.lock()
 	defer c.mu.Unlock()
-	if on := c.onTheWay[m.ID]; on != nil {
-		delete(c.onTheWay, m.ID)
+	if on := c.inbox.onTheWay[m.ID]; on != nil {
+		delete(c.inbox.onTheWay, m.ID)
 		defer func() { on.finish(sent, err) }()
 	}
 	a, ok := s.agents.Get(c.conv.Agent)
@@ -153,7 +153,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 		return "", apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 	}
 	sent, err = s.actOnLocked(ctx, c, a, *q, d)
-	c.saySentLocked(sent, err)
+	c.page.saySentLocked(sent, err)
 	return sent, err
 }
 
@@ -162,7 +162,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 // turn ended), the text is taken as it would be now, without deciding
 // again. c.mu is held.
 func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
-	req, waiting := c.waitingOnLocked()
+	req, waiting := c.questions.waitingOnLocked()
 	m := Message{ID: d.ID, Text: d.Text}
 	switch {
 	case !c.running():
@@ -177,11 +177,11 @@ func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Ass
 	}
 	switch d.Choice {
 	case decide.Answer:
-		h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
+		h, err := c.questions.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
 		if err != nil {
 			return "", err
 		}
-		c.flushLocked()
+		c.questions.flushLocked()
 		return SentAnswer, h.err
 	case decide.Change:
 		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
@@ -297,7 +297,7 @@ func (s *Service) resumeLocked(c *conversation) {
 	t := s.startTurnLocked(c, a, msg, text, record)
 	for ref, w := range waiting {
 		w.by = t
-		c.pending[ref] = w
+		c.questions.pending[ref] = w
 	}
 }
 
@@ -328,12 +328,12 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 // next one, when messages were queued meanwhile. c.mu is held.
 func (c *conversation) endedLocked(t *turn) {
 	c.current = nil
-	c.status = Status{}
-	c.repliedLocked()
-	if c.withdrawLocked(t.place) {
-		c.resyncLocked() // its questions leave the page
+	c.page.status = Status{}
+	c.page.repliedLocked()
+	if c.questions.withdrawLocked(t.place) {
+		c.page.resyncLocked() // its questions leave the page
 	} else {
-		c.broadcastStatusLocked()
+		c.page.broadcastStatusLocked()
 	}
 	c.svc.startQueuedLocked(c)
 }
@@ -429,19 +429,19 @@ func (c *conversation) parkLocked() {
 	t := c.current
 	t.cancel(errParked)
 	c.current = nil
-	c.status = Status{}
-	c.withdrawLocked(t.place)
+	c.page.status = Status{}
+	c.questions.withdrawLocked(t.place)
 }
 
 // withdrawLocked forgets what the turns placed at place waited for (each
 // side turn's questions are its own; the flow's are those of its turns)
 // and reports whether there was anything.
-func (c *conversation) withdrawLocked(place placement) bool {
+func (qs *questions) withdrawLocked(place placement) bool {
 	had := false
-	for ref, w := range c.pending {
+	for ref, w := range qs.pending {
 		if w.by.place == place {
-			delete(c.pending, ref)
-			delete(c.rejected, ref)
+			delete(qs.pending, ref)
+			delete(qs.rejected, ref)
 			had = true
 		}
 	}
@@ -466,8 +466,8 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		c.current.cancel(errStopped)
 		// Its questions are withdrawn now, not when the turn gets to its end:
 		// once the user is told it stopped, no answer can reach it.
-		if c.withdrawLocked(c.current.place) {
-			c.resyncLocked()
+		if c.questions.withdrawLocked(c.current.place) {
+			c.page.resyncLocked()
 		}
 		return nil
 	})

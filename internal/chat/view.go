@@ -30,18 +30,18 @@ const (
 // live is the conversation as chatview.Items asks of it; c.mu is held.
 type live struct{ c *conversation }
 
-func (l live) Pending(ref string) bool                    { return l.c.isPending(ref) }
-func (l live) Decoded(n tree.Node) (elicit.Request, bool) { return l.c.decoded(n) }
+func (l live) Pending(ref string) bool                    { return l.c.questions.isPending(ref) }
+func (l live) Decoded(n tree.Node) (elicit.Request, bool) { return l.c.questions.decoded(n) }
 
 // buildItems turns path into visible items (chatview.Items).
 func buildItems(path []tree.Node, c *conversation) []Item { return chatview.Items(path, live{c}) }
 
 // view builds the page's view; c.mu is held.
-func (c *conversation) view() View {
-	items := buildItems(c.path, c)
-	items = c.withSidesLocked(items)
+func (pg *page) view() View {
+	items := buildItems(pg.c.path, pg.c)
+	items = pg.c.withSidesLocked(items)
 	answers := map[string]tree.Node{}
-	for _, n := range c.path {
+	for _, n := range pg.c.path {
 		if n.Kind == tree.ElicitResponse {
 			answers[n.Ref] = n
 		}
@@ -50,12 +50,12 @@ func (c *conversation) view() View {
 	for i := range items {
 		it := &items[i]
 		if it.Elicit != nil {
-			c.liveLocked(it.Elicit)
+			pg.c.questions.liveLocked(it.Elicit)
 		}
-		it.Branch = c.branchOf(it, answer)
-		it.Continued = it.Kind == tree.Stopped && c.idx.Continues(it.ID)
+		it.Branch = pg.c.branchOf(it, answer)
+		it.Continued = it.Kind == tree.Stopped && pg.c.idx.Continues(it.ID)
 	}
-	return View{Conversation: c.conv, Items: items, Status: c.statusLocked(), Notice: c.notice, Model: modelName(c.svc.model)}
+	return View{Conversation: pg.c.conv, Items: items, Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
 }
 
 // branchOf places an item among its alternatives, or returns nil when it

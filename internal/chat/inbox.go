@@ -17,6 +17,21 @@ import (
 // after a restart or on another branch, and is recorded once, as an
 // answer is (answer.go).
 
+// inbox is what the conversation knows of the messages sent to it: the
+// ids of those recorded (built on first use, see sentIDsLocked), those
+// being decided on, and those queued for the running turn to end
+// (input.go). It owns these fields, which conversation's mu guards.
+type inbox struct {
+	c *conversation
+	// queue are the messages waiting for the running turn to end.
+	queue []Message
+	// onTheWay are the messages with an id being decided on, by id, and
+	// sentIDs the ids of the messages recorded, with their nodes, once
+	// built.
+	onTheWay map[string]*sending
+	sentIDs  map[string]int64
+}
+
 // Message is a message as its sender sends it.
 type Message struct {
 	// ID is the id the sender chose for the message, by which a resend of
@@ -106,11 +121,11 @@ func (s *sending) wait(ctx context.Context) (Sent, error) {
 // priorLocked returns what became of the message sent before with m's id,
 // if one was: recorded, queued or on its way. Conflict when that message
 // says something else than m: the first one stands. c.mu is held.
-func (c *conversation) priorLocked(m Message) (*sending, error) {
+func (ib *inbox) priorLocked(m Message) (*sending, error) {
 	if m.ID == "" {
 		return nil, nil
 	}
-	prior := c.sendingLocked(m.ID)
+	prior := ib.sendingLocked(m.ID)
 	if prior == nil {
 		return nil, nil
 	}
@@ -122,16 +137,16 @@ func (c *conversation) priorLocked(m Message) (*sending, error) {
 
 // sendingLocked finds the message sent with id: on its way, queued, or
 // recorded on any branch. c.mu is held.
-func (c *conversation) sendingLocked(id string) *sending {
-	if s := c.onTheWay[id]; s != nil {
+func (ib *inbox) sendingLocked(id string) *sending {
+	if s := ib.onTheWay[id]; s != nil {
 		return s
 	}
-	for _, q := range c.queue {
+	for _, q := range ib.queue {
 		if q.ID == id {
 			return sentAlready(q.Text, SentQueued)
 		}
 	}
-	n, ok := c.idx.Node(c.sentIDsLocked()[id])
+	n, ok := ib.c.idx.Node(ib.sentIDsLocked()[id])
 	if !ok {
 		return nil // never recorded, or collected with its branch
 	}
@@ -146,7 +161,7 @@ func (c *conversation) sendingLocked(id string) *sending {
 				return sentAlready(p.Text, SentQueued)
 			}
 		}
-		return sentAlready(m.Text, c.startedLocked(n))
+		return sentAlready(m.Text, ib.startedLocked(n))
 	}
 	return nil
 }
@@ -155,8 +170,8 @@ func (c *conversation) sendingLocked(id string) *sending {
 // which its parent tells: it joined the message before it, or it
 // interrupted the turn that worked, or it just started a turn. c.mu is
 // held.
-func (c *conversation) startedLocked(n tree.Node) Sent {
-	p, _ := c.idx.Node(n.Parent)
+func (ib *inbox) startedLocked(n tree.Node) Sent {
+	p, _ := ib.c.idx.Node(n.Parent)
 	switch p.Kind {
 	case tree.UserMessage:
 		return SentJoined
@@ -175,38 +190,38 @@ func (c *conversation) startedLocked(n tree.Node) Sent {
 // not searched at each message, and a conversation only read, never
 // written to, never builds it. A node that garbage collection dropped
 // stays in it, and is not found in the index. c.mu is held.
-func (c *conversation) sentIDsLocked() map[string]int64 {
-	if c.sentIDs == nil {
-		c.sentIDs = map[string]int64{}
-		for _, n := range c.idx.Nodes() {
-			c.addSentIDs(n)
+func (ib *inbox) sentIDsLocked() map[string]int64 {
+	if ib.sentIDs == nil {
+		ib.sentIDs = map[string]int64{}
+		for _, n := range ib.c.idx.Nodes() {
+			ib.addSentIDs(n)
 		}
 	}
-	return c.sentIDs
+	return ib.sentIDs
 }
 
 // noteSentIDLocked adds the message id n records, if any, once the map of
 // them is built. c.mu is held.
-func (c *conversation) noteSentIDLocked(n tree.Node) {
-	if c.sentIDs != nil {
-		c.addSentIDs(n)
+func (ib *inbox) noteSentIDLocked(n tree.Node) {
+	if ib.sentIDs != nil {
+		ib.addSentIDs(n)
 	}
 }
 
-// addSentIDs adds the message ids n records to c.sentIDs.
-func (c *conversation) addSentIDs(n tree.Node) {
+// addSentIDs adds the message ids n records to c.inbox.sentIDs.
+func (ib *inbox) addSentIDs(n tree.Node) {
 	switch n.Kind {
 	case tree.Decision:
 		if d, _ := tree.Decode[tree.DecisionRecord](n); d.ID != "" {
-			c.sentIDs[d.ID] = n.ID
+			ib.sentIDs[d.ID] = n.ID
 		}
 	case tree.UserMessage:
 		m, _ := tree.Decode[tree.Message](n)
 		if m.ID != "" {
-			c.sentIDs[m.ID] = n.ID
+			ib.sentIDs[m.ID] = n.ID
 		}
 		for _, p := range m.Parts {
-			c.sentIDs[p.ID] = n.ID
+			ib.sentIDs[p.ID] = n.ID
 		}
 	}
 }
