@@ -210,7 +210,7 @@ func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit
 		return apperr.Errorf(apperr.Invalid, "That answer can't be accepted: %v.", err)
 	}
 	c.parkLocked()
-	delete(c.questions.rejected, eid)
+	c.questions.answeredAgainLocked(eid)
 	if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + words.Title(req.Message) + "” to " + words.Answer(resp)}}); err != nil {
 		return err

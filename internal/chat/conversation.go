@@ -54,10 +54,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 	c.inbox = inbox{c: c, onTheWay: map[string]*sending{}}
 	c.page = page{c: c, followers: map[*Follower]struct{}{}}
 	c.path = c.idx.PathTo(meta.Head)
-	for _, n := range c.idx.Unsent() { // queued before a restart: still to be sent
-		m, _ := tree.Decode[tree.Message](n)
-		c.inbox.queue = append(c.inbox.queue, Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, queued: n.ID})
-	}
+	c.inbox.restore()
 	return c
 }
 
@@ -70,9 +67,7 @@ func (c *conversation) running() bool { return c.current != nil }
 // commit, when n goes plainly on HEAD.
 func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.Conversation = c.conv.ID
-	if h := c.questions.held; h != nil {
-		c.questions.held = nil
-		h.timer.Stop()
+	if h := c.questions.unholdLocked(); h != nil {
 		if opts == (tree.AppendOptions{}) {
 			h.node.Parent = c.conv.Head
 			both, err := c.svc.store.AppendChain(ctx, []tree.Node{h.node, n})
@@ -114,9 +109,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.inbox.noteSentIDLocked(n)
 	c.page.recordedFeedLocked(n)
 	c.page.sessionRecordedLocked()
-	if w := c.questions.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
-		w.node = n.ID // its place in the queue, before anyone is told
-	}
+	c.questions.recordedLocked(n)
 	if opts.Aside {
 		if it, ok := c.sideItemLocked(n); ok {
 			c.page.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})

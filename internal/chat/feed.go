@@ -238,8 +238,8 @@ func (f *Follower) Look(fn func(Live)) {
 	l := Live{Conversation: c.conv, Index: c.idx, Path: c.path, Turn: c.page.turnStateLocked(), Notice: c.page.notice,
 		Nodes: f.nodes, Rescan: f.rescan}
 	f.nodes, f.rescan = nil, false
-	if t := c.current; t != nil && c.page.status.Draft != "" {
-		l.Reply = Draft{Run: t.id, Text: c.page.status.Draft}
+	if t := c.current; t != nil && c.page.draftLocked() != "" {
+		l.Reply = Draft{Run: t.id, Text: c.page.draftLocked()}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.sides)) {
 		if d := c.sides[id].draftLocked(); d != "" {

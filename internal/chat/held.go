@@ -77,14 +77,29 @@ func (c *conversation) flush() {
 
 // flushLocked writes a held answer alone. c.mu is held.
 func (qs *questions) flushLocked() {
-	h := qs.held
+	h := qs.unholdLocked()
 	if h == nil {
 		return
 	}
-	qs.held = nil
-	h.timer.Stop()
 	_, err := qs.c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
 	qs.settleLocked(h, err)
+}
+
+// unholdLocked takes the held answer, if any, for its writer, which
+// settles it once written. c.mu is held.
+func (qs *questions) unholdLocked() *heldAnswer {
+	h := qs.held
+	if h != nil {
+		qs.held = nil
+		h.timer.Stop()
+	}
+	return h
+}
+
+// takeHeldLocked returns the held answer to eid, for a replay that asks
+// for it after it came (heldAnswer.take). c.mu is held.
+func (qs *questions) takeHeldLocked(eid string) (elicit.Response, bool) {
+	return qs.held.take(eid)
 }
 
 // deliverLocked hands resp to the turn waiting on the pending request req

@@ -375,7 +375,7 @@ func (ib *inbox) noteSentIDLocked(n tree.Node) {
 	}
 }
 
-// addSentIDs adds the message ids n records to c.inbox.sentIDs.
+// addSentIDs adds the message ids n records to ib.sentIDs.
 func (ib *inbox) addSentIDs(n tree.Node) {
 	switch n.Kind {
 	case tree.Decision:
@@ -391,4 +391,38 @@ func (ib *inbox) addSentIDs(n tree.Node) {
 			ib.sentIDs[p.ID] = n.ID
 		}
 	}
+}
+
+// restore queues again the messages queued before a restart, which are
+// still to be sent; c.idx is read.
+func (ib *inbox) restore() {
+	for _, n := range ib.c.idx.Unsent() {
+		m, _ := tree.Decode[tree.Message](n)
+		ib.queue = append(ib.queue, Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, queued: n.ID})
+	}
+}
+
+// queueLocked queues m, recorded as node queued, for the running turn to
+// end. c.mu is held.
+func (ib *inbox) queueLocked(m Message, queued int64) {
+	m.queued = queued
+	ib.queue = append(ib.queue, m)
+}
+
+// takeQueueLocked returns the messages queued and empties the queue. c.mu
+// is held.
+func (ib *inbox) takeQueueLocked() []Message {
+	q := ib.queue
+	ib.queue = nil
+	return q
+}
+
+// queuedLocked returns the texts of the messages queued, as the status
+// shows them. c.mu is held.
+func (ib *inbox) queuedLocked() []string {
+	var texts []string
+	for _, m := range ib.queue {
+		texts = append(texts, m.Text)
+	}
+	return texts
 }

@@ -93,25 +93,24 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		if err != nil {
 			return "", err
 		}
-		m.queued = n.ID
-		c.inbox.queue = append(c.inbox.queue, m)
+		c.inbox.queueLocked(m, n.ID)
 		c.page.broadcastStatusLocked()
 		return SentQueued, nil
 	}
-	if c.path.Head() == t.id && c.page.status.Draft == "" && s.since(t.started) < s.batchWindow {
+	if c.path.Head() == t.id && c.page.draftLocked() == "" && s.since(t.started) < s.batchWindow {
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()
 		return SentJoined, s.startLocked(ctx, c, a, m.record())
 	}
 	t.cancel(errInterrupted)
-	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.page.status.Draft})},
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.page.draftLocked()})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
 	if err != nil {
 		return "", err
 	}
 	c.current = nil
-	c.page.status = Status{}
+	c.page.turnEndedLocked()
 	c.questions.withdrawLocked(t.place)
 	return SentInterrupted, s.startLocked(ctx, c, a, m.record())
 }
@@ -121,11 +120,13 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 // turn it cut is resumed at the next start, and the queue sent after it.
 // c.mu is held.
 func (s *Service) startQueuedLocked(c *conversation) {
-	if len(c.inbox.queue) == 0 || c.current != nil || s.ctx.Err() != nil {
+	if c.current != nil || s.ctx.Err() != nil {
 		return
 	}
-	queued := c.inbox.queue
-	c.inbox.queue = nil
+	queued := c.inbox.takeQueueLocked()
+	if len(queued) == 0 {
+		return
+	}
 	a, ok := s.agents.Get(c.conv.Agent)
 	if !ok {
 		return
@@ -135,8 +136,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	ctx := context.WithoutCancel(s.ctx)
 	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
-		c.page.notice, c.page.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, s.now()
-		c.page.broadcastLocked(Change{Notice: c.page.notice})
+		c.page.sayLocked(Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)})
 	}
 }
 

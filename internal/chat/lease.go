@@ -78,12 +78,9 @@ func (s *Service) Moved(id string) {
 		t.cancel(errMoved)
 		delete(c.sides, q)
 	}
-	clear(c.questions.pending)
-	c.inbox.queue = nil
-	for f := range c.page.followers {
-		f.gone = errMoved
-		f.wakeLocked()
-	}
+	c.questions.dropLocked()
+	c.inbox.takeQueueLocked()
+	c.page.goneLocked(errMoved)
 	s.log.Info("conversation moved to another node", "conversation", id)
 }
 

@@ -73,14 +73,13 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 			t.cancel(errDeleted)
 			delete(c.sides, q)
 		}
-		c.inbox.queue = nil
+		c.inbox.takeQueueLocked()
 		if err := s.store.DeleteConversation(ctx, session, id); err != nil {
 			return err
 		}
 		// Its other open pages say so; whoever asks for it from now on
 		// finds it missing, and the pages let go of it when they close.
-		c.page.notice, c.page.noticeAt = Notice{Text: "This conversation was deleted."}, s.now()
-		c.page.broadcastLocked(Change{Notice: c.page.notice})
+		c.page.sayLocked(Notice{Text: "This conversation was deleted."})
 		s.mu.Lock()
 		unlease := func() {}
 		if s.live[id] == c {

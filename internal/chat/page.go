@@ -23,14 +23,15 @@ type page struct {
 	modelSince time.Time
 }
 
+// statusLocked is the status the pages show: the turn's, the questions'
+// queue, the side questions working, the messages queued and the wait on
+// the model. c.mu is held.
 func (pg *page) statusLocked() Status {
 	st := pg.status
 	st.Running = pg.c.running()
 	st.Waiting = pg.c.running() && len(pg.c.questions.queueLocked()) > 0
 	st.Aside = len(pg.c.sides) > 0
-	for _, m := range pg.c.inbox.queue {
-		st.Queued = append(st.Queued, m.Text)
-	}
+	st.Queued = pg.c.inbox.queuedLocked()
 	if !pg.modelSince.IsZero() && st.Draft == "" {
 		st.ModelWait = pg.c.svc.since(pg.modelSince)
 	}
@@ -111,10 +112,68 @@ func (pg *page) sessionRecordedLocked() {
 	pg.c.svc.sessions.Recorded(owner, pg.c.conv.ID)
 }
 
+// sayLocked shows n on every open page of the conversation until the next
+// command. c.mu is held.
+func (pg *page) sayLocked(n Notice) {
+	pg.notice, pg.noticeAt = n, pg.c.svc.now()
+	pg.broadcastLocked(Change{Notice: n})
+}
+
 // informLocked shows text as news on every open page of the conversation,
 // as Inform does. c.mu is held.
 func (pg *page) informLocked(text string) {
-	n := Notice{Text: text, Info: true}
-	pg.notice, pg.noticeAt = n, pg.c.svc.now()
-	pg.broadcastLocked(Change{Notice: n})
+	pg.sayLocked(Notice{Text: text, Info: true})
+}
+
+// watchedLocked reports whether a page, or another reader, follows the
+// conversation. c.mu is held.
+func (pg *page) watchedLocked() bool { return len(pg.followers) > 0 }
+
+// goneLocked tells every follower that the conversation is no longer
+// followed here, and why. c.mu is held.
+func (pg *page) goneLocked(err error) {
+	for f := range pg.followers {
+		f.gone = err
+		f.wakeLocked()
+	}
+}
+
+// draftLocked returns the flow's reply as it streams. c.mu is held.
+func (pg *page) draftLocked() string { return pg.status.Draft }
+
+// draftedLocked adds delta to the flow's streaming reply and shows it; an
+// empty delta drops what streamed, which a retried call streams again.
+// c.mu is held.
+func (pg *page) draftedLocked(delta string) {
+	if delta == "" {
+		pg.status.Draft = ""
+		return
+	}
+	pg.status.Draft += delta
+	pg.broadcastStatusLocked()
+}
+
+// turnEndedLocked clears the status of the flow's turn, which ended or
+// was set aside. c.mu is held.
+func (pg *page) turnEndedLocked() { pg.status = Status{} }
+
+// modelWaitLocked marks the running turn as waiting on a model call begun
+// at since. c.mu is held.
+func (pg *page) modelWaitLocked(since time.Time) { pg.modelSince = since }
+
+// modelWaitedLocked shows how long the model call begun at since has been
+// waited on, while it is the one waited on and has sent nothing yet.
+// c.mu is held.
+func (pg *page) modelWaitedLocked(since time.Time) {
+	if pg.modelSince == since && pg.status.Draft == "" {
+		pg.broadcastStatusLocked()
+	}
+}
+
+// modelAnsweredLocked ends the wait on the model call begun at since,
+// unless a later call waits now. c.mu is held.
+func (pg *page) modelAnsweredLocked(since time.Time) {
+	if pg.modelSince == since {
+		pg.modelSince = time.Time{}
+	}
 }

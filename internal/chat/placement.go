@@ -95,17 +95,9 @@ func (flow) history(t *turn, v int) []history.Message {
 	return history.Of(t.conv.idx, t.conv.path, t.id, v)
 }
 
-func (flow) draft(t *turn) string { return t.conv.page.status.Draft }
+func (flow) draft(t *turn) string { return t.conv.page.draftLocked() }
 
-func (flow) drafted(t *turn, delta string) {
-	c := t.conv
-	if delta == "" {
-		c.page.status.Draft = ""
-		return
-	}
-	c.page.status.Draft += delta
-	c.page.broadcastStatusLocked()
-}
+func (flow) drafted(t *turn, delta string) { t.conv.page.draftedLocked(delta) }
 
 func (flow) notified(t *turn, p primitive.Progress) {
 	t.conv.page.status.Progress = &p

@@ -25,8 +25,8 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		req    elicit.Request
 	)
 	err := s.with(ctx, session, id, func(c *conversation) error {
-		w, ok := c.questions.pending[eid]
-		if !ok {
+		w := c.questions.waiterLocked(eid)
+		if w == nil {
 			return c.questions.notPendingLocked(eid)
 		}
 		if !w.reports.allow(s.now()) {

@@ -177,3 +177,33 @@ func (qs *questions) broadcastItemLocked(eid string) {
 		qs.c.page.broadcastLocked(Change{Item: &it})
 	}
 }
+
+// waitLocked makes w the request pending for elicit eid. c.mu is held.
+func (qs *questions) waitLocked(eid string, w *waiter) { qs.pending[eid] = w }
+
+// waiterLocked returns the request pending for elicit eid, if any. c.mu is
+// held.
+func (qs *questions) waiterLocked(eid string) *waiter { return qs.pending[eid] }
+
+// waitedOnLocked reports how many requests are pending. c.mu is held.
+func (qs *questions) waitedOnLocked() int { return len(qs.pending) }
+
+// unaskLocked forgets the request pending for eid, whose record failed.
+// c.mu is held.
+func (qs *questions) unaskLocked(eid string) { delete(qs.pending, eid) }
+
+// dropLocked forgets every pending request, as the conversation leaves
+// memory: whoever loads it next waits on them again. c.mu is held.
+func (qs *questions) dropLocked() { clear(qs.pending) }
+
+// recordedLocked gives a pending request, n just recorded, its place in
+// the queue, before anyone is told of it. c.mu is held.
+func (qs *questions) recordedLocked(n tree.Node) {
+	if w := qs.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
+		w.node = n.ID
+	}
+}
+
+// answeredAgainLocked forgets the refused submission for eid, whose
+// answer is being changed. c.mu is held.
+func (qs *questions) answeredAgainLocked(eid string) { delete(qs.rejected, eid) }

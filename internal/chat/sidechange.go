@@ -94,7 +94,7 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 			c.questions.withdrawLocked(t.place)
 		}
 	}
-	delete(c.questions.rejected, eid)
+	c.questions.answeredAgainLocked(eid)
 	n, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”, on the side"}})
 	if err != nil {

@@ -234,7 +234,7 @@ func (s *Service) rerunSideLocked(c *conversation, a agents.Assistant, q tree.No
 	t := s.startSideLocked(c, a, q, m.Text, tip, record)
 	for ref, n := range record.Unanswered() {
 		if req, err := tree.Decode[elicit.Request](n); err == nil {
-			c.questions.pending[ref] = newWaiter(t, n.ID, req)
+			c.questions.waitLocked(ref, newWaiter(t, n.ID, req))
 		}
 	}
 }

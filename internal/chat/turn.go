@@ -136,7 +136,7 @@ func (s *Service) resumeLocked(c *conversation) {
 	t := s.startTurnLocked(c, a, msg, text, record)
 	for ref, w := range waiting {
 		w.by = t
-		c.questions.pending[ref] = w
+		c.questions.waitLocked(ref, w)
 	}
 }
 
@@ -167,7 +167,7 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 // next one, when messages were queued meanwhile. c.mu is held.
 func (c *conversation) endedLocked(t *turn) {
 	c.current = nil
-	c.page.status = Status{}
+	c.page.turnEndedLocked()
 	c.page.repliedLocked()
 	if c.questions.withdrawLocked(t.place) {
 		c.page.resyncLocked() // its questions leave the page
@@ -268,7 +268,7 @@ func (c *conversation) parkLocked() {
 	t := c.current
 	t.cancel(errParked)
 	c.current = nil
-	c.page.status = Status{}
+	c.page.turnEndedLocked()
 	c.questions.withdrawLocked(t.place)
 }
 
