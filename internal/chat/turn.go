@@ -13,7 +13,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/history"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
@@ -231,7 +230,7 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	if errors.Is(err, errStopped) {
 		err = context.Canceled // worded as any stop
 	}
-	return tree.TurnError, failure.Message(err)
+	return tree.TurnError, failureMessage(err)
 }
 
 // appendLocked records n for the turn; a turn that is no longer the
