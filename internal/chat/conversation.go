@@ -119,7 +119,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		if items := buildItems([]tree.Node{n}, c); len(items) == 1 {
+		if items := buildItems([]tree.Node{n}, &c.questions); len(items) == 1 {
 			if items[0].Elicit != nil {
 				c.questions.liveLocked(items[0].Elicit)
 			}

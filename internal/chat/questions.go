@@ -139,7 +139,7 @@ func (qs *questions) elicitItemLocked(eid string) (Item, bool) {
 	if resp, ok := qs.responseNodeLocked(eid); ok {
 		nodes = append(nodes, resp)
 	}
-	items := buildItems(nodes, qs.c)
+	items := buildItems(nodes, qs)
 	if len(items) == 0 {
 		return Item{}, false
 	}

@@ -329,7 +329,7 @@ func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
 	if len(asks) == 0 {
 		return nil
 	}
-	items := buildItems(asks, c)
+	items := buildItems(asks, &c.questions)
 	for i := range items {
 		if items[i].Elicit != nil {
 			c.questions.liveLocked(items[i].Elicit)
