@@ -6,9 +6,9 @@ import (
 	"net/url"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/answercheck"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -26,23 +26,6 @@ type Answer struct {
 	Form    url.Values
 	Content []byte
 	Text    string
-}
-
-// normalized returns a with the line ends of everything the user wrote
-// normalized (see package lineend).
-func (a Answer) normalized() Answer {
-	a.Text = lineend.Normalize(a.Text)
-	a.Content = lineend.NormalizeJSON(a.Content)
-	if a.Form != nil {
-		form := make(url.Values, len(a.Form))
-		for k, vs := range a.Form {
-			for _, v := range vs {
-				form[k] = append(form[k], lineend.Normalize(v))
-			}
-		}
-		a.Form = form
-	}
-	return a
 }
 
 // Answer records the answer to elicit eid and resumes the turn waiting on
@@ -101,45 +84,20 @@ func (qs *questions) recordedAlreadyLocked(ctx context.Context, eid string, a An
 // the answer recorded, which is news, not a problem.
 const answerKept = "Your answer was already recorded."
 
-// checkLocked converts a and checks it against req, as checkAnswer does,
-// and by what the conversation knows besides: a file given must be one
-// the session sent (checkFileLocked), an approval's edited arguments must
-// be ones the rules let run (checkEditLocked). A problem with the answer
-// is problem, for the user to fix; err is the store's failure, which is
-// not the user's. c.mu is held.
+// checkLocked converts a and checks it against req (package answercheck),
+// by what the conversation knows besides the question: the session's
+// files, which are looked up by their key, and the rules its turns run
+// under. c.mu is held.
 func (qs *questions) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
-	switch {
-	case a.Action != elicit.Accept:
-	case req.Kind == elicit.AskFile.Name:
-		return qs.checkFileLocked(ctx, req, a)
-	case req.Kind == elicit.Approve.Name:
-		if resp, problem = checkAnswer(qs.c.svc.kinds, req, a); problem == nil {
-			problem = qs.checkEditLocked(ctx, req, resp)
-		}
-		return resp, problem, nil
+	c := qs.c
+	ch := answercheck.Checker{Kinds: c.svc.kinds, Rules: func(ctx context.Context) context.Context {
+		asst, _ := c.svc.agents.Get(c.conv.Agent) // none: the program's rules alone
+		return c.svc.ruled(ctx, asst)
+	}}
+	if c.svc.files != nil {
+		ch.Files = answerFiles{c}
 	}
-	resp, problem = checkAnswer(qs.c.svc.kinds, req, a)
-	return resp, problem, nil
-}
-
-// checkAnswer converts an answer as it arrived into a response and checks
-// it against the request: the action must be allowed and the content must
-// satisfy the schema and the rules kinds holds for the request's kind.
-func checkAnswer(kinds *elicit.Kinds, req elicit.Request, a Answer) (elicit.Response, error) {
-	a = a.normalized()
-	resp := elicit.Response{Action: a.Action, Text: a.Text}
-	if a.Action == elicit.Accept {
-		if a.Form == nil {
-			resp.Content = a.Content
-		} else {
-			content, ferrs := req.Schema.FromForm(a.Form)
-			resp.Content = content
-			if len(ferrs) > 0 {
-				return resp, ferrs
-			}
-		}
-	}
-	return resp, kinds.Check(req, resp)
+	return ch.Check(ctx, req, answercheck.Given(a))
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.
