@@ -11,7 +11,11 @@ import (
 
 // conversation is the in-memory state of a conversation that has a running
 // turn or an open page. mu guards everything below it and is held while a
-// node is appended, so memory and the database agree.
+// node is appended, so memory and the database agree. It keeps the tree,
+// the turns, the remembered choices, the timers and the lease; the rest is
+// owned by its parts, each a type whose fields only its own methods
+// write: the questions, the inbox and the page. They are values under mu,
+// not monitors of their own: one lock, and no goroutine of theirs.
 type conversation struct {
 	svc   *Service
 	refs  int    // guarded by svc.mu

@@ -113,7 +113,7 @@ func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Foll
 			f.wakeLocked()
 		}
 	}
-	c.page.followers[f] = struct{}{}
+	c.page.followLocked(f)
 	return f, f.viewLocked(), nil
 }
 
@@ -130,8 +130,7 @@ func (f *Follower) viewLocked() View {
 func (f *Follower) Close() {
 	c := f.conv
 	c.mu.Lock()
-	_, ok := c.page.followers[f]
-	delete(c.page.followers, f)
+	ok := c.page.unfollowLocked(f)
 	c.mu.Unlock()
 	if ok {
 		c.svc.release(c)

@@ -105,7 +105,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
 		}
 		if prior, err = c.inbox.priorLocked(m); prior != nil || err != nil {
-			if prior != nil && c.inbox.onTheWay[m.ID] == nil {
+			if prior != nil && !c.inbox.decidingLocked(m.ID) {
 				c.page.informLocked(messageKept)
 			}
 			return err
@@ -119,7 +119,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 			}
 			q = new(c.questions.askedLocked(req))
 			if m.ID != "" {
-				c.inbox.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
+				c.inbox.decideLocked(m)
 			}
 			return nil
 		}
@@ -139,8 +139,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 	d.ID = m.ID
 	c.lock()
 	defer c.mu.Unlock()
-	if on := c.inbox.onTheWay[m.ID]; on != nil {
-		delete(c.inbox.onTheWay, m.ID)
+	if on := c.inbox.decidedLocked(m.ID); on != nil {
 		defer func() { on.finish(sent, err) }()
 	}
 	a, ok := s.agents.Get(c.conv.Agent)
@@ -425,4 +424,23 @@ func (ib *inbox) queuedLocked() []string {
 		texts = append(texts, m.Text)
 	}
 	return texts
+}
+
+// decideLocked notes that m, which has an id, is on its way while it is
+// decided on: a resend of it meanwhile waits for what it becomes. c.mu is
+// held.
+func (ib *inbox) decideLocked(m Message) {
+	ib.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
+}
+
+// decidingLocked reports whether the message with id is on its way. c.mu
+// is held.
+func (ib *inbox) decidingLocked(id string) bool { return ib.onTheWay[id] != nil }
+
+// decidedLocked takes the message with id off its way, returning what its
+// resends wait on (nil for a message with no id). c.mu is held.
+func (ib *inbox) decidedLocked(id string) *sending {
+	on := ib.onTheWay[id]
+	delete(ib.onTheWay, id)
+	return on
 }

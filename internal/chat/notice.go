@@ -23,28 +23,16 @@ func (s *Service) Inform(session, id, message string) {
 // since: a command that went well clears what an earlier one left, but not
 // what another command, running beside it, said meanwhile.
 func (s *Service) ClearNotice(session, id string, since time.Time) {
-	s.change(session, id, func(c *conversation) bool {
-		if c.page.notice == (Notice{}) || !c.page.noticeAt.Before(since) {
-			return false
-		}
-		c.page.notice = Notice{}
-		return true
-	})
+	s.change(session, id, func(pg *page) bool { return pg.clearNoticeLocked(since) })
 }
 
 func (s *Service) notice(session, id string, n Notice) {
-	s.change(session, id, func(c *conversation) bool {
-		if n == c.page.notice {
-			return false // most commands clear a notice that is not there
-		}
-		c.page.notice, c.page.noticeAt = n, s.now()
-		return true
-	})
+	s.change(session, id, func(pg *page) bool { return pg.noticeLocked(n) })
 }
 
 // change runs set on the notice of conversation id if it is in memory and
 // session owns it, and tells the pages when set changed it.
-func (s *Service) change(session, id string, set func(c *conversation) bool) {
+func (s *Service) change(session, id string, set func(pg *page) bool) {
 	s.mu.Lock()
 	c := s.live[id]
 	mine := c != nil && c.owner == session
@@ -54,9 +42,29 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if set(c) {
+	if set(&c.page) {
 		c.page.broadcastLocked(Change{Notice: c.page.notice})
 	}
+}
+
+// clearNoticeLocked clears the notice if it was shown before since, and
+// reports whether it did. c.mu is held.
+func (pg *page) clearNoticeLocked(since time.Time) bool {
+	if pg.notice == (Notice{}) || !pg.noticeAt.Before(since) {
+		return false
+	}
+	pg.notice = Notice{}
+	return true
+}
+
+// noticeLocked makes n the notice, and reports whether that changed it.
+// c.mu is held.
+func (pg *page) noticeLocked(n Notice) bool {
+	if n == pg.notice {
+		return false // most commands clear a notice that is not there
+	}
+	pg.notice, pg.noticeAt = n, pg.c.svc.now()
+	return true
 }
 
 // saySentLocked shows on the pages what a message sent while a turn worked

@@ -177,3 +177,15 @@ func (pg *page) modelAnsweredLocked(since time.Time) {
 		pg.modelSince = time.Time{}
 	}
 }
+
+// followLocked hands f the conversation's changes from now on. c.mu is
+// held.
+func (pg *page) followLocked(f *Follower) { pg.followers[f] = struct{}{} }
+
+// unfollowLocked stops handing f changes and reports whether it followed.
+// c.mu is held.
+func (pg *page) unfollowLocked(f *Follower) bool {
+	_, ok := pg.followers[f]
+	delete(pg.followers, f)
+	return ok
+}

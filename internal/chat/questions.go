@@ -44,6 +44,7 @@ func newWaiter(by *turn, node int64, req elicit.Request) *waiter {
 	return &waiter{node: node, req: req, answer: make(chan elicit.Response, 1), by: by}
 }
 
+// isPending reports whether a turn waits on elicit ref. c.mu is held.
 func (qs *questions) isPending(ref string) bool {
 	_, ok := qs.pending[ref]
 	return ok
