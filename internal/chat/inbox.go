@@ -69,7 +69,7 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 // it waits on a question, the message is decided on (decide.go): an answer
 // in words, a change of an earlier answer, or a side question.
 //
-// A message sent again with the id it was sent with (msgid.go) is not
+// A message sent again with the id it was sent with (below) is not
 // recorded again: it does what it did the first time, and the pages are
 // told, as news, that it was already sent. Errors: Invalid for an id that
 // is not one; Conflict for an id sent before with other words.
