@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/failure"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -32,7 +32,7 @@ func TestADivergedTurnOffersToStartAgainFromTheMessage(t *testing.T) {
 	p.waitForStream()
 
 	end := p.Locator(`[data-testid=reply-turn]`).Last()
-	p.must(expect.Locator(end).ToContainText(failure.DivergedText))
+	p.must(expect.Locator(end).ToContainText(chat.DivergedText))
 	again := end.Locator(`[data-testid=retry][data-diverged]`)
 	p.must(expect.Locator(again).ToHaveText("Start again from my message"))
 	p.must(again.Click())

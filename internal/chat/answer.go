@@ -6,9 +6,9 @@ import (
 	"net/url"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/answercheck"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -28,23 +28,6 @@ type Answer struct {
 	Text    string
 }
 
-// normalized returns a with the line ends of everything the user wrote
-// normalized (see package lineend).
-func (a Answer) normalized() Answer {
-	a.Text = lineend.Normalize(a.Text)
-	a.Content = lineend.NormalizeJSON(a.Content)
-	if a.Form != nil {
-		form := make(url.Values, len(a.Form))
-		for k, vs := range a.Form {
-			for _, v := range vs {
-				form[k] = append(form[k], lineend.Normalize(v))
-			}
-		}
-		a.Form = form
-	}
-	return a
-}
-
 // Answer records the answer to elicit eid and resumes the turn waiting on
 // it. Errors: NotFound for an unknown conversation or elicit; Conflict for
 // an elicit already answered otherwise or no longer waited on (the first
@@ -52,7 +35,7 @@ func (a Answer) normalized() Answer {
 // case the elicit stays pending and shows what was wrong.
 func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.holding(ctx, session, id, func(c *conversation) error {
-		h, err := c.answer(ctx, eid, a)
+		h, err := c.questions.answer(ctx, eid, a)
 		if err != nil || h == nil {
 			return err
 		}
@@ -61,37 +44,37 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 }
 
 // answer checks a and hands it to the turn waiting on eid.
-func (c *conversation) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
-	c.lock()
-	defer c.mu.Unlock()
-	if !c.isPending(eid) {
-		if c.recordedAlreadyLocked(ctx, eid, a) {
-			c.informLocked(answerKept)
+func (qs *questions) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
+	qs.c.lock()
+	defer qs.c.mu.Unlock()
+	if !qs.isPending(eid) {
+		if qs.recordedAlreadyLocked(ctx, eid, a) {
+			qs.c.page.informLocked(answerKept)
 			return nil, nil
 		}
-		return nil, c.notPendingLocked(eid)
+		return nil, qs.notPendingLocked(eid)
 	}
-	req := c.requestLocked(eid)
-	resp, problem, err := c.checkLocked(ctx, req, a)
+	req := qs.requestLocked(eid)
+	resp, problem, err := qs.checkLocked(ctx, req, a)
 	if err != nil {
 		return nil, err
 	}
 	if problem != nil {
-		return nil, c.rejectLocked(req, a.Form, problem)
+		return nil, qs.rejectLocked(req, a.Form, problem)
 	}
-	return c.deliverLocked(req, resp)
+	return qs.deliverLocked(req, resp)
 }
 
 // recordedAlreadyLocked reports whether a is the answer recorded for eid:
 // a resend of it (a double click, a page resending after a lost response)
 // is not a conflict, since what the user meant is what stands. c.mu is
 // held.
-func (c *conversation) recordedAlreadyLocked(ctx context.Context, eid string, a Answer) bool {
-	was, ok := c.responseLocked(eid)
+func (qs *questions) recordedAlreadyLocked(ctx context.Context, eid string, a Answer) bool {
+	was, ok := qs.responseLocked(eid)
 	if !ok {
 		return false
 	}
-	resp, problem, err := c.checkLocked(ctx, c.requestLocked(eid), a)
+	resp, problem, err := qs.checkLocked(ctx, qs.requestLocked(eid), a)
 	return err == nil && problem == nil && resp.Action == was.Action && resp.Text == was.Text &&
 		(len(resp.Content) == 0 && len(was.Content) == 0 || durable.SameJSON(resp.Content, was.Content))
 }
@@ -101,57 +84,24 @@ func (c *conversation) recordedAlreadyLocked(ctx context.Context, eid string, a 
 // the answer recorded, which is news, not a problem.
 const answerKept = "Your answer was already recorded."
 
-// informLocked shows text as news on every open page of the conversation,
-// as Inform does. c.mu is held.
-func (c *conversation) informLocked(text string) {
-	n := Notice{Text: text, Info: true}
-	c.notice, c.noticeAt = n, c.svc.now()
-	c.broadcastLocked(Change{Notice: n})
-}
-
-// checkLocked converts a and checks it against req, as checkAnswer does,
-// and by what the conversation knows besides: a file given must be one
-// the session sent (checkFileLocked), an approval's edited arguments must
-// be ones the rules let run (checkEditLocked). A problem with the answer
-// is problem, for the user to fix; err is the store's failure, which is
-// not the user's. c.mu is held.
-func (c *conversation) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
-	switch {
-	case a.Action != elicit.Accept:
-	case req.Kind == elicit.AskFile.Name:
-		return c.checkFileLocked(ctx, req, a)
-	case req.Kind == elicit.Approve.Name:
-		if resp, problem = checkAnswer(c.svc.kinds, req, a); problem == nil {
-			problem = c.checkEditLocked(ctx, req, resp)
-		}
-		return resp, problem, nil
+// checkLocked converts a and checks it against req (package answercheck),
+// by what the conversation knows besides the question: the session's
+// files, which are looked up by their key, and the rules its turns run
+// under. c.mu is held.
+func (qs *questions) checkLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
+	c := qs.c
+	ch := answercheck.Checker{Kinds: c.svc.kinds, Rules: func(ctx context.Context) context.Context {
+		asst, _ := c.svc.agents.Get(c.conv.Agent) // none: the program's rules alone
+		return c.svc.ruled(ctx, asst)
+	}}
+	if c.svc.files != nil {
+		ch.Files = answerFiles{c}
 	}
-	resp, problem = checkAnswer(c.svc.kinds, req, a)
-	return resp, problem, nil
-}
-
-// checkAnswer converts an answer as it arrived into a response and checks
-// it against the request: the action must be allowed and the content must
-// satisfy the schema and the rules kinds holds for the request's kind.
-func checkAnswer(kinds *elicit.Kinds, req elicit.Request, a Answer) (elicit.Response, error) {
-	a = a.normalized()
-	resp := elicit.Response{Action: a.Action, Text: a.Text}
-	if a.Action == elicit.Accept {
-		if a.Form == nil {
-			resp.Content = a.Content
-		} else {
-			content, ferrs := req.Schema.FromForm(a.Form)
-			resp.Content = content
-			if len(ferrs) > 0 {
-				return resp, ferrs
-			}
-		}
-	}
-	return resp, kinds.Check(req, resp)
+	return ch.Check(ctx, req, answercheck.Given(a))
 }
 
 // rejectLocked keeps a rejected submission for display and reports it.
-func (c *conversation) rejectLocked(req elicit.Request, form url.Values, problem error) error {
+func (qs *questions) rejectLocked(req elicit.Request, form url.Values, problem error) error {
 	rv := &ElicitView{Values: form}
 	e := &apperr.Error{Code: apperr.Invalid}
 	if ferrs, ok := errors.AsType[elicit.FieldErrors](problem); ok {
@@ -162,21 +112,21 @@ func (c *conversation) rejectLocked(req elicit.Request, form url.Values, problem
 		rv.Problem = "That answer can't be accepted: " + problem.Error() + "."
 		e.Message = rv.Problem
 	}
-	c.rejected[req.ID] = rv
-	c.broadcastItemLocked(req.ID)
+	qs.rejected[req.ID] = rv
+	qs.broadcastItemLocked(req.ID)
 	return e
 }
 
 // notPendingLocked explains why eid cannot be answered.
-func (c *conversation) notPendingLocked(eid string) error {
-	if _, ok := c.requestNodeLocked(eid); ok {
-		if _, answered := c.responseNodeLocked(eid); answered {
+func (qs *questions) notPendingLocked(eid string) error {
+	if _, ok := qs.requestNodeLocked(eid); ok {
+		if _, answered := qs.responseNodeLocked(eid); answered {
 			return apperr.Errorf(apperr.Conflict, "That question was already answered; the first answer stands.")
 		}
 		return apperr.Errorf(apperr.Conflict, "That question is no longer waiting for an answer.")
 	}
-	for _, id := range c.idx.WithRef(eid) {
-		if n, _ := c.idx.Node(id); n.Kind == tree.ElicitRequest {
+	for _, id := range qs.c.idx.WithRef(eid) {
+		if n, _ := qs.c.idx.Node(id); n.Kind == tree.ElicitRequest {
 			// Asked on a branch the conversation has left (an edit, a
 			// switch): it is there, but not to be answered from here.
 			return apperr.Errorf(apperr.Conflict, "That question was asked on a branch the conversation has left; it can no longer be answered.")

@@ -129,7 +129,7 @@ func (s *Service) resend(ctx context.Context, session, id string, action tree.Ac
 		}
 		c.retitleLocked(ctx)
 		s.startTurnLocked(c, a, msg, m.Text, durable.Journal{})
-		c.broadcastStatusLocked()
+		c.page.broadcastStatusLocked()
 		return nil
 	})
 }
@@ -161,7 +161,7 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 	c.path = c.idx.PathTo(to)
 	c.retitleLocked(ctx)
 	s.resumeLocked(c)
-	c.resyncLocked()
+	c.page.resyncLocked()
 	return nil
 }
 
@@ -172,12 +172,12 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 // where it is (sidechange.go).
 func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a Answer) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
-		old, ok := c.responseNodeLocked(eid)
+		old, ok := c.questions.responseNodeLocked(eid)
 		if _, aside := c.idx.SideRoot(old); ok && aside {
 			return apperr.Errorf(apperr.Conflict, "That answer was given in a side thread the conversation went on from: go back to the flow to change it there.")
 		}
 		if !ok {
-			if c.isPending(eid) {
+			if c.questions.isPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
 			}
 			if found, err := s.changeAsideLocked(ctx, c, eid, a); found {
@@ -185,13 +185,13 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 			}
 			return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
 		}
-		req := c.requestLocked(eid)
-		resp, problem, err := c.checkLocked(ctx, req, a)
+		req := c.questions.requestLocked(eid)
+		resp, problem, err := c.questions.checkLocked(ctx, req, a)
 		if err != nil {
 			return err
 		}
 		if problem != nil {
-			return c.rejectLocked(req, a.Form, problem)
+			return c.questions.rejectLocked(req, a.Form, problem)
 		}
 		return c.changeLocked(ctx, eid, resp)
 	})
@@ -201,22 +201,22 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 // a new branch from where it was asked, and resumes the turn there. c.mu
 // is held.
 func (c *conversation) changeLocked(ctx context.Context, eid string, resp elicit.Response) error {
-	old, ok := c.responseNodeLocked(eid)
+	old, ok := c.questions.responseNodeLocked(eid)
 	if !ok {
 		return apperr.Errorf(apperr.NotFound, "There is no answered question %q in this conversation.", eid)
 	}
-	req := c.requestLocked(eid)
+	req := c.questions.requestLocked(eid)
 	if err := c.svc.kinds.Check(req, resp); err != nil {
 		return apperr.Errorf(apperr.Invalid, "That answer can't be accepted: %v.", err)
 	}
 	c.parkLocked()
-	delete(c.rejected, eid)
+	c.questions.answeredAgainLocked(eid)
 	if _, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		tree.AppendOptions{Fork: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + words.Title(req.Message) + "” to " + words.Answer(resp)}}); err != nil {
 		return err
 	}
 	c.svc.resumeLocked(c)
-	c.broadcastStatusLocked()
+	c.page.broadcastStatusLocked()
 	return nil
 }
 

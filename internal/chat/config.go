@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/observe"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -30,7 +29,7 @@ type Config struct {
 	Log *slog.Logger
 	// Observer hears of turns, answers and suspensions, for telemetry;
 	// nil hears nothing.
-	Observer observe.Observer
+	Observer Observer
 	// Leases, when set, share the conversations with the other nodes of a
 	// cluster (lease.go); nil when this process is the only one.
 	Leases Leases
@@ -144,9 +143,9 @@ func (c Config) log() *slog.Logger {
 }
 
 // observer returns c's observer, or one that hears nothing.
-func (c Config) observer() observe.Observer {
+func (c Config) observer() Observer {
 	if c.Observer == nil {
-		return observe.Nothing{}
+		return hearsNothing{}
 	}
 	return c.Observer
 }

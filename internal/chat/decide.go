@@ -20,14 +20,14 @@ type asked struct {
 }
 
 // askedLocked gathers what text may be about while req waits. c.mu is held.
-func (c *conversation) askedLocked(req elicit.Request) asked {
-	a := asked{Asked: decide.Asked{Waits: req}, head: c.path.Head()}
-	for i := len(c.path) - 1; i >= 0; i-- {
-		n := c.path[i]
+func (qs *questions) askedLocked(req elicit.Request) asked {
+	a := asked{Asked: decide.Asked{Waits: req}, head: qs.c.path.Head()}
+	for i := len(qs.c.path) - 1; i >= 0; i-- {
+		n := qs.c.path[i]
 		if n.Kind != tree.ElicitResponse || n.Ref == req.ID {
 			continue
 		}
-		if r := c.requestLocked(n.Ref); r.Allows(elicit.Other) {
+		if r := qs.requestLocked(n.Ref); r.Allows(elicit.Other) {
 			a.Earlier = append(a.Earlier, r)
 		}
 	}

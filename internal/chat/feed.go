@@ -113,7 +113,7 @@ func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Foll
 			f.wakeLocked()
 		}
 	}
-	c.followers[f] = struct{}{}
+	c.page.followLocked(f)
 	return f, f.viewLocked(), nil
 }
 
@@ -121,17 +121,16 @@ func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Foll
 // is held.
 func (f *Follower) viewLocked() View {
 	if !f.want.Page {
-		return View{Notice: f.conv.notice}
+		return View{Notice: f.conv.page.notice}
 	}
-	return f.conv.view()
+	return f.conv.page.view()
 }
 
 // Close ends the following.
 func (f *Follower) Close() {
 	c := f.conv
 	c.mu.Lock()
-	_, ok := c.followers[f]
-	delete(c.followers, f)
+	ok := c.page.unfollowLocked(f)
 	c.mu.Unlock()
 	if ok {
 		c.svc.release(c)
@@ -235,11 +234,11 @@ func (f *Follower) Look(fn func(Live)) {
 	c := f.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l := Live{Conversation: c.conv, Index: c.idx, Path: c.path, Turn: c.turnStateLocked(), Notice: c.notice,
+	l := Live{Conversation: c.conv, Index: c.idx, Path: c.path, Turn: c.page.turnStateLocked(), Notice: c.page.notice,
 		Nodes: f.nodes, Rescan: f.rescan}
 	f.nodes, f.rescan = nil, false
-	if t := c.current; t != nil && c.status.Draft != "" {
-		l.Reply = Draft{Run: t.id, Text: c.status.Draft}
+	if t := c.current; t != nil && c.page.draftLocked() != "" {
+		l.Reply = Draft{Run: t.id, Text: c.page.draftLocked()}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.sides)) {
 		if d := c.sides[id].draftLocked(); d != "" {
@@ -262,66 +261,4 @@ func (f *Follower) wakeLocked() {
 	case f.ready <- struct{}{}:
 	default:
 	}
-}
-
-// turnStateLocked says what the turn does; c.mu is held.
-func (c *conversation) turnStateLocked() TurnState {
-	switch {
-	case !c.running():
-		return TurnIdle
-	case len(c.queueLocked()) > 0:
-		return TurnWaiting
-	}
-	return TurnRunning
-}
-
-// recordedFeedLocked hands n, just recorded, to the followers that want
-// nodes, and wakes the rest; c.mu is held.
-func (c *conversation) recordedFeedLocked(n tree.Node) {
-	for f := range c.followers {
-		if f.want.Nodes {
-			if f.rescan {
-				// reads the record when it catches up
-			} else if len(f.nodes) >= maxQueuedNodes {
-				f.nodes, f.rescan = nil, true
-			} else {
-				f.nodes = append(f.nodes, n)
-			}
-		}
-		f.wakeLocked()
-	}
-}
-
-// resyncLocked has every follower draw the conversation again, for changes
-// that remove what pages show; c.mu is held.
-func (c *conversation) resyncLocked() {
-	for f := range c.followers {
-		f.resync, f.changes = true, nil
-		f.wakeLocked()
-	}
-}
-
-// broadcastLocked hands ch to the followers that want it and wakes the
-// rest; c.mu is held. A status change replaces a status change still
-// queued, so streaming text coalesces.
-func (c *conversation) broadcastLocked(ch Change) {
-	for f := range c.followers {
-		wants := f.want.Page || f.want.Notices && ch.Item == nil && ch.Status == nil && ch.Title == nil
-		switch n := len(f.changes); {
-		case f.resync || !wants:
-			// only woken
-		case ch.Status != nil && n > 0 && f.changes[n-1].Status != nil:
-			f.changes[n-1] = ch
-		case n >= maxQueued:
-			f.resync, f.changes = true, nil
-		default:
-			f.changes = append(f.changes, ch)
-		}
-		f.wakeLocked()
-	}
-}
-
-func (c *conversation) broadcastStatusLocked() {
-	st := c.statusLocked()
-	c.broadcastLocked(Change{Status: &st})
 }

@@ -2,10 +2,8 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -14,7 +12,7 @@ import (
 // Files. A conversation reads the files its session sent (package files)
 // for the model (package attach) and for the agent's own code
 // (primitive.Files); an answer that gives a file (elicit.AskFile) is
-// checked against them and filled in from them.
+// checked against them and filled in from them (package answercheck).
 
 // Files are the files sessions sent, as the chat uses them: a
 // *files.Store.
@@ -74,38 +72,14 @@ func (c *conversation) openFile(ctx context.Context, id string) (io.ReadCloser, 
 	return c.svc.files.Read(ctx, c.session(), id)
 }
 
-// checkFileLocked converts a, an answer accepting req, a file question,
-// and checks it as checkLocked does. An answer that gives a file names it
-// by its upload id alone: the id must be one of the session's files, whose
-// name, type and size are then the store's, whatever else the page sent,
-// and a file so given becomes the conversation's, to live and be deleted
-// with it. c.mu is held (the file is looked up by its key).
-func (c *conversation) checkFileLocked(ctx context.Context, req elicit.Request, a Answer) (resp elicit.Response, problem, err error) {
-	id := a.Form.Get("id")
-	if a.Form == nil {
-		var given elicit.File
-		json.Unmarshal(a.Content, &given) // what does not read names no file
-		id = given.ID
-	}
-	refuse := func(msg string) (elicit.Response, error, error) {
-		return elicit.Response{Action: a.Action}, elicit.FieldErrors{{Field: "id", Message: msg}}, nil
-	}
-	switch {
-	case id == "":
-		return refuse("is required: choose a file")
-	case c.svc.files == nil:
-		return refuse("cannot be taken: files are not kept here")
-	}
-	session := c.session()
-	f, err := c.svc.files.Attachment(ctx, session, id)
-	if apperr.CodeOf(err) == apperr.NotFound {
-		return refuse("is not a file you uploaded")
-	} else if err != nil {
-		return elicit.Response{}, nil, err
-	}
-	content, _ := json.Marshal(elicit.File{ID: f.ID, Name: f.Name, Type: f.Type, Size: f.Size})
-	if resp, problem = checkAnswer(c.svc.kinds, req, Answer{Action: a.Action, Content: content}); problem != nil {
-		return resp, problem, nil
-	}
-	return resp, nil, c.svc.files.Attach(ctx, session, c.conv.ID, []string{id})
+// answerFiles are the files of c's session as an answer to a file
+// question names them (answercheck.Files).
+type answerFiles struct{ c *conversation }
+
+func (f answerFiles) Attachment(ctx context.Context, id string) (tree.Attachment, error) {
+	return f.c.svc.files.Attachment(ctx, f.c.session(), id)
+}
+
+func (f answerFiles) Attach(ctx context.Context, ids []string) error {
+	return f.c.svc.files.Attach(ctx, f.c.session(), f.c.conv.ID, ids)
 }

@@ -49,7 +49,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 			return err
 		}
 		c.idx.Drop(doomed)
-		c.resyncLocked()
+		c.page.resyncLocked()
 		got = Collected{Nodes: len(doomed), Entries: len(expired)}
 		return nil
 	})

@@ -66,7 +66,7 @@ func (h *heldAnswer) take(eid string) (elicit.Response, bool) {
 // lock takes c.mu, writing a held answer first.
 func (c *conversation) lock() {
 	c.mu.Lock()
-	c.flushLocked()
+	c.questions.flushLocked()
 }
 
 // flush writes a held answer.
@@ -76,15 +76,30 @@ func (c *conversation) flush() {
 }
 
 // flushLocked writes a held answer alone. c.mu is held.
-func (c *conversation) flushLocked() {
-	h := c.held
+func (qs *questions) flushLocked() {
+	h := qs.unholdLocked()
 	if h == nil {
 		return
 	}
-	c.held = nil
-	h.timer.Stop()
-	_, err := c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
-	c.settleLocked(h, err)
+	_, err := qs.c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
+	qs.settleLocked(h, err)
+}
+
+// unholdLocked takes the held answer, if any, for its writer, which
+// settles it once written. c.mu is held.
+func (qs *questions) unholdLocked() *heldAnswer {
+	h := qs.held
+	if h != nil {
+		qs.held = nil
+		h.timer.Stop()
+	}
+	return h
+}
+
+// takeHeldLocked returns the held answer to eid, for a replay that asks
+// for it after it came (heldAnswer.take). c.mu is held.
+func (qs *questions) takeHeldLocked(eid string) (elicit.Response, bool) {
+	return qs.held.take(eid)
 }
 
 // deliverLocked hands resp to the turn waiting on the pending request req
@@ -92,27 +107,27 @@ func (c *conversation) flushLocked() {
 // to be written with the turn's next record (holdLocked), a side turn's is
 // written at once (deliverAsideLocked). The caller waits for the write
 // without c.mu. c.mu is held.
-func (c *conversation) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
-	w, ok := c.pending[req.ID]
+func (qs *questions) deliverLocked(req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+	w, ok := qs.pending[req.ID]
 	if !ok {
-		return nil, c.notPendingLocked(req.ID)
+		return nil, qs.notPendingLocked(req.ID)
 	}
-	c.flushLocked() // one at a time
+	qs.flushLocked() // one at a time
 	return w.by.place.deliver(w.by, w, req, resp)
 }
 
 // holdLocked hands resp to the turn of the flow waiting on w and holds it
 // to be written with what the turn records next. c.mu is held.
-func (c *conversation) holdLocked(w *waiter, req elicit.Request, resp elicit.Response) *heldAnswer {
+func (qs *questions) holdLocked(w *waiter, req elicit.Request, resp elicit.Response) *heldAnswer {
 	h := &heldAnswer{
-		node:  tree.Node{Conversation: c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
+		node:  tree.Node{Conversation: qs.c.conv.ID, Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		asked: w,
 		done:  make(chan struct{}),
 	}
-	c.held = h
-	h.timer = time.AfterFunc(c.svc.answerHold, c.flush)
-	delete(c.pending, req.ID)
-	delete(c.rejected, req.ID)
+	qs.held = h
+	h.timer = time.AfterFunc(qs.c.svc.answerHold, qs.c.flush)
+	delete(qs.pending, req.ID)
+	delete(qs.rejected, req.ID)
 	w.answer <- resp
 	return h
 }
@@ -121,15 +136,15 @@ func (c *conversation) holdLocked(w *waiter, req elicit.Request, resp elicit.Res
 // on its side branch, and hands it to the turn. It is not held: a side
 // turn's next record takes its own commit, and side questions are few.
 // c.mu is held.
-func (c *conversation) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
+func (qs *questions) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
 	h := &heldAnswer{asked: w, done: make(chan struct{})}
 	close(h.done)
 	if _, err := t.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
 		return nil, err
 	}
-	delete(c.pending, req.ID)
-	delete(c.rejected, req.ID)
-	c.lastAnswered = w
+	delete(qs.pending, req.ID)
+	delete(qs.rejected, req.ID)
+	qs.lastAnswered = w
 	w.answer <- resp
 	return h, nil
 }
@@ -138,18 +153,18 @@ func (c *conversation) deliverAsideLocked(t *turn, w *waiter, req elicit.Request
 // in and, if it was written, shows it answered. If it could not be
 // written, the turn that already has it cannot go on: its record would not
 // say why it went where it goes. c.mu is held.
-func (c *conversation) settleLocked(h *heldAnswer, err error) {
+func (qs *questions) settleLocked(h *heldAnswer, err error) {
 	h.err = err
 	close(h.done)
 	if err != nil {
-		c.svc.log.Error("record an answer", "conversation", c.conv.ID, "elicit", h.node.Ref, "err", err)
-		if t := c.current; t != nil {
+		qs.c.svc.log.Error("record an answer", "conversation", qs.c.conv.ID, "elicit", h.node.Ref, "err", err)
+		if t := qs.c.current; t != nil {
 			t.cancel(fmt.Errorf("the answer could not be recorded: %w", err))
 		}
 		return
 	}
-	c.lastAnswered = h.asked
-	c.broadcastItemLocked(h.node.Ref)
-	c.broadcastQueueLocked("") // each moves up the queue
-	c.broadcastStatusLocked()
+	qs.lastAnswered = h.asked
+	qs.broadcastItemLocked(h.node.Ref)
+	qs.broadcastQueueLocked("") // each moves up the queue
+	qs.c.page.broadcastStatusLocked()
 }

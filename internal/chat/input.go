@@ -74,7 +74,7 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 	}
 	c.retitleLocked(ctx)
 	s.startTurnLocked(c, a, msg, c.path.TurnText(len(c.path)-1), durable.Journal{})
-	c.broadcastStatusLocked()
+	c.page.broadcastStatusLocked()
 	return nil
 }
 
@@ -93,26 +93,25 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		if err != nil {
 			return "", err
 		}
-		m.queued = n.ID
-		c.queue = append(c.queue, m)
-		c.broadcastStatusLocked()
+		c.inbox.queueLocked(m, n.ID)
+		c.page.broadcastStatusLocked()
 		return SentQueued, nil
 	}
-	if c.path.Head() == t.id && c.status.Draft == "" && s.since(t.started) < s.batchWindow {
+	if c.path.Head() == t.id && c.page.draftLocked() == "" && s.since(t.started) < s.batchWindow {
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()
 		return SentJoined, s.startLocked(ctx, c, a, m.record())
 	}
 	t.cancel(errInterrupted)
-	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.status.Draft})},
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.page.draftLocked()})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
 	if err != nil {
 		return "", err
 	}
 	c.current = nil
-	c.status = Status{}
-	c.withdrawLocked(t.place)
+	c.page.turnEndedLocked()
+	c.questions.withdrawLocked(t.place)
 	return SentInterrupted, s.startLocked(ctx, c, a, m.record())
 }
 
@@ -121,11 +120,13 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 // turn it cut is resumed at the next start, and the queue sent after it.
 // c.mu is held.
 func (s *Service) startQueuedLocked(c *conversation) {
-	if len(c.queue) == 0 || c.current != nil || s.ctx.Err() != nil {
+	if c.current != nil || s.ctx.Err() != nil {
 		return
 	}
-	queued := c.queue
-	c.queue = nil
+	queued := c.inbox.takeQueueLocked()
+	if len(queued) == 0 {
+		return
+	}
 	a, ok := s.agents.Get(c.conv.Agent)
 	if !ok {
 		return
@@ -135,8 +136,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	ctx := context.WithoutCancel(s.ctx)
 	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
-		c.notice, c.noticeAt = Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)}, s.now()
-		c.broadcastLocked(Change{Notice: c.notice})
+		c.page.sayLocked(Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)})
 	}
 }
 
@@ -177,6 +177,6 @@ func (c *conversation) retitleLocked(ctx context.Context) {
 			c.svc.log.Warn("set title", "conversation", c.conv.ID, "err", err)
 		}
 		conv := c.conv
-		c.broadcastLocked(Change{Title: &conv})
+		c.page.broadcastLocked(Change{Title: &conv})
 	}
 }

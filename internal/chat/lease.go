@@ -78,12 +78,9 @@ func (s *Service) Moved(id string) {
 		t.cancel(errMoved)
 		delete(c.sides, q)
 	}
-	clear(c.pending)
-	c.queue = nil
-	for f := range c.followers {
-		f.gone = errMoved
-		f.wakeLocked()
-	}
+	c.questions.dropLocked()
+	c.inbox.takeQueueLocked()
+	c.page.goneLocked(errMoved)
 	s.log.Info("conversation moved to another node", "conversation", id)
 }
 

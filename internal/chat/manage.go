@@ -59,7 +59,7 @@ func (s *Service) Rename(ctx context.Context, session, id, title string) error {
 		}
 		c.conv.Title, c.conv.Named = title, true
 		conv := c.conv
-		c.broadcastLocked(Change{Title: &conv})
+		c.page.broadcastLocked(Change{Title: &conv})
 		return nil
 	})
 }
@@ -73,14 +73,13 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 			t.cancel(errDeleted)
 			delete(c.sides, q)
 		}
-		c.queue = nil
+		c.inbox.takeQueueLocked()
 		if err := s.store.DeleteConversation(ctx, session, id); err != nil {
 			return err
 		}
 		// Its other open pages say so; whoever asks for it from now on
 		// finds it missing, and the pages let go of it when they close.
-		c.notice, c.noticeAt = Notice{Text: "This conversation was deleted."}, s.now()
-		c.broadcastLocked(Change{Notice: c.notice})
+		c.page.sayLocked(Notice{Text: "This conversation was deleted."})
 		s.mu.Lock()
 		unlease := func() {}
 		if s.live[id] == c {

@@ -16,7 +16,7 @@ func (t *turn) waitOnModel() (done func()) {
 	c := t.conv
 	c.mu.Lock()
 	since := c.svc.now()
-	c.modelSince = since
+	c.page.modelWaitLocked(since)
 	c.mu.Unlock()
 	stop := make(chan struct{})
 	go func() {
@@ -29,8 +29,8 @@ func (t *turn) waitOnModel() (done func()) {
 			case <-tick.C:
 			}
 			c.mu.Lock()
-			if c.current == t && c.modelSince == since && c.status.Draft == "" {
-				c.broadcastStatusLocked()
+			if c.current == t {
+				c.page.modelWaitedLocked(since)
 			}
 			c.mu.Unlock()
 		}
@@ -38,9 +38,7 @@ func (t *turn) waitOnModel() (done func()) {
 	return func() {
 		close(stop)
 		c.mu.Lock()
-		if c.modelSince == since {
-			c.modelSince = time.Time{}
-		}
+		c.page.modelAnsweredLocked(since)
 		c.mu.Unlock()
 	}
 }

@@ -23,28 +23,16 @@ func (s *Service) Inform(session, id, message string) {
 // since: a command that went well clears what an earlier one left, but not
 // what another command, running beside it, said meanwhile.
 func (s *Service) ClearNotice(session, id string, since time.Time) {
-	s.change(session, id, func(c *conversation) bool {
-		if c.notice == (Notice{}) || !c.noticeAt.Before(since) {
-			return false
-		}
-		c.notice = Notice{}
-		return true
-	})
+	s.change(session, id, func(pg *page) bool { return pg.clearNoticeLocked(since) })
 }
 
 func (s *Service) notice(session, id string, n Notice) {
-	s.change(session, id, func(c *conversation) bool {
-		if n == c.notice {
-			return false // most commands clear a notice that is not there
-		}
-		c.notice, c.noticeAt = n, s.now()
-		return true
-	})
+	s.change(session, id, func(pg *page) bool { return pg.noticeLocked(n) })
 }
 
 // change runs set on the notice of conversation id if it is in memory and
 // session owns it, and tells the pages when set changed it.
-func (s *Service) change(session, id string, set func(c *conversation) bool) {
+func (s *Service) change(session, id string, set func(pg *page) bool) {
 	s.mu.Lock()
 	c := s.live[id]
 	mine := c != nil && c.owner == session
@@ -54,9 +42,29 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if set(c) {
-		c.broadcastLocked(Change{Notice: c.notice})
+	if set(&c.page) {
+		c.page.broadcastLocked(Change{Notice: c.page.notice})
 	}
+}
+
+// clearNoticeLocked clears the notice if it was shown before since, and
+// reports whether it did. c.mu is held.
+func (pg *page) clearNoticeLocked(since time.Time) bool {
+	if pg.notice == (Notice{}) || !pg.noticeAt.Before(since) {
+		return false
+	}
+	pg.notice = Notice{}
+	return true
+}
+
+// noticeLocked makes n the notice, and reports whether that changed it.
+// c.mu is held.
+func (pg *page) noticeLocked(n Notice) bool {
+	if n == pg.notice {
+		return false // most commands clear a notice that is not there
+	}
+	pg.notice, pg.noticeAt = n, pg.c.svc.now()
+	return true
 }
 
 // saySentLocked shows on the pages what a message sent while a turn worked
@@ -64,22 +72,22 @@ func (s *Service) change(session, id string, set func(c *conversation) bool) {
 // the reply ends"). It is said under the lock that decided it, so it is up
 // before the reply it talks about can arrive, and it goes when that reply
 // does (repliedLocked). c.mu is held.
-func (c *conversation) saySentLocked(sent Sent, err error) {
+func (pg *page) saySentLocked(sent Sent, err error) {
 	say := sent.Say()
-	if err != nil || say == "" || c.notice.Text == say && c.notice.Info {
+	if err != nil || say == "" || pg.notice.Text == say && pg.notice.Info {
 		return
 	}
-	c.notice, c.noticeAt = Notice{Text: say, Info: true}, c.svc.now()
-	c.broadcastLocked(Change{Notice: c.notice})
+	pg.notice, pg.noticeAt = Notice{Text: say, Info: true}, pg.c.svc.now()
+	pg.broadcastLocked(Change{Notice: pg.notice})
 }
 
 // repliedLocked clears, as the turn ends, a notice that told how a request
 // went: what it spoke of is on the page now. A problem stays until the
 // next command. c.mu is held.
-func (c *conversation) repliedLocked() {
-	if c.notice.Text == "" || !c.notice.Info {
+func (pg *page) repliedLocked() {
+	if pg.notice.Text == "" || !pg.notice.Info {
 		return
 	}
-	c.notice = Notice{}
-	c.broadcastLocked(Change{Notice: c.notice})
+	pg.notice = Notice{}
+	pg.broadcastLocked(Change{Notice: pg.notice})
 }

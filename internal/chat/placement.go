@@ -81,7 +81,9 @@ func (flow) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (
 	return t.conv.appendLocked(ctx, n, tree.AppendOptions{Log: move, Fork: n.Parent != 0})
 }
 
-func (flow) answered(t *turn, eid string) (elicit.Response, bool) { return t.conv.responseLocked(eid) }
+func (flow) answered(t *turn, eid string) (elicit.Response, bool) {
+	return t.conv.questions.responseLocked(eid)
+}
 
 func (flow) branch(t *turn) tree.Path { return t.conv.path }
 
@@ -93,38 +95,30 @@ func (flow) history(t *turn, v int) []history.Message {
 	return history.Of(t.conv.idx, t.conv.path, t.id, v)
 }
 
-func (flow) draft(t *turn) string { return t.conv.status.Draft }
+func (flow) draft(t *turn) string { return t.conv.page.draftLocked() }
 
-func (flow) drafted(t *turn, delta string) {
-	c := t.conv
-	if delta == "" {
-		c.status.Draft = ""
-		return
-	}
-	c.status.Draft += delta
-	c.broadcastStatusLocked()
-}
+func (flow) drafted(t *turn, delta string) { t.conv.page.draftedLocked(delta) }
 
 func (flow) notified(t *turn, p middleware.Progress) {
-	t.conv.status.Progress = &p
-	t.conv.broadcastStatusLocked()
+	t.conv.page.status.Progress = &p
+	t.conv.page.broadcastStatusLocked()
 }
 
 // asking clears the progress the turn reported: that is done, and it waits
 // for the user now.
-func (flow) asking(t *turn) { t.conv.status.Progress = nil }
+func (flow) asking(t *turn) { t.conv.page.status.Progress = nil }
 
 func (flow) waitOnModel(t *turn) func() { return t.waitOnModel() }
 
 func (flow) showQuestion(t *turn, w *waiter) {
 	c := t.conv
-	if it, ok := c.elicitItemLocked(w.req.ID); ok {
-		c.broadcastLocked(Change{Item: &it})
+	if it, ok := c.questions.elicitItemLocked(w.req.ID); ok {
+		c.page.broadcastLocked(Change{Item: &it})
 	}
 }
 
 func (flow) deliver(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
-	return t.conv.holdLocked(w, req, resp), nil
+	return t.conv.questions.holdLocked(w, req, resp), nil
 }
 
 // end records the end of a turn of the flow on HEAD (a stop with its entry

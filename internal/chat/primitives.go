@@ -46,17 +46,17 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		c.mu.Unlock()
 		return elicit.Response{}, context.Cause(ctx)
 	}
-	w := c.pending[req.ID] // made already when the conversation was loaded
+	w := c.questions.waiterLocked(req.ID) // made already when the conversation was loaded
 	if w == nil && replayed {
 		// Answered while the replay was on its way here: most often, the
 		// answer that loaded the conversation. Held, it goes on with what
 		// the turn records next.
-		if resp, ok := c.held.take(req.ID); ok {
+		if resp, ok := c.questions.takeHeldLocked(req.ID); ok {
 			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
 			return resp, nil
 		}
-		c.flushLocked()
+		c.questions.flushLocked()
 		if resp, ok := t.answeredLocked(req.ID); ok {
 			c.svc.observe.ElicitWaited(ctx, req, askedAt, string(resp.Action))
 			c.mu.Unlock()
@@ -68,21 +68,21 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 		if replayed {
 			w.node = asked.ID
 		}
-		c.pending[req.ID] = w
+		c.questions.waitLocked(req.ID, w)
 	}
 	w.progress = primitive.ElicitProgress.Get(ctx)
 	if replayed {
-		c.broadcastItemLocked(req.ID)
+		c.questions.broadcastItemLocked(req.ID)
 	} else if _, err := t.appendLocked(ctx, tree.Node{Kind: tree.ElicitRequest, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(req)}); err != nil {
-		delete(c.pending, req.ID)
+		c.questions.unaskLocked(req.ID)
 		c.mu.Unlock()
 		return elicit.Response{}, err
 	}
-	if len(c.pending) > 1 {
-		c.broadcastQueueLocked(req.ID) // each learns the queue grew
+	if c.questions.waitedOnLocked() > 1 {
+		c.questions.broadcastQueueLocked(req.ID) // each learns the queue grew
 	}
 	t.place.asking(t)
-	c.broadcastStatusLocked()
+	c.page.broadcastStatusLocked()
 	c.mu.Unlock()
 	c.svc.idle(c)
 	select {
@@ -173,7 +173,7 @@ func (t *turn) sample(ctx context.Context, req llm.Request) (llm.Response, error
 			return err
 		}
 		t.samples.Recorded(id, n.ID, rec, req)
-		c.broadcastStatusLocked()
+		c.page.broadcastStatusLocked()
 		return nil
 	})
 	if !ran && err == nil { // replayed: the scope's next call continues this one

@@ -25,17 +25,17 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		req    elicit.Request
 	)
 	err := s.with(ctx, session, id, func(c *conversation) error {
-		w, ok := c.pending[eid]
-		if !ok {
-			return c.notPendingLocked(eid)
+		w := c.questions.waiterLocked(eid)
+		if w == nil {
+			return c.questions.notPendingLocked(eid)
 		}
 		if !w.reports.allow(s.now()) {
 			return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
 		}
 		p.Message = lineend.Normalize(p.Message)
 		w.stage = &p
-		c.broadcastItemLocked(eid)
-		listen, req = w.progress, c.requestLocked(eid)
+		c.questions.broadcastItemLocked(eid)
+		listen, req = w.progress, c.questions.requestLocked(eid)
 		return nil
 	})
 	if err == nil && listen != nil { // outside the lock: the agent's code may do anything

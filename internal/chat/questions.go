@@ -13,6 +13,20 @@ import (
 // Their requests and answers are found on HEAD's branch through the tree's
 // index.
 
+// questions are the conversation's questions: those pending, the answer
+// held for the turn's next record (held.go), the one answered last, and
+// the submissions refused (answer.go). They own these fields, which
+// conversation's mu guards; they read the tree through c.
+type questions struct {
+	c        *conversation
+	pending  map[string]*waiter     // elicit id → the request waiting on it
+	rejected map[string]*ElicitView // the last rejected submission per elicit
+	held     *heldAnswer            // an answer handed to the turn and not yet written (held.go)
+	// lastAnswered is the waiter answered last, whose request the pages
+	// still show: kept for its decoded request.
+	lastAnswered *waiter
+}
+
 // waiter is an elicit waiting for its answer.
 type waiter struct {
 	node     int64          // the request's node
@@ -30,15 +44,16 @@ func newWaiter(by *turn, node int64, req elicit.Request) *waiter {
 	return &waiter{node: node, req: req, answer: make(chan elicit.Response, 1), by: by}
 }
 
-func (c *conversation) isPending(ref string) bool {
-	_, ok := c.pending[ref]
+// isPending reports whether a turn waits on elicit ref. c.mu is held.
+func (qs *questions) isPending(ref string) bool {
+	_, ok := qs.pending[ref]
 	return ok
 }
 
 // decoded returns the request of node n if c holds it decoded: a pending
 // one, or the one answered last. c.mu is held.
-func (c *conversation) decoded(n tree.Node) (elicit.Request, bool) {
-	for _, w := range []*waiter{c.pending[n.Ref], c.lastAnswered} {
+func (qs *questions) decoded(n tree.Node) (elicit.Request, bool) {
+	for _, w := range []*waiter{qs.pending[n.Ref], qs.lastAnswered} {
 		if w != nil && w.node == n.ID {
 			return w.req, true
 		}
@@ -53,17 +68,17 @@ func (c *conversation) decoded(n tree.Node) (elicit.Request, bool) {
 // It costs the number of pending elicits, not the length of the path: a
 // request asked earlier has a smaller node id, and so does every node of
 // the path nearer the root, so the path is sorted by id.
-func (c *conversation) queueLocked() []string {
-	if len(c.pending) == 0 {
+func (qs *questions) queueLocked() []string {
+	if len(qs.pending) == 0 {
 		return nil
 	}
 	type asked struct {
 		node int64
 		ref  string
 	}
-	q := make([]asked, 0, len(c.pending))
-	for ref, w := range c.pending {
-		if c.path.Contains(w.node) {
+	q := make([]asked, 0, len(qs.pending))
+	for ref, w := range qs.pending {
+		if qs.c.path.Contains(w.node) {
 			q = append(q, asked{w.node, ref})
 		}
 	}
@@ -77,31 +92,31 @@ func (c *conversation) queueLocked() []string {
 
 // broadcastQueueLocked re-sends every question in the queue but skip, whose
 // place in it changed.
-func (c *conversation) broadcastQueueLocked(skip string) {
-	for _, eid := range c.queueLocked() {
+func (qs *questions) broadcastQueueLocked(skip string) {
+	for _, eid := range qs.queueLocked() {
 		if eid != skip {
-			c.broadcastItemLocked(eid)
+			qs.broadcastItemLocked(eid)
 		}
 	}
 }
 
-func (c *conversation) requestLocked(eid string) elicit.Request {
-	if w := c.pending[eid]; w != nil {
+func (qs *questions) requestLocked(eid string) elicit.Request {
+	if w := qs.pending[eid]; w != nil {
 		return w.req
 	}
-	n, _ := c.requestNodeLocked(eid)
+	n, _ := qs.requestNodeLocked(eid)
 	req, _ := tree.Decode[elicit.Request](n)
 	return req
 }
 
 // requestNodeLocked finds the request of elicit eid on the path.
-func (c *conversation) requestNodeLocked(eid string) (tree.Node, bool) {
-	return c.idx.NewestOnPath(c.path, eid, tree.ElicitRequest)
+func (qs *questions) requestNodeLocked(eid string) (tree.Node, bool) {
+	return qs.c.idx.NewestOnPath(qs.c.path, eid, tree.ElicitRequest)
 }
 
 // responseLocked returns the recorded answer to elicit eid on the path.
-func (c *conversation) responseLocked(eid string) (elicit.Response, bool) {
-	n, ok := c.responseNodeLocked(eid)
+func (qs *questions) responseLocked(eid string) (elicit.Response, bool) {
+	n, ok := qs.responseNodeLocked(eid)
 	if !ok {
 		return elicit.Response{}, false
 	}
@@ -110,56 +125,86 @@ func (c *conversation) responseLocked(eid string) (elicit.Response, bool) {
 }
 
 // responseNodeLocked finds the answer to elicit eid on the path.
-func (c *conversation) responseNodeLocked(eid string) (tree.Node, bool) {
-	return c.idx.NewestOnPath(c.path, eid, tree.ElicitResponse)
+func (qs *questions) responseNodeLocked(eid string) (tree.Node, bool) {
+	return qs.c.idx.NewestOnPath(qs.c.path, eid, tree.ElicitResponse)
 }
 
 // elicitItemLocked builds the item of elicit eid on the path as the page
 // shows it, looking only at the nodes that concern it.
-func (c *conversation) elicitItemLocked(eid string) (Item, bool) {
-	req, ok := c.requestNodeLocked(eid)
+func (qs *questions) elicitItemLocked(eid string) (Item, bool) {
+	req, ok := qs.requestNodeLocked(eid)
 	if !ok {
 		return Item{}, false
 	}
 	nodes := []tree.Node{req}
-	if resp, ok := c.responseNodeLocked(eid); ok {
+	if resp, ok := qs.responseNodeLocked(eid); ok {
 		nodes = append(nodes, resp)
 	}
-	items := buildItems(nodes, c)
+	items := buildItems(nodes, qs)
 	if len(items) == 0 {
 		return Item{}, false
 	}
 	it := items[0]
-	c.liveLocked(it.Elicit)
-	it.Branch = c.branchOf(&it, c.responseNodeLocked)
+	qs.liveLocked(it.Elicit)
+	it.Branch = qs.c.branchOf(&it, qs.responseNodeLocked)
 	return it, true
 }
 
 // liveLocked adds to e what only the running conversation knows: the last
 // submission refused, the progress its implementation reported, and its
 // place in the queue of questions. c.mu is held.
-func (c *conversation) liveLocked(e *ElicitView) {
+func (qs *questions) liveLocked(e *ElicitView) {
 	eid := e.Request.ID
-	if r := c.rejected[eid]; r != nil {
+	if r := qs.rejected[eid]; r != nil {
 		e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
 	}
-	w := c.pending[eid]
+	w := qs.pending[eid]
 	if w == nil {
 		return
 	}
 	e.Stage = w.stage
-	q := c.queueLocked()
+	q := qs.queueLocked()
 	e.Position, e.Queued = slices.Index(q, eid)+1, len(q)
 }
 
 // broadcastItemLocked re-sends the item of elicit eid to subscribers: a
 // pending one where the turn that asks shows it, any other on the path.
-func (c *conversation) broadcastItemLocked(eid string) {
-	if w := c.pending[eid]; w != nil {
+func (qs *questions) broadcastItemLocked(eid string) {
+	if w := qs.pending[eid]; w != nil {
 		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	if it, ok := c.elicitItemLocked(eid); ok {
-		c.broadcastLocked(Change{Item: &it})
+	if it, ok := qs.elicitItemLocked(eid); ok {
+		qs.c.page.broadcastLocked(Change{Item: &it})
 	}
 }
+
+// waitLocked makes w the request pending for elicit eid. c.mu is held.
+func (qs *questions) waitLocked(eid string, w *waiter) { qs.pending[eid] = w }
+
+// waiterLocked returns the request pending for elicit eid, if any. c.mu is
+// held.
+func (qs *questions) waiterLocked(eid string) *waiter { return qs.pending[eid] }
+
+// waitedOnLocked reports how many requests are pending. c.mu is held.
+func (qs *questions) waitedOnLocked() int { return len(qs.pending) }
+
+// unaskLocked forgets the request pending for eid, whose record failed.
+// c.mu is held.
+func (qs *questions) unaskLocked(eid string) { delete(qs.pending, eid) }
+
+// dropLocked forgets every pending request, as the conversation leaves
+// memory: whoever loads it next waits on them again. c.mu is held.
+func (qs *questions) dropLocked() { clear(qs.pending) }
+
+// recordedLocked gives a pending request, n just recorded, its place in
+// the queue, before anyone is told of it. c.mu is held.
+func (qs *questions) recordedLocked(n tree.Node) {
+	if w := qs.pending[n.Ref]; w != nil && n.Kind == tree.ElicitRequest {
+		w.node = n.ID
+	}
+}
+
+// answeredAgainLocked forgets the refused submission for eid, whose
+// answer is being changed. c.mu is held.
+func (qs *questions) answeredAgainLocked(eid string) { delete(qs.rejected, eid) }

@@ -13,7 +13,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
@@ -228,7 +227,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	s.restart()
 	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
 	it := lastItem(v)
-	if it.Kind != tree.TurnError || it.Text != failure.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
+	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Details, `elicit form "Confirm?"`) || !strings.Contains(it.Details, `"Are you really sure?"`) {
 		t.Errorf("last item = %+v, want a short sentence, with details naming call %s and both calls", it, eid)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
-	"github.com/sweatpants-go/sweatpants/internal/observe"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -86,8 +85,8 @@ type Service struct {
 	always   policy.AlwaysCache // the sessions' always rules, as read (always.go)
 	levels   levels             // the assistants' policies, compiled (levels.go)
 
-	observe observe.Observer // see Config.Observer
-	leases  Leases           // see Config.Leases
+	observe Observer // see Config.Observer
+	leases  Leases   // see Config.Leases
 }
 
 // New returns a service configured by cfg. Turns run until they finish or
@@ -252,7 +251,7 @@ func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Con
 func (s *Service) View(ctx context.Context, session, id string) (View, error) {
 	var v View
 	err := s.with(ctx, session, id, func(c *conversation) error {
-		v = c.view()
+		v = c.page.view()
 		return nil
 	})
 	return v, err

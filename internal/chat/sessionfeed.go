@@ -6,15 +6,3 @@ import "github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 // reader of the record follows a whole session there, and a program
 // relays it to the other nodes of a cluster.
 func (s *Service) Sessions() *sessionfeed.Hub { return &s.sessions }
-
-// sessionRecordedLocked tells the followers of c's session that c recorded
-// a node; c.mu is held.
-func (c *conversation) sessionRecordedLocked() {
-	if !c.svc.sessions.Watched() {
-		return
-	}
-	c.svc.mu.Lock()
-	owner := c.owner
-	c.svc.mu.Unlock()
-	c.svc.sessions.Recorded(owner, c.conv.ID)
-}

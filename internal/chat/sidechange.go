@@ -74,12 +74,12 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 	if err != nil {
 		return true, err
 	}
-	resp, problem, err := c.checkLocked(ctx, req, a)
+	resp, problem, err := c.questions.checkLocked(ctx, req, a)
 	if err != nil {
 		return true, err
 	}
 	if problem != nil {
-		err := c.rejectLocked(req, a.Form, problem)
+		err := c.questions.rejectLocked(req, a.Form, problem)
 		c.broadcastSideLocked(q) // the refusal shows in the side question's place
 		return true, err
 	}
@@ -91,10 +91,10 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 		if c.idx.Under(id, q.ID) {
 			t.cancel(errParked)
 			delete(c.sides, id)
-			c.withdrawLocked(t.place)
+			c.questions.withdrawLocked(t.place)
 		}
 	}
-	delete(c.rejected, eid)
+	c.questions.answeredAgainLocked(eid)
 	n, err := c.appendLocked(ctx, tree.Node{Parent: old.Parent, Kind: tree.ElicitResponse, Ref: eid, Agent: req.Agent, Payload: tree.MustEncode(resp)},
 		tree.AppendOptions{Fork: true, Aside: true, Log: &tree.Move{Action: tree.ActRewind, Detail: "changed the answer to “" + req.Message + "”, on the side"}})
 	if err != nil {
@@ -102,13 +102,13 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 	}
 	s.rerunSideLocked(c, asst, q, n.ID)
 	// The old version's follow-ups leave the page with it.
-	c.resyncLocked()
+	c.page.resyncLocked()
 	return true, nil
 }
 
 // broadcastSideLocked re-sends side question q's item. c.mu is held.
 func (c *conversation) broadcastSideLocked(q tree.Node) {
 	if it, ok := c.sideItemLocked(q); ok {
-		c.broadcastLocked(Change{Item: &it})
+		c.page.broadcastLocked(Change{Item: &it})
 	}
 }

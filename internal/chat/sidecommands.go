@@ -16,7 +16,7 @@ func (s *Service) ContinueHere(ctx context.Context, session, id string, q int64)
 		if n, _ := c.idx.Node(q); !c.shownSideLocked(n) {
 			return apperr.Errorf(apperr.NotFound, "There is no side question %d beside the conversation as shown.", q)
 		}
-		req, waits := c.waitingOnLocked()
+		req, waits := c.questions.waitingOnLocked()
 		if !waits {
 			return apperr.Errorf(apperr.Conflict, "No question of the conversation waits, so there is nothing to continue from the side instead of.")
 		}

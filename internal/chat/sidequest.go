@@ -36,7 +36,7 @@ type side struct {
 
 func (s *side) enter(t *turn) {
 	t.conv.sides[t.id] = t
-	t.conv.broadcastStatusLocked()
+	t.conv.page.broadcastStatusLocked()
 }
 
 func (s *side) live(t *turn) bool { return t.conv.sides[t.id] == t }
@@ -104,7 +104,7 @@ func (s *side) showQuestion(t *turn, w *waiter) {
 }
 
 func (s *side) deliver(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
-	return t.conv.deliverAsideLocked(t, w, req, resp)
+	return t.conv.questions.deliverAsideLocked(t, w, req, resp)
 }
 
 // end records the end of a side turn on its side branch, a reply as a
@@ -126,9 +126,9 @@ func (s *side) end(ctx context.Context, t *turn, kind tree.Kind, m tree.Message)
 
 // waitingOnLocked returns the request the running turn waits on: the
 // first in the queue when several are.
-func (c *conversation) waitingOnLocked() (elicit.Request, bool) {
-	if q := c.queueLocked(); len(q) > 0 {
-		return c.requestLocked(q[0]), true
+func (qs *questions) waitingOnLocked() (elicit.Request, bool) {
+	if q := qs.queueLocked(); len(q) > 0 {
+		return qs.requestLocked(q[0]), true
 	}
 	return elicit.Request{}, false
 }
@@ -192,10 +192,10 @@ func (t *turn) stopSideLocked(ctx context.Context) (tree.Node, error) {
 // and logs the return to the flow. c.mu is held.
 func (t *turn) endSideLocked(ctx context.Context, kind tree.Kind, m tree.Message) (tree.Node, error) {
 	c := t.conv
-	c.withdrawLocked(t.place) // before the page hears of the end
+	c.questions.withdrawLocked(t.place) // before the page hears of the end
 	end, err := t.appendLocked(ctx, tree.Node{Kind: kind, Agent: t.agent, Payload: tree.MustEncode(m)})
 	delete(c.sides, t.id)
-	c.broadcastStatusLocked()
+	c.page.broadcastStatusLocked()
 	if err != nil {
 		return end, err
 	}
@@ -234,7 +234,7 @@ func (s *Service) rerunSideLocked(c *conversation, a agents.Assistant, q tree.No
 	t := s.startSideLocked(c, a, q, m.Text, tip, record)
 	for ref, n := range record.Unanswered() {
 		if req, err := tree.Decode[elicit.Request](n); err == nil {
-			c.pending[ref] = newWaiter(t, n.ID, req)
+			c.questions.waitLocked(ref, newWaiter(t, n.ID, req))
 		}
 	}
 }
@@ -287,7 +287,7 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 	if end, ok := c.idx.SideEnd(q.ID); ok {
 		em, _ := tree.Decode[tree.Message](end)
 		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
-		it.Continuable = len(c.idx.Sides(end.ID)) == 0 && len(c.queueLocked()) > 0
+		it.Continuable = len(c.idx.Sides(end.ID)) == 0 && len(c.questions.queueLocked()) > 0
 		last = end.ID
 	} else if t := c.sides[q.ID]; t != nil {
 		// Its turn works: its questions are those of the version it
@@ -329,10 +329,10 @@ func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
 	if len(asks) == 0 {
 		return nil
 	}
-	items := buildItems(asks, c)
+	items := buildItems(asks, &c.questions)
 	for i := range items {
 		if items[i].Elicit != nil {
-			c.liveLocked(items[i].Elicit)
+			c.questions.liveLocked(items[i].Elicit)
 		}
 	}
 	return items

@@ -46,7 +46,7 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 	c.lock()
 	defer c.mu.Unlock()
 	t := c.current
-	if t == nil || len(c.pending) == 0 || len(c.followers) > 0 || s.since(c.active) < quiet {
+	if t == nil || c.questions.waitedOnLocked() == 0 || c.page.watchedLocked() || s.since(c.active) < quiet {
 		return
 	}
 	s.mu.Lock()
@@ -60,7 +60,7 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 	// c is no one's now: its turn may not write again, and what it waited
 	// on is waited on by the next load.
 	c.current = nil
-	clear(c.pending)
+	c.questions.dropLocked()
 	t.cancel(errSuspended)
 	s.observe.Suspended(c.conv.ID)
 	s.log.Debug("suspended a waiting turn", "conversation", c.conv.ID, "turn", t.id)

@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
-	"github.com/sweatpants-go/sweatpants/internal/decide"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
-	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/history"
-	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/replay"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
@@ -32,163 +27,6 @@ import (
 // a stop) is recorded after the nodes of its calls. A turn whose branch
 // stops being HEAD's is parked, not ended, and resumes from its record when
 // its branch is HEAD's again or after a restart.
-
-// MaxMessageLen is the longest message a user can send, in characters.
-const MaxMessageLen = 8000
-
-// CheckMessage reports, as Send would, why text cannot be sent, if it cannot.
-func CheckMessage(text string) error {
-	_, err := checkMessage(text)
-	return err
-}
-
-// checkMessage trims a message, ends its lines with "\n" alone, and checks
-// its length.
-func checkMessage(text string) (string, error) { return checkMessageUpTo(text, MaxMessageLen) }
-
-// checkMessageUpTo is checkMessage with limit characters at most (0:
-// MaxMessageLen).
-func checkMessageUpTo(text string, limit int) (string, error) {
-	if limit <= 0 {
-		limit = MaxMessageLen
-	}
-	text = strings.TrimSpace(lineend.Normalize(text))
-	if text == "" {
-		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
-	}
-	if n := utf8.RuneCountInString(text); n > limit {
-		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, limit)
-	}
-	return text, nil
-}
-
-// Send records a user message and starts a turn of the conversation's
-// agent; see SendMessage for a message sent while a turn runs. Invalid for
-// an empty or overlong message, and then nothing is recorded.
-func (s *Service) Send(ctx context.Context, session, id, text string) error {
-	_, err := s.SendMessage(ctx, session, id, Message{Text: text})
-	return err
-}
-
-// SendMessage is Send, saying what the message did. While a turn works,
-// the message does what the assistant's InputPolicy says (input.go); while
-// it waits on a question, the message is decided on (decide.go): an answer
-// in words, a change of an earlier answer, or a side question.
-//
-// A message sent again with the id it was sent with (msgid.go) is not
-// recorded again: it does what it did the first time, and the pages are
-// told, as news, that it was already sent. Errors: Invalid for an id that
-// is not one; Conflict for an id sent before with other words.
-func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
-	m, err := m.checked()
-	if err != nil {
-		return "", err
-	}
-	if m.ID != "" {
-		if err := checkMessageID(m.ID); err != nil {
-			return "", err
-		}
-	}
-	var sent Sent
-	err = s.holding(ctx, session, id, func(c *conversation) error {
-		sent, err = s.sendHeld(ctx, c, m)
-		return err
-	})
-	return sent, err
-}
-
-// sendHeld sends m to c, which is held in memory, not locked.
-func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sent Sent, err error) {
-	var (
-		prior *sending
-		q     *asked // set when a question waits: the text is decided on unlocked
-	)
-	err = func() error {
-		c.lock()
-		defer c.mu.Unlock()
-		a, ok := s.agents.Get(c.conv.Agent)
-		if !ok {
-			return apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
-		}
-		if prior, err = c.priorLocked(m); prior != nil || err != nil {
-			if prior != nil && c.onTheWay[m.ID] == nil {
-				c.informLocked(messageKept)
-			}
-			return err
-		}
-		if !c.running() {
-			return s.startLocked(ctx, c, a, m.record())
-		}
-		if req, waiting := c.waitingOnLocked(); waiting {
-			if len(m.Attachments) > 0 {
-				return apperr.Errorf(apperr.Conflict, "A question waits: answer it first, then send the files.")
-			}
-			q = new(c.askedLocked(req))
-			if m.ID != "" {
-				c.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
-			}
-			return nil
-		}
-		sent, err = s.whileWorkingLocked(ctx, c, a, m)
-		c.saySentLocked(sent, err)
-		return err
-	}()
-	if prior != nil {
-		return prior.wait(ctx)
-	}
-	if err != nil || q == nil {
-		return sent, err
-	}
-	// Deciding may take a model call: the conversation goes on meanwhile,
-	// and a resend of m waits for what it becomes.
-	d := s.decide(ctx, *q, m.Text)
-	d.ID = m.ID
-	c.lock()
-	defer c.mu.Unlock()
-	if on := c.onTheWay[m.ID]; on != nil {
-		delete(c.onTheWay, m.ID)
-		defer func() { on.finish(sent, err) }()
-	}
-	a, ok := s.agents.Get(c.conv.Agent)
-	if !ok {
-		return "", apperr.Errorf(apperr.Invalid, "This conversation's agent %q is not available.", c.conv.Agent)
-	}
-	sent, err = s.actOnLocked(ctx, c, a, *q, d)
-	c.saySentLocked(sent, err)
-	return sent, err
-}
-
-// actOnLocked does what d decided text typed while q waited is. Should
-// the conversation have moved on meanwhile (the question was answered, the
-// turn ended), the text is taken as it would be now, without deciding
-// again. c.mu is held.
-func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
-	req, waiting := c.waitingOnLocked()
-	m := Message{ID: d.ID, Text: d.Text}
-	switch {
-	case !c.running():
-		return SentTurn, s.startLocked(ctx, c, a, m.record())
-	case !waiting:
-		return s.whileWorkingLocked(ctx, c, a, m)
-	case req.ID != q.Waits.ID || c.path.Head() != q.head:
-		d = decision{Text: d.Text, ID: d.ID, Waited: req.ID, Choice: decide.Side, By: "rule", Reason: "the conversation moved on while it was decided"}
-	}
-	if err := c.recordDecisionLocked(ctx, d); err != nil {
-		return "", err
-	}
-	switch d.Choice {
-	case decide.Answer:
-		h, err := c.deliverLocked(req, elicit.Response{Action: elicit.Other, Text: d.Text})
-		if err != nil {
-			return "", err
-		}
-		c.flushLocked()
-		return SentAnswer, h.err
-	case decide.Change:
-		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
-	}
-	return SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)
-}
 
 // turn provides the primitives' cores for one turn.
 type turn struct {
@@ -298,7 +136,7 @@ func (s *Service) resumeLocked(c *conversation) {
 	t := s.startTurnLocked(c, a, msg, text, record)
 	for ref, w := range waiting {
 		w.by = t
-		c.pending[ref] = w
+		c.questions.waitLocked(ref, w)
 	}
 }
 
@@ -329,12 +167,12 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 // next one, when messages were queued meanwhile. c.mu is held.
 func (c *conversation) endedLocked(t *turn) {
 	c.current = nil
-	c.status = Status{}
-	c.repliedLocked()
-	if c.withdrawLocked(t.place) {
-		c.resyncLocked() // its questions leave the page
+	c.page.turnEndedLocked()
+	c.page.repliedLocked()
+	if c.questions.withdrawLocked(t.place) {
+		c.page.resyncLocked() // its questions leave the page
 	} else {
-		c.broadcastStatusLocked()
+		c.page.broadcastStatusLocked()
 	}
 	c.svc.startQueuedLocked(c)
 }
@@ -393,7 +231,7 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	if errors.Is(err, errStopped) {
 		err = context.Canceled // worded as any stop
 	}
-	return tree.TurnError, failure.Message(err)
+	return tree.TurnError, failureMessage(err)
 }
 
 // appendLocked records n for the turn; a turn that is no longer the
@@ -430,19 +268,19 @@ func (c *conversation) parkLocked() {
 	t := c.current
 	t.cancel(errParked)
 	c.current = nil
-	c.status = Status{}
-	c.withdrawLocked(t.place)
+	c.page.turnEndedLocked()
+	c.questions.withdrawLocked(t.place)
 }
 
 // withdrawLocked forgets what the turns placed at place waited for (each
 // side turn's questions are its own; the flow's are those of its turns)
 // and reports whether there was anything.
-func (c *conversation) withdrawLocked(place placement) bool {
+func (qs *questions) withdrawLocked(place placement) bool {
 	had := false
-	for ref, w := range c.pending {
+	for ref, w := range qs.pending {
 		if w.by.place == place {
-			delete(c.pending, ref)
-			delete(c.rejected, ref)
+			delete(qs.pending, ref)
+			delete(qs.rejected, ref)
 			had = true
 		}
 	}
@@ -467,8 +305,8 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		c.current.cancel(errStopped)
 		// Its questions are withdrawn now, not when the turn gets to its end:
 		// once the user is told it stopped, no answer can reach it.
-		if c.withdrawLocked(c.current.place) {
-			c.resyncLocked()
+		if c.questions.withdrawLocked(c.current.place) {
+			c.page.resyncLocked()
 		}
 		return nil
 	})

@@ -9,7 +9,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
-	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -122,7 +121,7 @@ func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
 
 	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
 	failed := lastItem(v)
-	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != failure.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
+	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != chat.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
 		t.Fatalf("last item %+v, want the turn's end saying the assistant changed, with the call in its details", failed)
 	}
 	if pendingElicit(v) != nil {

@@ -5,14 +5,10 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/observe"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
-
-// Telemetry is the chat service's observer.
-var _ observe.Observer = (*Telemetry)(nil)
 
 // TurnStarted opens the turn's span, "invoke_agent {agent}", which the
 // spans of its model calls, tool calls and elicit waits are children of,

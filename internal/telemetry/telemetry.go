@@ -3,7 +3,7 @@
 // named and attributed by the GenAI semantic conventions, and Prometheus
 // metrics served at /metrics. It hooks in at three places: package primitive's
 // APIs (primitive.CompleteAPI and agents.ToolAPI, through Scope), the chat
-// service (as its observe.Observer) and the store (Committed).
+// service (as its chat.Observer) and the store (Committed).
 //
 // Both see only work done in this process. A turn resumed after a restart
 // replays its record without calling the model or its tools again, and the

@@ -10,7 +10,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
-	"github.com/sweatpants-go/sweatpants/internal/failure"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -52,7 +51,7 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	db.Close()
 
 	c := startConsoleOn(t, storetest.OpenAt(t, path), chat.Config{Assistants: registry.New(checkIn(2)), Model: offline.New()}, Config{Conversation: conv.ID})
-	c.expect("! " + failure.DivergedText)
+	c.expect("! " + chat.DivergedText)
 	c.expect("/retry")
 	c.expect("you> ")
 	c.send("/retry")

@@ -1,5 +1,4 @@
-// Package failure words a turn's failure for the chat.
-package failure
+package chat
 
 import (
 	"context"
@@ -11,11 +10,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/turn"
+	turnapi "github.com/sweatpants-go/sweatpants/turn"
 )
 
 // How a turn's failure reads. A turn that fails is recorded as a TurnError
-// (chat's endOf); what the chat shows of it is worded here, one sentence
+// (endOf); what the chat shows of it is worded here, one sentence
 // per kind of failure a user can tell apart and act on.
 
 // The HTTP statuses of a provider's failure (llm.Error.Status) that read
@@ -33,10 +32,10 @@ const (
 // turn again from the user's message, which Retry does.
 const DivergedText = "The assistant has been updated since this turn began, so it cannot continue where it left off. Start again from your message to go on."
 
-// Message words a turn's failure for the chat: a short sentence for
+// failureMessage words a turn's failure for the chat: a short sentence for
 // everyone, and the details behind it (the provider's own words, say) for
 // whoever opens them. A cancellation reads as a stop.
-func Message(err error) tree.Message {
+func failureMessage(err error) tree.Message {
 	if errors.Is(err, context.Canceled) {
 		return tree.Message{Text: "Stopped."}
 	}
@@ -63,10 +62,10 @@ func Message(err error) tree.Message {
 	if nd, ok := errors.AsType[*durable.NonDeterminismError](err); ok {
 		return tree.Message{Text: DivergedText, Details: nd.Error(), Diverged: true}
 	}
-	if _, ok := errors.AsType[*turn.OutputError](err); ok {
+	if _, ok := errors.AsType[*turnapi.OutputError](err); ok {
 		return tree.Message{Text: "The model's answer could not be read, even after it was shown the format.", Details: err.Error()}
 	}
-	if _, ok := errors.AsType[*turn.RefusedError](err); ok {
+	if _, ok := errors.AsType[*turnapi.RefusedError](err); ok {
 		return tree.Message{Text: "The model's answers were refused each time it was asked.", Details: err.Error()}
 	}
 	if se, ok := errors.AsType[*agents.StepsError](err); ok {

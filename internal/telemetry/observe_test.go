@@ -1,0 +1,6 @@
+package telemetry
+
+import "github.com/sweatpants-go/sweatpants/internal/chat"
+
+// Telemetry is the chat service's observer.
+var _ chat.Observer = (*Telemetry)(nil)
