@@ -43,6 +43,7 @@ const (
 	EventElicitAsked    = "elicit.asked"    // ElicitAsked: the agent asks the user
 	EventElicitAnswered = "elicit.answered" // ElicitAnswered: the answer was recorded (approvals add approval.go's)
 	EventProgress       = "progress"        // ProgressEvent: the agent reported progress
+	EventLog            = "log"             // LogLine: the agent logged a line (turn.Log)
 	EventRunCompleted   = "run.completed"   // RunCompleted: the run ended: replied, stopped or failed
 )
 
@@ -161,6 +162,16 @@ type ProgressEvent struct {
 	Recorded
 	Agent string `json:"agent,omitempty"`
 	primitive.Progress
+}
+
+// LogLine is the data of log: a line the agent logged for the people who
+// run it (turn.Log), with its level (slog's: -4 debug, 0 info, 4 warning,
+// 8 error) and attributes. A program that relays it (MCP's logging
+// messages) says it at its own levels.
+type LogLine struct {
+	Recorded
+	Agent string `json:"agent,omitempty"`
+	tree.LogRecord
 }
 
 // RunCompleted is the data of run.completed: how the run ended (replied,

@@ -118,6 +118,9 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 	case tree.Notify:
 		p, _ := tree.Decode[primitive.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
+	case tree.Log:
+		r, _ := tree.Decode[tree.LogRecord](n)
+		data = append(data, Event{Type: EventLog, Data: LogLine{Recorded: rec, Agent: n.Agent, LogRecord: r}})
 	case tree.Fork:
 		r, _ := tree.Decode[tree.ForkRecord](n)
 		data = append(data, Event{Type: EventForkTried, Data: ForkTried{Recorded: rec, Call: n.Ref, Agent: n.Agent, Label: r.Label}})
@@ -188,7 +191,8 @@ func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
 		n = p
 	}
 	for i := len(climbed) - 1; i >= 0; i-- {
-		switch n := climbed[i]; {
+		n := climbed[i]
+		switch {
 		case n.Kind == tree.SideQuestion:
 			flow := top.run
 			if top.aside {
@@ -200,7 +204,13 @@ func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
 		case x.Continues(n.ID):
 			top = runInfo{run: top.flow}
 		}
-		f.runs[climbed[i].ID] = top
+		// Only the node asked about and the nodes that start or end a run
+		// are kept: the nodes below find them in a step or two, and a
+		// stream opened at a run of a long conversation (OpenRun, OpenNew)
+		// climbs to the root once without keeping every node on the way.
+		if i == 0 || n.Kind == tree.SideQuestion || n.Kind == tree.UserMessage || n.Kind == tree.Stopped {
+			f.runs[n.ID] = top
+		}
 	}
 	return top
 }
