@@ -82,6 +82,9 @@ type RunStarted struct {
 	// Files are those sent with the message: each one's id, name, type,
 	// size and the URL that serves it to the session.
 	Files []File `json:"files,omitempty"`
+	// Call is the tool call a program sent as the message (a call over
+	// MCP), typed: Text only names it.
+	Call *tree.Call `json:"call,omitempty"`
 }
 
 // File is a file sent with a message or given as an answer, as the event
@@ -187,6 +190,9 @@ type RunCompleted struct {
 	Partial string       `json:"partial,omitempty"`
 	Details string       `json:"details,omitempty"`
 	Usage   Usage        `json:"usage"`
+	// Outcome is, for a run of a tool call (RunStarted.Call) that replied,
+	// the call's outcome, typed: the tool's output or its error's words.
+	Outcome *tree.CallOutcome `json:"outcome,omitempty"`
 }
 
 // Usage sums the model calls of a run.

@@ -82,7 +82,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		} else {
 			delete(f.sides, ri.run)
 		}
-		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text}
+		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text, Call: m.Call}
 		for _, a := range m.Attachments {
 			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
 		}
@@ -134,7 +134,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 			break
 		}
 		m, _ := tree.Decode[tree.Message](n)
-		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run)}
+		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run), Outcome: m.Outcome}
 		held := &f.held
 		if ri.aside {
 			held = f.side(ri.run)
