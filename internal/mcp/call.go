@@ -19,16 +19,17 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	if req.ProtocolVersion() >= stateless {
 		return s.callStateless(ctx, req)
 	}
-	msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments})
+	c := call{Tool: req.Params.Name, Arguments: req.Params.Arguments}
+	msg, err := c.key()
 	if err != nil {
-		return nil, fmt.Errorf("write the call: %w", err)
+		return nil, err
 	}
-	if o := s.revive.orphanOf(req.Session, string(msg)); o != nil {
+	if o := s.revive.orphanOf(req.Session, msg); o != nil {
 		// A retry of a call a restart cut off: it is the same call, going
 		// on, not a new one.
 		return o.await(ctx)
 	}
-	cv, err := s.conversation(ctx, req, string(msg))
+	cv, err := s.conversation(ctx, req, msg)
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the call: %w", err)
 	}
@@ -53,7 +54,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 	}
 	defer es.Close()
-	if err := s.send(ctx, cv.id, string(msg)); err != nil {
+	if err := s.send(ctx, cv.id, c); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return w.waitOrStop(ctx, es)
@@ -73,11 +74,19 @@ func (w *watch) waitOrStop(ctx context.Context, es *eventstream.Stream) (*sdk.Ca
 	return res, err
 }
 
-// result is the call's result, once its run ended: the tool's outcome the
-// reply holds, the turn's error, or its stop.
+// result is the call's result, once its run ended: the tool's outcome
+// (run.completed's, typed), the turn's error, or its stop.
 func (w *watch) result() *sdk.CallToolResult {
 	switch end := w.end; end.Status {
 	case tree.OutcomeReplied:
+		if o := end.Outcome; o != nil {
+			if o.Error != "" {
+				return errorResult(o.Error)
+			}
+			return result(string(o.Output))
+		}
+		// A call recorded before calls were typed: its reply is its
+		// outcome's JSON.
 		var o outcome
 		switch {
 		case json.Unmarshal([]byte(end.Text), &o) != nil:

@@ -130,8 +130,7 @@ func (s *Server) message(params *sdk.CallToolParamsRaw) (string, error) {
 	for _, q := range s.cfg.Tools.order {
 		if s.cfg.Tools.listedName(q) == params.Name {
 			params.Name = q
-			b, err := json.Marshal(call{Tool: q, Arguments: params.Arguments})
-			return string(b), err
+			return call{Tool: q, Arguments: params.Arguments}.key()
 		}
 	}
 	return "", fmt.Errorf("no tool %q", params.Name)

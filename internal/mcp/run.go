@@ -26,7 +26,7 @@ type watch struct {
 	conv string
 
 	run     int64                     // the run's node (its message's), 0 until its run.started is read
-	call    string                    // the run's message, as run.started says it
+	call    string                    // the call the run runs (keyOf)
 	pending []elicit.Request          // the run's questions asked and not answered, in the order asked
 	end     *eventstream.RunCompleted // how the run ended, once it has
 	now     *primitive.Progress       // the run's progress, until it asks
@@ -75,7 +75,7 @@ func (w *watch) openRun(ctx context.Context) (*eventstream.Stream, error) {
 func (w *watch) take(ctx context.Context, evs []eventstream.Event, replayed bool) {
 	for _, e := range evs {
 		if d, ok := e.Data.(eventstream.RunStarted); ok && w.run == 0 && !d.Aside {
-			w.run, w.call = d.Run, d.Text
+			w.run, w.call = d.Run, keyOf(d)
 		}
 		switch d := e.Data.(type) {
 		case eventstream.ElicitAsked:

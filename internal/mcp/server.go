@@ -158,11 +158,11 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
-// send sends the call msg to conversation conv: its arguments are bounded
-// by the request that carried them (Config.MaxBody), not by the composer's
-// limit.
-func (s *Server) send(ctx context.Context, conv, msg string) error {
-	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, chat.Message{Text: msg, Limit: int(s.cfg.MaxBody)})
+// send sends call c to conversation conv, typed: its arguments are
+// bounded by the request that carried them (Config.MaxBody), not by the
+// composer's limit.
+func (s *Server) send(ctx context.Context, conv string, c call) error {
+	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, c.message(s.cfg.MaxBody))
 	return err
 }
 
@@ -265,14 +265,14 @@ func waitsOn(ctx context.Context, svc eventstream.Following, owner, id, msg stri
 	}
 	defer es.Close()
 	var run int64
-	var call string
+	var key string
 	asked := map[string]bool{}
 	ended := false
 	for _, e := range es.Ready() {
 		switch d := e.Data.(type) {
 		case eventstream.RunStarted:
 			if run == 0 && !d.Aside {
-				run, call = d.Run, d.Text
+				run, key = d.Run, keyOf(d)
 			}
 		case eventstream.ElicitAsked:
 			if d.Run == run && !d.Aside {
@@ -288,7 +288,7 @@ func waitsOn(ctx context.Context, svc eventstream.Following, owner, id, msg stri
 			}
 		}
 	}
-	return run != 0 && call == msg && !ended && len(asked) > 0
+	return run != 0 && key == msg && !ended && len(asked) > 0
 }
 
 // titleOf is the title of the conversation of a client's calls: "MCP:

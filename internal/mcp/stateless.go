@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -55,11 +54,7 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 			return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 		}
 		defer es.Close()
-		msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true})
-		if err != nil {
-			return nil, fmt.Errorf("write the call: %w", err)
-		}
-		if err := s.send(ctx, st.Conv, string(msg)); err != nil {
+		if err := s.send(ctx, st.Conv, call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
 		return w.waitOrStop(ctx, es)

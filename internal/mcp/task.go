@@ -107,11 +107,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 	if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())+": "+name); err != nil {
 		return nil, fmt.Errorf("name the conversation of the task: %w", err)
 	}
-	msg, err := json.Marshal(call{Tool: name, Arguments: req.Params.Arguments, Stateless: true})
-	if err != nil {
-		return nil, fmt.Errorf("write the call: %w", err)
-	}
-	if err := s.send(ctx, c.ID, string(msg)); err != nil {
+	if err := s.send(ctx, c.ID, call{Tool: name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: c.ID, Tool: name}), c, taskWorking), nil
