@@ -176,14 +176,20 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 // nearest above it (n itself if it is one), and whether that run answers
 // a side question. What it finds is kept for the nodes below.
 func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
-	var climbed []tree.Node
+	// What is climbed is kept small: a stream that starts deep in a long
+	// conversation climbs the whole branch once.
+	type step struct {
+		id   int64
+		kind tree.Kind
+	}
+	var climbed []step
 	var top runInfo
 	for {
 		if ri, ok := f.runs[n.ID]; ok {
 			top = ri
 			break
 		}
-		climbed = append(climbed, n)
+		climbed = append(climbed, step{n.ID, n.Kind})
 		p, ok := x.Node(n.Parent)
 		if !ok {
 			break // a root, or a parent collected: no run above
@@ -193,23 +199,23 @@ func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
 	for i := len(climbed) - 1; i >= 0; i-- {
 		n := climbed[i]
 		switch {
-		case n.Kind == tree.SideQuestion:
+		case n.kind == tree.SideQuestion:
 			flow := top.run
 			if top.aside {
 				flow = top.flow
 			}
-			top = runInfo{run: n.ID, aside: true, flow: flow}
-		case n.Kind == tree.UserMessage:
-			top = runInfo{run: n.ID, aside: top.aside, flow: top.flow}
-		case x.Continues(n.ID):
+			top = runInfo{run: n.id, aside: true, flow: flow}
+		case n.kind == tree.UserMessage:
+			top = runInfo{run: n.id, aside: top.aside, flow: top.flow}
+		case x.Continues(n.id):
 			top = runInfo{run: top.flow}
 		}
 		// Only the node asked about and the nodes that start or end a run
 		// are kept: the nodes below find them in a step or two, and a
 		// stream opened at a run of a long conversation (OpenRun, OpenNew)
 		// climbs to the root once without keeping every node on the way.
-		if i == 0 || n.Kind == tree.SideQuestion || n.Kind == tree.UserMessage || n.Kind == tree.Stopped {
-			f.runs[n.ID] = top
+		if i == 0 || n.kind == tree.SideQuestion || n.kind == tree.UserMessage || n.kind == tree.Stopped {
+			f.runs[n.id] = top
 		}
 	}
 	return top

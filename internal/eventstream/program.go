@@ -53,6 +53,7 @@ func openAt(ctx context.Context, svc Following, session, id string, at func(chat
 		from := at(l)
 		fd = newFeed(position{node: from})
 		fd.pending = l.Index.After(from)
+		fd.seed(l.Path)
 	})
 	return &Stream{f: f, feed: fd}, nil
 }
@@ -82,4 +83,33 @@ func (s *Stream) Conversation() tree.Conversation {
 		}
 	})
 	return c
+}
+
+// seed tells the feed the runs of the newest nodes on the conversation's
+// branch, path, when no side question was ever asked on it: each is then
+// of the flow's run its nearest user message starts. A stream opened at a
+// run then places the run's nodes in a step or two, where it would climb
+// the whole branch to its root to learn it is not under a side question
+// (runOf), which costs as much as the conversation is long.
+func (f *feed) seed(path tree.Path) {
+	for _, n := range path {
+		if n.Kind == tree.SideQuestion {
+			return // runOf finds the runs
+		}
+	}
+	// From the user message before the newest one on: the newest run's
+	// nodes, and where its message hangs.
+	from, users := 0, 0
+	for i := len(path) - 1; i >= 0 && users < 2; i-- {
+		if path[i].Kind == tree.UserMessage {
+			from, users = i, users+1
+		}
+	}
+	var run int64
+	for _, n := range path[from:] {
+		if n.Kind == tree.UserMessage {
+			run = n.ID
+		}
+		f.runs[n.ID] = runInfo{run: run}
+	}
 }
