@@ -260,8 +260,16 @@ func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.
 func (s *Service) runLocked(c *conversation, a agents.Assistant, id int64, place placement, text string, record durable.Journal) *turn {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
 	t := &turn{conv: c, id: id, agent: a.Name, record: record, cancel: cancel, started: s.now(), place: place, call: c.callOfLocked(id)}
-	path := c.idx.PathTo(id) // the turn's first model call continues the conversation's last
-	t.samples.Begin(strconv.FormatInt(id, 10), func() tree.Prior { return replay.Before(path, id) })
+	// The turn's first model call continues the conversation's last. The
+	// branch is read when that call is made, not here: a turn that calls
+	// no model (a tool call over MCP) then never pays for a branch as long
+	// as the conversation. It is asked outside c.mu (replay.Sample).
+	t.samples.Begin(strconv.FormatInt(id, 10), func() tree.Prior {
+		c.mu.Lock()
+		path := c.idx.PathTo(id)
+		c.mu.Unlock()
+		return replay.Before(path, id)
+	})
 	place.enter(t)
 	s.background(c, func() {
 		defer cancel(nil)
