@@ -9,20 +9,21 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The scenario of BenchmarkMCPHistory: one session's calls are timed after
-// historyShort earlier calls, and again after historyLong, historyTimed
-// calls each time.
+// The scenario of BenchmarkMCPHistory: two sessions of a server take turns
+// calling, historyTimed timed calls each, one after historyShort earlier
+// calls in it, the other after historyLong.
 const (
 	historyShort = 3
 	historyLong  = 600
-	historyTimed = 30
+	historyTimed = 50
 )
 
 // BenchmarkMCPHistory measures whether a call costs more as its session's
-// history grows: one MCP session alone calls the tool that asks once
-// (BenchmarkMCPSessions' tool), historyTimed calls timed after 3 earlier
-// calls in the session and historyTimed more after 600. Each call of the
-// durable server is a turn of the session's one conversation, so a call
+// history grows. Two MCP sessions of each server call the tool that asks
+// once (BenchmarkMCPSessions' tool): one after 3 earlier calls, the other
+// after 600, taking turns call by call, historyTimed calls each, so that
+// both are timed under the same load of the machine. Each call of the
+// durable server is a turn of its session's one conversation, so a call
 // whose cost follows the conversation's length shows here; the plain go-sdk
 // server, measured in the same run, keeps nothing and is flat.
 //
@@ -39,55 +40,55 @@ func BenchmarkMCPHistory(b *testing.B) {
 		name string
 		url  string
 	}{{"durable", durableBenchServer(b, &commits)}, {"plain", plainBenchServer(b)}}
-	sessions := make([]*benchSession, len(servers))
+	// sessions[i] are server i's: the short history's, then the long one's.
+	sessions := make([][2]*benchSession, len(servers))
 	for i, s := range servers {
-		f, err := connectFleet(ctx, s.url, 1)
+		f, err := connectFleet(ctx, s.url, 2)
 		if err != nil {
 			b.Fatalf("%s: %v", s.name, err)
 		}
 		defer f.close()
-		sessions[i] = f.sessions[0]
+		sessions[i] = [2]*benchSession{f.sessions[0], f.sessions[1]}
 	}
 	type figures struct{ call, answer []time.Duration }
-	var short, long [2]figures
+	var timed [2][2]figures // by server, then history
+	call := func(i int, s *benchSession, fig *figures) {
+		t0 := time.Now()
+		res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: benchTool, Arguments: map[string]any{}})
+		done := time.Now()
+		if err == nil && (res.IsError || text(res) != `{"text":"Hello, Bea"}`) {
+			err = fmt.Errorf("result %q", text(res))
+		}
+		if err != nil {
+			b.Fatalf("%s: %v", servers[i].name, err)
+		}
+		if fig != nil {
+			fig.call = append(fig.call, done.Sub(t0))
+			fig.answer = append(fig.answer, done.Sub(time.Unix(0, s.answered.Load())))
+		}
+	}
+	for i := range servers {
+		for range historyShort {
+			call(i, sessions[i][0], nil)
+		}
+		for range historyLong {
+			call(i, sessions[i][1], nil)
+		}
+	}
 	for b.Loop() {
-		for i, s := range sessions {
-			made := 0
-			call := func(timed *figures) {
-				t0 := time.Now()
-				res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: benchTool, Arguments: map[string]any{}})
-				done := time.Now()
-				if err == nil && (res.IsError || text(res) != `{"text":"Hello, Bea"}`) {
-					err = fmt.Errorf("result %q", text(res))
+		for range historyTimed {
+			for i := range servers {
+				for h := range 2 {
+					call(i, sessions[i][h], &timed[i][h])
 				}
-				if err != nil {
-					b.Fatalf("%s, call %d: %v", servers[i].name, made, err)
-				}
-				made++
-				if timed != nil {
-					timed.call = append(timed.call, done.Sub(t0))
-					timed.answer = append(timed.answer, done.Sub(time.Unix(0, s.answered.Load())))
-				}
-			}
-			for made < historyShort {
-				call(nil)
-			}
-			for range historyTimed {
-				call(&short[i])
-			}
-			for made < historyLong {
-				call(nil)
-			}
-			for range historyTimed {
-				call(&long[i])
 			}
 		}
 	}
 	for i, s := range servers {
-		b.ReportMetric(benchMillis(short[i].call, 0.5), fmt.Sprintf("%s-call-ms@%d", s.name, historyShort))
-		b.ReportMetric(benchMillis(long[i].call, 0.5), fmt.Sprintf("%s-call-ms@%d", s.name, historyLong))
-		b.ReportMetric(benchMillis(long[i].answer, 0.5), fmt.Sprintf("%s-answer-ms@%d", s.name, historyLong))
+		b.ReportMetric(benchMillis(timed[i][0].call, 0.5), fmt.Sprintf("%s-call-ms@%d", s.name, historyShort))
+		b.ReportMetric(benchMillis(timed[i][1].call, 0.5), fmt.Sprintf("%s-call-ms@%d", s.name, historyLong))
+		b.ReportMetric(benchMillis(timed[i][1].answer, 0.5), fmt.Sprintf("%s-answer-ms@%d", s.name, historyLong))
 	}
-	b.ReportMetric(benchMillis(long[0].call, 0.5)/benchMillis(short[0].call, 0.5), "growth")
-	b.ReportMetric(benchMillis(long[0].answer, 0.5)/benchMillis(long[1].answer, 0.5), "answer-ratio")
+	b.ReportMetric(benchMillis(timed[0][1].call, 0.5)/benchMillis(timed[0][0].call, 0.5), "growth")
+	b.ReportMetric(benchMillis(timed[0][1].answer, 0.5)/benchMillis(timed[1][1].answer, 0.5), "answer-ratio")
 }

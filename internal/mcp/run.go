@@ -177,8 +177,8 @@ func (w *watch) step(ctx context.Context) (*sdk.CallToolResult, bool) {
 // asked for it with a progress token.
 func (w *watch) progress(ctx context.Context, p primitive.Progress) {
 	token := w.req.Params.GetProgressToken()
-	if token == nil || (w.last != nil && *w.last == p) {
-		return
+	if token == nil || (w.last != nil && *w.last == p) || (w.out == nil && w.req.Session == nil) {
+		return // not asked for, said already, or no session to say it to (a task's poll)
 	}
 	w.last = &p
 	params := &sdk.ProgressNotificationParams{ProgressToken: token, Message: p.Message, Progress: p.Fraction, Total: 1}
