@@ -77,7 +77,7 @@ screenshots: build e2e-deps
 ## adds to a tool call, then a model streaming into 100 conversations'
 ## pages, then what telemetry adds to a model call, then the permission
 ## policy's decision under 100 rules, then 100 MCP sessions calling a
-## tool that asks once, beside a plain go-sdk server, then a 10 MB file
+## tool that asks once, beside a plain go-sdk server, and one session's call after 3 and after 600 calls, then a 10 MB file
 ## uploaded (throughput, and the heap above idle), then two 15 MB pictures
 ## a turn over three turns (what each model call is given and costs); then the same load on
 ## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
@@ -92,7 +92,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./internal/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./internal/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./policy/
-	$(GO) test -run '^$$' -bench MCPSessions -benchtime 1x ./internal/mcp/
+	$(GO) test -run '^$$' -bench 'MCPSessions|MCPHistory' -benchtime 1x ./internal/mcp/
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/state/
 	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./internal/transport/
 	$(GO) test -run '^$$' -bench PicturesOverThreeTurns -benchtime 1x ./internal/attach/

@@ -212,13 +212,18 @@ type Message struct {
 	// the composer's. A program's message is bounded by the request that
 	// carried it instead (a tool call over MCP: its arguments).
 	Limit int
+	// Call is the tool call a program sends as the message (a call over
+	// MCP), recorded typed in the message's payload; the turn reads it
+	// with CallOf, and records its outcome with ReturnCall. Text then names
+	// the call for a person reading the conversation.
+	Call *tree.Call
 
 	queued int64 // the Queued node that records it, while it waits for a turn to end (input.go)
 }
 
 // record is m as a user message records it.
 func (m Message) record() tree.Message {
-	return tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments}
+	return tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, Call: m.Call}
 }
 
 // Check reports, as SendMessage would, why m cannot be sent, if it cannot.

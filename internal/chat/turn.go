@@ -56,6 +56,10 @@ type turn struct {
 	// recorded against.
 	samples replay.Samples
 
+	// call is the tool call the turn's message is, if it is one
+	// (toolcall.go).
+	call *tree.Call
+
 	// state is the agents' state as the turn sees it, made once (state.go).
 	stateOnce sync.Once
 	state     *state.Turn
@@ -94,9 +98,17 @@ func (s *Service) startTurnLocked(c *conversation, a agents.Assistant, msg tree.
 // record is what the turn recorded before, when it is resumed.
 func (s *Service) runLocked(c *conversation, a agents.Assistant, id int64, place placement, text string, record durable.Journal) *turn {
 	turnCtx, cancel := context.WithCancelCause(s.ctx)
-	t := &turn{conv: c, id: id, agent: a.Name, record: record, cancel: cancel, started: s.now(), place: place}
-	path := c.idx.PathTo(id) // the turn's first model call continues the conversation's last
-	t.samples.Begin(strconv.FormatInt(id, 10), func() tree.Prior { return replay.Before(path, id) })
+	t := &turn{conv: c, id: id, agent: a.Name, record: record, cancel: cancel, started: s.now(), place: place, call: c.callOfLocked(id)}
+	// The turn's first model call continues the conversation's last. The
+	// branch is read when that call is made, not here: a turn that calls
+	// no model (a tool call over MCP) then never pays for a branch as long
+	// as the conversation. It is asked outside c.mu (replay.Sample).
+	t.samples.Begin(strconv.FormatInt(id, 10), func() tree.Prior {
+		c.mu.Lock()
+		path := c.idx.PathTo(id)
+		c.mu.Unlock()
+		return replay.Before(path, id)
+	})
 	place.enter(t)
 	s.background(c, func() {
 		defer cancel(nil)
@@ -155,6 +167,9 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 		return // parked, interrupted or ended already: another turn runs where this one did
 	}
 	kind, m := c.endOf(ctx, a, reply, err)
+	if kind == tree.AssistantMessage {
+		m.Outcome = outcomeOf(ctx)
+	}
 	defer ended(turnOutcome(ctx, kind))
 	// What streamed of an unfinished reply stays (tree.Message.Partial);
 	// the draft is still this turn's, since it is live.
@@ -192,6 +207,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = primitive.Lanes.With(ctx, durable.Lanes)
 	ctx = primitive.Files.With(ctx, c.openFile)
 	ctx = primitive.Conversation.With(ctx, c.conv.ID)
+	ctx = withCall(ctx, t.call)
 	if n := c.svc.compactTokens; n > 0 {
 		if _, set := CompactTokens.Lookup(ctx); !set {
 			ctx = CompactTokens.With(ctx, n)

@@ -43,6 +43,7 @@ const (
 	EventElicitAsked    = "elicit.asked"    // ElicitAsked: the agent asks the user
 	EventElicitAnswered = "elicit.answered" // ElicitAnswered: the answer was recorded (approvals add approval.go's)
 	EventProgress       = "progress"        // ProgressEvent: the agent reported progress
+	EventLog            = "log"             // LogLine: the agent logged a line (turn.Log)
 	EventRunCompleted   = "run.completed"   // RunCompleted: the run ended: replied, stopped or failed
 )
 
@@ -81,6 +82,9 @@ type RunStarted struct {
 	// Files are those sent with the message: each one's id, name, type,
 	// size and the URL that serves it to the session.
 	Files []File `json:"files,omitempty"`
+	// Call is the tool call a program sent as the message (a call over
+	// MCP), typed: Text only names it.
+	Call *tree.Call `json:"call,omitempty"`
 }
 
 // File is a file sent with a message or given as an answer, as the event
@@ -163,6 +167,16 @@ type ProgressEvent struct {
 	middleware.Progress
 }
 
+// LogLine is the data of log: a line the agent logged for the people who
+// run it (turn.Log), with its level (slog's: -4 debug, 0 info, 4 warning,
+// 8 error) and attributes. A program that relays it (MCP's logging
+// messages) says it at its own levels.
+type LogLine struct {
+	Recorded
+	Agent string `json:"agent,omitempty"`
+	tree.LogRecord
+}
+
 // RunCompleted is the data of run.completed: how the run ended (replied,
 // stopped or failed: the tree.OutcomeOf its last node), its reply or what
 // the user was told, and the tokens its model calls used. A stopped run's
@@ -176,6 +190,9 @@ type RunCompleted struct {
 	Partial string       `json:"partial,omitempty"`
 	Details string       `json:"details,omitempty"`
 	Usage   Usage        `json:"usage"`
+	// Outcome is, for a run of a tool call (RunStarted.Call) that replied,
+	// the call's outcome, typed: the tool's output or its error's words.
+	Outcome *tree.CallOutcome `json:"outcome,omitempty"`
 }
 
 // Usage sums the model calls of a run.

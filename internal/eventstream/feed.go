@@ -82,7 +82,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		} else {
 			delete(f.sides, ri.run)
 		}
-		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text}
+		started := RunStarted{Recorded: rec, Parent: n.Parent, Text: m.Text, Call: m.Call}
 		for _, a := range m.Attachments {
 			started.Files = append(started.Files, File{Attachment: a, URL: files.URL(a.ID)})
 		}
@@ -118,6 +118,9 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 	case tree.Notify:
 		p, _ := tree.Decode[middleware.Progress](n)
 		data = append(data, Event{Type: EventProgress, Data: ProgressEvent{Recorded: rec, Agent: n.Agent, Progress: p}})
+	case tree.Log:
+		r, _ := tree.Decode[tree.LogRecord](n)
+		data = append(data, Event{Type: EventLog, Data: LogLine{Recorded: rec, Agent: n.Agent, LogRecord: r}})
 	case tree.Fork:
 		r, _ := tree.Decode[tree.ForkRecord](n)
 		data = append(data, Event{Type: EventForkTried, Data: ForkTried{Recorded: rec, Call: n.Ref, Agent: n.Agent, Label: r.Label}})
@@ -131,7 +134,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 			break
 		}
 		m, _ := tree.Decode[tree.Message](n)
-		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run)}
+		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run), Outcome: m.Outcome}
 		held := &f.held
 		if ri.aside {
 			held = f.side(ri.run)
@@ -173,14 +176,20 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 // nearest above it (n itself if it is one), and whether that run answers
 // a side question. What it finds is kept for the nodes below.
 func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
-	var climbed []tree.Node
+	// What is climbed is kept small: a stream that starts deep in a long
+	// conversation climbs the whole branch once.
+	type step struct {
+		id   int64
+		kind tree.Kind
+	}
+	var climbed []step
 	var top runInfo
 	for {
 		if ri, ok := f.runs[n.ID]; ok {
 			top = ri
 			break
 		}
-		climbed = append(climbed, n)
+		climbed = append(climbed, step{n.ID, n.Kind})
 		p, ok := x.Node(n.Parent)
 		if !ok {
 			break // a root, or a parent collected: no run above
@@ -188,19 +197,26 @@ func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
 		n = p
 	}
 	for i := len(climbed) - 1; i >= 0; i-- {
-		switch n := climbed[i]; {
-		case n.Kind == tree.SideQuestion:
+		n := climbed[i]
+		switch {
+		case n.kind == tree.SideQuestion:
 			flow := top.run
 			if top.aside {
 				flow = top.flow
 			}
-			top = runInfo{run: n.ID, aside: true, flow: flow}
-		case n.Kind == tree.UserMessage:
-			top = runInfo{run: n.ID, aside: top.aside, flow: top.flow}
-		case x.Continues(n.ID):
+			top = runInfo{run: n.id, aside: true, flow: flow}
+		case n.kind == tree.UserMessage:
+			top = runInfo{run: n.id, aside: top.aside, flow: top.flow}
+		case x.Continues(n.id):
 			top = runInfo{run: top.flow}
 		}
-		f.runs[climbed[i].ID] = top
+		// Only the node asked about and the nodes that start or end a run
+		// are kept: the nodes below find them in a step or two, and a
+		// stream opened at a run of a long conversation (OpenRun, OpenNew)
+		// climbs to the root once without keeping every node on the way.
+		if i == 0 || n.kind == tree.SideQuestion || n.kind == tree.UserMessage || n.kind == tree.Stopped {
+			f.runs[n.id] = top
+		}
 	}
 	return top
 }

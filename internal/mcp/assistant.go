@@ -7,22 +7,26 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // AssistantName is the name of the assistant whose conversations hold the
 // calls MCP clients make.
 const AssistantName = "mcp"
 
-// outcome is the reply a call's turn records: the tool's JSON result, or
-// the words of its error, as a model in a Loop would be told them. A
-// failed tool is an outcome of the call, not a failure of the turn, whose
-// error a conversation words for a person ("something went wrong").
+// outcome is the reply a call's turn recorded before calls were typed
+// (tree.CallOutcome): the tool's JSON result, or the words of its error.
+// A conversation recorded then is still read, and its turn, replayed,
+// replies so again.
 type outcome struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
 }
 
-// replyOf is the reply of a call that returned out and err.
+// replyOf is the reply of a call that returned out and err, recorded
+// before calls were typed.
 func replyOf(out json.RawMessage, err error) (string, error) {
 	o := outcome{Result: out}
 	if err != nil {
@@ -35,14 +39,42 @@ func replyOf(out json.RawMessage, err error) (string, error) {
 	return string(b), nil
 }
 
-// call is the message a call is sent to the assistant as: the qualified
-// tool name and the arguments, in JSON.
+// call is a tool call as the binding knows it: the qualified tool name and
+// the arguments. Its JSON (key) names the call, so that a retry or a
+// session begun again finds the run of the same call; a message recorded
+// before calls were typed held it as its text.
 type call struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Stateless marks a call of 2026-07-28, which its client continues
 	// by requestState: no session takes it over (see Server.cutOff).
 	Stateless bool `json:"stateless,omitempty"`
+}
+
+// key is the call's JSON, the arguments compacted.
+func (c call) key() (string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("write the call: %w", err)
+	}
+	return string(b), nil
+}
+
+// keyOf names the call a run started: the call its message records, or,
+// for a message recorded before calls were typed, its text.
+func keyOf(started eventstream.RunStarted) string {
+	if c := started.Call; c != nil {
+		k, _ := call{Tool: c.Tool, Arguments: c.Arguments, Stateless: c.Stateless}.key()
+		return k
+	}
+	return started.Text
+}
+
+// message is the conversation's message of call c: the call typed, and
+// its tool's name for a person reading the conversation.
+func (c call) message(limit int64) chat.Message {
+	return chat.Message{Text: c.Tool, Limit: int(limit),
+		Call: &tree.Call{Tool: c.Tool, Arguments: c.Arguments, Stateless: c.Stateless}}
 }
 
 // Tools finds the agents' tools by their qualified names.
@@ -116,8 +148,9 @@ func containsName(names []string, n string) bool {
 }
 
 // Assistant is the built-in assistant whose turn runs one call: its
-// message names the tool and holds the arguments, its reply is the tool's
-// outcome: its JSON result or its error's words. A turn ends in error only
+// message is the call, typed (chat.CallOf), and it returns the tool's
+// outcome typed (chat.ReturnCall), its reply saying the same for a person:
+// the tool's JSON result, or its error's words. A turn ends in error only
 // when the call cannot go on (a model's outage inside the tool, a stop).
 func (t *Tools) Assistant() agents.Assistant {
 	return agents.Assistant{
@@ -126,9 +159,13 @@ func (t *Tools) Assistant() agents.Assistant {
 		Input:       agents.Queue,
 		Unlisted:    true,
 		Turn: func(ctx context.Context, message string) (string, error) {
-			var c call
-			if err := json.Unmarshal([]byte(message), &c); err != nil {
-				return "", fmt.Errorf("read the call: %w", err)
+			c, typed := chat.CallOf(ctx)
+			if !typed {
+				// A call recorded before calls were typed: its message is
+				// its JSON.
+				if err := json.Unmarshal([]byte(message), &c); err != nil {
+					return "", fmt.Errorf("read the call: %w", err)
+				}
 			}
 			tl, ok := t.byName[c.Tool]
 			if !ok {
@@ -144,8 +181,14 @@ func (t *Tools) Assistant() agents.Assistant {
 				return "", context.Cause(ctx)
 			case err != nil && agents.EndsTurn(err):
 				return "", err
+			case !typed:
+				return replyOf(out, err)
+			case err != nil:
+				chat.ReturnCall(ctx, tree.CallOutcome{Error: err.Error()})
+				return "The tool failed: " + err.Error(), nil
 			}
-			return replyOf(out, err)
+			chat.ReturnCall(ctx, tree.CallOutcome{Output: out})
+			return string(out), nil
 		},
 		Side: func(context.Context, string) (string, error) {
 			return "This conversation holds the tool calls of an MCP client; it answers nothing else.", nil

@@ -14,11 +14,14 @@
 // adds through an Extension, outside any conversation.
 //
 // Calling a tool runs it as a durable turn of a conversation in the same
-// store as the browser's: the built-in assistant Assistant (named
-// AssistantName) answers each message of such a conversation by invoking
-// the named tool with the arguments (agents.Agent.Invoke) and replying with
-// its outcome, {"result": …} or {"error": "…"}. So the record, replay, the permission policy and the
-// audit apply unchanged. Each MCP session has a conversation of its own,
+// store as the browser's: the call is sent typed (chat.Message.Call), the
+// built-in assistant Assistant (named AssistantName) runs it by invoking
+// the tool with the arguments (agents.Agent.Invoke) and returns its
+// outcome typed (chat.ReturnCall), and the call follows its run on the
+// conversation's event stream (package eventstream: the questions asked,
+// progress, log lines, the run completed with the outcome), never the
+// page's view (run.go). So the record, replay, the permission policy and
+// the audit apply unchanged. Each MCP session has a conversation of its own,
 // created at its first call and titled with the client's name from
 // initialize; its calls run one after the other.
 //

@@ -6,34 +6,23 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 )
 
-// logs sends the lines the call's turn logged (turn.Log) since the last
-// look to the client as logging messages; the SDK sends only those at or
-// above the level the client set, and none to a client that set none.
-func (w *watch) logs(ctx context.Context, f *chat.Follower) {
-	var lines []tree.LogRecord
-	f.Look(func(l chat.Live) {
-		for _, n := range l.Nodes {
-			if n.Kind != tree.Log {
-				continue
-			}
-			if rec, err := tree.Decode[tree.LogRecord](n); err == nil {
-				lines = append(lines, rec)
-			}
-		}
-	})
-	for _, rec := range lines {
-		data := map[string]any{"message": rec.Message}
-		for _, a := range rec.Attrs {
-			data[a.Key] = a.Value
-		}
-		err := w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: levelOf(rec.Level), Logger: w.req.Params.Name, Data: data})
-		if err != nil {
-			w.s.cfg.Log.Warn("mcp: log line not sent", "err", err)
-		}
+// logLine sends a line the call's turn logged (turn.Log) to the client as
+// a logging message; the SDK sends only those at or above the level the
+// client set, and none to a client that set none.
+func (w *watch) logLine(ctx context.Context, l eventstream.LogLine) {
+	if w.req.Session == nil {
+		return // a task's poll (tasks/get) has no session to log to
+	}
+	data := map[string]any{"message": l.Message}
+	for _, a := range l.Attrs {
+		data[a.Key] = a.Value
+	}
+	err := w.req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: levelOf(l.Level), Logger: w.req.Params.Name, Data: data})
+	if err != nil {
+		w.s.cfg.Log.Warn("mcp: log line not sent", "err", err)
 	}
 }
 

@@ -241,16 +241,13 @@ func testACallIsATurnOfTheClientsConversation(t *testing.T, rev string) {
 	if convs[0].Title != title || convs[0].Agent != mcp.AssistantName {
 		t.Errorf("conversation = %+v; want it titled with the client and held by the mcp assistant", convs[0])
 	}
-	v, err := f.svc.View(context.Background(), f.owner, convs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, completed := runsOf(t, f.svc, f.owner, convs[0].ID)
 	var reply bool
-	for _, it := range v.Items {
-		reply = reply || (it.Kind == tree.AssistantMessage && it.Text == `{"result":{"sum":5}}`)
+	for _, c := range completed {
+		reply = reply || (c.Status == tree.OutcomeReplied && c.Outcome != nil && string(c.Outcome.Output) == `{"sum":5}`)
 	}
 	if !reply {
-		t.Errorf("the conversation holds no reply with the result: %+v", v.Items)
+		t.Errorf("the conversation holds no reply with the result: %+v", completed)
 	}
 	// Another agent's tool of the same name is its own.
 	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "host.add", Arguments: map[string]any{"greeting": "Ann"}})); got != `{"text":"added Ann"}` {

@@ -44,12 +44,9 @@ func TestToolsServedUnderTheirOwnNames(t *testing.T) {
 	if err != nil || len(convs) != 1 {
 		t.Fatalf("conversations = %v, %v", convs, err)
 	}
-	v, err := f.svc.View(context.Background(), f.owner, convs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Items) == 0 || !strings.Contains(v.Items[0].Text, `"tool":"host.add"`) {
-		t.Errorf("the conversation = %+v; want its first message to name host.add", v.Items)
+	started, _ := runsOf(t, f.svc, f.owner, convs[0].ID)
+	if len(started) == 0 || started[0].Call == nil || started[0].Call.Tool != "host.add" {
+		t.Errorf("the conversation's runs = %+v; want its first message to name host.add", started)
 	}
 }
 

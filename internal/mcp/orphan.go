@@ -11,8 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
-	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // questionMeta is the key, in an elicitation/create's _meta, of the id of
@@ -132,8 +130,7 @@ func (s *Server) message(params *sdk.CallToolParamsRaw) (string, error) {
 	for _, q := range s.cfg.Tools.order {
 		if s.cfg.Tools.listedName(q) == params.Name {
 			params.Name = q
-			b, err := json.Marshal(call{Tool: q, Arguments: params.Arguments})
-			return string(b), err
+			return call{Tool: q, Arguments: params.Arguments}.key()
 		}
 	}
 	return "", fmt.Errorf("no tool %q", params.Name)
@@ -156,49 +153,32 @@ func (o *orphan) run(ctx context.Context, ss *sdk.ServerSession, conv string) {
 // follow follows the call's turn in conv, as a call of the session would
 // (watch), and returns its result.
 func (o *orphan) follow(ctx context.Context, ss *sdk.ServerSession, conv string) (*sdk.CallToolResult, error) {
-	owner := o.s.cfg.Owner
 	if conv == "" {
 		return errorResult("The server restarted before the call began; call it again."), nil
 	}
-	f, err := o.s.cfg.Chat.Follow(ctx, owner, conv, chat.Want{Page: true, Nodes: true})
+	w := o.s.newWatch(&sdk.CallToolRequest{Session: ss, Params: &o.params}, conv, false)
+	w.out = o
+	es, err := w.openRun(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	f.Look(func(chat.Live) {}) // logged before the restart, said before it
-	v, err := o.s.cfg.Chat.View(ctx, owner, conv)
-	if err != nil {
-		return nil, fmt.Errorf("read the conversation of the call: %w", err)
-	}
-	o.forgetAnswered(v)
-	from := -1
-	for j := len(v.Items) - 1; j >= 0 && from < 0; j-- {
-		if v.Items[j].Kind == tree.UserMessage && v.Items[j].Text == o.msg {
-			from = j
-		}
-	}
-	if from < 0 {
+	defer es.Close()
+	if w.run == 0 || w.call != o.msg {
 		return errorResult("The server restarted before the call began; call it again."), nil
 	}
-	w := &watch{s: o.s, req: &sdk.CallToolRequest{Session: ss, Params: &o.params}, conv: conv, from: from, asked: map[string]bool{}, out: o}
-	return w.wait(ctx, f)
+	o.forgetAnswered(w)
+	return w.wait(ctx, es)
 }
 
 // forgetAnswered stops taking answers to the questions of the stream that
-// v shows are no longer pending (answered before the restart): their
+// the call's run no longer waits on (answered before the restart): their
 // request ids were the old server's, and this one's session may use them
 // again.
-func (o *orphan) forgetAnswered(v chat.View) {
-	pending := map[string]bool{}
-	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.State == chat.Pending {
-			pending[it.Elicit.Request.ID] = true
-		}
-	}
+func (o *orphan) forgetAnswered(w *watch) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for q, id := range o.asked {
-		if !pending[q] {
+		if _, pending := w.isPending(q); !pending {
 			delete(o.answers, id)
 		}
 	}

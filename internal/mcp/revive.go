@@ -423,7 +423,7 @@ func (rv *reviver) goOn(ctx context.Context, id, convID string) error {
 	rv.save(ctx, id, ss, convID) // begun again now, for ForgetMCPSessions
 	if convID != "" {
 		rv.s.mu.Lock()
-		err := rv.s.hold(ctx, ss, &conv{id: convID, taken: -1})
+		err := rv.s.hold(ctx, ss, &conv{id: convID})
 		rv.s.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("hold the session's conversation: %w", err)

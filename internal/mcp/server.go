@@ -12,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -22,7 +23,6 @@ type Chat interface {
 	Rename(ctx context.Context, session, id, title string) error
 	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
-	View(ctx context.Context, session, id string) (chat.View, error)
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Stop(ctx context.Context, session, id string) error
 }
@@ -90,9 +90,9 @@ type Server struct {
 type conv struct {
 	mu sync.Mutex
 	id string
-	// taken is the index of the item of the call the session took over
-	// (see cutOff), for its first call to go on from; -1 when none.
-	taken int
+	// taken says the session took over a call cut off (see cutOff): its
+	// first call goes on with that call's run.
+	taken bool
 }
 
 // NewServer makes the MCP server of cfg's tools.
@@ -158,11 +158,11 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
-// send sends the call msg to conversation conv: its arguments are bounded
-// by the request that carried them (Config.MaxBody), not by the composer's
-// limit.
-func (s *Server) send(ctx context.Context, conv, msg string) error {
-	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, chat.Message{Text: msg, Limit: int(s.cfg.MaxBody)})
+// send sends call c to conversation conv, typed: its arguments are
+// bounded by the request that carried them (Config.MaxBody), not by the
+// composer's limit.
+func (s *Server) send(ctx context.Context, conv string, c call) error {
+	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, c.message(s.cfg.MaxBody))
 	return err
 }
 
@@ -192,7 +192,7 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 		if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
 			return nil, err
 		}
-		cv = &conv{id: c.ID, taken: -1}
+		cv = &conv{id: c.ID}
 	}
 	if err := s.hold(ctx, ss, cv); err != nil {
 		return nil, err
@@ -248,20 +248,47 @@ func (s *Server) cutOff(ctx context.Context, msg string) (*conv, error) {
 		if c.Agent != AssistantName || held[c.ID] {
 			continue
 		}
-		v, err := s.cfg.Chat.View(ctx, s.cfg.Owner, c.ID)
-		if err != nil || !v.Status.Waiting {
-			continue
-		}
-		for j := len(v.Items) - 1; j >= 0; j-- {
-			if v.Items[j].Kind == tree.UserMessage {
-				if v.Items[j].Text == msg {
-					return &conv{id: c.ID, taken: j}, nil
-				}
-				break
-			}
+		if waitsOn(ctx, s.cfg.Chat, s.cfg.Owner, c.ID, msg) {
+			return &conv{id: c.ID, taken: true}, nil
 		}
 	}
 	return nil, nil
+}
+
+// waitsOn reports whether the newest run of conversation id is the call
+// msg, not ended, waiting on a question: what the stream of the run says
+// so far.
+func waitsOn(ctx context.Context, svc eventstream.Following, owner, id, msg string) bool {
+	es, err := eventstream.OpenRun(ctx, svc, owner, id)
+	if err != nil {
+		return false
+	}
+	defer es.Close()
+	var run int64
+	var key string
+	asked := map[string]bool{}
+	ended := false
+	for _, e := range es.Ready() {
+		switch d := e.Data.(type) {
+		case eventstream.RunStarted:
+			if run == 0 && !d.Aside {
+				run, key = d.Run, keyOf(d)
+			}
+		case eventstream.ElicitAsked:
+			if d.Run == run && !d.Aside {
+				asked[d.Elicit] = true
+			}
+		case eventstream.ElicitAnswered:
+			if d.Run == run && !d.Aside {
+				delete(asked, d.Elicit)
+			}
+		case eventstream.RunCompleted:
+			if d.Run == run && !d.Aside {
+				ended = true
+			}
+		}
+	}
+	return run != 0 && key == msg && !ended && len(asked) > 0
 }
 
 // titleOf is the title of the conversation of a client's calls: "MCP:

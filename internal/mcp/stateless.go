@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 )
 
 // stateless is the first revision whose tool calls cannot send
@@ -46,46 +45,41 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 		}
 		st = state{Conv: c.ID, Tool: req.Params.Name}
 	}
-	// The follower is in place before the call is sent or answered, so no
-	// change of the turn is missed.
-	f, err := s.cfg.Chat.Follow(ctx, owner, st.Conv, chat.Want{Page: true, Nodes: true})
-	if err != nil {
-		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
-	}
-	defer f.Close()
-	f.Look(func(chat.Live) {}) // what was logged before this request was said before
-	w := &watch{s: s, req: req, conv: st.Conv, stateless: true, refused: map[string]string{}}
+	w := s.newWatch(req, st.Conv, true)
 	if first {
-		msg, err := json.Marshal(call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true})
+		// The stream is open before the call is sent, so no event of its
+		// run is missed.
+		es, err := eventstream.OpenNew(ctx, s.cfg.Chat, owner, st.Conv)
 		if err != nil {
-			return nil, fmt.Errorf("write the call: %w", err)
+			return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 		}
-		if err := s.send(ctx, st.Conv, string(msg)); err != nil {
+		defer es.Close()
+		if err := s.send(ctx, st.Conv, call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
-	} else if err := w.answers(ctx, st); err != nil {
+		return w.waitOrStop(ctx, es)
+	}
+	// The stream is open, and has told what the run asked, before the
+	// answers are recorded, so no event after them is missed.
+	es, err := w.openRun(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return w.waitOrStop(ctx, f)
+	defer es.Close()
+	if err := w.answers(ctx, st); err != nil {
+		return nil, err
+	}
+	return w.waitOrStop(ctx, es)
 }
 
 // answers records the client's answers to the questions st says were
-// asked; responses to other keys are ignored, and a question left
+// asked, those of them the run still waits on (w.pending, read by
+// openRun); responses to other keys are ignored, and a question left
 // unanswered is asked again.
 func (w *watch) answers(ctx context.Context, st state) error {
-	v, err := w.s.cfg.Chat.View(ctx, w.s.cfg.Owner, w.conv)
-	if err != nil {
-		return fmt.Errorf("read the conversation of the call: %w", err)
-	}
-	pending := map[string]elicit.Request{}
-	for _, it := range v.Items {
-		if e := it.Elicit; e != nil && e.State == chat.Pending {
-			pending[e.Request.ID] = e.Request
-		}
-	}
 	for key, id := range st.Asked {
 		resp, ok := w.req.Params.InputResponses[key]
-		q, waiting := pending[id]
+		q, waiting := w.isPending(id)
 		if !ok || !waiting {
 			continue // not answered now, or answered before (a retry)
 		}
@@ -98,6 +92,7 @@ func (w *watch) answers(ctx context.Context, st state) error {
 		err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, id, a)
 		switch {
 		case err == nil, apperr.CodeOf(err) == apperr.Conflict:
+			w.answered(id) // its answer's event is yet to come
 		case apperr.CodeOf(err) == apperr.Invalid:
 			// Asked again, saying what was wrong, rather than cancelled:
 			// the client can answer anew in its next retry.
@@ -115,6 +110,7 @@ func (w *watch) answers(ctx context.Context, st state) error {
 func (w *watch) input(ctx context.Context, req elicit.Request) {
 	if form, a := w.route(ctx, req); form == nil {
 		w.record(ctx, req, a)
+		w.answered(req.ID)
 		return
 	}
 	w.inputs = append(w.inputs, req)

@@ -14,7 +14,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -108,11 +107,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 	if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())+": "+name); err != nil {
 		return nil, fmt.Errorf("name the conversation of the task: %w", err)
 	}
-	msg, err := json.Marshal(call{Tool: name, Arguments: req.Params.Arguments, Stateless: true})
-	if err != nil {
-		return nil, fmt.Errorf("write the call: %w", err)
-	}
-	if err := s.send(ctx, c.ID, string(msg)); err != nil {
+	if err := s.send(ctx, c.ID, call{Tool: name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: c.ID, Tool: name}), c, taskWorking), nil
@@ -122,37 +117,40 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 // (Task.AfterInput): the client's answers are recorded as a retry's are,
 // and the task names the same turn.
 func (s *Server) escalate(ctx context.Context, req *sdk.CallToolRequest, st state) (any, error) {
-	w := &watch{s: s, req: req, conv: st.Conv, stateless: true, refused: map[string]string{}}
+	w := s.newWatch(req, st.Conv, true)
+	es, err := w.openRun(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer es.Close()
 	if err := w.answers(ctx, st); err != nil {
 		return nil, err
 	}
 	if err := w.refusal(); err != nil {
 		return nil, err
 	}
-	v, err := s.cfg.Chat.View(ctx, s.cfg.Owner, st.Conv)
-	if err != nil {
-		return nil, fmt.Errorf("read the conversation of the task: %w", err)
-	}
-	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: st.Conv, Tool: st.Tool}), v.Conversation, taskWorking), nil
+	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: st.Conv, Tool: st.Tool}), es.Conversation(), taskWorking), nil
 }
 
-// look is the task id names, as tasks/get answers it: its turn's state
-// read from the conversation. Questions the client can be asked are its
-// input requests, keyed by the questions' ids; one it cannot be asked (it
-// did not say it takes elicitation, or no form holds the question) is
-// answered here, as a stateless call answers it, and the turn goes on.
+// look is the task id names, as tasks/get answers it: its run's state as
+// its conversation's event stream tells it. Questions the client can be
+// asked are its input requests, keyed by the questions' ids; one it cannot
+// be asked (it did not say it takes elicitation, or no form holds the
+// question) is answered here, as a stateless call answers it, and the turn
+// goes on.
 func (s *Server) look(ctx context.Context, req *sdk.CallToolRequest, id string, st taskState) (task, error) {
-	v, err := s.cfg.Chat.View(ctx, s.cfg.Owner, st.Conv)
+	w := s.newWatch(req, st.Conv, true)
+	es, err := w.openRun(ctx)
 	if err != nil {
 		return task{}, fmt.Errorf("read the conversation of the task: %w", err)
 	}
-	t := newTask(id, v.Conversation, taskWorking)
+	defer es.Close()
+	t := newTask(id, es.Conversation(), taskWorking)
 	t.ResultType = "complete"
-	w := &watch{s: s, req: req, conv: st.Conv, stateless: true, refused: map[string]string{}}
-	res, done := w.step(ctx, v)
+	res, done := w.step(ctx)
 	switch {
 	case !done:
-		if p := v.Status.Progress; p != nil {
+		if p := w.now; p != nil {
 			t.StatusMessage = p.Message
 		}
 	case len(w.inputs) > 0:
@@ -161,11 +159,11 @@ func (s *Server) look(ctx context.Context, req *sdk.CallToolRequest, id string, 
 			return task{}, fmt.Errorf("write the task's input requests: %w", err)
 		}
 	default:
-		switch end := ending(v); {
-		case end.Kind == tree.TurnError:
+		switch w.end.Status {
+		case tree.OutcomeFailed:
 			t.Status = taskFailed
 			t.Error = &taskError{Code: -32603, Message: text(res)}
-		case end.Kind == tree.Stopped:
+		case tree.OutcomeStopped:
 			t.Status = taskCancelled
 		default:
 			t.Status = taskCompleted
@@ -178,18 +176,6 @@ func (s *Server) look(ctx context.Context, req *sdk.CallToolRequest, id string, 
 		}
 	}
 	return t, nil
-}
-
-// ending is the item that ended the call's turn: its reply, its error or
-// its stop.
-func ending(v chat.View) chat.Item {
-	for i := len(v.Items) - 1; i >= 0; i-- {
-		switch it := v.Items[i]; it.Kind {
-		case tree.AssistantMessage, tree.TurnError, tree.Stopped:
-			return it
-		}
-	}
-	return chat.Item{}
 }
 
 // text is the words of a result's text blocks.

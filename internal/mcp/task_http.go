@@ -14,7 +14,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 )
 
 // JSON-RPC error codes the tasks surface answers with.
@@ -219,18 +218,18 @@ var ack = map[string]string{"resultType": "complete"}
 // (watch.answers). Answers to anything else are ignored; a question left
 // unanswered stays pending.
 func (s *Server) update(ctx context.Context, req *sdk.CallToolRequest, st taskState, responses map[string]json.RawMessage) error {
-	v, err := s.cfg.Chat.View(ctx, s.cfg.Owner, st.Conv)
+	w := s.newWatch(req, st.Conv, true)
+	es, err := w.openRun(ctx)
 	if err != nil {
 		return fmt.Errorf("read the conversation of the task: %w", err)
 	}
+	es.Close()
 	mine := map[string]json.RawMessage{}
 	st.Asked = map[string]string{}
-	for _, it := range v.Items {
-		if e := it.Elicit; e != nil && e.State == chat.Pending {
-			if resp, ok := responses[e.Request.ID]; ok {
-				mine[e.Request.ID] = resp
-				st.Asked[e.Request.ID] = e.Request.ID
-			}
+	for _, q := range w.pending {
+		if resp, ok := responses[q.ID]; ok {
+			mine[q.ID] = resp
+			st.Asked[q.ID] = q.ID
 		}
 	}
 	b, err := json.Marshal(mine)
@@ -240,7 +239,6 @@ func (s *Server) update(ctx context.Context, req *sdk.CallToolRequest, st taskSt
 	if err := json.Unmarshal(b, &req.Params.InputResponses); err != nil {
 		return &rpcError{Code: codeInvalidParams, Message: "the input responses cannot be read: " + err.Error()}
 	}
-	w := &watch{s: s, req: req, conv: st.Conv, stateless: true, refused: map[string]string{}}
 	if err := w.answers(ctx, st); err != nil {
 		return err
 	}

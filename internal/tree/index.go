@@ -125,6 +125,20 @@ func (x *Index) Nodes() map[int64]Node { return x.nodes }
 // first: what was recorded since id, for a reader that follows the record.
 func (x *Index) After(id int64) []Node {
 	var out []Node
+	if id >= x.newest {
+		return nil
+	}
+	if span := x.newest - id; span <= int64(len(x.nodes)) {
+		// The ids after id are fewer than the nodes: looked up one by one,
+		// a reader of the newest nodes pays for them alone, not for the
+		// whole conversation.
+		for nid := id + 1; nid <= x.newest; nid++ {
+			if n, ok := x.nodes[nid]; ok {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	for nid, n := range x.nodes {
 		if nid > id {
 			out = append(out, n)
@@ -148,16 +162,22 @@ func (x *Index) WithRef(ref string) []int64 { return x.byRef[ref] }
 // shows when it is at id. It is empty for id 0 or an id the index does not
 // hold.
 func (x *Index) PathTo(id int64) Path {
-	var p Path
-	for id != 0 {
-		n, ok := x.nodes[id]
+	// The path is counted first and filled from its end: a turn takes the
+	// path of a conversation however long it grew, and growing the slice
+	// and reversing it cost more than the second walk.
+	depth := 0
+	for at := id; at != 0; depth++ {
+		n, ok := x.nodes[at]
 		if !ok {
 			break
 		}
-		p = append(p, n)
-		id = n.Parent
+		at = n.Parent
 	}
-	slices.Reverse(p)
+	p := make(Path, depth)
+	for i := depth - 1; i >= 0; i-- {
+		p[i] = x.nodes[id]
+		id = p[i].Parent
+	}
 	return p
 }
 

@@ -140,6 +140,11 @@ type Message struct {
 	// (package files); on an ElicitResponse's content a file kind names
 	// its file the same way.
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// Call is, on a UserMessage node a program sent, the tool call it is
+	// (call.go); Outcome is, on the AssistantMessage that ends its turn,
+	// the call's outcome.
+	Call    *Call        `json:"call,omitempty"`
+	Outcome *CallOutcome `json:"outcome,omitempty"`
 }
 
 // Attachment is a file sent with a message or given as an answer: the
