@@ -14,11 +14,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

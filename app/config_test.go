@@ -12,11 +12,11 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"

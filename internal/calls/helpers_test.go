@@ -9,8 +9,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // newService starts a chat service with the demo agents and model on a

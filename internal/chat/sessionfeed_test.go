@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // takeRecorded waits until the follower was handed what each of want

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // The title is the first message of the branch shown: an edit of that

@@ -11,8 +11,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // serverOf is an MCP server of tools on a chat service of a fresh

@@ -6,10 +6,10 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/telemetry"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // TestWritesFromAnotherSiteAreRefused posts the new-chat form as a page on

@@ -19,10 +19,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/inspector"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // inspectorNodes is how large a tree TestTheInspectorGetsChangesNotTheWholeTree

@@ -12,9 +12,9 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // mountApp serves a binding at /binding beside the pages, with an

@@ -19,8 +19,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // alwaysRules stands for the chat service's always rules: each session's

@@ -19,8 +19,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // count runs a counting query on the app's database file, as an operator

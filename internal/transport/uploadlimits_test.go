@@ -15,8 +15,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // newUploadsApp is the test app serving files as opts says, its uploads

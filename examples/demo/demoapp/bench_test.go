@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/app"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // BenchmarkNewDatabase times what a new database costs before the first

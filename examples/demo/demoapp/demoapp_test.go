@@ -11,9 +11,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/app"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport/term"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // run runs the demo's program with args and the environment env.

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/attach"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // withFiles is text with files attached as attach.Message gives them to a

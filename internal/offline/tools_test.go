@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // The tools an agent might offer: weather, flights, the user's location and

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 // tripTool plans trips, as a travel agent's only tool would.

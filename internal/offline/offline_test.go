@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 )
 
 func user(text string) llm.Message   { return llm.Message{Role: llm.User, Content: text} }
