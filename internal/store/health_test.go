@@ -183,3 +183,32 @@ func TestAReadCutFromPostgreSQLIsUnavailable(t *testing.T) {
 		t.Errorf("a read on a new connection: %v", err)
 	}
 }
+
+// A reader the pool opens after the file was deleted does not make a new,
+// empty database in its place: readers would see nothing of what the
+// writer (still holding the deleted file) wrote, and a start after a
+// crash would take the empty file for the database.
+func TestAReaderOpenedAfterTheFileIsDeletedMakesNoNewOne(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "data", "test.db")
+	db := openTarget(t, path, Options{})
+	if err := db.EnsureSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every reader the pool may hold, each kept busy so the next needs
+	// one of its own: at least one is opened after the deletion.
+	for range 8 {
+		rows, err := db.read.QueryContext(ctx, "SELECT 1")
+		if err == nil {
+			defer rows.Close()
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s is there again after its readers opened: a new, empty database", path)
+	}
+}

@@ -90,6 +90,17 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create database directory: %w", err)
 	}
+	// The file is made here, once, and every connection opens it with
+	// mode=rw, which never creates one: a connection a pool opens later,
+	// after someone deleted the file, fails instead of starting an empty
+	// database beside the one the writer still holds (readers would see
+	// nothing of what was written, and a second process could take the
+	// new file for its own).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	f.Close()
 	sync := "NORMAL"
 	if opts.Durability == PowerSafe {
 		sync = "FULL"
@@ -101,13 +112,13 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 	// The writer never checkpoints on commit (wal_autocheckpoint=0): the
 	// checkpointer does, off the writer's path.
 	writer := slices.Concat(common, []string{"busy_timeout(10000)", "wal_autocheckpoint(0)"})
-	write, err := sql.Open("sqlite", dsn(path, writer...)+"&_txlock=immediate")
+	write, err := sql.Open("sqlite", dsn(path, writer...)+"&mode=rw&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxIdleTime(0)
-	read, err := sql.Open("sqlite", dsn(path, slices.Concat(common, []string{"busy_timeout(10000)"})...))
+	read, err := sql.Open("sqlite", dsn(path, slices.Concat(common, []string{"busy_timeout(10000)"})...)+"&mode=rw")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
@@ -119,7 +130,7 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 	read.SetMaxIdleConns(8)
 	// The checkpointer waits for no lock (no busy_timeout): a checkpoint
 	// that would have to is tried again later instead.
-	ckpt, err := sql.Open("sqlite", dsn(path, common...))
+	ckpt, err := sql.Open("sqlite", dsn(path, common...)+"&mode=rw")
 	if err != nil {
 		write.Close()
 		read.Close()
