@@ -105,13 +105,14 @@ bench: build pg-deps
 generate:
 	$(GO) tool templ generate -path internal/web/templates
 	$(GO) tool templ generate -path examples/demo/demoweb
+	$(GO) tool templ generate -path component
 
 ## check: formatting, vet, and generated code up to date
 check: deps
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory generate
-	git diff --exit-code -- internal/web/templates examples/demo/demoweb
+	git diff --exit-code -- internal/web/templates examples/demo/demoweb component
 
 deps:
 	$(GO) mod download
