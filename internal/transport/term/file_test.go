@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
+	"github.com/sweatpants-go/sweatpants/terminal"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -62,18 +63,30 @@ func writeFile(t *testing.T, name, content string) string {
 func askFile(t *testing.T, fs Files, in elicit.FileInput, script ...string) (elicit.Response, string, []string) {
 	t.Helper()
 	req := request(t, elicit.AskFile, in)
-	q, out := scripted(t, req, script...)
-	if fs != nil {
-		q.upload = uploadTo(t.Context(), fs, "s")
-	}
 	var stages []string
-	q.progress = func(p elicit.Progress) { stages = append(stages, p.Stage) }
-	resp, err := Answer(Builtin().For(req), q)
+	lines := &reporting{Reader: strings.NewReader(strings.Join(script, "\n") + "\n"),
+		report: func(p elicit.Progress) { stages = append(stages, p.Stage) }}
+	out := &strings.Builder{}
+	q := terminal.NewQuestion(req, lines, out)
+	p := Builtin().For(req).(filePrompter)
+	if fs != nil {
+		p.upload = uploadTo(t.Context(), fs, "s")
+	}
+	resp, err := terminal.Answer(p, q)
 	if err != nil {
 		t.Fatalf("prompt: %v\n%s", err, out)
 	}
 	return resp, out.String(), stages
 }
+
+// reporting is a script of lines that hears the progress reported on its
+// question.
+type reporting struct {
+	io.Reader
+	report func(elicit.Progress)
+}
+
+func (r *reporting) ReportProgress(p elicit.Progress) { r.report(p) }
 
 // The terminal takes a file question's answer as a path: it says what the
 // question takes, sends the file to the session's store under its base
