@@ -79,10 +79,6 @@ func (s *Server) Restart() {
 	s.start()
 }
 
-// Service is the running service, for what Server and Conversation do not
-// do; its conversations belong to Session.
-func (s *Server) Service() *chat.Service { return s.svc }
-
 // Tools returns the tool calls that ran, in the order they ended; a tool
 // call a replay answered from the record is not among them.
 func (s *Server) Tools() []ToolCall {
