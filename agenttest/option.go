@@ -53,7 +53,7 @@ func Kinds(kinds ...elicit.Registered) Option {
 }
 
 // Scope makes the context the turn runs in from the one the run gives it,
-// as chat.Config's Scope does in the server: for middleware (Around), values
+// as app.Config's Scope does in the server: for middleware (Around), values
 // and a model of the application's own.
 func Scope(fn func(context.Context) context.Context) Option {
 	return optionFunc(func(c *config) { c.scope = fn })

@@ -55,7 +55,7 @@ type Server struct {
 // them, unused script steps when the test ends.
 //
 // The service decides what a message sent while a question waits is by a
-// plain rule (chat.Config.DecideByRule), so that every model call is the
+// plain rule, not by asking the model, so that every model call is the
 // assistant's own.
 func Serve(t testing.TB, a agents.Assistant, opts ...Option) *Server {
 	t.Helper()

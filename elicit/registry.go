@@ -82,8 +82,8 @@ func (ks *Kinds) Check(req Request, resp Response) error {
 // other is declined, or cancelled when it does not allow declining. A
 // yes/no field with no default is a decision nobody made, although a
 // form may leave it out (as false): it is never answered for the person.
-// It is an implementation like the browser's, chosen through context
-// (primitive.Provide of middleware.Elicit).
+// It is an implementation like the browser's, which the engine chooses
+// through context for a run nobody attends.
 func (ks *Kinds) Automatic(req Request) Response {
 	if req.Allows(Accept) && req.Schema != nil && req.Schema.Type == "object" {
 		content := map[string]any{}
