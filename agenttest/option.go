@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 // Option sets up a run: the scripted model (Model), the scripted user
@@ -37,8 +38,8 @@ func configure(opts []Option) config {
 
 // checker is the registry answers are checked with: the built-in kinds
 // and the application's own.
-func (c config) checker() *elicit.Kinds {
-	return elicit.NewKinds(append(elicit.BuiltinKinds(), c.kinds...)...)
+func (c config) checker() *kindset.Set {
+	return kindset.New(append(elicit.BuiltinKinds(), c.kinds...)...)
 }
 
 type optionFunc func(*config)

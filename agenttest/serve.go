@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -34,7 +35,7 @@ type Server struct {
 	t         testing.TB
 	assistant agents.Assistant
 	cfg       config
-	kinds     *elicit.Kinds
+	kinds     *kindset.Set
 	path      string
 
 	db  *store.DB

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/always"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -56,8 +56,8 @@ type Service struct {
 	store  Store
 	agents *registry.Assistants
 	model  llm.Provider
-	kinds  *elicit.Kinds // see Config.Kinds
-	files  Files         // see Config.Files
+	kinds  *kindset.Set // see Config.Kinds
+	files  Files        // see Config.Files
 	// pictures fills the pictures of every conversation's model calls,
 	// decoding one at a time.
 	pictures *attach.Pictures

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/offline"
@@ -275,7 +276,7 @@ func TestRunGivesAFileByItsPath(t *testing.T) {
 	fs := files.New(db, files.Options{Spool: t.TempDir()})
 	notes := writeFile(t, "notes.txt", "not a table")
 	csv := writeFile(t, "spending.csv", "date,amount\n2026-11-01,12.50\n")
-	c := startConsoleOn(t, db, chat.Config{Assistants: registry.New(reader()), Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Model: offline.New(), Files: fs}, Config{Files: fs})
+	c := startConsoleOn(t, db, chat.Config{Assistants: registry.New(reader()), Kinds: kindset.New(elicit.BuiltinKinds()...), Model: offline.New(), Files: fs}, Config{Files: fs})
 	c.expect("you> ")
 	c.send("Sum my spending")
 	c.expect("Which spending file?")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
@@ -103,7 +104,7 @@ func answeredWell(t *testing.T, c typedCase, resp elicit.Response, typed string)
 		if !json.Valid(resp.Content) {
 			t.Fatalf("%s: typing %q answered %q, which is not JSON", c.name, typed, resp.Content)
 		}
-		if err := elicit.NewKinds(elicit.BuiltinKinds()...).Check(c.req, resp); c.checked && err != nil {
+		if err := kindset.New(elicit.BuiltinKinds()...).Check(c.req, resp); c.checked && err != nil {
 			t.Fatalf("%s: typing %q answered %s, which the server refuses: %v", c.name, typed, resp.Content, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
@@ -42,7 +43,7 @@ func prompt(t *testing.T, p terminal.Prompter, q *terminal.Question) elicit.Resp
 		t.Fatalf("prompt: %v", err)
 	}
 	if resp.Action == elicit.Accept {
-		if err := elicit.NewKinds(elicit.BuiltinKinds()...).Check(q.Request, resp); err != nil {
+		if err := kindset.New(elicit.BuiltinKinds()...).Check(q.Request, resp); err != nil {
 			t.Fatalf("the prompter's answer %s fails the request's check: %v", resp.Content, err)
 		}
 	}
