@@ -30,7 +30,7 @@ type Rule struct {
 type Cache struct {
 	mu     sync.Mutex
 	by     map[string][]Rule // session → its rules
-	change uint64                  // counts the changes, so that a read that raced one is not kept
+	change uint64            // counts the changes, so that a read that raced one is not kept
 }
 
 // Of returns session's rules, read through read when they are not kept.
