@@ -38,7 +38,7 @@ type Assistant struct {
 	Starters []string
 	// Unlisted keeps the assistant off the pages' choice of assistants:
 	// one a binding starts its conversations with itself, such as the one
-	// that runs MCP clients' tool calls (package mcp).
+	// that runs MCP clients' tool calls.
 	Unlisted bool
 }
 
