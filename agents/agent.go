@@ -112,7 +112,7 @@ func NewTool[In, Out any](a *Agent, name, description string, fn func(context.Co
 // since tools are made at start-up.
 //
 // In the record, the audit and telemetry, a Func tool's calls are those of
-// the agent whose code calls it (primitive.AgentName): in a conversation,
+// the agent whose code calls it: in a conversation,
 // the assistant whose turn it is, or the agent whose tool runs the Loop.
 // The model sees its name alone, as it sees every tool's. Having no agent,
 // it has no Instance to swap it for: a test hands its Loop a Func of its

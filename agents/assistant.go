@@ -38,21 +38,8 @@ type Assistant struct {
 	Starters []string
 	// Unlisted keeps the assistant off the pages' choice of assistants:
 	// one a binding starts its conversations with itself, such as the one
-	// that runs MCP clients' tool calls (package mcp).
+	// that runs MCP clients' tool calls.
 	Unlisted bool
-}
-
-// sideLoop answers side questions for an assistant that does not say how:
-// the model answers from the conversation, with no tools.
-var sideLoop = Loop{System: "You are a helpful assistant. The user asks something on the side " +
-	"of a task in progress; answer it briefly and plainly."}
-
-// AnswerSide answers a side question with a's Side, or sideLoop.
-func (a Assistant) AnswerSide(ctx context.Context, message string) (string, error) {
-	if a.Side != nil {
-		return a.Side(ctx, message)
-	}
-	return sideLoop.Turn(ctx, message)
 }
 
 // InputPolicy is what a message sent while a turn works does to it.
@@ -61,7 +48,7 @@ type InputPolicy int
 const (
 	// Interrupt stops the running turn (recorded as stopped) and starts a
 	// new one with the message, as people expect of a chat. A message sent
-	// soon after the one before (chat.DefaultBatchWindow), while its turn has
+	// soon after the one before (within two seconds), while its turn has
 	// recorded and shown nothing, joins it instead: the turn starts again
 	// with both.
 	Interrupt InputPolicy = iota

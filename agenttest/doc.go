@@ -56,7 +56,7 @@
 //
 // # Through the service
 //
-// Serve starts chat.Service with the same scripts and the same strictness.
+// Serve starts the server's chat service with the same scripts and the same strictness.
 // Every call of a turn is recorded there, so a test can restart the
 // service while a question waits and see the turn finish by replay,
 // without calling the model or the tools again:

@@ -17,7 +17,7 @@ import (
 // ModelScript is a scripted model: an llm.Provider that answers each call
 // with the next of its steps, in order, and checks what it is asked and
 // what its steps do. Made by Model, it is an Option of Run, Play and Serve,
-// and it can be handed to anything that takes a provider (chat.Config's
+// and it can be handed to anything that takes a provider (app.Config's
 // Model); Err then says how it went. A script serves one run.
 //
 // A call takes the first step not used yet whose expectations (WhenAsked,

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 // Option sets up a run: the scripted model (Model), the scripted user
@@ -37,8 +38,8 @@ func configure(opts []Option) config {
 
 // checker is the registry answers are checked with: the built-in kinds
 // and the application's own.
-func (c config) checker() *elicit.Kinds {
-	return elicit.NewKinds(append(elicit.BuiltinKinds(), c.kinds...)...)
+func (c config) checker() *kindset.Set {
+	return kindset.New(append(elicit.BuiltinKinds(), c.kinds...)...)
 }
 
 type optionFunc func(*config)
@@ -53,7 +54,7 @@ func Kinds(kinds ...elicit.Registered) Option {
 }
 
 // Scope makes the context the turn runs in from the one the run gives it,
-// as chat.Config's Scope does in the server: for middleware (Around), values
+// as app.Config's Scope does in the server: for middleware (Around), values
 // and a model of the application's own.
 func Scope(fn func(context.Context) context.Context) Option {
 	return optionFunc(func(c *config) { c.scope = fn })

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -83,7 +84,7 @@ func Play(ctx context.Context, a agents.Assistant, message string, opts ...Optio
 // answer from the scripts and write the transcript.
 type run struct {
 	cfg   config
-	kinds *elicit.Kinds
+	kinds *kindset.Set
 
 	mu      sync.Mutex // turn.Together runs calls at once
 	tr      Transcript

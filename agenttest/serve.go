@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -34,7 +35,7 @@ type Server struct {
 	t         testing.TB
 	assistant agents.Assistant
 	cfg       config
-	kinds     *elicit.Kinds
+	kinds     *kindset.Set
 	path      string
 
 	db  *store.DB
@@ -55,7 +56,7 @@ type Server struct {
 // them, unused script steps when the test ends.
 //
 // The service decides what a message sent while a question waits is by a
-// plain rule (chat.Config.DecideByRule), so that every model call is the
+// plain rule, not by asking the model, so that every model call is the
 // assistant's own.
 func Serve(t testing.TB, a agents.Assistant, opts ...Option) *Server {
 	t.Helper()
@@ -78,10 +79,6 @@ func (s *Server) Restart() {
 	s.stop()
 	s.start()
 }
-
-// Service is the running service, for what Server and Conversation do not
-// do; its conversations belong to Session.
-func (s *Server) Service() *chat.Service { return s.svc }
 
 // Tools returns the tool calls that ran, in the order they ended; a tool
 // call a replay answered from the record is not among them.

@@ -126,7 +126,7 @@ func TestServeAnswersAsTheTestSays(t *testing.T) {
 			if got := c.Reply(); got != "Hello, stranger." {
 				t.Errorf("reply = %q", got)
 			}
-			v, err := s.Service().View(t.Context(), agenttest.Session, c.ID)
+			v, err := agenttest.ServiceOf(s).View(t.Context(), agenttest.Session, c.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 // UserScript is a scripted user: one step per question the turn is
@@ -141,7 +142,7 @@ func (s UserStep) String() string {
 // answer answers req from the script, checking the answer against req
 // with kinds. A question no step expects, or an answer that does not fit
 // it, is a problem of the script: the error ends the turn.
-func (u *UserScript) answer(req elicit.Request, kinds *elicit.Kinds) (elicit.Response, error) {
+func (u *UserScript) answer(req elicit.Request, kinds *kindset.Set) (elicit.Response, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	i := -1
@@ -226,7 +227,7 @@ func (u *UserScript) check() []string {
 // allowed, accepted content fits the schema and the kind's rules, in
 // kinds), and besides that accepted content names no field req lacks, which
 // a form the model wrote (ask_user) does not refuse by itself.
-func checkAnswer(req elicit.Request, resp elicit.Response, kinds *elicit.Kinds) error {
+func checkAnswer(req elicit.Request, resp elicit.Response, kinds *kindset.Set) error {
 	if resp.Action == elicit.Accept && req.Schema != nil && req.Schema.Type == "object" {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(resp.Content, &fields) == nil {

@@ -8,10 +8,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // Config is an application: its assistants, and what it adds to the
@@ -59,7 +59,7 @@ type Config struct {
 	// Prompters ask those kinds at the terminal (the chat command), by
 	// kind name; a kind without one is asked as a form when its schema is
 	// a flat object, else as JSON.
-	Prompters map[string]term.Prompter
+	Prompters map[string]terminal.Prompter
 
 	// Scope, when set, makes every turn's context inside the default
 	// middleware (PII redaction, JSON repair, the turn's budget of model

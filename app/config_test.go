@@ -15,10 +15,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/store"
-	"github.com/sweatpants-go/sweatpants/internal/transport/term"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 	"github.com/sweatpants-go/sweatpants/middleware"
+	"github.com/sweatpants-go/sweatpants/terminal"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -194,9 +194,9 @@ func TestChatAsksTheApplicationsOwnKindWithItsPrompter(t *testing.T) {
 			return "Hello, " + res.Content.Name + "!", nil
 		}}},
 		Kinds: []elicit.Registered{card},
-		Prompters: map[string]term.Prompter{card.Name: term.PromptFunc(func(q *term.Question) (elicit.Response, error) {
+		Prompters: map[string]terminal.Prompter{card.Name: terminal.PromptFunc(func(q *terminal.Question) (elicit.Response, error) {
 			q.Printf("  (the card reader hums)\n")
-			return term.Accept(greeting{Name: "Ann"})
+			return terminal.Accept(greeting{Name: "Ann"})
 		})},
 	}
 	var out strings.Builder

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
 )
 
 // TestMCPOwnNamesOverStdio: mcp --agent NAME --own-names lists that
@@ -47,7 +45,7 @@ func TestMCPOwnNamesOverStdio(t *testing.T) {
 // /mcp under their own names, with the resources its Extension adds.
 func TestServeMCPWithTheApplicationsChoices(t *testing.T) {
 	cfg := mcpTestConfig()
-	cfg.MCP = MCP{OwnNames: true, Extension: mcp.Extension{Add: func(s *sdk.Server) {
+	cfg.MCP = MCP{OwnNames: true, Extension: MCPExtension{Add: func(s *sdk.Server) {
 		s.AddResource(&sdk.Resource{Name: "menu", URI: "test://menu"},
 			func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, Text: "soup"}}}, nil

@@ -11,8 +11,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
-
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -121,7 +119,7 @@ func TestServeMCPNeedsATokenBeyondLoopback(t *testing.T) {
 func TestServeMCPRefusesATaskOfNoTool(t *testing.T) {
 	needDatastar(t)
 	cfg := mcpTestConfig()
-	cfg.MCP.Tasks = map[string]mcp.Task{"clerk.nosuch": {}}
+	cfg.MCP.Tasks = map[string]MCPTask{"clerk.nosuch": {}}
 	_, _, err := runWith(cfg, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "x.db"))
 	if err == nil || !strings.Contains(err.Error(), `"clerk.nosuch"`) {
 		t.Errorf("err = %v; want a refusal naming the task", err)

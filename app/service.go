@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
@@ -114,7 +115,7 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		Log:        log,
 		Assistants: registry.New(assistants...),
 		Model:      provider,
-		Kinds:      elicit.NewKinds(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
+		Kinds:      kindset.New(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
 		Scope:      within(root, scope),
 		// The offline model cannot weigh words: a plain rule decides what a
 		// message typed while a question waits is.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 // TestAnApprovalsEditedArgumentsMustFitTheTool checks the approval kind's
@@ -23,7 +24,7 @@ func TestAnApprovalsEditedArgumentsMustFitTheTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := elicit.NewKinds(elicit.Approve)
+	ks := kindset.New(elicit.Approve)
 	for _, c := range []struct {
 		answer  string
 		refused string // "" when accepted

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 // The approval kind is built in: every registry checks an approval's
 // answer by its rules, and an unattended run (Automatic) cancels it, since
 // nobody approved.
 func TestApprovalIsABuiltInKind(t *testing.T) {
-	ks := elicit.NewKinds(elicit.BuiltinKinds()...)
+	ks := kindset.New(elicit.BuiltinKinds()...)
 	if !ks.Has(elicit.Approve.Name) {
 		t.Fatalf("the built-in kinds lack %q", elicit.Approve.Name)
 	}

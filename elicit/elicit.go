@@ -64,8 +64,8 @@ type Response struct {
 // Check validates resp against req: the action must be allowed and accepted
 // content must satisfy the schema. It returns FieldErrors for content
 // problems and a plain error for a disallowed action. A kind's own rules,
-// beyond the schema, are checked by the kind (Kind.Verify) or by a registry
-// that holds it (Kinds.Check).
+// beyond the schema, are checked by the kind (Kind.Verify), as the server
+// does for every kind it holds (app.Config.Kinds).
 func (r Request) Check(resp Response) error {
 	if !resp.Action.Valid() {
 		return fmt.Errorf("unknown action %q", resp.Action)
@@ -120,9 +120,9 @@ type contentCheck func(input, content json.RawMessage) FieldErrors
 
 // Check adds a rule accepted content must follow given the request's input,
 // beyond what the output schema can say (exactly one of two fields, an id
-// that must be among the input's). Verify applies it, and so does a
-// registry holding k (Kinds.Check), which is how the server applies it to
-// every answer, so content that breaks it never reaches the agent. It
+// that must be among the input's). Verify applies it, and so does the
+// server to every answer of a kind it holds (app.Config.Kinds), so
+// content that breaks it never reaches the agent. It
 // returns k, for use in declarations; declaring a second check panics.
 func (k *Kind[In, Out]) Check(rule func(in In, out Out) FieldErrors) *Kind[In, Out] {
 	if k.rule != nil {
@@ -150,8 +150,8 @@ func (k *Kind[In, Out]) Verify(req Request, resp Response) error {
 	return verify(req, resp, k.rule)
 }
 
-// registration names k and its rule for a registry of kinds.
-func (k *Kind[In, Out]) registration() (string, contentCheck) { return k.Name, k.rule }
+// KindName returns k.Name, which makes k a Registered kind.
+func (k *Kind[In, Out]) KindName() string { return k.Name }
 
 // Refine narrows the output schema of each request from its input, so an
 // implementation shows, and the server enforces, what this input allows:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 )
 
 func TestAFileQuestionTakesTheTypesItNames(t *testing.T) {
@@ -33,7 +34,7 @@ func TestAFileQuestionTakesTheTypesItNames(t *testing.T) {
 }
 
 func TestAFileAnswerIsCheckedAgainstItsQuestion(t *testing.T) {
-	kinds := elicit.NewKinds(elicit.BuiltinKinds()...)
+	kinds := kindset.New(elicit.BuiltinKinds()...)
 	req, err := elicit.AskFile.Request("Send the spreadsheet", elicit.FileInput{Accept: []string{"text/csv"}, MaxSize: 2048, Reason: "to chart it"})
 	if err != nil {
 		t.Fatal(err)

@@ -38,12 +38,12 @@ type Message struct {
 }
 
 // Image is a picture given to the model: its content type and the file it
-// is (package files), which is what a model call's record keeps; Data is
-// filled from the file just before the call, never recorded, and sent as a
-// data URL. Name, Width and Height are what the history read of the file
-// (package attach): the name a note uses when the picture is left out, and
-// the size it is sent at, which its tokens are counted by (internal/tokens).
-// They are not recorded either: they follow from the file.
+// is, which is what a model call's record keeps; Data is filled from the
+// file just before the call, never recorded, and sent as a data URL. Name,
+// Width and Height are what the history read of the file: the name a note
+// uses when the picture is left out, and the size it is sent at, which its
+// tokens are counted by. They are not recorded either: they follow from
+// the file.
 type Image struct {
 	Type   string `json:"type"`
 	File   string `json:"file"`

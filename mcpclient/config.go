@@ -8,8 +8,8 @@
 // program), recorded, and answered from the record on replay, so that a
 // replay never calls the server again. A server's questions during a call
 // (elicitation/create) become questions of the conversation, and its
-// progress the turn's. The connections themselves are the program's
-// (internal/mcpconn, on the official Go SDK's client).
+// progress the turn's. The connections themselves are the program's,
+// made on the official Go SDK's client.
 package mcpclient
 
 import (

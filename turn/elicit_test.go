@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -58,7 +59,7 @@ func TestContentBreakingTheKindsRuleNeverReachesTheAgent(t *testing.T) {
 }
 
 func TestTheAutomaticImplementationTakesDefaultsOrDeclines(t *testing.T) {
-	ctx := answering(t.Context(), elicit.NewKinds(elicit.BuiltinKinds()...).Automatic)
+	ctx := answering(t.Context(), kindset.New(elicit.BuiltinKinds()...).Automatic)
 	res, err := turn.Ask(ctx, seatsForm, "How many?", struct{}{})
 	if err != nil || res.Action != elicit.Accept || res.Content != (seats{Count: 2, Class: "economy"}) {
 		t.Errorf("form with defaults: %+v, %v; want accepted with the defaults", res, err)

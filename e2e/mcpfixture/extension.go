@@ -7,13 +7,13 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/app"
 )
 
 // extension is what the fixture serves beside its tools: the resources,
 // the prompts and the completion the scenarios read.
-func extension() mcp.Extension {
-	return mcp.Extension{
+func extension() app.MCPExtension {
+	return app.MCPExtension{
 		Options: func(o *sdk.ServerOptions) {
 			o.CompletionHandler = complete
 			// Subscriptions are the SDK's to keep; the fixture's resources

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/app"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -50,9 +51,9 @@ type turnEnding struct{ error }
 func (turnEnding) EndsTurn() bool { return true }
 
 // taskTools are the fixture's tools served as tasks, by qualified name.
-func taskTools() map[string]mcp.Task {
+func taskTools() map[string]app.MCPTask {
 	q := func(tool string) string { return mcp.QualifiedName("conformance", tool) }
-	return map[string]mcp.Task{
+	return map[string]app.MCPTask{
 		q("slow_compute"):        {},
 		q("failing_job"):         {Required: true},
 		q("protocol_error_job"):  {},

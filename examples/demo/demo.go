@@ -31,9 +31,9 @@ func Agents(opts Options) *registry.Assistants {
 	return registry.New(Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general)
 }
 
-// Kinds lists the elicit kinds the demo agents ask with, for the registry
-// an application builds (elicit.NewKinds) so that their answers are checked
-// by each kind's rules: the built-in kinds and the flight selection.
+// Kinds lists the elicit kinds the demo agents ask with, for
+// app.Config.Kinds, so that the server checks their answers by each kind's
+// rules: the built-in kinds and the flight selection.
 func Kinds() []elicit.Registered {
 	return append(elicit.BuiltinKinds(), PickFlight)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -59,7 +60,7 @@ type Files interface {
 // Checker is what the checks know of the conversation an answer is given
 // in, besides the question.
 type Checker struct {
-	Kinds *elicit.Kinds
+	Kinds *kindset.Set
 	// Files are the session's files; nil when files are not kept here.
 	Files Files
 	// Rules returns ctx with the rules the conversation's turns run under:
@@ -90,7 +91,7 @@ func (ch Checker) Check(ctx context.Context, req elicit.Request, a Given) (resp 
 // Answer converts an answer as it arrived into a response and checks it
 // against the request: the action must be allowed and the content must
 // satisfy the schema and the rules kinds holds for the request's kind.
-func Answer(kinds *elicit.Kinds, req elicit.Request, a Given) (elicit.Response, error) {
+func Answer(kinds *kindset.Set, req elicit.Request, a Given) (elicit.Response, error) {
 	a = a.normalized()
 	resp := elicit.Response{Action: a.Action, Text: a.Text}
 	if a.Action == elicit.Accept {

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/answercheck"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -43,7 +44,7 @@ func TestAFileAnswerIsTheSessionsFileAsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := &sessionFiles{kept: map[string]tree.Attachment{"f1": {ID: "f1", Name: "prices.csv", Type: "text/csv", Size: 12}}}
-	ch := answercheck.Checker{Kinds: elicit.NewKinds(), Files: files}
+	ch := answercheck.Checker{Kinds: kindset.New(), Files: files}
 	ctx := context.Background()
 
 	t.Run("the session's file", func(t *testing.T) {
@@ -80,7 +81,7 @@ func TestAFileAnswerIsTheSessionsFileAsKept(t *testing.T) {
 	})
 
 	t.Run("no files kept", func(t *testing.T) {
-		bare := answercheck.Checker{Kinds: elicit.NewKinds()}
+		bare := answercheck.Checker{Kinds: kindset.New()}
 		_, problem, err := bare.Check(ctx, req, answercheck.Given{Action: elicit.Accept, Form: url.Values{"id": {"f1"}}})
 		if err != nil || problem == nil {
 			t.Errorf("problem %v, err %v; want the answer refused", problem, err)

@@ -3,7 +3,7 @@ package chat
 import (
 	"context"
 
-	"github.com/sweatpants-go/sweatpants/policy"
+	"github.com/sweatpants-go/sweatpants/internal/always"
 )
 
 // Always rules. A user who answers an approval "Always allow" lets the
@@ -16,14 +16,14 @@ import (
 // rules. RevokeAlways returns an apperr NotFound for a rule the session
 // does not have; AllowAlways returns the rule a tool has already, if any.
 type AlwaysStore interface {
-	AlwaysAllowed(ctx context.Context, session string) ([]policy.AlwaysRule, error)
-	AllowAlways(ctx context.Context, session, agent, tool string) (policy.AlwaysRule, error)
+	AlwaysAllowed(ctx context.Context, session string) ([]always.Rule, error)
+	AllowAlways(ctx context.Context, session, agent, tool string) (always.Rule, error)
 	RevokeAlways(ctx context.Context, session string, id int64) error
 }
 
 // AlwaysAllowed lists the tools the session's user always allows, oldest
 // first, for the settings page.
-func (s *Service) AlwaysAllowed(ctx context.Context, session string) ([]policy.AlwaysRule, error) {
+func (s *Service) AlwaysAllowed(ctx context.Context, session string) ([]always.Rule, error) {
 	return s.store.AlwaysAllowed(ctx, session)
 }
 
@@ -44,15 +44,15 @@ func (s *Service) allowAlways(ctx context.Context, session, agent, tool string) 
 
 // alwaysAllowing returns session's always rule of agent's tool, if it has
 // one.
-func (s *Service) alwaysAllowing(ctx context.Context, session, agent, tool string) (policy.AlwaysRule, bool, error) {
+func (s *Service) alwaysAllowing(ctx context.Context, session, agent, tool string) (always.Rule, bool, error) {
 	rules, err := s.always.Of(ctx, session, s.store.AlwaysAllowed)
 	if err != nil {
-		return policy.AlwaysRule{}, false, err
+		return always.Rule{}, false, err
 	}
 	for _, r := range rules {
 		if r.Agent == agent && r.Tool == tool {
 			return r, true, nil
 		}
 	}
-	return policy.AlwaysRule{}, false, nil
+	return always.Rule{}, false, nil
 }

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -24,7 +24,7 @@ type Config struct {
 	// each request's schema: the kinds the agents ask with. An answer to a
 	// kind it does not hold, or to any kind when it is nil, is checked by
 	// the request's schema alone.
-	Kinds *elicit.Kinds
+	Kinds *kindset.Set
 	// Log receives what the service and its turns log; nil logs nothing.
 	Log *slog.Logger
 	// Observer hears of turns, answers and suspensions, for telemetry;

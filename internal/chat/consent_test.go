@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -252,7 +253,7 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 // unattended run — an ask is a denial, never a hang: the model is told
 // and goes on.
 func TestAnUnattendedRunDeniesWhatWouldAsk(t *testing.T) {
-	kinds := elicit.NewKinds(elicit.BuiltinKinds()...)
+	kinds := kindset.New(elicit.BuiltinKinds()...)
 	s, book := consentServer(t, &noteModel{}, askNotes)
 	rules := s.scope
 	s.scope = func(ctx context.Context) context.Context {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -149,7 +150,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 	}}
 	start := func() *chat.Service {
 		return chat.New(chat.Config{Store: db, Files: fs, Assistants: registry.New(asker), Model: offline.New(),
-			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
+			Kinds: kindset.New(elicit.BuiltinKinds()...)})
 	}
 	ctx := t.Context()
 	f, err := fs.Put(ctx, "me", "notes.txt", "", strings.NewReader("buy milk\n"), files.DefaultLimits())

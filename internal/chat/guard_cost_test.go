@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/always"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -35,9 +36,9 @@ func benchGuard(b *testing.B, first bool) {
 	path := benchBranch(300, 10)
 	var mu sync.Mutex // as the conversation's, which the branch is read under
 	var ch consent.Choices
-	var always policy.AlwaysCache
-	kept := []policy.AlwaysRule{{ID: 1, Agent: "notes", Tool: "forget_note"}}
-	always.Of(ctx, "me", func(context.Context, string) ([]policy.AlwaysRule, error) { return kept, nil }) // kept from now on
+	var cache always.Cache
+	kept := []always.Rule{{ID: 1, Agent: "notes", Tool: "forget_note"}}
+	cache.Of(ctx, "me", func(context.Context, string) ([]always.Rule, error) { return kept, nil }) // kept from now on
 	g := consent.Guard{Remembered: func(pc policy.Call) (policy.Decision, string, bool) {
 		mu.Lock()
 		if first {
@@ -48,7 +49,7 @@ func benchGuard(b *testing.B, first bool) {
 		if ok {
 			return policy.Decision{Action: policy.Allow, By: "remembered"}, approval, true
 		}
-		rs, _ := always.Of(ctx, "me", nil)
+		rs, _ := cache.Of(ctx, "me", nil)
 		for _, r := range rs {
 			if r.Agent == pc.Agent && r.Tool == pc.Tool {
 				return policy.Decision{Action: policy.Allow, By: "remembered"}, "", true

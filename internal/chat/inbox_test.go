@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -256,7 +257,7 @@ func (m gatedDecider) Complete(ctx context.Context, req llm.Request, _ func(stri
 // second time.
 func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 	model := gatedDecider{asked: make(chan struct{}, 16), release: make(chan struct{})}
-	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(asksOnce()), Kinds: elicit.NewKinds(), Model: model})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(asksOnce()), Kinds: kindset.New(), Model: model})
 	ctx := t.Context()
 	conv, _ := svc.Create(ctx, "me", "asker")
 	if err := svc.Send(ctx, "me", conv.ID, "go"); err != nil {

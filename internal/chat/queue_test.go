@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -259,12 +260,12 @@ func TestTheServiceChecksTheRulesOfTheKindsItIsGiven(t *testing.T) {
 	noFlight := accept(`{"flight":"XX999","seat":"3A"}`)   // the schema does not allow it
 	cases := []struct {
 		name  string
-		kinds *elicit.Kinds
+		kinds *kindset.Set
 		// refused names the field each answer is refused on; empty means taken.
 		takenSeat, noFlight string
 	}{
-		{"without the flight kind", elicit.NewKinds(elicit.BuiltinKinds()...), "", "flight"},
-		{"with the flight kind", elicit.NewKinds(demo.Kinds()...), "seat", "flight"},
+		{"without the flight kind", kindset.New(elicit.BuiltinKinds()...), "", "flight"},
+		{"with the flight kind", kindset.New(demo.Kinds()...), "seat", "flight"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

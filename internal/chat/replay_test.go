@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -49,7 +50,7 @@ func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *se
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
 	_, isOffline := s.llm.(*offline.Provider)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: isOffline, Scope: s.scope})
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: kindset.New(demo.Kinds()...), DecideByRule: isOffline, Scope: s.scope})
 }
 
 func (s *server) stop() {

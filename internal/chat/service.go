@@ -17,14 +17,14 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/always"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
-	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // Store is what the service needs of the database. Conversation returns an
@@ -56,8 +56,8 @@ type Service struct {
 	store  Store
 	agents *registry.Assistants
 	model  llm.Provider
-	kinds  *elicit.Kinds // see Config.Kinds
-	files  Files         // see Config.Files
+	kinds  *kindset.Set // see Config.Kinds
+	files  Files        // see Config.Files
 	// pictures fills the pictures of every conversation's model calls,
 	// decoding one at a time.
 	pictures *attach.Pictures
@@ -81,9 +81,9 @@ type Service struct {
 	live  map[string]*conversation // conversations with a running turn or an open page
 	drops uint64                   // how many conversations left live, for acquire
 
-	sessions sessionfeed.Hub    // the followers of whole sessions (sessionfeed.go)
-	always   policy.AlwaysCache // the sessions' always rules, as read (always.go)
-	levels   levels             // the assistants' policies, compiled (levels.go)
+	sessions sessionfeed.Hub // the followers of whole sessions (sessionfeed.go)
+	always   always.Cache    // the sessions' always rules, as read (always.go)
+	levels   levels          // the assistants' policies, compiled (levels.go)
 
 	observe Observer // see Config.Observer
 	leases  Leases   // see Config.Leases

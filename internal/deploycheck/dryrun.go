@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
@@ -86,7 +87,7 @@ func dryRun(ctx context.Context, scope func(context.Context) context.Context, a 
 	defer cancel(nil)
 	run := a.Turn
 	if st.side {
-		run = a.AnswerSide
+		run = chat.SideTurn(a)
 	}
 	returned := make(chan error, 1)
 	go func() {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -151,7 +152,7 @@ func eventsAssistants() *registry.Assistants {
 func newEventsService(t *testing.T) (*chat.Service, *paced) {
 	t.Helper()
 	m := newPaced()
-	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true, Kinds: elicit.NewKinds(elicit.BuiltinKinds()...)})
+	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true, Kinds: kindset.New(elicit.BuiltinKinds()...)})
 	return svc, m
 }
 

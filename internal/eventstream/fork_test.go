@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -63,7 +64,7 @@ type tries struct {
 
 func newTries(t *testing.T) *tries {
 	t.Helper()
-	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(tryer()), Model: newPaced(), DecideByRule: true, Kinds: elicit.NewKinds()})
+	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(tryer()), Model: newPaced(), DecideByRule: true, Kinds: kindset.New()})
 	conv := startConv(t, svc, "me", "tryer")
 	return &tries{svc: svc, db: db, conv: conv, f: follow(t, svc, "me", conv, "")}
 }

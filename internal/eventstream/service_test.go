@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -38,7 +38,7 @@ type server struct {
 
 func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *server {
 	s := &server{t: t, path: filepath.Join(t.TempDir(), "events.db"),
-		cfg: chat.Config{Assistants: reg, Model: model, Kinds: elicit.NewKinds(demo.Kinds()...), DecideByRule: true}}
+		cfg: chat.Config{Assistants: reg, Model: model, Kinds: kindset.New(demo.Kinds()...), DecideByRule: true}}
 	s.start()
 	t.Cleanup(func() { s.stop() })
 	return s

@@ -34,7 +34,7 @@
 // whose schema is not a flat form (strings, numbers, booleans, enums,
 // multiple choices) is declined, with a log message to the client saying why; a client without
 // the elicitation capability gets the kind's automatic answer
-// (elicit.Kinds.Automatic).
+// (kindset.Set.Automatic).
 //
 // Over Streamable HTTP, with Config.Events and Config.Sessions, a restart
 // loses nothing of a session: it is begun again under its id (reviver),

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -33,7 +34,7 @@ type Config struct {
 	Tools *Tools
 	// Kinds give the automatic answer to a question a client without the
 	// elicitation capability cannot be asked; nil: the built-in kinds.
-	Kinds *elicit.Kinds
+	Kinds *kindset.Set
 	// Owner is the chat session that owns the conversations of MCP calls;
 	// the same across restarts, or a stateless call's retry after one
 	// finds its conversation someone else's.
@@ -98,7 +99,7 @@ type conv struct {
 // NewServer makes the MCP server of cfg's tools.
 func NewServer(cfg Config) *Server {
 	if cfg.Kinds == nil {
-		cfg.Kinds = elicit.NewKinds(elicit.BuiltinKinds()...)
+		cfg.Kinds = kindset.New(elicit.BuiltinKinds()...)
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

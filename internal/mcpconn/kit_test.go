@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
@@ -250,7 +251,7 @@ func (a *app) start() {
 	reg := a.registry()
 	a.db = storetest.OpenAt(a.t, a.path)
 	a.outside = outside
-	a.svc = chat.New(chat.Config{Store: a.db, Assistants: reg, Model: a.model, Kinds: elicit.NewKinds(elicit.BuiltinKinds()...),
+	a.svc = chat.New(chat.Config{Store: a.db, Assistants: reg, Model: a.model, Kinds: kindset.New(elicit.BuiltinKinds()...),
 		Scope: func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) }})
 }
 

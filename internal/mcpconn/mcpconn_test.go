@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -146,7 +147,7 @@ func TestTheCheckReplaysTheListingAndCallsNoServer(t *testing.T) {
 		db := storetest.OpenAt(t, a.path)
 		defer db.Close()
 		checked, err := deploycheck.CheckSuspended(t.Context(), chat.Config{Store: db, Assistants: a.registry(), Model: a.model,
-			Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) }})
+			Kinds: kindset.New(elicit.BuiltinKinds()...), Scope: func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/internal/always"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/policy"
 )
 
-// AlwaysRule is a tool a session's user allowed always (policy.AlwaysRule).
-type AlwaysRule = policy.AlwaysRule
+// AlwaysRule is a tool a session's user allowed always (always.Rule).
+type AlwaysRule = always.Rule
 
 // AlwaysAllowed lists the session's always rules, oldest first.
 func (db *DB) AlwaysAllowed(ctx context.Context, session string) ([]AlwaysRule, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -179,7 +180,7 @@ func answersDecode[T any](t *testing.T, a *testApp, conv, eid string) {
 		if err := json.Unmarshal(n.Payload, &resp); err != nil {
 			t.Fatal(err)
 		}
-		if err := elicit.NewKinds(demo.Kinds()...).Check(req, resp); err != nil {
+		if err := kindset.New(demo.Kinds()...).Check(req, resp); err != nil {
 			t.Fatalf("recorded answer %s breaks the question's rules: %v", n.Payload, err)
 		}
 		if _, err := elicit.Form[T]().Decode(resp); err != nil {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/sweatpants-go/sweatpants/internal/always"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
-	"github.com/sweatpants-go/sweatpants/policy"
 )
 
 // The settings page of permissions: the tools the user always allows, each
@@ -27,7 +27,7 @@ type Permissions interface {
 
 // AlwaysRule is a tool a session's user always allows: the answer "Always
 // allow" to an approval, kept for the session until revoked.
-type AlwaysRule = policy.AlwaysRule
+type AlwaysRule = always.Rule
 
 // The chat service is what the settings page runs on; this fails to
 // compile when the two drift apart.

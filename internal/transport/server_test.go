@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -35,7 +35,7 @@ type testApp struct {
 // newTestApp serves the demo agents and the offline model.
 func newTestApp(t testing.TB) *testApp {
 	t.Helper()
-	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()})
+	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
 }
 
 // newTestAppWith serves a service configured by cfg on a fresh database,

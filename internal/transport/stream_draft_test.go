@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
 
@@ -24,7 +24,7 @@ func TestTheStreamShowsEachDraftAsTheTextSoFar(t *testing.T) {
 	defer model.srv.Close()
 	a := newTestAppWith(t, chat.Config{
 		Assistants: demo.Agents(demo.Options{AssistantFirst: true}),
-		Kinds:      elicit.NewKinds(demo.Kinds()...),
+		Kinds:      kindset.New(demo.Kinds()...),
 		Model:      openai.New(openai.Config{APIKey: "test", BaseURL: model.srv.URL + "/v1", Model: "test"}),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -21,9 +21,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
@@ -88,7 +88,7 @@ func benchTokens(b *testing.B, conversations, perConv int) {
 	defer model.srv.Close()
 	a := newTestAppWith(b, chat.Config{
 		Assistants: demo.Agents(demo.Options{AssistantFirst: true}),
-		Kinds:      elicit.NewKinds(demo.Kinds()...),
+		Kinds:      kindset.New(demo.Kinds()...),
 		Model:      openai.New(openai.Config{APIKey: "bench", BaseURL: model.srv.URL + "/v1", Model: "bench"}),
 		// The middleware package app gives every turn.
 		Scope: func(ctx context.Context) context.Context {

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 )
@@ -26,7 +26,7 @@ import (
 func newFilesApp(t testing.TB, lim files.Limits) *testApp {
 	t.Helper()
 	spool := t.TempDir()
-	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: elicit.NewKinds(demo.Kinds()...), Model: offline.New()},
+	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
 		func(db *store.DB, c *Config) { c.Files = files.New(db, files.Options{Limits: lim, Spool: spool}) })
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/examples/demo/demoweb"
 	"github.com/sweatpants-go/sweatpants/examples/flights/flightsdb"
-	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // DefaultPace is how long each progress step of the demo agents takes
@@ -39,7 +39,7 @@ func Config() app.Config {
 		Agents:     []*agents.Agent{demo.Weather, demo.Notes, demo.Travel, demo.FlightAgent, demo.Packer, demo.Diner, demo.Demos()},
 		Kinds:      []elicit.Registered{demo.PickFlight},
 		Components: demoweb.Components(),
-		Prompters:  map[string]term.Prompter{demo.PickFlight.Name: term.PromptFunc(promptFlight)},
+		Prompters:  map[string]terminal.Prompter{demo.PickFlight.Name: terminal.PromptFunc(promptFlight)},
 		Flags: func(fs *flag.FlagSet) {
 			pace = DefaultPace
 			fs.Var(paceFlag{&pace}, "demo-pace", "how long each progress step of the demo agents takes")

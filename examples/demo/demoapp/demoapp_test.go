@@ -13,7 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
-	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // run runs the demo's program with args and the environment env.
@@ -126,7 +126,7 @@ func TestPromptFlight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			got, err := term.Answer(Config().Prompters[demo.PickFlight.Name], term.NewQuestion(req, strings.NewReader(tt.input), &out))
+			got, err := terminal.Answer(Config().Prompters[demo.PickFlight.Name], terminal.NewQuestion(req, strings.NewReader(tt.input), &out))
 			if err != nil {
 				t.Fatalf("%v\n%s", err, &out)
 			}

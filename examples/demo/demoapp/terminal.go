@@ -5,12 +5,12 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
-	"github.com/sweatpants-go/sweatpants/internal/transport/term"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // promptFlight asks the demo's flight kind at the terminal: the flights as
 // a numbered list, then the free seats of the one picked.
-func promptFlight(q *term.Question) (elicit.Response, error) {
+func promptFlight(q *terminal.Question) (elicit.Response, error) {
 	var offer demo.FlightOffer
 	if err := q.Input(&offer); err != nil {
 		return elicit.Response{}, err
@@ -30,5 +30,5 @@ func promptFlight(q *term.Question) (elicit.Response, error) {
 	if err != nil {
 		return elicit.Response{}, err
 	}
-	return term.Accept(demo.FlightPick{Flight: f.ID, Seat: f.Seats[j]})
+	return terminal.Accept(demo.FlightPick{Flight: f.ID, Seat: f.Seats[j]})
 }

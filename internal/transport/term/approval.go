@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/words"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // promptApproval asks whether a tool call may run: it shows the call (the
@@ -14,7 +15,7 @@ import (
 // then a reason); e edits the arguments as one line of JSON first, which
 // the allow that follows sends. After the server refused edited
 // arguments, the call is not shown again: the arguments typed are, to fix.
-func promptApproval(q *Question) (elicit.Response, error) {
+func promptApproval(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.ApprovalInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -37,30 +38,30 @@ func promptApproval(q *Question) (elicit.Response, error) {
 		}
 		switch strings.ToLower(line) {
 		case "o", "once":
-			return Accept(elicit.Approval{Choice: elicit.AllowOnce, Args: edited})
+			return terminal.Accept(elicit.Approval{Choice: elicit.AllowOnce, Args: edited})
 		case "c", "conversation":
-			return Accept(elicit.Approval{Choice: elicit.AllowConversation, Args: edited})
+			return terminal.Accept(elicit.Approval{Choice: elicit.AllowConversation, Args: edited})
 		case "a", "always":
-			return Accept(elicit.Approval{Choice: elicit.AllowAlways, Args: edited})
+			return terminal.Accept(elicit.Approval{Choice: elicit.AllowAlways, Args: edited})
 		case "d", "deny":
 			reason, err := q.Line("Why not? (the model is told; Enter to say nothing): ")
 			if err != nil {
 				return elicit.Response{}, err
 			}
-			return Accept(elicit.Approval{Choice: elicit.DenyCall, Reason: reason})
+			return terminal.Accept(elicit.Approval{Choice: elicit.DenyCall, Reason: reason})
 		case "e", "edit":
 			if edited, err = editArgs(q, in, edited); err != nil {
 				return elicit.Response{}, err
 			}
 			q.Printf("  Now allow the call with them (o, c or a), or d to deny it.\n")
 		default:
-			q.problem("Type o, c, a, d or e.")
+			q.Problem("Type o, c, a, d or e.")
 		}
 	}
 }
 
 // showCall prints the call an approval asks about.
-func showCall(q *Question, in elicit.ApprovalInput) {
+func showCall(q *terminal.Question, in elicit.ApprovalInput) {
 	tool := in.Tool
 	if in.Agent != "" {
 		tool += " (of " + in.Agent + ")"
@@ -107,7 +108,7 @@ func indentLines(v string) string {
 // editArgs reads the arguments as one line of JSON, showing them as they
 // stand (the call's own, or those typed before); Enter keeps them as they
 // stand. The server checks that they fit the tool.
-func editArgs(q *Question, in elicit.ApprovalInput, edited string) (string, error) {
+func editArgs(q *terminal.Question, in elicit.ApprovalInput, edited string) (string, error) {
 	now := edited
 	if now == "" {
 		now = compactJSON(in.Shown())
@@ -122,7 +123,7 @@ func editArgs(q *Question, in elicit.ApprovalInput, edited string) (string, erro
 		case line == "":
 			return edited, nil
 		case !json.Valid([]byte(line)):
-			q.problem("That is not JSON; type the arguments as one line, such as %s.", now)
+			q.Problem("That is not JSON; type the arguments as one line, such as %s.", now)
 		default:
 			return line, nil
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // booking is an approval of a booking.
@@ -62,7 +63,7 @@ func TestPromptApproval(t *testing.T) {
 // edited again.
 func TestPromptApprovalAfterARefusal(t *testing.T) {
 	q, out := scripted(t, booking(t), "e", `{"flight":"SP 101","seat":"4C"}`, "o")
-	last, _ := Accept(elicit.Approval{Choice: elicit.AllowOnce, Args: `{"seat":"4C"}`})
+	last, _ := terminal.Accept(elicit.Approval{Choice: elicit.AllowOnce, Args: `{"seat":"4C"}`})
 	q.Errors = elicit.FieldErrors{{Field: "args", Message: "do not fit the tool's input"}}
 	q.Last = &last
 	resp := prompt(t, Builtin().For(q.Request), q)

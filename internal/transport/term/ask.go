@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // ask shows the question it and answers it with what the user types, until
 // the service takes an answer or the question goes away. An answer the
 // service refuses is shown with the reason and asked again; nothing of it
 // is recorded.
-func (t *terminal) ask(ctx context.Context, it *chat.Item, pos, queued int) error {
+func (t *tty) ask(ctx context.Context, it *chat.Item, pos, queued int) error {
 	req := it.Elicit.Request
 	t.asking = req.ID
 	defer func() { t.asking = "" }()
@@ -25,20 +27,17 @@ func (t *terminal) ask(ctx context.Context, it *chat.Item, pos, queued int) erro
 	t.say("")
 	t.say("── %s asks%s", agentOf(*it), queue)
 	t.say("%s", req.Message)
-	q := &Question{Request: req, out: t.out}
-	q.read = func(label string) (string, error) {
-		return t.read(ctx, label, func() bool { return !t.pending(req.ID) })
-	}
-	q.progress = func(p elicit.Progress) { t.report(ctx, req.ID, p) }
-	if t.cfg.Files != nil {
-		q.upload = uploadTo(ctx, t.cfg.Files, t.cfg.Session)
-	}
+	q := terminal.NewQuestion(req, &asking{t: t, ctx: ctx, eid: req.ID}, t.out)
 	if hint := q.Hint(); hint != "" {
 		t.say("  (%s)", hint)
 	}
 	prompter := t.cfg.Prompters.For(req)
+	if fp, ok := prompter.(filePrompter); ok && t.cfg.Files != nil {
+		fp.upload = uploadTo(ctx, t.cfg.Files, t.cfg.Session)
+		prompter = fp
+	}
 	for {
-		resp, err := Answer(prompter, q)
+		resp, err := terminal.Answer(prompter, q)
 		switch {
 		case errors.Is(err, errWithdrawn):
 			return nil
@@ -71,6 +70,26 @@ func (t *terminal) ask(ctx context.Context, it *chat.Item, pos, queued int) erro
 	}
 }
 
+// asking is where question eid reads its lines and reports its progress:
+// the terminal's lines, which stop with errWithdrawn once the question is
+// no longer pending, and the service.
+type asking struct {
+	t   *tty
+	ctx context.Context
+	eid string
+}
+
+// Read is never called: a terminal.Question reads through ReadLine.
+func (a *asking) Read([]byte) (int, error) { return 0, io.EOF }
+
+// ReadLine reads the answer's next line at the terminal.
+func (a *asking) ReadLine(label string) (string, error) {
+	return a.t.read(a.ctx, label, func() bool { return !a.t.pending(a.eid) })
+}
+
+// ReportProgress hands progress on the question to the service.
+func (a *asking) ReportProgress(p elicit.Progress) { a.t.report(a.ctx, a.eid, p) }
+
 // fieldErrors returns the per-field problems of a refused answer, or a
 // non-nil empty list when the problem is with the answer as a whole.
 func fieldErrors(err error) elicit.FieldErrors {
@@ -81,7 +100,7 @@ func fieldErrors(err error) elicit.FieldErrors {
 }
 
 // refused prints why an answer was refused, each field by its title.
-func (t *terminal) refused(req elicit.Request, err error, errs elicit.FieldErrors) {
+func (t *tty) refused(req elicit.Request, err error, errs elicit.FieldErrors) {
 	if len(errs) == 0 {
 		t.say("  ! %s", apperr.MessageOf(err))
 		return
@@ -103,7 +122,7 @@ func (t *terminal) refused(req elicit.Request, err error, errs elicit.FieldError
 }
 
 // report hands progress on question eid to the service, once per stage.
-func (t *terminal) report(ctx context.Context, eid string, p elicit.Progress) {
+func (t *tty) report(ctx context.Context, eid string, p elicit.Progress) {
 	key := eid + "\x00" + p.Stage
 	if t.reported[key] {
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/bytesize"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // Files keeps the files given at the terminal, as the server keeps those
@@ -45,7 +46,7 @@ func uploadTo(ctx context.Context, f Files, session string) *upload {
 	}}
 }
 
-// promptFile asks for a file by its path on this machine: it says what the
+// filePrompter asks for a file by its path on this machine: it says what the
 // question takes, checks the path names a readable file small enough
 // before sending a byte, stores the file in the conversation's session
 // under its base name (never the path) and answers with its upload id,
@@ -54,19 +55,27 @@ func uploadTo(ctx context.Context, f Files, session string) *upload {
 // place, and the path asked again. Where the terminal keeps no files
 // (Config.Files unset) it says so, and the question can only be declined
 // or cancelled.
-func promptFile(q *Question) (elicit.Response, error) {
+//
+// The chat command sets upload to the store of the conversation's session
+// for each question, which Builtin cannot know.
+type filePrompter struct {
+	upload *upload // nil where no files are kept
+}
+
+// Prompt asks q for a file.
+func (p filePrompter) Prompt(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.FileInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
 	}
 	most := in.MaxSize
-	if q.upload != nil && (most <= 0 || q.upload.limits.MaxFile < most) {
-		most = q.upload.limits.MaxFile
+	if p.upload != nil && (most <= 0 || p.upload.limits.MaxFile < most) {
+		most = p.upload.limits.MaxFile
 	}
 	if q.Errors == nil {
 		describeFileQuestion(q, in, most)
 	}
-	if q.upload == nil {
+	if p.upload == nil {
 		return noFiles(q)
 	}
 	for {
@@ -76,33 +85,33 @@ func promptFile(q *Question) (elicit.Response, error) {
 		}
 		path := localPath(line)
 		if path == "" {
-			q.problem("Type the path of a file on this computer. %s", q.Hint())
+			q.Problem("Type the path of a file on this computer. %s", q.Hint())
 			continue
 		}
 		f, msg := openLocal(path, most, most == in.MaxSize)
 		if msg != "" {
-			q.problem("%s", msg)
+			q.Problem("%s", msg)
 			continue
 		}
 		q.Progress(elicit.StageUploading)
-		stored, err := q.upload.put(filepath.Base(path), f)
+		stored, err := p.upload.put(filepath.Base(path), f)
 		f.Close()
 		if err != nil {
 			if c := apperr.CodeOf(err); c == apperr.TooLarge || c == apperr.Unsupported {
-				q.problem("%s", apperr.MessageOf(err))
+				q.Problem("%s", apperr.MessageOf(err))
 				continue
 			}
 			return elicit.Response{}, fmt.Errorf("store %s: %w", filepath.Base(path), err)
 		}
 		q.Progress(elicit.StageStored)
 		q.Printf("  Uploaded %s (%s, %s).\n", stored.Name, stored.Type, bytesize.Words(stored.Size))
-		return Accept(elicit.File{ID: stored.ID})
+		return terminal.Accept(elicit.File{ID: stored.ID})
 	}
 }
 
 // describeFileQuestion says why the agent wants a file, the types it takes
 // and the most it takes.
-func describeFileQuestion(q *Question, in elicit.FileInput, most int64) {
+func describeFileQuestion(q *terminal.Question, in elicit.FileInput, most int64) {
 	if in.Reason != "" {
 		q.Printf("  (%s)\n", in.Reason)
 	}
@@ -118,14 +127,14 @@ func describeFileQuestion(q *Question, in elicit.FileInput, most int64) {
 
 // noFiles answers a file question where no files are kept: only the
 // keystrokes can.
-func noFiles(q *Question) (elicit.Response, error) {
+func noFiles(q *terminal.Question) (elicit.Response, error) {
 	why := "Files cannot be given here: this terminal keeps none."
 	q.Printf("  %s %s\n", why, q.Hint())
 	for {
 		if _, err := q.PathLine("Path of the file: "); err != nil {
 			return elicit.Response{}, err
 		}
-		q.problem("%s %s", why, q.Hint())
+		q.Problem("%s %s", why, q.Hint())
 	}
 }
 

@@ -14,9 +14,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
+	"github.com/sweatpants-go/sweatpants/terminal"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -62,18 +64,30 @@ func writeFile(t *testing.T, name, content string) string {
 func askFile(t *testing.T, fs Files, in elicit.FileInput, script ...string) (elicit.Response, string, []string) {
 	t.Helper()
 	req := request(t, elicit.AskFile, in)
-	q, out := scripted(t, req, script...)
-	if fs != nil {
-		q.upload = uploadTo(t.Context(), fs, "s")
-	}
 	var stages []string
-	q.progress = func(p elicit.Progress) { stages = append(stages, p.Stage) }
-	resp, err := Answer(Builtin().For(req), q)
+	lines := &reporting{Reader: strings.NewReader(strings.Join(script, "\n") + "\n"),
+		report: func(p elicit.Progress) { stages = append(stages, p.Stage) }}
+	out := &strings.Builder{}
+	q := terminal.NewQuestion(req, lines, out)
+	p := Builtin().For(req).(filePrompter)
+	if fs != nil {
+		p.upload = uploadTo(t.Context(), fs, "s")
+	}
+	resp, err := terminal.Answer(p, q)
 	if err != nil {
 		t.Fatalf("prompt: %v\n%s", err, out)
 	}
 	return resp, out.String(), stages
 }
+
+// reporting is a script of lines that hears the progress reported on its
+// question.
+type reporting struct {
+	io.Reader
+	report func(elicit.Progress)
+}
+
+func (r *reporting) ReportProgress(p elicit.Progress) { r.report(p) }
 
 // The terminal takes a file question's answer as a path: it says what the
 // question takes, sends the file to the session's store under its base
@@ -262,7 +276,7 @@ func TestRunGivesAFileByItsPath(t *testing.T) {
 	fs := files.New(db, files.Options{Spool: t.TempDir()})
 	notes := writeFile(t, "notes.txt", "not a table")
 	csv := writeFile(t, "spending.csv", "date,amount\n2026-11-01,12.50\n")
-	c := startConsoleOn(t, db, chat.Config{Assistants: registry.New(reader()), Kinds: elicit.NewKinds(elicit.BuiltinKinds()...), Model: offline.New(), Files: fs}, Config{Files: fs})
+	c := startConsoleOn(t, db, chat.Config{Assistants: registry.New(reader()), Kinds: kindset.New(elicit.BuiltinKinds()...), Model: offline.New(), Files: fs}, Config{Files: fs})
 	c.expect("you> ")
 	c.send("Sum my spending")
 	c.expect("Which spending file?")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // promptForm asks a form's fields one by one, in the order the schema
@@ -16,7 +17,7 @@ import (
 // asked again with the reason. Enter takes the default, or leaves an
 // optional field out. After the server refused the whole answer, only the
 // fields it named are asked again.
-func promptForm(q *Question) (elicit.Response, error) {
+func promptForm(q *terminal.Question) (elicit.Response, error) {
 	s := q.Request.Schema
 	if !flatForm(s) {
 		return promptJSON(q)
@@ -40,7 +41,7 @@ func promptForm(q *Question) (elicit.Response, error) {
 			delete(content, name)
 		}
 	}
-	return Accept(content)
+	return terminal.Accept(content)
 }
 
 // fieldsNamed returns the fields errs are about, in form order, or none
@@ -62,7 +63,7 @@ func fieldsNamed(s *elicit.Schema, errs elicit.FieldErrors) []string {
 
 // askField asks one field until its value is one the field takes; set is
 // false when it is left out.
-func askField(q *Question, s *elicit.Schema, name string) (v any, set bool, err error) {
+func askField(q *terminal.Question, s *elicit.Schema, name string) (v any, set bool, err error) {
 	p := s.Properties[name]
 	required := slices.Contains(s.Required, name)
 	choices := p // the schema of the options: the field's, or a list's items'
@@ -99,7 +100,7 @@ func askField(q *Question, s *elicit.Schema, name string) (v any, set bool, err 
 		if msg == "" {
 			return v, set, nil
 		}
-		q.problem("%s %s", title(p, name), msg)
+		q.Problem("%s %s", title(p, name), msg)
 	}
 }
 
@@ -145,11 +146,11 @@ func parseFieldInput(p *elicit.Schema, name string, required bool, line string, 
 // optionFor reads tok as an option's number, or its label as shown, else
 // leaves it as typed for the schema to judge.
 func optionFor(tok string, choices *elicit.Schema) string {
-	if i, ok := pickIndex(tok, choices.Enum); ok {
-		return choices.Enum[i]
+	if n, err := strconv.Atoi(tok); err == nil && n >= 1 && n <= len(choices.Enum) {
+		return choices.Enum[n-1]
 	}
 	for _, o := range choices.Enum {
-		if strings.EqualFold(tok, choices.Label(o)) {
+		if tok != "" && (strings.EqualFold(tok, o) || strings.EqualFold(tok, choices.Label(o))) {
 			return o
 		}
 	}

@@ -2,13 +2,17 @@ package term
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // typedCase is a question asked at the terminal: the request, and whether
@@ -58,17 +62,20 @@ func FuzzTypedAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, typed string) {
 		for _, c := range typedCases(t) {
 			out := &strings.Builder{}
-			q := NewQuestion(c.req, strings.NewReader(typed), out)
-			read, asked, since := q.read, "", 0
-			q.read = func(label string) (string, error) {
+			sc, asked, since := bufio.NewScanner(strings.NewReader(typed)), "", 0
+			q := terminal.NewQuestion(c.req, lineFunc(func(label string) (string, error) {
 				if label == asked && strings.TrimSpace(out.String()[since:]) == "" {
 					t.Fatalf("%s: %q asked again without a word why, typing %q:\n%s", c.name, label, typed, out)
 				}
-				line, err := read(label)
-				asked, since = label, out.Len()
-				return line, err
-			}
-			resp, err := Answer(Builtin().For(c.req), q)
+				defer func() { asked, since = label, out.Len() }()
+				fmt.Fprint(out, label)
+				if !sc.Scan() {
+					return "", cmp.Or(sc.Err(), io.EOF)
+				}
+				fmt.Fprintln(out, sc.Text())
+				return sc.Text(), nil
+			}), out)
+			resp, err := terminal.Answer(Builtin().For(c.req), q)
 			if err != nil {
 				if !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrTooLong) {
 					t.Fatalf("%s: typing %q failed the prompter: %v", c.name, typed, err)
@@ -97,8 +104,17 @@ func answeredWell(t *testing.T, c typedCase, resp elicit.Response, typed string)
 		if !json.Valid(resp.Content) {
 			t.Fatalf("%s: typing %q answered %q, which is not JSON", c.name, typed, resp.Content)
 		}
-		if err := elicit.NewKinds(elicit.BuiltinKinds()...).Check(c.req, resp); c.checked && err != nil {
+		if err := kindset.New(elicit.BuiltinKinds()...).Check(c.req, resp); c.checked && err != nil {
 			t.Fatalf("%s: typing %q answered %s, which the server refuses: %v", c.name, typed, resp.Content, err)
 		}
 	}
 }
+
+// lineFunc reads a question's lines by calling itself, as the chat
+// command's terminal reads them.
+type lineFunc func(label string) (string, error)
+
+func (f lineFunc) ReadLine(label string) (string, error) { return f(label) }
+
+// Read is never called: the question reads through ReadLine.
+func (f lineFunc) Read([]byte) (int, error) { return 0, io.EOF }

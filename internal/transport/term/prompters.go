@@ -7,27 +7,13 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
-
-// A Prompter asks one kind of question at the terminal and returns the
-// answer. It returns any error Line or Pick gives it as it is: such an
-// error may stand for the user's decline, cancel or off-script answer.
-// The terminal checks the answer with the server; when it is refused, the
-// prompter is called again with the problems in Question.Errors.
-type Prompter interface {
-	Prompt(q *Question) (elicit.Response, error)
-}
-
-// PromptFunc is a Prompter written as a function.
-type PromptFunc func(q *Question) (elicit.Response, error)
-
-// Prompt calls f.
-func (f PromptFunc) Prompt(q *Question) (elicit.Response, error) { return f(q) }
 
 // Prompters maps elicit kinds to the prompters that ask them. A kind with
 // none is asked as a form when its schema is a flat object, else as JSON.
 type Prompters struct {
-	byKind map[string]Prompter
+	byKind map[string]terminal.Prompter
 }
 
 // Builtin returns the prompters of the built-in kinds: forms, yes/no,
@@ -35,35 +21,35 @@ type Prompters struct {
 // path, when Config.Files keeps them). An application registers its own
 // kinds' prompters on it.
 func Builtin() *Prompters {
-	p := &Prompters{byKind: map[string]Prompter{}}
-	p.Register(elicit.FormKind, PromptFunc(promptForm))
-	p.Register(elicit.Confirm.Name, PromptFunc(promptConfirm))
-	p.Register(elicit.Choose.Name, PromptFunc(promptChoice))
-	p.Register(elicit.LocateDevice.Name, PromptFunc(promptLocation))
-	p.Register(elicit.ReadClipboard.Name, PromptFunc(promptClipboardRead))
-	p.Register(elicit.WriteClipboard.Name, PromptFunc(promptClipboardWrite))
-	p.Register(elicit.Approve.Name, PromptFunc(promptApproval))
-	p.Register(elicit.AskFile.Name, PromptFunc(promptFile))
+	p := &Prompters{byKind: map[string]terminal.Prompter{}}
+	p.Register(elicit.FormKind, terminal.PromptFunc(promptForm))
+	p.Register(elicit.Confirm.Name, terminal.PromptFunc(promptConfirm))
+	p.Register(elicit.Choose.Name, terminal.PromptFunc(promptChoice))
+	p.Register(elicit.LocateDevice.Name, terminal.PromptFunc(promptLocation))
+	p.Register(elicit.ReadClipboard.Name, terminal.PromptFunc(promptClipboardRead))
+	p.Register(elicit.WriteClipboard.Name, terminal.PromptFunc(promptClipboardWrite))
+	p.Register(elicit.Approve.Name, terminal.PromptFunc(promptApproval))
+	p.Register(elicit.AskFile.Name, filePrompter{})
 	return p
 }
 
 // Register sets the prompter of kind, replacing any there was.
-func (p *Prompters) Register(kind string, pr Prompter) { p.byKind[kind] = pr }
+func (p *Prompters) Register(kind string, pr terminal.Prompter) { p.byKind[kind] = pr }
 
 // For returns the prompter that asks req.
-func (p *Prompters) For(req elicit.Request) Prompter {
+func (p *Prompters) For(req elicit.Request) terminal.Prompter {
 	if pr, ok := p.byKind[req.Kind]; ok {
 		return pr
 	}
 	if flatForm(req.Schema) {
-		return PromptFunc(promptForm)
+		return terminal.PromptFunc(promptForm)
 	}
-	return PromptFunc(promptJSON)
+	return terminal.PromptFunc(promptJSON)
 }
 
 // promptJSON asks for the answer as JSON, for kinds no prompter knows whose
 // schema is not a flat form.
-func promptJSON(q *Question) (elicit.Response, error) {
+func promptJSON(q *terminal.Question) (elicit.Response, error) {
 	if q.Request.Schema != nil {
 		if b, err := json.Marshal(q.Request.Schema); err == nil {
 			q.Printf("  The answer follows this JSON Schema: %s\n", b)
@@ -77,12 +63,12 @@ func promptJSON(q *Question) (elicit.Response, error) {
 		if json.Valid([]byte(line)) {
 			return elicit.Response{Action: elicit.Accept, Content: json.RawMessage(line)}, nil
 		}
-		q.problem("That is not JSON.")
+		q.Problem("That is not JSON.")
 	}
 }
 
 // promptConfirm asks a yes/no question: y or n, or the answers' labels.
-func promptConfirm(q *Question) (elicit.Response, error) {
+func promptConfirm(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.ConfirmInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -96,19 +82,19 @@ func promptConfirm(q *Question) (elicit.Response, error) {
 		}
 		switch l := strings.ToLower(line); {
 		case l == "y" || l == "yes" || strings.EqualFold(line, yes):
-			return Accept(elicit.Confirmation{Yes: true})
+			return terminal.Accept(elicit.Confirmation{Yes: true})
 		case l == "n" || l == "no" || strings.EqualFold(line, no):
-			return Accept(elicit.Confirmation{Yes: false})
+			return terminal.Accept(elicit.Confirmation{Yes: false})
 		case line != "" && q.Request.Allows(elicit.Other):
-			return elicit.Response{}, &answered{action: elicit.Other, text: line}
+			return elicit.Response{Action: elicit.Other, Text: line}, nil
 		}
-		q.problem("Type y or n.")
+		q.Problem("Type y or n.")
 	}
 }
 
 // promptChoice asks to pick an option by number or name, with one more
 // numbered entry for writing one's own answer when the input offers it.
-func promptChoice(q *Question) (elicit.Response, error) {
+func promptChoice(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.ChoiceInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -122,7 +108,7 @@ func promptChoice(q *Question) (elicit.Response, error) {
 		return elicit.Response{}, err
 	}
 	if i < len(in.Options) {
-		return Accept(elicit.Choice{Option: in.Options[i]})
+		return terminal.Accept(elicit.Choice{Option: in.Options[i]})
 	}
 	for {
 		text, err := q.Line(in.Else + ": ")
@@ -130,16 +116,16 @@ func promptChoice(q *Question) (elicit.Response, error) {
 			return elicit.Response{}, err
 		}
 		if text != "" {
-			return Accept(elicit.Choice{Else: text})
+			return terminal.Accept(elicit.Choice{Else: text})
 		}
-		q.problem("Write your own answer, or /c to leave the question.")
+		q.Problem("Write your own answer, or /c to leave the question.")
 	}
 }
 
 // promptLocation asks for the location typed as "lat,lng": the terminal
 // has no device to ask. Asking counts as requesting the permission; a
 // location typed is one acquired.
-func promptLocation(q *Question) (elicit.Response, error) {
+func promptLocation(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.LocationInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -157,11 +143,11 @@ func promptLocation(q *Question) (elicit.Response, error) {
 		}
 		lat, lng, ok := parseLatLng(line)
 		if !ok {
-			q.problem("Type two numbers separated by a comma, latitude first, like 52.37,4.89.")
+			q.Problem("Type two numbers separated by a comma, latitude first, like 52.37,4.89.")
 			continue
 		}
 		q.Progress(elicit.StageAcquiring)
-		return Accept(elicit.Location{Lat: lat, Lng: lng})
+		return terminal.Accept(elicit.Location{Lat: lat, Lng: lng})
 	}
 }
 
@@ -180,7 +166,7 @@ func parseLatLng(s string) (lat, lng float64, ok bool) {
 
 // promptClipboardRead asks the user to paste the text, one line: the
 // terminal cannot read a clipboard itself.
-func promptClipboardRead(q *Question) (elicit.Response, error) {
+func promptClipboardRead(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.ClipboardReadInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -194,15 +180,15 @@ func promptClipboardRead(q *Question) (elicit.Response, error) {
 			return elicit.Response{}, err
 		}
 		if text != "" {
-			return Accept(elicit.ClipboardText{Text: text})
+			return terminal.Accept(elicit.ClipboardText{Text: text})
 		}
-		q.problem("Paste something, or /r to refuse.")
+		q.Problem("Paste something, or /r to refuse.")
 	}
 }
 
 // promptClipboardWrite shows the text to copy and asks whether the user
 // copied it.
-func promptClipboardWrite(q *Question) (elicit.Response, error) {
+func promptClipboardWrite(q *terminal.Question) (elicit.Response, error) {
 	var in elicit.ClipboardWriteInput
 	if err := q.Input(&in); err != nil {
 		return elicit.Response{}, err
@@ -215,11 +201,11 @@ func promptClipboardWrite(q *Question) (elicit.Response, error) {
 		}
 		switch strings.ToLower(line) {
 		case "", "y", "yes":
-			return Accept(elicit.ClipboardWritten{Copied: true})
+			return terminal.Accept(elicit.ClipboardWritten{Copied: true})
 		case "n", "no":
-			return elicit.Response{}, &answered{action: elicit.Denied}
+			return elicit.Response{Action: elicit.Denied}, nil
 		}
-		q.problem("Press Enter once you have copied it, or /r to refuse.")
+		q.Problem("Press Enter once you have copied it, or /r to refuse.")
 	}
 }
 

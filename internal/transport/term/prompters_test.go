@@ -8,18 +8,20 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
 // scripted returns a question for req that reads the lines of script and
 // writes to out; it returns io.EOF when the script runs out.
-func scripted(t *testing.T, req elicit.Request, script ...string) (*Question, *strings.Builder) {
+func scripted(t *testing.T, req elicit.Request, script ...string) (*terminal.Question, *strings.Builder) {
 	t.Helper()
 	out := &strings.Builder{}
 	in := ""
 	for _, line := range script {
 		in += line + "\n"
 	}
-	return NewQuestion(req, strings.NewReader(in), out), out
+	return terminal.NewQuestion(req, strings.NewReader(in), out), out
 }
 
 // request builds the request kind k makes for in.
@@ -34,14 +36,14 @@ func request[In, Out any](t *testing.T, k *elicit.Kind[In, Out], in In) elicit.R
 
 // prompt asks q with p and returns the answer, checked against the
 // request when it is content.
-func prompt(t *testing.T, p Prompter, q *Question) elicit.Response {
+func prompt(t *testing.T, p terminal.Prompter, q *terminal.Question) elicit.Response {
 	t.Helper()
-	resp, err := Answer(p, q)
+	resp, err := terminal.Answer(p, q)
 	if err != nil {
 		t.Fatalf("prompt: %v", err)
 	}
 	if resp.Action == elicit.Accept {
-		if err := elicit.NewKinds(elicit.BuiltinKinds()...).Check(q.Request, resp); err != nil {
+		if err := kindset.New(elicit.BuiltinKinds()...).Check(q.Request, resp); err != nil {
 			t.Fatalf("the prompter's answer %s fails the request's check: %v", resp.Content, err)
 		}
 	}
@@ -113,7 +115,7 @@ func TestPromptChoice(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q, out := scripted(t, request(t, elicit.Choose, tt.in), tt.script...)
-			resp := prompt(t, PromptFunc(promptChoice), q)
+			resp := prompt(t, terminal.PromptFunc(promptChoice), q)
 			var got string
 			if resp.Action == elicit.Other {
 				got = "other: " + resp.Text
@@ -129,7 +131,7 @@ func TestPromptChoice(t *testing.T) {
 		req := request(t, elicit.Choose, withElse)
 		req.Actions = []elicit.Action{elicit.Accept, elicit.Cancel}
 		q, out := scripted(t, req, "purple-ish", "1")
-		if got, want := content(t, prompt(t, PromptFunc(promptChoice), q)), `{"option":"red"}`; got != want {
+		if got, want := content(t, prompt(t, terminal.PromptFunc(promptChoice), q)), `{"option":"red"}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 		if !strings.Contains(out.String(), "Type a number from 1 to 4") {
@@ -138,7 +140,7 @@ func TestPromptChoice(t *testing.T) {
 	})
 	t.Run("own answer is offered only when the input offers it", func(t *testing.T) {
 		q, out := scripted(t, request(t, elicit.Choose, elicit.ChoiceInput{Options: []string{"a", "b"}}), "1")
-		prompt(t, PromptFunc(promptChoice), q)
+		prompt(t, terminal.PromptFunc(promptChoice), q)
 		if strings.Contains(out.String(), "type your own") {
 			t.Errorf("offers an own answer:\n%s", out)
 		}
@@ -161,7 +163,7 @@ func TestPromptConfirm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q, _ := scripted(t, request(t, elicit.Confirm, in), tt.script...)
-			resp := prompt(t, PromptFunc(promptConfirm), q)
+			resp := prompt(t, terminal.PromptFunc(promptConfirm), q)
 			got := "other: " + resp.Text
 			if resp.Action != elicit.Other {
 				got = content(t, resp)
@@ -175,10 +177,11 @@ func TestPromptConfirm(t *testing.T) {
 
 func TestPromptLocation(t *testing.T) {
 	req := request(t, elicit.LocateDevice, elicit.LocationInput{Accuracy: "high"})
-	q, out := scripted(t, req, "here", "52.37", "52.37, 4.89")
 	var stages []string
-	q.progress = func(p elicit.Progress) { stages = append(stages, p.Stage) }
-	if got, want := content(t, prompt(t, PromptFunc(promptLocation), q)), `{"lat":52.37,"lng":4.89}`; got != want {
+	out := &strings.Builder{}
+	q := terminal.NewQuestion(req, &reporting{Reader: strings.NewReader("here\n52.37\n52.37, 4.89\n"),
+		report: func(p elicit.Progress) { stages = append(stages, p.Stage) }}, out)
+	if got, want := content(t, prompt(t, terminal.PromptFunc(promptLocation), q)), `{"lat":52.37,"lng":4.89}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	if got, want := strings.Join(stages, ","), "requesting-permission,acquiring"; got != want {
@@ -192,13 +195,13 @@ func TestPromptLocation(t *testing.T) {
 func TestPromptClipboard(t *testing.T) {
 	t.Run("read", func(t *testing.T) {
 		q, _ := scripted(t, request(t, elicit.ReadClipboard, elicit.ClipboardReadInput{}), "", "hello there")
-		if got, want := content(t, prompt(t, PromptFunc(promptClipboardRead), q)), `{"text":"hello there"}`; got != want {
+		if got, want := content(t, prompt(t, terminal.PromptFunc(promptClipboardRead), q)), `{"text":"hello there"}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	})
 	t.Run("write", func(t *testing.T) {
 		q, out := scripted(t, request(t, elicit.WriteClipboard, elicit.ClipboardWriteInput{Text: "SWEAT-1"}), "huh", "")
-		if got, want := content(t, prompt(t, PromptFunc(promptClipboardWrite), q)), `{"copied":true}`; got != want {
+		if got, want := content(t, prompt(t, terminal.PromptFunc(promptClipboardWrite), q)), `{"copied":true}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 		if !strings.Contains(out.String(), "SWEAT-1") {
@@ -207,7 +210,7 @@ func TestPromptClipboard(t *testing.T) {
 	})
 	t.Run("write refused", func(t *testing.T) {
 		q, _ := scripted(t, request(t, elicit.WriteClipboard, elicit.ClipboardWriteInput{Text: "x"}), "n")
-		if got := prompt(t, PromptFunc(promptClipboardWrite), q); got.Action != elicit.Denied {
+		if got := prompt(t, terminal.PromptFunc(promptClipboardWrite), q); got.Action != elicit.Denied {
 			t.Errorf("got %s, want denied", got.Action)
 		}
 	})
@@ -246,7 +249,7 @@ func TestPromptForm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q, out := scripted(t, request(t, form, struct{}{}), tt.script...)
-			if got := content(t, prompt(t, PromptFunc(promptForm), q)); got != tt.want {
+			if got := content(t, prompt(t, terminal.PromptFunc(promptForm), q)); got != tt.want {
 				t.Errorf("got %s, want %s\n%s", got, tt.want, out)
 			}
 			for _, s := range tt.shown {
@@ -260,7 +263,7 @@ func TestPromptForm(t *testing.T) {
 		q, out := scripted(t, request(t, form, struct{}{}), "33")
 		q.Errors = elicit.FieldErrors{{Field: "age", Message: "is not what the server wants"}}
 		q.Last = &elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"name":"Ed","age":3,"diet":"vegan","newsletter":true}`)}
-		if got, want := content(t, prompt(t, PromptFunc(promptForm), q)), `{"age":33,"diet":"vegan","name":"Ed","newsletter":true}`; got != want {
+		if got, want := content(t, prompt(t, terminal.PromptFunc(promptForm), q)), `{"age":33,"diet":"vegan","name":"Ed","newsletter":true}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 		if strings.Contains(out.String(), "Name") {
@@ -269,7 +272,7 @@ func TestPromptForm(t *testing.T) {
 	})
 	t.Run("own words", func(t *testing.T) {
 		q, _ := scripted(t, request(t, form, struct{}{}), "Fay", "/o make it three of us")
-		if got := prompt(t, PromptFunc(promptForm), q); got.Action != elicit.Other || got.Text != "make it three of us" {
+		if got := prompt(t, terminal.PromptFunc(promptForm), q); got.Action != elicit.Other || got.Text != "make it three of us" {
 			t.Errorf("got %s %q, want other", got.Action, got.Text)
 		}
 	})
@@ -307,7 +310,7 @@ func TestPromptersFor(t *testing.T) {
 	})
 	t.Run("a registered prompter wins", func(t *testing.T) {
 		req := request(t, elicit.NewKind[struct{}, seats]("test-seats-2", "Seats"), struct{}{})
-		p.Register("test-seats-2", PromptFunc(func(q *Question) (elicit.Response, error) { return Accept(seats{Count: 7}) }))
+		p.Register("test-seats-2", terminal.PromptFunc(func(q *terminal.Question) (elicit.Response, error) { return terminal.Accept(seats{Count: 7}) }))
 		q, _ := scripted(t, req)
 		if got, want := content(t, prompt(t, p.For(req), q)), `{"count":7}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
@@ -328,7 +331,7 @@ func TestPromptFormShowsTitledOptions(t *testing.T) {
 		},
 	}, Actions: []elicit.Action{elicit.Accept, elicit.Decline, elicit.Cancel}}
 	q, out := scripted(t, req, "cat", "1, dog")
-	if got, want := content(t, prompt(t, PromptFunc(promptForm), q)), `{"friends":["fish-1","dog-3"],"pet":"cat-2"}`; got != want {
+	if got, want := content(t, prompt(t, terminal.PromptFunc(promptForm), q)), `{"friends":["fish-1","dog-3"],"pet":"cat-2"}`; got != want {
 		t.Errorf("got %s, want %s\n%s", got, want, out)
 	}
 	for _, want := range []string{"1) Goldfish  2) Cat", "1) Goldfish  2) Cat  3) Dog"} {

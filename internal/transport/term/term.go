@@ -92,7 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer sub.Close()
 
-	t := &terminal{cfg: cfg, id: id, out: printable{cfg.Out},
+	t := &tty{cfg: cfg, id: id, out: printable{cfg.Out},
 		lines: readLines(ctx, cfg.In), changes: follow(ctx, sub),
 		seen: map[int64]bool{}, answered: map[string]bool{}, reported: map[string]bool{}}
 	t.greet(view)
@@ -104,9 +104,9 @@ func Run(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// terminal is one conversation at the terminal. Everything it prints, it
+// tty is one conversation at the terminal. Everything it prints, it
 // prints from the goroutine running loop.
-type terminal struct {
+type tty struct {
 	cfg     Config
 	id      string
 	out     io.Writer
@@ -175,7 +175,7 @@ func follow(ctx context.Context, sub *chat.Follower) <-chan update {
 
 // loop answers the question up next, else reads a message when no turn
 // runs, else waits for the turn to move on.
-func (t *terminal) loop(ctx context.Context) error {
+func (t *tty) loop(ctx context.Context) error {
 	for {
 		if it, pos, queued := t.next(); it != nil {
 			if err := t.ask(ctx, it, pos, queued); err != nil {
@@ -201,7 +201,7 @@ func (t *terminal) loop(ctx context.Context) error {
 }
 
 // stop stops the turn that works or waits, on Ctrl-C.
-func (t *terminal) stop(ctx context.Context) {
+func (t *tty) stop(ctx context.Context) {
 	err := t.cfg.Chat.Stop(ctx, t.cfg.Session, t.id)
 	switch {
 	case err == nil:
@@ -212,7 +212,7 @@ func (t *terminal) stop(ctx context.Context) {
 }
 
 // message reads a message and sends it.
-func (t *terminal) message(ctx context.Context) error {
+func (t *tty) message(ctx context.Context) error {
 	line, err := t.read(ctx, "you> ", nil)
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func (t *terminal) message(ctx context.Context) error {
 // failed on a model call from before that call, any other from the
 // message, on a new branch; the way on from a turn whose record the
 // assistant's changed code no longer replays.
-func (t *terminal) retry(ctx context.Context) error {
+func (t *tty) retry(ctx context.Context) error {
 	var last int64
 	for _, it := range t.items {
 		if it.Kind == tree.AssistantMessage || it.Kind == tree.TurnError || it.Kind == tree.Stopped {
@@ -271,7 +271,7 @@ var errWithdrawn = errors.New("the question was withdrawn")
 // read shows label and waits for a line, printing what the conversation
 // does meanwhile. It returns io.EOF at the end of the input, and
 // errWithdrawn when gone reports the question being asked went away.
-func (t *terminal) read(ctx context.Context, label string, gone func() bool) (string, error) {
+func (t *tty) read(ctx context.Context, label string, gone func() bool) (string, error) {
 	t.prompt(label)
 	defer func() { t.prompted = false }()
 	for {
@@ -311,13 +311,13 @@ func (t *terminal) read(ctx context.Context, label string, gone func() bool) (st
 }
 
 // prompt shows label, the cursor staying after it.
-func (t *terminal) prompt(label string) {
+func (t *tty) prompt(label string) {
 	fmt.Fprint(t.out, label)
 	t.prompted = true
 }
 
 // say prints a line, on a line of its own even when a prompt waits.
-func (t *terminal) say(format string, args ...any) {
+func (t *tty) say(format string, args ...any) {
 	if t.prompted {
 		fmt.Fprintln(t.out)
 		t.prompted = false

@@ -11,7 +11,7 @@ import (
 
 // greet prints what the conversation is and how to use the terminal, then
 // the conversation so far when it is continued.
-func (t *terminal) greet(v chat.View) {
+func (t *tty) greet(v chat.View) {
 	t.say("Conversation %s with %s (model: %s).", v.Conversation.ID, v.Conversation.Agent, v.Model)
 	t.say("Type a message and press Enter; Ctrl-C stops the agent, Ctrl-D ends. A question takes /d to decline, /c to cancel, /? for more.")
 	for _, it := range v.Items {
@@ -26,7 +26,7 @@ func (t *terminal) greet(v chat.View) {
 }
 
 // resync replaces what the terminal knows with v, printing what is new.
-func (t *terminal) resync(v chat.View) bool {
+func (t *tty) resync(v chat.View) bool {
 	t.items = v.Items
 	printed := false
 	for _, it := range v.Items {
@@ -38,7 +38,7 @@ func (t *terminal) resync(v chat.View) bool {
 
 // apply takes in an update, printing what is new, and reports whether it
 // printed anything.
-func (t *terminal) apply(u update) bool {
+func (t *tty) apply(u update) bool {
 	if u.resync != nil {
 		return t.resync(*u.resync)
 	}
@@ -68,7 +68,7 @@ func (t *terminal) apply(u update) bool {
 }
 
 // put adds a new item or replaces the one shown with its id.
-func (t *terminal) put(it chat.Item, isNew bool) {
+func (t *tty) put(it chat.Item, isNew bool) {
 	if !isNew {
 		for i := range t.items {
 			if t.items[i].ID == it.ID {
@@ -82,14 +82,14 @@ func (t *terminal) put(it chat.Item, isNew bool) {
 
 // confirm forgets a question answered here once the subscription shows it
 // answered: changes from then on are newer than the answer.
-func (t *terminal) confirm(it chat.Item) {
+func (t *tty) confirm(it chat.Item) {
 	if it.Elicit != nil && it.Elicit.State != chat.Pending {
 		delete(t.answered, it.Elicit.Request.ID)
 	}
 }
 
 // setStatus takes in the turn's status, printing progress that changed.
-func (t *terminal) setStatus(st chat.Status) bool {
+func (t *tty) setStatus(st chat.Status) bool {
 	if st.Running {
 		t.sent = false // the subscription shows the turn from here on
 	}
@@ -117,7 +117,7 @@ func progressLine(message string, fraction float64) string {
 // show prints an item the first time it is final: a reply, an error, a
 // side question's answer. Messages the user typed here are not repeated,
 // and questions are shown when asked.
-func (t *terminal) show(it chat.Item) bool {
+func (t *tty) show(it chat.Item) bool {
 	if t.seen[it.ID] {
 		return false
 	}
@@ -167,7 +167,7 @@ func agentOf(it chat.Item) string {
 // Items are snapshots, so the queue is counted here, in the order asked.
 // While an answer given here is not yet shown answered, there is none: the
 // queue is about to change.
-func (t *terminal) next() (it *chat.Item, pos, queued int) {
+func (t *tty) next() (it *chat.Item, pos, queued int) {
 	for i := range t.items {
 		e := t.items[i].Elicit
 		if e == nil || e.State != chat.Pending {
@@ -185,7 +185,7 @@ func (t *terminal) next() (it *chat.Item, pos, queued int) {
 }
 
 // queuePos returns question eid's place in the queue and the queue's length.
-func (t *terminal) queuePos(eid string) (pos, queued int) {
+func (t *tty) queuePos(eid string) (pos, queued int) {
 	for _, it := range t.items {
 		if e := it.Elicit; e != nil && e.State == chat.Pending {
 			queued++
@@ -198,7 +198,7 @@ func (t *terminal) queuePos(eid string) (pos, queued int) {
 }
 
 // pending reports whether question eid still waits for an answer here.
-func (t *terminal) pending(eid string) bool {
+func (t *tty) pending(eid string) bool {
 	for _, it := range t.items {
 		if it.Elicit != nil && it.Elicit.Request.ID == eid {
 			return it.Elicit.State == chat.Pending

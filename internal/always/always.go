@@ -1,4 +1,9 @@
-package policy
+// Package always keeps the tools a session's user always allows: the
+// answer "Always allow" on an approval, which the engine checks on every
+// tool call and a settings page lists and revokes. It is the engine's: an
+// author's policy says what asks, and the user's standing answers to it
+// are kept here.
+package always
 
 import (
 	"context"
@@ -6,12 +11,12 @@ import (
 	"time"
 )
 
-// AlwaysRule is a choice the user made on an approval — "Always allow" —
+// Rule is a choice the user made on an approval — "Always allow" —
 // kept for their session: the agent's tool runs from then on without a
 // card, in every conversation of the session, until the user revokes it
 // (a settings page lists them). It is a remembered choice, so a finalDeny
 // or a deny still beats it.
-type AlwaysRule struct {
+type Rule struct {
 	ID      int64
 	Session string
 	Agent   string
@@ -19,17 +24,17 @@ type AlwaysRule struct {
 	Created time.Time
 }
 
-// AlwaysCache keeps the always rules of the sessions read so far: every
+// Cache keeps the always rules of the sessions read so far: every
 // tool call a turn makes looks them up, and they change only when a user
 // allows or revokes one, or a session rotates. The zero value keeps none.
-type AlwaysCache struct {
+type Cache struct {
 	mu     sync.Mutex
-	by     map[string][]AlwaysRule // session → its rules
-	change uint64                  // counts the changes, so that a read that raced one is not kept
+	by     map[string][]Rule // session → its rules
+	change uint64            // counts the changes, so that a read that raced one is not kept
 }
 
 // Of returns session's rules, read through read when they are not kept.
-func (a *AlwaysCache) Of(ctx context.Context, session string, read func(context.Context, string) ([]AlwaysRule, error)) ([]AlwaysRule, error) {
+func (a *Cache) Of(ctx context.Context, session string, read func(context.Context, string) ([]Rule, error)) ([]Rule, error) {
 	a.mu.Lock()
 	rules, ok := a.by[session]
 	change := a.change
@@ -47,7 +52,7 @@ func (a *AlwaysCache) Of(ctx context.Context, session string, read func(context.
 	// kept. A revoked rule is never taken from memory after the revoke.
 	if a.change == change {
 		if a.by == nil {
-			a.by = map[string][]AlwaysRule{}
+			a.by = map[string][]Rule{}
 		}
 		a.by[session] = rules
 	}
@@ -55,7 +60,7 @@ func (a *AlwaysCache) Of(ctx context.Context, session string, read func(context.
 }
 
 // Forget drops what is kept of the sessions' rules, which changed.
-func (a *AlwaysCache) Forget(sessions ...string) {
+func (a *Cache) Forget(sessions ...string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.change++

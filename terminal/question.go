@@ -1,4 +1,14 @@
-package term
+// Package terminal is what an application's terminal prompter of its own
+// elicit kind sees and calls: the chat command asks each question at the
+// terminal with the prompter of its kind, which reads the user's lines
+// through the question's helpers and returns the answer. The application
+// hands its prompters to the server by kind name (app.Config.Prompters).
+//
+// The package is apart from component, the browser's view of a question,
+// because a prompter is a dialogue of lines where a component is drawn
+// once: the two share the question's elicit.Request and nothing else, and
+// a program asked only at a terminal imports no templ.
+package terminal
 
 import (
 	"bufio"
@@ -27,15 +37,41 @@ type Question struct {
 	out      io.Writer
 	read     func(label string) (string, error)
 	progress func(elicit.Progress)
-	upload   *upload // where a file given is stored; nil where none are kept
+}
+
+// A lineReader reads a question's lines its own way: it shows the label,
+// and keeps the prompt under whatever it prints meanwhile. The chat
+// command's terminal is one, as its lines come from a conversation that
+// goes on while the question is asked.
+type lineReader interface {
+	ReadLine(label string) (string, error)
+}
+
+// A progressReporter hears the progress a prompter reports on its
+// question: the chat command's terminal passes it on to the agent.
+type progressReporter interface {
+	ReportProgress(p elicit.Progress)
 }
 
 // NewQuestion returns a question for req that reads its lines from in and
 // writes to out, echoing each line read after its prompt: for testing a
 // prompter without a conversation. Line returns io.EOF when in ends.
+//
+// An in with a method ReadLine(label string) (string, error) is read
+// through it instead, and that method shows the label and echoes as it
+// sees fit; one with a method ReportProgress(elicit.Progress) hears what
+// Progress reports. The chat command asks its questions so.
 func NewQuestion(req elicit.Request, in io.Reader, out io.Writer) *Question {
+	q := &Question{Request: req, out: out}
+	if pr, ok := in.(progressReporter); ok {
+		q.progress = pr.ReportProgress
+	}
+	if lr, ok := in.(lineReader); ok {
+		q.read = lr.ReadLine
+		return q
+	}
 	sc := bufio.NewScanner(in)
-	return &Question{Request: req, out: out, read: func(label string) (string, error) {
+	q.read = func(label string) (string, error) {
 		fmt.Fprint(out, label)
 		if !sc.Scan() {
 			fmt.Fprintln(out)
@@ -43,7 +79,8 @@ func NewQuestion(req elicit.Request, in io.Reader, out io.Writer) *Question {
 		}
 		fmt.Fprintln(out, sc.Text())
 		return sc.Text(), nil
-	}}
+	}
+	return q
 }
 
 // Answer asks q with p and returns the answer, a keystroke or words off
@@ -106,8 +143,9 @@ func (q *Question) Printf(format string, args ...any) {
 	fmt.Fprintf(q.out, format, args...)
 }
 
-// problem prints a problem with what was just typed, before asking again.
-func (q *Question) problem(format string, args ...any) {
+// Problem prints a problem with what was just typed, marked as one, for
+// a prompter to say before it asks again.
+func (q *Question) Problem(format string, args ...any) {
 	q.Printf("  ! "+format+"\n", args...)
 }
 
@@ -140,9 +178,9 @@ func (q *Question) line(label string, paths bool) (string, error) {
 		switch {
 		case cmd == "/o":
 			if !q.Request.Allows(elicit.Other) {
-				q.problem("This question cannot be answered in your own words.")
+				q.Problem("This question cannot be answered in your own words.")
 			} else if rest == "" {
-				q.problem("Write your words after /o.")
+				q.Problem("Write your words after /o.")
 			} else {
 				return "", &answered{action: elicit.Other, text: rest}
 			}
@@ -155,10 +193,10 @@ func (q *Question) line(label string, paths bool) (string, error) {
 			if q.Request.Allows(a) {
 				return "", &answered{action: a}
 			}
-			q.problem("This question cannot be answered with %s (%s). %s", cmd, a, q.Hint())
+			q.Problem("This question cannot be answered with %s (%s). %s", cmd, a, q.Hint())
 			continue
 		}
-		q.problem("%s is not a command here. %s", line, q.Hint())
+		q.Problem("%s is not a command here. %s", line, q.Hint())
 	}
 }
 
@@ -199,7 +237,7 @@ func (q *Question) Pick(label string, options []string) (int, error) {
 		if _, err := strconv.Atoi(line); err != nil && line != "" && q.Request.Allows(elicit.Other) {
 			return -1, &answered{action: elicit.Other, text: line}
 		}
-		q.problem("Type a number from 1 to %d.", len(options))
+		q.Problem("Type a number from 1 to %d.", len(options))
 	}
 }
 
