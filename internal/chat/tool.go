@@ -45,7 +45,14 @@ func (t *turn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) m
 		}, func(rec tree.ToolRecord) error {
 			t.conv.mu.Lock()
 			defer t.conv.mu.Unlock()
-			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
+			n := tree.Node{Conversation: t.conv.conv.ID, Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)}
+			if t.call != nil && t.place == (flow{}) && t.liveLocked() {
+				// The turn's reply follows at once, and is written with
+				// it (held.go).
+				t.conv.records.hold(n)
+				return nil
+			}
+			_, err := t.appendLocked(context.WithoutCancel(ctx), n)
 			return err
 		})
 		switch {
