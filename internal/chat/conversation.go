@@ -75,8 +75,8 @@ func (c *conversation) running() bool { return c.current != nil }
 // when n goes plainly on HEAD.
 func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.Conversation = c.conv.ID
-	h, rec := c.questions.unholdLocked(), c.records.take()
-	if h == nil && rec == nil {
+	h, recs := c.questions.unholdLocked(), c.records.take()
+	if h == nil && len(recs) == 0 {
 		return c.writeLocked(ctx, n, opts)
 	}
 	if opts == (tree.AppendOptions{}) {
@@ -84,9 +84,7 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 		if h != nil {
 			chain = append(chain, h.node)
 		}
-		if rec != nil {
-			chain = append(chain, *rec)
-		}
+		chain = append(chain, recs...)
 		chain[0].Parent = c.conv.Head
 		all, err := c.svc.store.AppendChain(ctx, append(chain, n))
 		if err == nil {
@@ -108,8 +106,8 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 			return tree.Node{}, err
 		}
 	}
-	if rec != nil {
-		if _, err := c.writeLocked(ctx, *rec, tree.AppendOptions{}); err != nil {
+	for _, rec := range recs {
+		if _, err := c.writeLocked(ctx, rec, tree.AppendOptions{}); err != nil {
 			return tree.Node{}, err
 		}
 	}

@@ -182,34 +182,34 @@ func (qs *questions) settleLocked(h *heldAnswer, err error) {
 // crash during its own commit would, and the turn resumes from its record:
 // the tool runs again.
 
-// heldRecord is a call turn's tool record, not yet written.
+// heldRecord is a call turn's tool records, not yet written: its tool's,
+// after those of the tools it called itself, in the order they returned.
 type heldRecord struct {
-	node *tree.Node
+	nodes []tree.Node
 }
 
-// hold holds n, the tool record of the turn of the flow that runs a call,
-// to be written with the conversation's next record. c.mu is held.
-func (r *heldRecord) hold(n tree.Node) { r.node = &n }
+// hold holds n, a tool record of the turn of the flow that runs a call, to
+// be written with the conversation's next record. c.mu is held.
+func (r *heldRecord) hold(n tree.Node) { r.nodes = append(r.nodes, n) }
 
-// take returns the held record, if any, for its writer. c.mu is held.
-func (r *heldRecord) take() *tree.Node {
-	n := r.node
-	r.node = nil
-	return n
+// take returns the held records, if any, for their writer. c.mu is held.
+func (r *heldRecord) take() []tree.Node {
+	nodes := r.nodes
+	r.nodes = nil
+	return nodes
 }
 
-// flushLocked writes the held record alone. A record that cannot be
+// flushLocked writes the held records alone. A record that cannot be
 // written stops the turn, as an answer that cannot be: its record would
 // not say what its tool returned. c.mu is held.
 func (r *heldRecord) flushLocked(c *conversation) {
-	n := r.take()
-	if n == nil {
-		return
-	}
-	if _, err := c.writeLocked(context.Background(), *n, tree.AppendOptions{}); err != nil {
-		c.svc.log.Error("record a tool call", "conversation", c.conv.ID, "call", n.Ref, "err", err)
-		if t := c.current; t != nil {
-			t.cancel(fmt.Errorf("the tool call could not be recorded: %w", err))
+	for _, n := range r.take() {
+		if _, err := c.writeLocked(context.Background(), n, tree.AppendOptions{}); err != nil {
+			c.svc.log.Error("record a tool call", "conversation", c.conv.ID, "call", n.Ref, "err", err)
+			if t := c.current; t != nil {
+				t.cancel(fmt.Errorf("the tool call could not be recorded: %w", err))
+			}
+			return
 		}
 	}
 }

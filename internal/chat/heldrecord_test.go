@@ -146,3 +146,55 @@ func equalKinds(a, b []tree.Kind) bool {
 	}
 	return true
 }
+
+func TestAToolCalledInsideACallsToolIsOnDiskBeforeTheOuterGoesOn(t *testing.T) {
+	// The outer tool may act on the world once the inner one returned, as
+	// a tool that books what another looked up: what the inner returned
+	// must not be lost to a crash after that, or it would run again.
+	var w *writeCounter
+	var conv string
+	onDisk := make(chan bool, 1)
+	a := agents.New("booker", "Books what it looked up.")
+	lookUp := agents.NewTool(a, "look_up", "Looks a flight up", func(ctx context.Context, _ struct{}) (string, error) {
+		return "BA 123", nil
+	})
+	book := agents.NewTool(a, "book", "Books a flight", func(ctx context.Context, _ struct{}) (string, error) {
+		flight, err := lookUp.Call(ctx, struct{}{})
+		if err != nil {
+			return "", err
+		}
+		kinds := lastKinds(t, w, conv, 1)
+		onDisk <- len(kinds) == 1 && kinds[0] == tree.ToolCall
+		return "booked " + flight, nil
+	})
+	caller := agents.Assistant{
+		Name: "caller", Description: "Runs a program's calls.", Input: agents.Queue,
+		Turn: func(ctx context.Context, message string) (string, error) {
+			out, err := book.Call(ctx, struct{}{})
+			if err != nil {
+				return "", err
+			}
+			raw, _ := json.Marshal(out)
+			chat.ReturnCall(ctx, tree.CallOutcome{Output: raw})
+			return out, nil
+		},
+	}
+	svc, counted := newCountedService(t, chat.Config{Assistants: registry.New(caller), Model: offline.New()})
+	w = counted
+	c, err := svc.Create(t.Context(), "me", "caller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv = c.ID
+	if _, err := svc.SendMessage(t.Context(), "me", conv, chat.Message{Text: "booker.book", Call: &tree.Call{Tool: "booker.book"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked BA 123" })
+	if !<-onDisk {
+		t.Error("the inner tool's record was not on disk when the outer tool went on")
+	}
+	got, want := lastKinds(t, w, conv, 4), []tree.Kind{tree.UserMessage, tree.ToolCall, tree.ToolCall, tree.AssistantMessage}
+	if !equalKinds(got, want) {
+		t.Errorf("the record ends with %v, want %v", got, want)
+	}
+}
