@@ -44,6 +44,9 @@ type conversation struct {
 	questions questions
 	inbox     inbox
 	page      page
+	// records holds a call turn's tool record until the turn's reply
+	// (held.go).
+	records heldRecord
 }
 
 func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *conversation {
@@ -67,26 +70,44 @@ func (c *conversation) running() bool { return c.current != nil }
 
 // appendLocked records n durably as a child of HEAD (or of n.Parent when
 // opts.Fork is set), makes it HEAD and tells subscribers; c.mu is held. An
-// answer held for the turn's next record is written with n, in the same
-// commit, when n goes plainly on HEAD.
+// answer held for the turn's next record, and a call turn's tool record
+// held for its reply (held.go), are written with n, in the same commit,
+// when n goes plainly on HEAD.
 func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.Conversation = c.conv.ID
-	if h := c.questions.unholdLocked(); h != nil {
-		if opts == (tree.AppendOptions{}) {
-			h.node.Parent = c.conv.Head
-			both, err := c.svc.store.AppendChain(ctx, []tree.Node{h.node, n})
-			if err == nil {
-				c.recordedLocked(both[0], opts)
-				c.questions.settleLocked(h, nil)
-				c.recordedLocked(both[1], opts)
-				return both[1], nil
-			}
-			// Written apart, one's failure is not the other's.
-			c.svc.log.Warn("an answer and the next record could not be written together; writing them apart", "conversation", c.conv.ID, "err", err)
+	h, recs := c.questions.unholdLocked(), c.records.take()
+	if h == nil && len(recs) == 0 {
+		return c.writeLocked(ctx, n, opts)
+	}
+	if opts == (tree.AppendOptions{}) {
+		var chain []tree.Node
+		if h != nil {
+			chain = append(chain, h.node)
 		}
+		chain = append(chain, recs...)
+		chain[0].Parent = c.conv.Head
+		all, err := c.svc.store.AppendChain(ctx, append(chain, n))
+		if err == nil {
+			for i, m := range all {
+				c.recordedLocked(m, opts)
+				if i == 0 && h != nil {
+					c.questions.settleLocked(h, nil)
+				}
+			}
+			return all[len(all)-1], nil
+		}
+		// Written apart, one's failure is not the other's.
+		c.svc.log.Warn("held records and the next could not be written together; writing them apart", "conversation", c.conv.ID, "err", err)
+	}
+	if h != nil {
 		_, err := c.writeLocked(ctx, h.node, tree.AppendOptions{})
 		c.questions.settleLocked(h, err)
 		if err != nil {
+			return tree.Node{}, err
+		}
+	}
+	for _, rec := range recs {
+		if _, err := c.writeLocked(ctx, rec, tree.AppendOptions{}); err != nil {
 			return tree.Node{}, err
 		}
 	}

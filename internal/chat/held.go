@@ -63,13 +63,14 @@ func (h *heldAnswer) take(eid string) (elicit.Response, bool) {
 	}
 }
 
-// lock takes c.mu, writing a held answer first.
+// lock takes c.mu, writing a held answer and a held tool record first.
 func (c *conversation) lock() {
 	c.mu.Lock()
 	c.questions.flushLocked()
+	c.records.flushLocked(c)
 }
 
-// flush writes a held answer.
+// flush writes a held answer and a held tool record.
 func (c *conversation) flush() {
 	c.lock()
 	c.mu.Unlock()
@@ -167,4 +168,48 @@ func (qs *questions) settleLocked(h *heldAnswer, err error) {
 	qs.broadcastItemLocked(h.node.Ref)
 	qs.broadcastQueueLocked("") // each moves up the queue
 	qs.c.page.broadcastStatusLocked()
+}
+
+// A turn that runs a program's tool call (toolcall.go) ends as soon as its
+// tool returns: its reply is the tool's outcome, and nothing runs between
+// the two, no model call and no other tool. So the tool's record is held
+// and written with the reply, in one commit, as an answer is written with
+// the record after it. The promise is kept: nothing acts on the record
+// before it is written. The program hears of the outcome only from the
+// reply, and whoever looks at the conversation meanwhile (lock), a model
+// call or another tool (flush) has the record written first. A crash
+// before the commit loses a tool's record that nobody was told of, as a
+// crash during its own commit would, and the turn resumes from its record:
+// the tool runs again.
+
+// heldRecord is a call turn's tool records, not yet written: its tool's,
+// after those of the tools it called itself, in the order they returned.
+type heldRecord struct {
+	nodes []tree.Node
+}
+
+// hold holds n, a tool record of the turn of the flow that runs a call, to
+// be written with the conversation's next record. c.mu is held.
+func (r *heldRecord) hold(n tree.Node) { r.nodes = append(r.nodes, n) }
+
+// take returns the held records, if any, for their writer. c.mu is held.
+func (r *heldRecord) take() []tree.Node {
+	nodes := r.nodes
+	r.nodes = nil
+	return nodes
+}
+
+// flushLocked writes the held records alone. A record that cannot be
+// written stops the turn, as an answer that cannot be: its record would
+// not say what its tool returned. c.mu is held.
+func (r *heldRecord) flushLocked(c *conversation) {
+	for _, n := range r.take() {
+		if _, err := c.writeLocked(context.Background(), n, tree.AppendOptions{}); err != nil {
+			c.svc.log.Error("record a tool call", "conversation", c.conv.ID, "call", n.Ref, "err", err)
+			if t := c.current; t != nil {
+				t.cancel(fmt.Errorf("the tool call could not be recorded: %w", err))
+			}
+			return
+		}
+	}
 }

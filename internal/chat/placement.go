@@ -125,6 +125,11 @@ func (flow) deliver(t *turn, w *waiter, req elicit.Request, resp elicit.Response
 // in the reflog) and starts what was queued behind it.
 func (flow) end(ctx context.Context, t *turn, kind tree.Kind, m tree.Message) {
 	c := t.conv
+	if kind == "" {
+		// Left where it is, the turn resumes from its record: its tool's
+		// record is kept (held.go).
+		c.records.flushLocked(c)
+	}
 	if kind != "" {
 		var move *tree.Move
 		if kind == tree.Stopped {

@@ -36,7 +36,7 @@ func (t *turn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) m
 		rec, err := durable.Step(t.record, replay.Tool(t.record, id, c), func() (tree.ToolRecord, error) {
 			ran = true
 			var rec tree.ToolRecord
-			rec, out, runErr = t.decideAndRun(ctx, id, c, next)
+			rec, out, runErr = t.decideAndRun(context.WithValue(ctx, insideToolKey{}, true), id, c, next)
 			if cut = runErr != nil && cutOff(ctx, runErr); cut {
 				return rec, runErr // not recorded: the turn resumes here
 			}
@@ -45,7 +45,16 @@ func (t *turn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) m
 		}, func(rec tree.ToolRecord) error {
 			t.conv.mu.Lock()
 			defer t.conv.mu.Unlock()
-			_, err := t.appendLocked(context.WithoutCancel(ctx), tree.Node{Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)})
+			n := tree.Node{Conversation: t.conv.conv.ID, Kind: tree.ToolCall, Ref: id, Agent: c.Agent, Payload: tree.MustEncode(rec)}
+			if t.call != nil && ctx.Value(insideToolKey{}) == nil && t.place == (flow{}) && t.liveLocked() {
+				// The call's own tool returned: the turn's reply follows
+				// at once, and is written with it (held.go). A tool
+				// called from inside another is recorded at once, as the
+				// other may act on the world after it.
+				t.conv.records.hold(n)
+				return nil
+			}
+			_, err := t.appendLocked(context.WithoutCancel(ctx), n)
 			return err
 		})
 		switch {
@@ -61,6 +70,10 @@ func (t *turn) tool(next middleware.Handler[agents.ToolCall, json.RawMessage]) m
 		return consent.Recorded(rec)
 	}
 }
+
+// insideToolKey marks the context of a tool's run, so that a tool called
+// from inside it knows it is not the call turn's own (held.go).
+type insideToolKey struct{}
 
 // cutOff reports whether err, the error of a call made from ctx, means the
 // call was cut off rather than that it failed: its branch was left or the

@@ -11,6 +11,9 @@ import (
 // text, and hands its outcome back the same way, to be recorded on the
 // reply (tree.Message.Outcome) and read by the program from the event
 // stream's run.completed. Nothing in between is JSON inside chat text.
+// Such a turn runs its tool and returns: its tool's record is written with
+// its reply (held.go), so an assistant that runs a call acts on nothing
+// after the tool but through the primitives, which write it first.
 
 // callKey is the context key of a turn's toolCall.
 type callKey struct{}

@@ -404,9 +404,13 @@ func readNodes(ctx context.Context, q querier, conversation string) ([]tree.Node
 }
 
 // stmts are the statements of the write path, prepared once on the write
-// connection so that a write does not compile its SQL again.
+// connection so that a write does not compile its SQL again: the tree's,
+// and the MCP event store's, which every tool call over MCP appends to
+// three times (mcpevents.go).
 type stmts struct {
 	head, nodeExists, insertNode, setHead, touch, logMove *sql.Stmt
+
+	clearEvents, openStream, nextEvent, insertEvent *sql.Stmt
 }
 
 // prepare prepares the statements on db.
@@ -422,6 +426,12 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? AND head = ?`},
 		{&s.touch, `UPDATE conversations SET updated_at = ? WHERE id = ?`},
 		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`},
+		{&s.clearEvents, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`},
+		{&s.openStream, `INSERT INTO mcp_streams(session_id, stream_id, touched_at) VALUES (?, ?, 0)
+			ON CONFLICT (session_id, stream_id) DO UPDATE SET first = 0, next = 0, bytes = 0`},
+		{&s.nextEvent, `UPDATE mcp_streams SET next = next + 1, bytes = bytes + ?, touched_at = ?
+			WHERE session_id = ? AND stream_id = ? RETURNING next - 1, first, bytes`},
+		{&s.insertEvent, `INSERT INTO mcp_events(session_id, stream_id, idx, data) VALUES (?, ?, ?, ?)`},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -435,7 +445,8 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 // closeAll closes the statements that were prepared.
 func (s *stmts) closeAll() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove} {
+	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove,
+		s.clearEvents, s.openStream, s.nextEvent, s.insertEvent} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -31,17 +31,15 @@ func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []by
 	}
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if opening {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`, session, stream); err != nil {
+			if _, err := tx.StmtContext(ctx, db.stmts.clearEvents).ExecContext(ctx, session, stream); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_streams(session_id, stream_id, touched_at) VALUES (?, ?, 0)
-				ON CONFLICT (session_id, stream_id) DO UPDATE SET first = 0, next = 0, bytes = 0`, session, stream); err != nil {
+			if _, err := tx.StmtContext(ctx, db.stmts.openStream).ExecContext(ctx, session, stream); err != nil {
 				return err
 			}
 		}
 		var idx, first, bytes int
-		err := tx.QueryRowContext(ctx, `UPDATE mcp_streams SET next = next + 1, bytes = bytes + ?, touched_at = ?
-			WHERE session_id = ? AND stream_id = ? RETURNING next - 1, first, bytes`,
+		err := tx.StmtContext(ctx, db.stmts.nextEvent).QueryRowContext(ctx,
 			len(data), db.now().UnixMilli(), session, stream).Scan(&idx, &first, &bytes)
 		if errors.Is(err, sql.ErrNoRows) {
 			return apperr.Errorf(apperr.NotFound, "The MCP session %q has no stream %q.", session, stream)
@@ -49,8 +47,7 @@ func (db *DB) AppendEvent(ctx context.Context, session, stream string, data []by
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_events(session_id, stream_id, idx, data) VALUES (?, ?, ?, ?)`,
-			session, stream, idx, data); err != nil {
+		if _, err := tx.StmtContext(ctx, db.stmts.insertEvent).ExecContext(ctx, session, stream, idx, data); err != nil {
 			return err
 		}
 		if keep > 0 && bytes > keep && idx > first {
