@@ -7,9 +7,9 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/llm/offline"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
