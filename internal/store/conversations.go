@@ -182,8 +182,13 @@ func (db *DB) insert(ctx context.Context, tx *txn, n *tree.Node) error {
 	if n.Ref != "" {
 		ref = n.Ref
 	}
-	return tx.StmtContext(ctx, db.stmts.insertNode).QueryRowContext(ctx,
-		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli()).Scan(&n.ID)
+	id, err := tx.insertID(ctx, db.stmts.insertNode,
+		n.Conversation, n.Parent, string(n.Kind), ref, n.Agent, []byte(n.Payload), n.At.UnixMilli())
+	if err != nil {
+		return err
+	}
+	n.ID = id
+	return nil
 }
 
 // MoveHead makes node to the HEAD of the conversation and logs the move.
@@ -293,10 +298,8 @@ func (db *DB) LogMove(ctx context.Context, conversation string, prev, head int64
 
 // logMove adds a reflog entry for a move from prev to head.
 func (db *DB) logMove(ctx context.Context, tx *txn, conversation string, prev, head int64, move tree.Move) (int64, error) {
-	var id int64
-	err := tx.StmtContext(ctx, db.stmts.logMove).QueryRowContext(ctx,
-		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli()).Scan(&id)
-	return id, err
+	return tx.insertID(ctx, db.stmts.logMove,
+		conversation, head, prev, string(move.Action), move.Detail, db.now().UnixMilli())
 }
 
 // Collect deletes the given nodes and reflog entries of a conversation, in
@@ -422,10 +425,10 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 		{&s.head, `SELECT head FROM conversations WHERE id = ?` + eng.forUpdate()},
 		{&s.nodeExists, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`},
 		{&s.insertNode, `INSERT INTO nodes(conversation_id, parent_id, kind, ref, agent, payload, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
+			VALUES (?, ?, ?, ?, ?, ?, ?)` + eng.returningID()},
 		{&s.setHead, `UPDATE conversations SET head = ? WHERE id = ? AND head = ?`},
 		{&s.touch, `UPDATE conversations SET updated_at = ? WHERE id = ?`},
-		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`},
+		{&s.logMove, `INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)` + eng.returningID()},
 		{&s.clearEvents, `DELETE FROM mcp_events WHERE session_id = ? AND stream_id = ?`},
 		{&s.openStream, `INSERT INTO mcp_streams(session_id, stream_id, touched_at) VALUES (?, ?, 0)
 			ON CONFLICT (session_id, stream_id) DO UPDATE SET first = 0, next = 0, bytes = 0`},
