@@ -80,8 +80,8 @@ func (e engine) forUpdate() string {
 // returningID is the clause that has an INSERT give back the id of the row
 // it added (see txn.insertID): PostgreSQL has no id of the last insert, so
 // it returns it as a row. SQLite keeps that id on the connection, and
-// reading it costs nothing, whereas a RETURNING clause makes every insert a
-// query whose row the driver must set up, read and reset, on the one write
+// reading it costs nothing, whereas a RETURNING clause makes every insert
+// open, fill and close an ephemeral B-tree for its row, on the one write
 // connection that all concurrent commits queue for: it cost 100 answers at
 // one instant a third of their throughput (issue 42, docs/performance.md).
 func (e engine) returningID() string {
