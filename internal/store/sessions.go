@@ -34,8 +34,19 @@ func (db *DB) EnsureSession(ctx context.Context, id string) error {
 // was rotated less than within ago for the same client (following a chain
 // of such rotations); "" when id was never recorded, or rotated longer ago
 // or for another client.
+//
+// An id found live is remembered on SQLite (see liveSessions), so that the
+// read each request makes of its session is a lookup once it is known.
 func (db *DB) Session(ctx context.Context, id, client string, within time.Duration) (string, error) {
-	return db.liveSession(ctx, db.read, id, client, within)
+	known, gen := db.live.known(id)
+	if known {
+		return id, nil
+	}
+	got, err := db.liveSession(ctx, db.read, id, client, within)
+	if err == nil && id != "" && got == id {
+		db.live.remember(id, gen)
+	}
+	return got, err
 }
 
 // maxHandoffs bounds the chain of rotations Session follows; a browser
@@ -91,6 +102,8 @@ func (db *DB) liveSession(ctx context.Context, q queryRower, id, client string, 
 //
 // Rotations older than within are forgotten here.
 func (db *DB) RotateSession(ctx context.Context, prev, next, client string, within time.Duration) (string, error) {
+	// Once the rotation is committed (or failed), Session reads prev again.
+	defer db.live.forget(prev)
 	got := next
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		// Whether prev was rotated already is read, then decided: nodes

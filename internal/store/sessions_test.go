@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // clock is a settable Now for the store.
@@ -221,5 +223,77 @@ func testAPinnedSessionIsNeverRotated(t *testing.T, target string) {
 	// Pinning again is harmless.
 	if err := db.PinSession(ctx, "pinned"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestASessionReadBeforeItsRotationFollowsIt: a session a browser's
+// requests have resolved many times still moves on when it is rotated, even
+// while requests resolve it during the rotation: afterwards it leads to
+// its successor for the same client only, as one never read would.
+func TestASessionReadBeforeItsRotationFollowsIt(t *testing.T) {
+	contract(t, testASessionReadBeforeItsRotationFollowsIt)
+}
+
+func testASessionReadBeforeItsRotationFollowsIt(t *testing.T, target string) {
+	db := openTarget(t, target, Options{})
+	ctx := context.Background()
+	const other = "198.51.100.7"
+	newConversation(t, db, "a", "c1")
+	for range 3 {
+		if got, err := db.Session(ctx, "a", other, handoff.Within); err != nil || got != "a" {
+			t.Fatalf("Session(a) before the rotation = %q, %v; want a", got, err)
+		}
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := db.Session(ctx, "a", other, handoff.Within); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	_, err := db.RotateSession(ctx, "a", "b", handoff.Client, handoff.Within)
+	close(stop)
+	readers.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Session(ctx, "a", other, handoff.Within); got != "" {
+		t.Errorf("after the rotation the previous id leads another client to %q, want nothing", got)
+	}
+	if got, _ := db.Session(ctx, "a", handoff.Client, handoff.Within); got != "b" {
+		t.Errorf("after the rotation the previous id leads its client to %q, want b", got)
+	}
+	if got, _ := db.Session(ctx, "b", other, handoff.Within); got != "b" {
+		t.Errorf("the successor = %q, want b", got)
+	}
+}
+
+// TestARotationOnOneNodeReachesTheOthers: on PostgreSQL, where several
+// servers share the database, a session one node has resolved moves on when
+// another node rotates it.
+func TestARotationOnOneNodeReachesTheOthers(t *testing.T) {
+	target := pgtest.Schema(t)
+	one, two := openTarget(t, target, Options{}), openTarget(t, target, Options{})
+	ctx := context.Background()
+	const other = "198.51.100.7"
+	newConversation(t, one, "a", "c1")
+	if got, err := one.Session(ctx, "a", other, handoff.Within); err != nil || got != "a" {
+		t.Fatalf("Session(a) on the first node = %q, %v; want a", got, err)
+	}
+	if _, err := two.RotateSession(ctx, "a", "b", handoff.Client, handoff.Within); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := one.Session(ctx, "a", other, handoff.Within); got != "" {
+		t.Errorf("after a rotation on the second node the first leads another client to %q, want nothing", got)
 	}
 }

@@ -58,6 +58,7 @@ type DB struct {
 	stmts  stmts
 	writes writeQueue
 	recent recency
+	live   *liveSessions // nil on PostgreSQL
 	ckpt   *checkpointer
 	now    func() time.Time
 	path   string
@@ -139,7 +140,7 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxIdleTime(0)
 	b := &binder{eng: engineSQLite}
-	db := &DB{eng: engineSQLite, write: pool{write, b}, read: pool{read, b}, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
+	db := &DB{eng: engineSQLite, write: pool{write, b}, read: pool{read, b}, live: &liveSessions{}, ckpt: newCheckpointer(ckpt, write, path, checkpointEvery, opts.Durability == CrashSafe, opts.quietAfter), now: opts.Now, path: path}
 	db.committed = opts.Committed
 	if _, err := db.ready(ctx); err != nil {
 		return nil, err
