@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+)
+
+// appendChainSQL hangs a chain of nodes from HEAD and moves HEAD to its
+// last node in one statement, on PostgreSQL: the answer path's write (an
+// answer and the turn's next record) is then one round trip to the server,
+// where a transaction of an INSERT a node and an UPDATE of HEAD took five
+// (BEGIN, the inserts, the update, COMMIT), each a wake-up of another
+// process on the same cores.
+//
+// The ids are drawn from the nodes' sequence first, so that each node can
+// name the one before as its parent, and the last one can be HEAD, before
+// any row is written; they are numbered in ascending order, as the nodes
+// are read back. HEAD moves only where it is still the chain's parent ($2),
+// and the nodes and the reflog's entry are written only if it moved: a
+// writer that had HEAD wrong writes nothing, as in a transaction rolled
+// back. updated_at is written only when it is due ($9), else left as it
+// is, which keeps the update off its index.
+//
+// Parameters: $1 the conversation, $2 the chain's parent (HEAD), $3 the
+// nodes' time, $4–$7 the nodes' kinds, refs, agents and payloads, $8 now,
+// $9 whether updated_at is due, $10 and $11 the reflog entry's action and
+// detail (NULL for none). It returns whether HEAD moved, with each id.
+const appendChainSQL = `WITH ids AS MATERIALIZED (
+	SELECT nextval(pg_get_serial_sequence('nodes', 'id')) AS id
+	FROM generate_series(1, cardinality($4::text[]))
+), chain AS (
+	SELECT i.id, COALESCE(lag(i.id) OVER (ORDER BY i.ord), $2::bigint) AS parent,
+	       n.kind, n.ref, n.agent, n.payload
+	FROM (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM ids) i
+	JOIN unnest($4::text[], $5::text[], $6::text[], $7::bytea[]) WITH ORDINALITY AS n(kind, ref, agent, payload, ord)
+	  ON n.ord = i.ord
+), moved AS (
+	UPDATE conversations
+	SET head = (SELECT max(id) FROM ids),
+	    updated_at = CASE WHEN $9::boolean THEN $8::bigint ELSE updated_at END
+	WHERE id = $1::text AND head = $2::bigint
+	RETURNING 1
+), added AS (
+	INSERT INTO nodes(id, conversation_id, parent_id, kind, ref, agent, payload, created_at)
+	SELECT id, $1::text, parent, kind, ref, agent, payload, $3::bigint FROM chain
+	WHERE EXISTS (SELECT 1 FROM moved)
+), logged AS (
+	INSERT INTO reflog(conversation_id, head, prev, action, detail, created_at)
+	SELECT $1::text, max(id), $2::bigint, $10::text, $11::text, $8::bigint FROM ids
+	HAVING $10::text IS NOT NULL AND EXISTS (SELECT 1 FROM moved)
+)
+SELECT EXISTS (SELECT 1 FROM moved), id FROM ids ORDER BY id`
+
+// appendChainAlone records nodes as a chain hung from HEAD, the first
+// node's Parent, moves HEAD to the last and, with log, records the move in
+// the reflog: Append and AppendChain on PostgreSQL, in one statement
+// (appendChainSQL) committed on its own. It sets the nodes' ids and
+// parents. HEAD not at the first node's Parent is Conflict, with nothing
+// written.
+func (db *DB) appendChainAlone(ctx context.Context, nodes []tree.Node, log *tree.Move) error {
+	c, prev := nodes[0].Conversation, nodes[0].Parent
+	kinds := make([]string, len(nodes))
+	refs := make([]*string, len(nodes))
+	agents := make([]string, len(nodes))
+	payloads := make([][]byte, len(nodes))
+	for i, n := range nodes {
+		kinds[i], agents[i], payloads[i] = string(n.Kind), n.Agent, []byte(n.Payload)
+		if n.Ref != "" {
+			refs[i] = &nodes[i].Ref
+		}
+	}
+	var action, detail *string
+	if log != nil {
+		a := string(log.Action)
+		action, detail = &a, &log.Detail
+	}
+	now := db.now().UnixMilli()
+	due := db.recent.due(c, now)
+	ids := make([]int64, 0, len(nodes))
+	err := db.autocommit(ctx, func(ctx context.Context) error {
+		ids = ids[:0]
+		rows, err := db.write.QueryContext(ctx, appendChainSQL,
+			c, prev, nodes[0].At.UnixMilli(), kinds, refs, agents, payloads, now, due, action, detail)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		moved := false
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&moved, &id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if !moved {
+			return apperr.Errorf(apperr.Conflict, "The conversation moved on meanwhile: its HEAD is no longer node %d. Reload to see where it is.", prev)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range nodes {
+		nodes[i].ID = ids[i]
+		if i > 0 {
+			nodes[i].Parent = ids[i-1]
+		}
+	}
+	return nil
+}
