@@ -165,7 +165,7 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 	}
 	at := db.now()
 	out := slices.Clone(nodes)
-	if db.eng == enginePostgres {
+	if db.eng == enginePostgres && len(out) <= pgChainMax {
 		for i := range out {
 			out[i].At = at
 		}
