@@ -56,8 +56,9 @@ const appendChainSQL = `WITH ids AS MATERIALIZED (
 )
 SELECT EXISTS (SELECT 1 FROM moved), id FROM ids ORDER BY o`
 
-// pgChainMax is the longest chain appendChainSQL writes; a longer one is
-// written by a transaction of a statement a node.
+// pgChainMax is the longest chain appendChainSQL writes, pgChainMaxSQL
+// its spelling in the statement; a longer chain is written by a
+// transaction of a statement a node.
 const (
 	pgChainMax    = 64
 	pgChainMaxSQL = "64"

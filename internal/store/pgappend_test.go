@@ -18,6 +18,9 @@ func TestALongChainIsWrittenWholeInOrder(t *testing.T) {
 // there): each node hangs from the one before, HEAD is the last, and the
 // nodes read back in the chain's order, their refs and payloads as given.
 func testALongChainIsWrittenWholeInOrder(t *testing.T, target string) {
+	if strconv.Itoa(pgChainMax) != pgChainMaxSQL {
+		t.Fatalf("pgChainMax is %d and its spelling in SQL %s", pgChainMax, pgChainMaxSQL)
+	}
 	db := openTarget(t, target, Options{})
 	ctx := context.Background()
 	c, first := newConversationSaying(t, db, "s1", "c1", "hi")
