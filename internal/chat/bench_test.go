@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -191,7 +192,7 @@ func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, 
 			continue
 		}
 		for _, c := range changes {
-			if c.New && c.Item != nil && c.Item.Elicit != nil && c.Item.Elicit.State == chat.Pending && c.Item.Elicit.Request.ID != not {
+			if c.New && c.Item != nil && c.Item.Elicit != nil && c.Item.Elicit.State == pageview.Pending && c.Item.Elicit.Request.ID != not {
 				return c.Item.Elicit.Request.ID, nil
 			}
 		}
@@ -199,9 +200,9 @@ func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, 
 }
 
 // pendingID returns the id of the question the view shows as pending, or "".
-func pendingID(v chat.View) string {
+func pendingID(v pageview.View) string {
 	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.State == chat.Pending {
+		if it.Elicit != nil && it.Elicit.State == pageview.Pending {
 			return it.Elicit.Request.ID
 		}
 	}

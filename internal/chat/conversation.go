@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -57,7 +58,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		idx:   tree.NewIndex(nodes),
 		sides: map[int64]*turn{},
 	}
-	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*ElicitView{}}
+	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*pageview.ElicitView{}}
 	c.inbox = inbox{c: c, onTheWay: map[string]*sending{}}
 	c.page = page{c: c, followers: map[*Follower]struct{}{}}
 	c.path = c.idx.PathTo(meta.Head)
@@ -144,7 +145,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		if items := buildItems([]tree.Node{n}, &c.questions); len(items) == 1 {
+		if items := pageview.Items([]tree.Node{n}, &c.questions); len(items) == 1 {
 			if items[0].Elicit != nil {
 				c.questions.liveLocked(items[0].Elicit)
 			}

@@ -3,6 +3,7 @@ package chat
 import (
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -15,9 +16,9 @@ import (
 type page struct {
 	c         *conversation
 	followers map[*Follower]struct{}
-	status    Status
-	notice    Notice    // shown on the conversation's pages until the next command
-	noticeAt  time.Time // when notice was set
+	status    pageview.Status
+	notice    pageview.Notice // shown on the conversation's pages until the next command
+	noticeAt  time.Time       // when notice was set
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time
@@ -26,7 +27,7 @@ type page struct {
 // statusLocked is the status the pages show: the turn's, the questions'
 // queue, the side questions working, the messages queued and the wait on
 // the model. c.mu is held.
-func (pg *page) statusLocked() Status {
+func (pg *page) statusLocked() pageview.Status {
 	st := pg.status
 	st.Running = pg.c.running()
 	st.Waiting = pg.c.running() && len(pg.c.questions.queueLocked()) > 0
@@ -114,7 +115,7 @@ func (pg *page) sessionRecordedLocked() {
 
 // sayLocked shows n on every open page of the conversation until the next
 // command. c.mu is held.
-func (pg *page) sayLocked(n Notice) {
+func (pg *page) sayLocked(n pageview.Notice) {
 	pg.notice, pg.noticeAt = n, pg.c.svc.now()
 	pg.broadcastLocked(Change{Notice: n})
 }
@@ -122,7 +123,7 @@ func (pg *page) sayLocked(n Notice) {
 // informLocked shows text as news on every open page of the conversation,
 // as Inform does. c.mu is held.
 func (pg *page) informLocked(text string) {
-	pg.sayLocked(Notice{Text: text, Info: true})
+	pg.sayLocked(pageview.Notice{Text: text, Info: true})
 }
 
 // watchedLocked reports whether a page, or another reader, follows the
@@ -155,7 +156,7 @@ func (pg *page) draftedLocked(delta string) {
 
 // turnEndedLocked clears the status of the flow's turn, which ended or
 // was set aside. c.mu is held.
-func (pg *page) turnEndedLocked() { pg.status = Status{} }
+func (pg *page) turnEndedLocked() { pg.status = pageview.Status{} }
 
 // modelWaitLocked marks the running turn as waiting on a model call begun
 // at since. c.mu is held.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -19,9 +20,9 @@ import (
 // conversation's mu guards; they read the tree through c.
 type questions struct {
 	c        *conversation
-	pending  map[string]*waiter     // elicit id → the request waiting on it
-	rejected map[string]*ElicitView // the last rejected submission per elicit
-	held     *heldAnswer            // an answer handed to the turn and not yet written (held.go)
+	pending  map[string]*waiter              // elicit id → the request waiting on it
+	rejected map[string]*pageview.ElicitView // the last rejected submission per elicit
+	held     *heldAnswer                     // an answer handed to the turn and not yet written (held.go)
 	// lastAnswered is the waiter answered last, whose request the pages
 	// still show: kept for its decoded request.
 	lastAnswered *waiter
@@ -45,14 +46,14 @@ func newWaiter(by *turn, node int64, req elicit.Request) *waiter {
 }
 
 // isPending reports whether a turn waits on elicit ref. c.mu is held.
-func (qs *questions) isPending(ref string) bool {
+func (qs *questions) IsPending(ref string) bool {
 	_, ok := qs.pending[ref]
 	return ok
 }
 
 // decoded returns the request of node n if c holds it decoded: a pending
 // one, or the one answered last. c.mu is held.
-func (qs *questions) decoded(n tree.Node) (elicit.Request, bool) {
+func (qs *questions) Decoded(n tree.Node) (elicit.Request, bool) {
 	for _, w := range []*waiter{qs.pending[n.Ref], qs.lastAnswered} {
 		if w != nil && w.node == n.ID {
 			return w.req, true
@@ -131,18 +132,18 @@ func (qs *questions) responseNodeLocked(eid string) (tree.Node, bool) {
 
 // elicitItemLocked builds the item of elicit eid on the path as the page
 // shows it, looking only at the nodes that concern it.
-func (qs *questions) elicitItemLocked(eid string) (Item, bool) {
+func (qs *questions) elicitItemLocked(eid string) (pageview.Item, bool) {
 	req, ok := qs.requestNodeLocked(eid)
 	if !ok {
-		return Item{}, false
+		return pageview.Item{}, false
 	}
 	nodes := []tree.Node{req}
 	if resp, ok := qs.responseNodeLocked(eid); ok {
 		nodes = append(nodes, resp)
 	}
-	items := buildItems(nodes, qs)
+	items := pageview.Items(nodes, qs)
 	if len(items) == 0 {
-		return Item{}, false
+		return pageview.Item{}, false
 	}
 	it := items[0]
 	qs.liveLocked(it.Elicit)
@@ -153,7 +154,7 @@ func (qs *questions) elicitItemLocked(eid string) (Item, bool) {
 // liveLocked adds to e what only the running conversation knows: the last
 // submission refused, the progress its implementation reported, and its
 // place in the queue of questions. c.mu is held.
-func (qs *questions) liveLocked(e *ElicitView) {
+func (qs *questions) liveLocked(e *pageview.ElicitView) {
 	eid := e.Request.ID
 	if r := qs.rejected[eid]; r != nil {
 		e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem

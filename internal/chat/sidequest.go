@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -294,13 +295,13 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 
 // sideItemLocked is the item of the side question n belongs to (n is the
 // question, or a node under it), as the page shows it.
-func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
+func (c *conversation) sideItemLocked(n tree.Node) (pageview.Item, bool) {
 	q, ok := c.idx.SideRoot(n)
 	if !ok {
-		return Item{}, false
+		return pageview.Item{}, false
 	}
 	m, _ := tree.Decode[tree.Message](q)
-	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
+	it := pageview.Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
 	last := q.ID // the last node of q's own turn
 	if end, ok := c.idx.SideEnd(q.ID); ok {
 		em, _ := tree.Decode[tree.Message](end)
@@ -333,7 +334,7 @@ func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
 
 // sideAsksLocked returns the items of the questions side question q's turn
 // asked the user, on its branch up to last.
-func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
+func (c *conversation) sideAsksLocked(q tree.Node, last int64) []pageview.Item {
 	if last == q.ID {
 		return nil
 	}
@@ -347,7 +348,7 @@ func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
 	if len(asks) == 0 {
 		return nil
 	}
-	items := buildItems(asks, &c.questions)
+	items := pageview.Items(asks, &c.questions)
 	for i := range items {
 		if items[i].Elicit != nil {
 			c.questions.liveLocked(items[i].Elicit)
@@ -358,8 +359,8 @@ func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
 
 // withSidesLocked inserts, after the item of each path node, the side
 // questions of the thread asked from it.
-func (c *conversation) withSidesLocked(items []Item) []Item {
-	var out []Item
+func (c *conversation) withSidesLocked(items []pageview.Item) []pageview.Item {
+	var out []pageview.Item
 	at := map[int64]int{} // path node id → index in items of the last item at or before it
 	i := 0
 	for _, n := range c.path {
@@ -370,7 +371,7 @@ func (c *conversation) withSidesLocked(items []Item) []Item {
 	}
 	pos := 0
 	for _, n := range c.path {
-		var sides []Item
+		var sides []pageview.Item
 		for _, q := range c.idx.SideThread(n.ID) {
 			if it, ok := c.sideItemLocked(q); ok && !c.path.Contains(q.ID) { // a continued thread is the path's
 				sides = append(sides, it)

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -55,7 +56,7 @@ func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
 			t.Fatalf("answer %d: %v", i, err)
 		}
 	}
-	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got := lastItem(v).Text; got != "Thanks — all 3 answers recorded." {
 		t.Errorf("reply = %q", got)
 	}
@@ -76,7 +77,7 @@ func TestAWatchedTurnIsNotSuspended(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if n := svc.Loaded(); n != 1 {
 		t.Errorf("%d conversations loaded while a page is open, want 1", n)
 	}
