@@ -137,7 +137,7 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.page.sessionRecordedLocked()
 	c.questions.recordedLocked(n)
 	if opts.Aside {
-		if it, ok := c.sideItemLocked(n); ok {
+		if it, ok := c.reader().Side(n); ok {
 			c.page.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
 		}
 		return
@@ -145,11 +145,8 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		if items := pageview.Items([]tree.Node{n}, &c.questions); len(items) == 1 {
-			if items[0].Elicit != nil {
-				c.questions.liveLocked(items[0].Elicit)
-			}
-			c.page.broadcastLocked(Change{Item: &items[0], New: true})
+		if it, ok := c.reader().Node(n); ok {
+			c.page.broadcastLocked(Change{Item: &it, New: true})
 		}
 		return
 	}

@@ -112,7 +112,7 @@ func (flow) waitOnModel(t *turn) func() { return t.waitOnModel() }
 
 func (flow) showQuestion(t *turn, w *waiter) {
 	c := t.conv
-	if it, ok := c.questions.elicitItemLocked(w.req.ID); ok {
+	if it, ok := c.reader().Question(w.req.ID); ok {
 		c.page.broadcastLocked(Change{Item: &it})
 	}
 }

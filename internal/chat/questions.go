@@ -130,27 +130,6 @@ func (qs *questions) responseNodeLocked(eid string) (tree.Node, bool) {
 	return qs.c.idx.NewestOnPath(qs.c.path, eid, tree.ElicitResponse)
 }
 
-// elicitItemLocked builds the item of elicit eid on the path as the page
-// shows it, looking only at the nodes that concern it.
-func (qs *questions) elicitItemLocked(eid string) (pageview.Item, bool) {
-	req, ok := qs.requestNodeLocked(eid)
-	if !ok {
-		return pageview.Item{}, false
-	}
-	nodes := []tree.Node{req}
-	if resp, ok := qs.responseNodeLocked(eid); ok {
-		nodes = append(nodes, resp)
-	}
-	items := pageview.Items(nodes, qs)
-	if len(items) == 0 {
-		return pageview.Item{}, false
-	}
-	it := items[0]
-	qs.liveLocked(it.Elicit)
-	it.Branch = qs.c.branchOf(&it, qs.responseNodeLocked)
-	return it, true
-}
-
 // liveLocked adds to e what only the running conversation knows: the last
 // submission refused, the progress its implementation reported, and its
 // place in the queue of questions. c.mu is held.
@@ -175,7 +154,7 @@ func (qs *questions) broadcastItemLocked(eid string) {
 		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	if it, ok := qs.elicitItemLocked(eid); ok {
+	if it, ok := qs.c.reader().Question(eid); ok {
 		qs.c.page.broadcastLocked(Change{Item: &it})
 	}
 }

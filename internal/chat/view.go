@@ -1,60 +1,33 @@
 package chat
 
 import (
-	"slices"
-
+	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // view builds the page's view; c.mu is held.
 func (pg *page) view() pageview.View {
-	items := pageview.Items(pg.c.path, &pg.c.questions)
-	items = pg.c.withSidesLocked(items)
-	answers := map[string]tree.Node{}
-	for _, n := range pg.c.path {
-		if n.Kind == tree.ElicitResponse {
-			answers[n.Ref] = n
-		}
-	}
-	answer := func(eid string) (tree.Node, bool) { n, ok := answers[eid]; return n, ok }
-	for i := range items {
-		it := &items[i]
-		if it.Elicit != nil {
-			pg.c.questions.liveLocked(it.Elicit)
-		}
-		it.Branch = pg.c.branchOf(it, answer)
-		it.Continued = it.Kind == tree.Stopped && pg.c.idx.Continues(it.ID)
-	}
-	return pageview.View{Conversation: pg.c.conv, Items: items, Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
+	return pageview.View{Conversation: pg.c.conv, Items: pg.c.reader().Items(), Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
 }
 
-// branchOf places an item among its alternatives, or returns nil when it
-// has none. For a question it is the answer on the path that counts, which
-// answer finds.
-func (c *conversation) branchOf(it *pageview.Item, answer func(eid string) (tree.Node, bool)) *pageview.Branch {
-	n, ok := c.idx.Node(it.ID)
-	if !ok {
-		return nil
+// reader reads c as its pages show it (package pageview); c.mu is held
+// while it is read.
+func (c *conversation) reader() pageview.Reader {
+	return pageview.Reader{Index: c.idx, Path: c.path, Live: shown{c}}
+}
+
+// shown tells the page's read model what only the running conversation
+// knows: its questions' live state and its side turns' drafts.
+type shown struct{ c *conversation }
+
+func (s shown) IsPending(ref string) bool                  { return s.c.questions.IsPending(ref) }
+func (s shown) Decoded(n tree.Node) (elicit.Request, bool) { return s.c.questions.Decoded(n) }
+func (s shown) Question(e *pageview.ElicitView)            { s.c.questions.liveLocked(e) }
+func (s shown) Waiting() bool                              { return len(s.c.questions.queueLocked()) > 0 }
+func (s shown) SideDraft(q int64) (draft string, working bool) {
+	if t := s.c.sides[q]; t != nil {
+		return t.draftLocked(), true
 	}
-	if n.Kind == tree.ElicitRequest {
-		if n, ok = answer(n.Ref); !ok {
-			return nil
-		}
-	} else if n.Kind != tree.UserMessage {
-		return nil
-	}
-	alts := c.idx.Alternatives(n)
-	if len(alts) < 2 {
-		return nil
-	}
-	i := slices.Index(alts, n.ID)
-	b := &pageview.Branch{Index: i + 1, Count: len(alts)}
-	if i > 0 {
-		b.Prev = alts[i-1]
-	}
-	if i+1 < len(alts) {
-		b.Next = alts[i+1]
-	}
-	return b
+	return "", false
 }

@@ -145,10 +145,10 @@ type Notice struct {
 	Info bool
 }
 
-// Live is what Items asks of the running conversation: which elicits are
-// pending, and the requests it holds decoded already, which spares decoding
-// their schemas again. A conversation's questions answer it.
-type Live interface {
+// Recorded is what Items asks of the running conversation: which elicits
+// are pending, and the requests it holds decoded already, which spares
+// decoding their schemas again. A conversation's questions answer it.
+type Recorded interface {
 	IsPending(ref string) bool
 	Decoded(n tree.Node) (elicit.Request, bool)
 }
@@ -157,7 +157,7 @@ type Live interface {
 // pending while live reports them so; a question withdrawn (its turn was
 // stopped or failed) stays, read-only and marked withdrawn, so the user
 // still sees what was asked.
-func Items(path []tree.Node, live Live) []Item {
+func Items(path []tree.Node, live Recorded) []Item {
 	var items []Item
 	byRef := map[string]int{}
 	for _, n := range path {
