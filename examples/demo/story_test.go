@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -27,7 +28,7 @@ import (
 // the scope scope makes.
 func storyService(t *testing.T, scope func(context.Context) context.Context) *chat.Service {
 	t.Helper()
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: offline.New(), DecideByRule: true, Scope: scope})
 	t.Cleanup(svc.Close)
 	return svc
@@ -158,7 +159,7 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: model.URL, Model: "m"}),
 		Scope: func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, cat) }})
 	t.Cleanup(svc.Close)

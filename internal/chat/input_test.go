@@ -67,7 +67,7 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 func TestQuickMessagesJoinIntoOneTurn(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"unused"}, Delay: time.Minute}, llmtest.Text("Paris, in spring."))
 	// A window no test machine's pace can outlast.
-	svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), BatchWindow: time.Hour,
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), BatchWindow: time.Hour,
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})})
 	conv, _ := svc.Create(t.Context(), "s", "assistant")
 	if err := svc.Send(t.Context(), "s", conv.ID, "where should I go"); err != nil {

@@ -39,7 +39,7 @@ func TestAReplyLongerThanTheBoundIsCutThere(t *testing.T) {
 	const limit = 64 << 10
 	fake := llmtest.NewServer(t, endless(), llmtest.Text("Four."))
 	model := openai.New(openai.Config{APIKey: "sk-test", BaseURL: fake.URL, Model: "m"})
-	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: model, MaxReply: limit})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: model, MaxReply: limit})
 	conv, _ := svc.Create(t.Context(), "s", "assistant")
 	if err := svc.Send(t.Context(), "s", conv.ID, "write forever"); err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func byAgent(q []*pageview.ElicitView, agent string) *pageview.ElicitView {
 // a restart in between resumes the turn with the answered branch replayed
 // and the other question still waiting under the same id.
 func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 // A tab watching the stream sees the queue grow: the question asked first
 // is sent again when a second joins it, now "1 of 2".
 func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestTheServiceChecksTheRulesOfTheKindsItIsGiven(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: c.kinds, Model: offline.New()})
+			svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: c.kinds, Model: offline.New()})
 			conv, _ := svc.Create(t.Context(), "me", "showcase")
 			if err := svc.Send(t.Context(), "me", conv.ID, "book a flight"); err != nil {
 				t.Fatal(err)

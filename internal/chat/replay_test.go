@@ -105,7 +105,7 @@ func accept(content string) chat.Answer {
 }
 
 func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "survey")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
 		t.Fatal(err)
@@ -432,7 +432,7 @@ func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
 	fake := llmtest.NewServer(t,
 		llmtest.Call(agents.AskUserTool, `{"question":"Which city?","kind":"form","fields":[{"name":"city","label":"City","type":"string"}]}`),
 		llmtest.Text("Lovely, ", "Porto it is."))
-	s := startServer(t, demo.Agents(demo.Options{AssistantFirst: true}), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	s := startServer(t, registry.New(demo.Agents(demo.Options{AssistantFirst: true})...), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	conv, err := s.svc.Create(t.Context(), "me", "assistant")
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/telemetry"
@@ -41,7 +42,7 @@ func newObserved(t *testing.T, path string, fake *llmtest.Server, configure ...f
 	o := &observed{spans: tracetest.NewSpanRecorder()}
 	o.tel = telemetry.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(o.spans)))
 	o.db = storetest.OpenAt(t, path, store.Options{Committed: o.tel.Committed})
-	cfg := chat.Config{Store: o.db, Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	cfg := chat.Config{Store: o.db, Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}), Scope: o.tel.Scope, Observer: o.tel}
 	for _, f := range configure {
 		f(&cfg)
