@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -210,14 +209,17 @@ func TestEscStopsATurnAndCancelsAnEdit(t *testing.T) {
 // reply it speaks of has arrived.
 func TestANoticeOfAMessageSentMidReplyGoesWithTheReply(t *testing.T) {
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
-		llmtest.Reply{Chunks: []string{"Fo", "ur."}, Gap: time.Second})
-	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+		llmtest.Reply{Chunks: []string{"Fo", "ur."}})
+	gate := newModelGate(t, model) // the second reply waits until the notice was seen
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	p := openAgent(t, a, "assistant")
 	p.send("Tell me a long story")
+	gate.allow(1)
 	p.must(expect.Locator(p.GetByTestId("draft")).ToContainText("Once upon a time"))
 	p.send("Never mind. What is 2+2?")
 	notice := p.GetByTestId("notice")
 	p.must(expect.Locator(notice).ToHaveText("Sent — it interrupted the reply."))
+	gate.allow(2)
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four."))
 	p.must(expect.Locator(notice).ToHaveText(""))
 	_, err := p.Reload()
