@@ -92,6 +92,7 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 			for i, m := range all {
 				c.recordedLocked(m, opts)
 				if i == 0 && h != nil {
+					h.node.ID = m.ID
 					c.questions.settleLocked(h, nil)
 				}
 			}
@@ -101,7 +102,8 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 		c.svc.log.Warn("held records and the next could not be written together; writing them apart", "conversation", c.conv.ID, "err", err)
 	}
 	if h != nil {
-		_, err := c.writeLocked(ctx, h.node, tree.AppendOptions{})
+		m, err := c.writeLocked(ctx, h.node, tree.AppendOptions{})
+		h.node.ID = m.ID
 		c.questions.settleLocked(h, err)
 		if err != nil {
 			return tree.Node{}, err
@@ -137,20 +139,25 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.page.sessionRecordedLocked()
 	c.questions.recordedLocked(n)
 	if opts.Aside {
-		if it, ok := c.sideItemLocked(n); ok {
-			c.page.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
-		}
+		c.page.showLocked(func() (Change, bool) {
+			it, ok := c.sideItemLocked(n)
+			return Change{Item: &it, New: n.Kind == tree.SideQuestion}, ok
+		})
 		return
 	}
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		if items := pageview.Items([]tree.Node{n}, &c.questions); len(items) == 1 {
+		c.page.showLocked(func() (Change, bool) {
+			items := pageview.Items([]tree.Node{n}, &c.questions)
+			if len(items) != 1 {
+				return Change{}, false
+			}
 			if items[0].Elicit != nil {
 				c.questions.liveLocked(items[0].Elicit)
 			}
-			c.page.broadcastLocked(Change{Item: &items[0], New: true})
-		}
+			return Change{Item: &items[0], New: true}, true
+		})
 		return
 	}
 	c.path = c.idx.PathTo(n.ID)
