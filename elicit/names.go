@@ -14,7 +14,8 @@ import (
 // the names and skips the values' bytes, decoding nothing else, so that an
 // answer is decoded once, not twice.
 func repeatedName(raw []byte) (string, bool) {
-	w := nameWalk{raw: raw}
+	w := &nameWalk{raw: raw}
+	w.names, w.at = w.namesRoom[:0], w.atRoom[:0]
 	if w.value() {
 		return w.path(), true
 	}
@@ -32,6 +33,10 @@ type nameWalk struct {
 	// its enclosing one's; an object with many names moves them to a map
 	// rather than compare each new name with every earlier one.
 	names [][]byte
+	// namesRoom and atRoom hold the names and steps of most answers, in
+	// the walk's one allocation.
+	namesRoom [manyNames][]byte
+	atRoom    [8]step
 }
 
 // step is one step of a path: a name in an object or a position in a list.
