@@ -61,16 +61,22 @@ func (s *Schema) Validate(raw json.RawMessage) FieldErrors {
 		}
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || len(bytes.Trim(raw[dec.InputOffset():], jsonSpace)) > 0 {
-		return FieldErrors{{Message: "the answer is not valid JSON"}}
+	// Most answers are decoded in one pass that finds a name given twice on
+	// the way; encoding/json decodes the rest, and has the last word on
+	// what is JSON.
+	v, field, twice, plain := decodePlain(raw)
+	if !plain {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || len(bytes.Trim(raw[dec.InputOffset():], jsonSpace)) > 0 {
+			return FieldErrors{{Message: "the answer is not valid JSON"}}
+		}
+		field, twice = repeatedName(raw)
 	}
 	// A decoded map keeps the last of two values given one name, but a Go
 	// struct reports the first one's wrong type: an answer that repeats a
 	// name could pass here and still fail to decode for the agent.
-	if field, ok := repeatedName(raw); ok {
+	if twice {
 		return FieldErrors{{Field: field, Message: "is given twice"}}
 	}
 	var errs FieldErrors
