@@ -147,18 +147,11 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 	case <-ctx.Done():
 		return Update{}, ctx.Err()
 	}
-	u := f.take()
-	if f.goneErr() != nil {
-		return Update{}, f.goneErr()
+	u, gone := f.take()
+	if gone != nil {
+		return Update{}, gone
 	}
 	return u, nil
-}
-
-// goneErr is why the follower follows nothing any more, nil while it does.
-func (f *Follower) goneErr() error {
-	f.conv.mu.Lock()
-	defer f.conv.mu.Unlock()
-	return f.gone
 }
 
 // Pending returns the changes the follower was handed and not yet taken,
@@ -171,11 +164,14 @@ func (f *Follower) Pending() Update {
 	default:
 		return Update{}
 	}
-	return f.take()
+	u, _ := f.take()
+	return u
 }
 
-// take takes the changes the follower was handed.
-func (f *Follower) take() Update {
+// take takes the changes the follower was handed, and says why it
+// follows nothing any more (nil while it does), under one taking of the
+// lock: a reader woken while a turn still holds it waits for it once.
+func (f *Follower) take() (Update, error) {
 	c := f.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -187,7 +183,7 @@ func (f *Follower) take() Update {
 		u.Changes = f.changes
 	}
 	f.changes, f.resync = nil, false
-	return u
+	return u, f.gone
 }
 
 // Live is a conversation as it is now, for a reader to look at under the

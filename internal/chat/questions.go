@@ -24,8 +24,17 @@ type questions struct {
 	rejected map[string]*pageview.ElicitView // the last rejected submission per elicit
 	held     *heldAnswer                     // an answer handed to the turn and not yet written (held.go)
 	// lastAnswered is the waiter answered last, whose request the pages
-	// still show: kept for its decoded request.
+	// still show: kept for its decoded request; lastAnswer is its answer,
+	// as recorded, which the pages show with it.
 	lastAnswered *waiter
+	lastAnswer   recordedAnswer
+}
+
+// recordedAnswer is an answer's node and the answer as decoding the node
+// gives it (asRecorded).
+type recordedAnswer struct {
+	node int64
+	resp elicit.Response
 }
 
 // waiter is an elicit waiting for its answer.
@@ -60,6 +69,25 @@ func (qs *questions) Decoded(n tree.Node) (elicit.Request, bool) {
 		}
 	}
 	return elicit.Request{}, false
+}
+
+// DecodedResponse returns the answer node n records if c holds it decoded:
+// the answer given last. c.mu is held.
+func (qs *questions) DecodedResponse(n tree.Node) (elicit.Response, bool) {
+	if a := qs.lastAnswer; a.node != 0 && a.node == n.ID && n.Ref == qs.lastAnswered.req.ID {
+		return a.resp, true
+	}
+	return elicit.Response{}, false
+}
+
+// answeredLocked makes w the waiter answered last, by the answer that node
+// records, resp as recorded (asRecorded), if it is known; c.mu is held.
+func (qs *questions) answeredLocked(w *waiter, node int64, resp elicit.Response, known bool) {
+	qs.lastAnswered = w
+	qs.lastAnswer = recordedAnswer{}
+	if known {
+		qs.lastAnswer = recordedAnswer{node: node, resp: resp}
+	}
 }
 
 // queueLocked returns the pending elicits of the path in the order they
@@ -154,9 +182,10 @@ func (qs *questions) broadcastItemLocked(eid string) {
 		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	if it, ok := qs.c.reader().Question(eid); ok {
-		qs.c.page.broadcastLocked(Change{Item: &it})
-	}
+	qs.c.page.showLocked(func() (Change, bool) {
+		it, ok := qs.c.reader().Question(eid)
+		return Change{Item: &it}, ok
+	})
 }
 
 // waitLocked makes w the request pending for elicit eid. c.mu is held.

@@ -108,7 +108,8 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 
 // broadcastSideLocked re-sends side question q's item. c.mu is held.
 func (c *conversation) broadcastSideLocked(q tree.Node) {
-	if it, ok := c.reader().Side(q); ok {
-		c.page.broadcastLocked(Change{Item: &it})
-	}
+	c.page.showLocked(func() (Change, bool) {
+		it, ok := c.reader().Side(q)
+		return Change{Item: &it}, ok
+	})
 }

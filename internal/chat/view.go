@@ -23,8 +23,11 @@ type shown struct{ c *conversation }
 
 func (s shown) IsPending(ref string) bool                  { return s.c.questions.IsPending(ref) }
 func (s shown) Decoded(n tree.Node) (elicit.Request, bool) { return s.c.questions.Decoded(n) }
-func (s shown) Question(e *pageview.ElicitView)            { s.c.questions.liveLocked(e) }
-func (s shown) Waiting() bool                              { return len(s.c.questions.queueLocked()) > 0 }
+func (s shown) DecodedResponse(n tree.Node) (elicit.Response, bool) {
+	return s.c.questions.DecodedResponse(n)
+}
+func (s shown) Question(e *pageview.ElicitView) { s.c.questions.liveLocked(e) }
+func (s shown) Waiting() bool                   { return len(s.c.questions.queueLocked()) > 0 }
 func (s shown) SideDraft(q int64) (draft string, working bool) {
 	if t := s.c.sides[q]; t != nil {
 		return t.draftLocked(), true

@@ -13,6 +13,10 @@ type pending map[string]bool
 func (p pending) IsPending(ref string) bool                { return p[ref] }
 func (p pending) Decoded(tree.Node) (elicit.Request, bool) { return elicit.Request{}, false }
 
+func (p pending) DecodedResponse(tree.Node) (elicit.Response, bool) {
+	return elicit.Response{}, false
+}
+
 // A path reads as the page shows it: messages with their files, a question
 // answered with its answer, a question no turn waits on any more as
 // withdrawn, one waited on as pending, and a tried block as what came of it.

@@ -146,11 +146,14 @@ type Notice struct {
 }
 
 // Recorded is what Items asks of the running conversation: which elicits
-// are pending, and the requests it holds decoded already, which spares
-// decoding their schemas again. A conversation's questions answer it.
+// are pending, and the requests and answers it holds decoded already, which
+// spares decoding them again. A conversation's questions answer it.
 type Recorded interface {
 	IsPending(ref string) bool
 	Decoded(n tree.Node) (elicit.Request, bool)
+	// DecodedResponse is the answer node n records, as decoding its payload
+	// would give it, if the conversation holds it so.
+	DecodedResponse(n tree.Node) (elicit.Response, bool)
 }
 
 // Items turns a path into visible items. Elicits with no response are
@@ -194,7 +197,10 @@ func Items(path []tree.Node, live Recorded) []Item {
 			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: text})
 		case tree.ElicitResponse:
 			if i, ok := byRef[n.Ref]; ok {
-				resp, _ := tree.Decode[elicit.Response](n)
+				resp, ok := live.DecodedResponse(n)
+				if !ok {
+					resp, _ = tree.Decode[elicit.Response](n)
+				}
 				items[i].Elicit.State = Answered
 				items[i].Elicit.Response = &resp
 			}
