@@ -92,6 +92,7 @@ bench: build pg-deps
 	$(GO) test -run '^$$' -bench TokenStream -benchtime 1x ./internal/transport/
 	$(GO) test -run '^$$' -bench ModelCall -benchmem ./internal/telemetry/
 	$(GO) test -run '^$$' -bench Decide -benchmem ./policy/
+	$(GO) test -run '^$$' -bench Validate -benchmem ./elicit/
 	$(GO) test -run '^$$' -bench 'MCPSessions|MCPHistory' -benchtime 1x ./internal/mcp/
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/state/
 	$(GO) test -run '^$$' -bench Upload10MB -benchtime 5x ./internal/transport/

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
@@ -75,7 +76,7 @@ func TestAConversationMovesToTheNodeThatTakesItOver(t *testing.T) {
 	if err := a.svc.Send(ctx, "me", c.ID, "check me in"); err != nil {
 		t.Fatal(err)
 	}
-	v := chattest.WaitView(t, a.svc, "me", c.ID, "the question", func(v chat.View) bool { return chattest.PendingElicit(v) != nil })
+	v := chattest.WaitView(t, a.svc, "me", c.ID, "the question", func(v pageview.View) bool { return chattest.PendingElicit(v) != nil })
 	eid := chattest.PendingElicit(v).Request.ID
 	if _, err := b.svc.View(ctx, "me", c.ID); apperr.CodeOf(err) != apperr.Unavailable {
 		t.Fatalf("the other node's view of a conversation live here: %v, want Unavailable", err)
@@ -84,7 +85,7 @@ func TestAConversationMovesToTheNodeThatTakesItOver(t *testing.T) {
 	if err := a.node.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v = chattest.WaitView(t, b.svc, "me", c.ID, "the question on the node that took it", func(v chat.View) bool { return chattest.PendingElicit(v) != nil })
+	v = chattest.WaitView(t, b.svc, "me", c.ID, "the question on the node that took it", func(v pageview.View) bool { return chattest.PendingElicit(v) != nil })
 	if got := chattest.PendingElicit(v).Request.ID; got != eid {
 		t.Fatalf("the node that took it over waits on %s, want the same question %s", got, eid)
 	}
@@ -103,7 +104,7 @@ func TestAConversationMovesToTheNodeThatTakesItOver(t *testing.T) {
 	if err := b.svc.Answer(ctx, "me", c.ID, eid, chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"ok":true}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = chattest.WaitView(t, b.svc, "me", c.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = chattest.WaitView(t, b.svc, "me", c.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if last := v.Items[len(v.Items)-1]; last.Text != "done on path 0" {
 		t.Errorf("the turn ended with %+v, want its reply", last)
 	}

@@ -30,7 +30,7 @@ type DB interface {
 	Write(ctx context.Context, key string, fn func(ctx context.Context, tx *sql.Tx) error) error
 	// Migrate applies the migrations named NNN_name.sql at the root of
 	// files that the database has not had yet, in the order of their
-	// numbers, each in a transaction of its own that records it under
+	// numbers, in one transaction that records each under
 	// name (the application's, or one of its parts'). Nodes that start
 	// together on one PostgreSQL database take turns, so each migration
 	// is applied once. A migration applied keeps its number: a change

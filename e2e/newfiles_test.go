@@ -195,10 +195,10 @@ func (p *chatPage) dropFiles(selector string, names []string) {
 	p.must(err)
 }
 
-// A file picked before the page's scripts have loaded (they are deferred;
+// Files picked before the page's scripts have loaded (they are deferred;
 // on a slow link or a busy machine the page is usable a while before
-// them) is sent once they have, not lost.
-func TestAFilePickedBeforeThePageScriptsLoadedIsSent(t *testing.T) {
+// them) are sent once they have, not lost: a second pick keeps the first.
+func TestFilesPickedBeforeThePageScriptsLoadedAreSent(t *testing.T) {
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	held := make(chan playwright.Route, 1)
@@ -212,9 +212,13 @@ func TestAFilePickedBeforeThePageScriptsLoadedIsSent(t *testing.T) {
 		t.Fatal("the page did not ask for files.js within a minute")
 	}
 	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
+	p.attachFile("list.txt", "text/plain", []byte("eggs\n"))
 	p.must(p.Unroute("**/static/files.js")) // the conversation's page loads it too
 	p.must(script.Continue())
-	p.must(expect.Locator(p.storedChips()).ToHaveCount(1))
+	p.must(expect.Locator(p.storedChips()).ToHaveCount(2))
 	p.send("Here are my notes")
-	p.must(expect.Locator(p.GetByTestId("attachment-file")).ToContainText("notes.txt"))
+	files := p.GetByTestId("attachment-file")
+	p.must(expect.Locator(files).ToHaveCount(2))
+	p.must(expect.Locator(files.First()).ToContainText("notes.txt"))
+	p.must(expect.Locator(files.Last()).ToContainText("list.txt"))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -128,8 +127,9 @@ func TestOnAPhoneTheTopBarIsSmallAndNothingOverflows(t *testing.T) {
 // token by token. While it streams it is drawn outside the log, marked
 // busy; each message is labelled with who said it.
 func TestAScreenReaderHearsEachReplyOnce(t *testing.T) {
-	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Lisbon ", "is ", "sunny ", "today."}, Gap: 400 * time.Millisecond})
-	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Lisbon ", "is ", "sunny ", "today."}})
+	gate := newModelGate(t, model) // the reply streams as far as the test lets it
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	p := openAgent(t, a, "assistant")
 	// Each change to the log from the first message on is noted: what was
 	// added, and any text that changed in place.
@@ -148,6 +148,7 @@ func TestAScreenReaderHearsEachReplyOnce(t *testing.T) {
 	p.send("What is the weather in Lisbon?")
 	log := p.Locator("[role=log]")
 	p.must(expect.Locator(log).ToHaveAttribute("aria-live", "polite"))
+	gate.allow(2)
 	draft := p.GetByTestId("draft")
 	p.must(expect.Locator(draft).ToContainText("Lisbon is"))
 	p.must(expect.Locator(draft).ToHaveAttribute("aria-busy", "true"))
@@ -157,6 +158,7 @@ func TestAScreenReaderHearsEachReplyOnce(t *testing.T) {
 		t.Error("the streaming draft is inside the live region")
 	}
 	p.must(expect.Locator(log).Not().ToContainText("Lisbon is"))
+	gate.allow(2)
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Lisbon is sunny today."))
 	p.must(expect.Locator(log).ToContainText("You said:What is the weather in Lisbon?"))
 	p.must(expect.Locator(log).ToContainText("The agent said:"))
@@ -207,14 +209,17 @@ func TestEscStopsATurnAndCancelsAnEdit(t *testing.T) {
 // reply it speaks of has arrived.
 func TestANoticeOfAMessageSentMidReplyGoesWithTheReply(t *testing.T) {
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
-		llmtest.Reply{Chunks: []string{"Fo", "ur."}, Gap: time.Second})
-	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+		llmtest.Reply{Chunks: []string{"Fo", "ur."}})
+	gate := newModelGate(t, model) // the second reply waits until the notice was seen
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	p := openAgent(t, a, "assistant")
 	p.send("Tell me a long story")
+	gate.allow(1)
 	p.must(expect.Locator(p.GetByTestId("draft")).ToContainText("Once upon a time"))
 	p.send("Never mind. What is 2+2?")
 	notice := p.GetByTestId("notice")
 	p.must(expect.Locator(notice).ToHaveText("Sent — it interrupted the reply."))
+	gate.allow(2)
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four."))
 	p.must(expect.Locator(notice).ToHaveText(""))
 	_, err := p.Reload()

@@ -74,19 +74,22 @@ func TestAThreadBesideAReply(t *testing.T) {
 // A message sent while the reply streams stops it, says so, and starts a
 // turn with the new message.
 func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
-	// The second reply takes a moment, so that the notice of the
-	// interruption is up while it comes (it goes when the reply is in).
+	// The second reply waits until the notice of the interruption was
+	// seen (it goes when the reply is in).
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
-		llmtest.Reply{Chunks: []string{"Fo", "ur."}, Gap: 2 * time.Second})
-	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
+		llmtest.Reply{Chunks: []string{"Fo", "ur."}})
+	gate := newModelGate(t, model)
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
 	p := openAgent(t, a, "assistant")
 	// The badge names the model, not just "openai".
 	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("gpt-4o-mini"))
 	p.send("Tell me a long story")
+	gate.allow(1)
 	p.must(expect.Locator(p.GetByTestId("draft")).ToContainText("Once upon a time"))
 	p.send("Never mind. What is 2+2?")
 	p.must(expect.Locator(p.GetByTestId("notice")).ToHaveText("Sent — it interrupted the reply."))
 	p.must(expect.Locator(p.GetByTestId("turn-stopped")).ToHaveText("Stopped: you sent a new message."))
+	gate.allow(2)
 	p.must(expect.Locator(p.lastAssistant()).ToHaveText("Four."))
 	p.must(expect.Locator(p.GetByTestId("user-message")).ToHaveText([]string{"Tell me a long story", "Never mind. What is 2+2?"}))
 }

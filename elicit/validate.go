@@ -61,16 +61,22 @@ func (s *Schema) Validate(raw json.RawMessage) FieldErrors {
 		}
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || len(bytes.Trim(raw[dec.InputOffset():], jsonSpace)) > 0 {
-		return FieldErrors{{Message: "the answer is not valid JSON"}}
+	// Most answers are decoded in one pass that finds a name given twice on
+	// the way; encoding/json decodes the rest, and has the last word on
+	// what is JSON.
+	v, field, twice, plain := decodePlain(raw)
+	if !plain {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || len(bytes.Trim(raw[dec.InputOffset():], jsonSpace)) > 0 {
+			return FieldErrors{{Message: "the answer is not valid JSON"}}
+		}
+		field, twice = repeatedName(raw)
 	}
 	// A decoded map keeps the last of two values given one name, but a Go
 	// struct reports the first one's wrong type: an answer that repeats a
 	// name could pass here and still fail to decode for the agent.
-	if field, ok := repeatedName(json.NewDecoder(bytes.NewReader(raw)), ""); ok {
+	if twice {
 		return FieldErrors{{Field: field, Message: "is given twice"}}
 	}
 	var errs FieldErrors
@@ -220,48 +226,6 @@ func integerProblem(num json.Number) string {
 		return ""
 	}
 	return "is out of range"
-}
-
-// repeatedName returns the path of the first name an object in the JSON
-// value dec reads gives twice, named as check names fields. The value has
-// been decoded already, so it is well formed.
-func repeatedName(dec *json.Decoder, path string) (string, bool) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", false
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return "", false
-			}
-			name, _ := tok.(string)
-			field := name
-			if path != "" {
-				field = path + "." + name
-			}
-			if seen[name] {
-				return field, true
-			}
-			seen[name] = true
-			if field, ok := repeatedName(dec, field); ok {
-				return field, true
-			}
-		}
-	case json.Delim('['):
-		for i := 0; dec.More(); i++ {
-			if field, ok := repeatedName(dec, fmt.Sprintf("%s[%d]", path, i)); ok {
-				return field, true
-			}
-		}
-	default:
-		return "", false // a string, number, boolean or null
-	}
-	dec.Token() // the closing bracket
-	return "", false
 }
 
 // FieldOrder is the properties in declaration order; schemas written by

@@ -28,6 +28,19 @@ func TestValidate(t *testing.T) {
 		{"too many choices", `{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true,"extras":["wifi","meals","wifi"]}`, "extras: must have at most 2 items"},
 		{"not an object", `[1]`, "must be an object"},
 		{"not JSON", `{"destination":`, "the answer is not valid JSON"},
+		{"not JSON after a value", `{"destination":"Oslo"} x`, "the answer is not valid JSON"},
+		// A decoded map keeps the last of two values for one name, a Go struct
+		// the first: an answer that gives a name twice is refused on the name,
+		// whatever else is wrong with it, the first name given twice in the
+		// text counting, as the page names fields.
+		{"a name given twice", `{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true,"hotel":false}`, "hotel: is given twice"},
+		{"a name given twice, one with a wrong type", `{"destination":7,"destination":"Oslo","travellers":12}`, "destination: is given twice"},
+		{"a name given twice, spelled apart", `{"destination":"Oslo","dest\u0069nation":"Bergen"}`, "destination: is given twice"},
+		{"a name given twice inside an object", `{"destination":"Oslo","notes":{"a":1,"b":{"c":[],"c":null}},"notes":2}`, "notes.b.c: is given twice"},
+		{"a name given twice inside a list", `{"extras":[{"a":1},{"a":1,"b":2,"a":3}]}`, "extras[1].a: is given twice"},
+		{"a name given twice inside a list of lists", `[[1],[{"x":"{\"x\":1}","x":2}]]`, "[1][0].x: is given twice"},
+		{"names not valid UTF-8 read as the same", "{\"\xff\":1,\"\xfe\":2}", "\ufffd: is given twice"},
+		{"the same name in two objects", `{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true,"notes":null,"extras":[{"a":1},{"a":[{"a":{"a":2}}]}]}`, "extras: must be chosen from: wifi, meals"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -158,6 +158,13 @@ func History(ctx context.Context) ([]llm.Message, error) {
 	return middleware.History.Call(ctx, struct{}{})
 }
 
+// ConversationID returns the id of the conversation the turn runs in, ""
+// outside a turn. It is the runner's to say, never the model's or the
+// user's: a tool that acts for a conversation (books a seat, files a
+// ticket) keys what it does by it rather than by an id in its arguments,
+// which a user may edit.
+func ConversationID(ctx context.Context) string { return primitive.Conversation.Get(ctx) }
+
 // Now returns the current time; in a turn it is recorded, and a replay sees
 // the time it saw before.
 func Now(ctx context.Context) time.Time {

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/examples/flights"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 )
 
 var bookingRef = regexp.MustCompile(`SP-[0-9A-Z]{6}`)
@@ -26,7 +27,7 @@ func TestListBookingsShowsTheConversationsOwnAlone(t *testing.T) {
 	}
 	svc := storyService(t, func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, cat) })
 	ctx := t.Context()
-	view := func(session, conv, what string, cond func(chat.View) bool) chat.View {
+	view := func(session, conv, what string, cond func(pageview.View) bool) pageview.View {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); ; {
 			v, err := svc.View(ctx, session, conv)
@@ -42,7 +43,7 @@ func TestListBookingsShowsTheConversationsOwnAlone(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	last := func(v chat.View) string { return v.Items[len(v.Items)-1].Text }
+	last := func(v pageview.View) string { return v.Items[len(v.Items)-1].Text }
 	start := func(session string) string {
 		t.Helper()
 		conv, err := svc.Create(ctx, session, "chat")
@@ -57,7 +58,7 @@ func TestListBookingsShowsTheConversationsOwnAlone(t *testing.T) {
 		if err := svc.Send(ctx, session, conv, "Book me a flight to Tokyo next Friday"); err != nil {
 			t.Fatal(err)
 		}
-		v := view(session, conv, "the flight picker", func(v chat.View) bool { return pending(v) != nil })
+		v := view(session, conv, "the flight picker", func(v pageview.View) bool { return pending(v) != nil })
 		var offer demo.FlightOffer
 		if err := json.Unmarshal(pending(v).Request.Input, &offer); err != nil || len(offer.Flights) == 0 {
 			t.Fatalf("the picker offers %s (%v)", pending(v).Request.Input, err)
@@ -67,13 +68,13 @@ func TestListBookingsShowsTheConversationsOwnAlone(t *testing.T) {
 		if err := svc.Answer(ctx, session, conv, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(pick)}); err != nil {
 			t.Fatal(err)
 		}
-		v = view(session, conv, "the booking's approval", func(v chat.View) bool {
+		v = view(session, conv, "the booking's approval", func(v pageview.View) bool {
 			return pending(v) != nil && pending(v).Request.Kind == elicit.Approve.Name
 		})
 		if err := svc.Answer(ctx, session, conv, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"choice":"once"}`)}); err != nil {
 			t.Fatal(err)
 		}
-		v = view(session, conv, "the booking", func(v chat.View) bool { return !v.Status.Running && bookingRef.MatchString(last(v)) })
+		v = view(session, conv, "the booking", func(v pageview.View) bool { return !v.Status.Running && bookingRef.MatchString(last(v)) })
 		return conv, bookingRef.FindString(last(v))
 	}
 	list := func(session, conv string) string {
@@ -85,7 +86,7 @@ func TestListBookingsShowsTheConversationsOwnAlone(t *testing.T) {
 		if err := svc.Send(ctx, session, conv, "List my bookings"); err != nil {
 			t.Fatal(err)
 		}
-		return last(view(session, conv, "the list", func(v chat.View) bool { return !v.Status.Running && len(v.Items) >= n+2 }))
+		return last(view(session, conv, "the list", func(v pageview.View) bool { return !v.Status.Running && len(v.Items) >= n+2 }))
 	}
 
 	alice, aliceRef := book("alice")

@@ -7,8 +7,8 @@ package demo
 import (
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/registry"
 )
 
 // Options tune the demo agents.
@@ -23,12 +23,12 @@ type Options struct {
 }
 
 // Agents returns the assistants the binary ships with, the default first.
-func Agents(opts Options) *registry.Assistants {
+func Agents(opts Options) []agents.Assistant {
 	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
 	if opts.AssistantFirst {
-		return registry.New(Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey())
+		return []agents.Assistant{Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey()}
 	}
-	return registry.New(Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general)
+	return []agents.Assistant{Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general}
 }
 
 // Kinds lists the elicit kinds the demo agents ask with, for

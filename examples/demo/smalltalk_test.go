@@ -92,7 +92,7 @@ func TestTheConciergeAnswersSmallTalkInWords(t *testing.T) {
 // Each starter the new-chat page offers is a request: with the offline
 // model, an agent whose model is offered tools calls one for it.
 func TestEveryStarterCallsATool(t *testing.T) {
-	for _, a := range demo.Agents(demo.Options{}).All() {
+	for _, a := range demo.Agents(demo.Options{}) {
 		for _, s := range a.Starters {
 			t.Run(a.Name+"/"+s, func(t *testing.T) {
 				var o offlineTurn

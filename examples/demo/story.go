@@ -12,7 +12,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/flights"
-	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/middleware"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -78,9 +77,10 @@ var BookSeat = agents.NewTool(FlightAgent, "book", "Book a seat on a flight",
 		if cat == nil {
 			return flights.Booking{}, errors.New("no flight catalogue is set up")
 		}
-		// Booked for the conversation, which the turn's runner names: never
-		// for an owner the call's arguments, which a user may edit, say.
-		return cat.Book(ctx, primitive.Conversation.Get(ctx), b.Key, b.Flight, b.Seat)
+		// Booked for the conversation, which the turn's runner names
+		// (turn.ConversationID): never for an owner the call's arguments,
+		// which a user may edit, say.
+		return cat.Book(ctx, turn.ConversationID(ctx), b.Key, b.Flight, b.Seat)
 	}).Does(policy.Writes, policy.Spends).Titled("Book a seat").Fixes("key").Describes(describeBooking)
 
 // describeBooking words a booking for the traveller asked to approve it:
@@ -206,7 +206,7 @@ var ListBookings = agents.NewTool(ChatAgent, "listBookings", "List the bookings 
 		if cat == nil {
 			return "", errors.New("no flight catalogue is set up")
 		}
-		bs, err := cat.Bookings(ctx, primitive.Conversation.Get(ctx))
+		bs, err := cat.Bookings(ctx, turn.ConversationID(ctx))
 		if err != nil || len(bs) == 0 {
 			return "You have no bookings yet.", err
 		}

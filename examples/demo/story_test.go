@@ -17,6 +17,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -26,14 +28,14 @@ import (
 // the scope scope makes.
 func storyService(t *testing.T, scope func(context.Context) context.Context) *chat.Service {
 	t.Helper()
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: offline.New(), DecideByRule: true, Scope: scope})
 	t.Cleanup(svc.Close)
 	return svc
 }
 
 // waitFor waits until the conversation's view satisfies cond.
-func waitFor(t *testing.T, svc *chat.Service, conv, what string, cond func(chat.View) bool) chat.View {
+func waitFor(t *testing.T, svc *chat.Service, conv, what string, cond func(pageview.View) bool) pageview.View {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		v, err := svc.View(t.Context(), "s", conv)
@@ -51,9 +53,9 @@ func waitFor(t *testing.T, svc *chat.Service, conv, what string, cond func(chat.
 }
 
 // pending returns the question that waits, if one does.
-func pending(v chat.View) *chat.ElicitView {
+func pending(v pageview.View) *pageview.ElicitView {
 	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.State == chat.Pending {
+		if it.Elicit != nil && it.Elicit.State == pageview.Pending {
 			return it.Elicit
 		}
 	}
@@ -88,7 +90,7 @@ func TestTheStoryRunsAgainstAFlightAgentDouble(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "Book me a flight to Tokyo next Friday"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitFor(t, svc, conv.ID, "the flight picker", func(v chat.View) bool { return pending(v) != nil })
+	v := waitFor(t, svc, conv.ID, "the flight picker", func(v pageview.View) bool { return pending(v) != nil })
 	picker := pending(v).Request
 	if picker.Kind != demo.PickFlight.Name || !strings.Contains(string(picker.Input), `"TEST1"`) {
 		t.Fatalf("asked %s with %s, want the double's flight in the picker", picker.Kind, picker.Input)
@@ -97,13 +99,13 @@ func TestTheStoryRunsAgainstAFlightAgentDouble(t *testing.T) {
 	if err := svc.Answer(t.Context(), "s", conv.ID, picker.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"flight":"TEST1","seat":"` + seat + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v chat.View) bool {
+	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v pageview.View) bool {
 		return pending(v) != nil && pending(v).Request.Kind == elicit.Approve.Name
 	})
 	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"choice":"once"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the booking", func(v chat.View) bool { return !v.Status.Running })
+	v = waitFor(t, svc, conv.ID, "the booking", func(v pageview.View) bool { return !v.Status.Running })
 	if got := v.Items[len(v.Items)-1].Text; !strings.Contains(got, "Your reference is SP-TEST42") || !strings.Contains(got, "TA1 Testville → Tokyo") {
 		t.Errorf("the reply = %q, want the double's booking", got)
 	}
@@ -139,7 +141,7 @@ func TestTheStorySearchesFromTheCitySaid(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no search")
 	}
-	v := waitFor(t, svc, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitFor(t, svc, conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got := v.Items[len(v.Items)-1].Text; !strings.Contains(got, "no flights from London to Tokyo") {
 		t.Errorf("the reply = %q, want it to say none were found from London", got)
 	}
@@ -157,7 +159,7 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: model.URL, Model: "m"}),
 		Scope: func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, cat) }})
 	t.Cleanup(svc.Close)
@@ -165,7 +167,7 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "Book me a flight to Tokyo on "+day); err != nil {
 		t.Fatal(err)
 	}
-	v := waitFor(t, svc, conv.ID, "the flight picker", func(v chat.View) bool { return pending(v) != nil })
+	v := waitFor(t, svc, conv.ID, "the flight picker", func(v pageview.View) bool { return pending(v) != nil })
 	var offer demo.FlightOffer
 	if err := json.Unmarshal(pending(v).Request.Input, &offer); err != nil || len(offer.Flights) == 0 {
 		t.Fatalf("the picker offers %s (%v)", pending(v).Request.Input, err)
@@ -175,13 +177,13 @@ func TestTheStoryOnTheOpenAIWire(t *testing.T) {
 		Content: []byte(`{"flight":"` + f.ID + `","seat":"` + f.Seats[0] + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v chat.View) bool {
+	v = waitFor(t, svc, conv.ID, "the booking's approval", func(v pageview.View) bool {
 		return pending(v) != nil && pending(v).Request.Kind == elicit.Approve.Name
 	})
 	if err := svc.Answer(t.Context(), "s", conv.ID, pending(v).Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(`{"choice":"once"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitFor(t, svc, conv.ID, "the booking", func(v chat.View) bool { return !v.Status.Running })
+	v = waitFor(t, svc, conv.ID, "the booking", func(v pageview.View) bool { return !v.Status.Running })
 	bs, _ := cat.Bookings(t.Context(), conv.ID)
 	if len(bs) != 1 || bs[0].FlightID != f.ID || bs[0].Seat != f.Seats[0] {
 		t.Fatalf("bookings %+v, want one on %s seat %s", bs, f.ID, f.Seats[0])
@@ -230,7 +232,7 @@ func TestTheToursEditToOsakaKeepsTheDay(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%q searched nothing", text)
 		}
-		waitFor(t, svc, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+		waitFor(t, svc, conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	}
 	if got[0].To != "Tokyo" || got[1].To != "Osaka" || got[0].Date == "" || got[1].Date != got[0].Date {
 		t.Errorf("searched %+v for %q, then %+v for the edit %q; want Osaka on Tokyo's day", got[0], first[1], got[1], edited)

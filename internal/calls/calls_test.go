@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -83,7 +84,7 @@ func forecastConversation(t *testing.T) (*chat.Service, *calls.Service, tree.Con
 		if err := svc.Send(t.Context(), "me", conv.ID, msg); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, svc, "me", conv.ID, "the end of the turn", func(v chat.View) bool { return !v.Status.Running })
+		waitView(t, svc, "me", conv.ID, "the end of the turn", func(v pageview.View) bool { return !v.Status.Running })
 	}
 	return svc, book, conv
 }
@@ -326,12 +327,12 @@ func TestAWatchFollowsItsSessionsCalls(t *testing.T) {
 		t.Errorf("the first call: whole %v, %d turns, %d calls; want the conversation drawn whole with its first turn and call", cc.Whole, len(cc.Conversation.Turns), ch.Totals.Calls)
 	}
 
-	v := waitView(t, svc, "me", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "me", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, chat.Answer{Action: elicit.Accept,
 		Content: []byte(`{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":false}`)}); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	ch = waitCalls(t, w, 2)
 	if cc := ch.Conversations[0]; cc.Whole || len(cc.Changed) != 1 || cc.Changed[0] != 0 || len(cc.Added) != 0 {
 		t.Errorf("the second call: %+v, want the first turn drawn again", cc)

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
 
@@ -18,7 +19,7 @@ import (
 func newService(t *testing.T, model llm.Provider) (*chat.Service, *calls.Service) {
 	t.Helper()
 	_, isOffline := model.(*offline.Provider)
-	return newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: model,
+	return newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: model,
 		DecideByRule: isOffline}) // as the app has it
 }
 

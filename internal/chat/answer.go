@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/answercheck"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -47,7 +48,7 @@ func (s *Service) Answer(ctx context.Context, session, id, eid string, a Answer)
 func (qs *questions) answer(ctx context.Context, eid string, a Answer) (*heldAnswer, error) {
 	qs.c.lock()
 	defer qs.c.mu.Unlock()
-	if !qs.isPending(eid) {
+	if !qs.IsPending(eid) {
 		if qs.recordedAlreadyLocked(ctx, eid, a) {
 			qs.c.page.informLocked(answerKept)
 			return nil, nil
@@ -102,7 +103,7 @@ func (qs *questions) checkLocked(ctx context.Context, req elicit.Request, a Answ
 
 // rejectLocked keeps a rejected submission for display and reports it.
 func (qs *questions) rejectLocked(req elicit.Request, form url.Values, problem error) error {
-	rv := &ElicitView{Values: form}
+	rv := &pageview.ElicitView{Values: form}
 	e := &apperr.Error{Code: apperr.Invalid}
 	if ferrs, ok := errors.AsType[elicit.FieldErrors](problem); ok {
 		rv.Errors = ferrs

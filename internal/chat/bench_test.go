@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -191,7 +192,7 @@ func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, 
 			continue
 		}
 		for _, c := range changes {
-			if c.New && c.Item != nil && c.Item.Elicit != nil && c.Item.Elicit.State == chat.Pending && c.Item.Elicit.Request.ID != not {
+			if c.New && c.Item != nil && c.Item.Elicit != nil && c.Item.Elicit.State == pageview.Pending && c.Item.Elicit.Request.ID != not {
 				return c.Item.Elicit.Request.ID, nil
 			}
 		}
@@ -199,9 +200,9 @@ func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, 
 }
 
 // pendingID returns the id of the question the view shows as pending, or "".
-func pendingID(v chat.View) string {
+func pendingID(v pageview.View) string {
 	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.State == chat.Pending {
+		if it.Elicit != nil && it.Elicit.State == pageview.Pending {
 			return it.Elicit.Request.ID
 		}
 	}
@@ -258,7 +259,10 @@ var benchDurabilities = []store.Durability{store.CrashSafe, store.PowerSafe}
 // 50 answers per iteration, and 100 at 1,000 and 5,000 a second, 20 answers
 // each. Before timing, every conversation answers a few questions untimed
 // and without pauses, so that the figures are of a service that has warmed
-// up. p50-µs and p99-µs are per answer.
+// up. p50-µs and p99-µs are per answer; cpu-µs/answer is the process's
+// CPU time, user and system, over the timed rounds divided by the answers
+// they made: the service's work for an answer and the benchmark's own
+// (a page that reads the change), whichever goroutine or core did it.
 func BenchmarkResume(b *testing.B) {
 	for _, d := range benchDurabilities {
 		b.Run(string(d), func(b *testing.B) {
@@ -329,18 +333,22 @@ func benchResume(b *testing.B, d store.Durability, n, rounds, perConv, rate int)
 		}
 	}
 	round(resumeWarmUp, false)
-	var busy time.Duration // the time answers were under way, over all rounds
+	var busy, cpu time.Duration // the time answers were under way, and the CPU they took, over all rounds
 	for b.Loop() {
 		for range rounds {
-			t0 := time.Now()
+			t0, c0 := time.Now(), processCPU()
 			round(perConv, true)
 			busy += time.Since(t0)
+			cpu += processCPU() - c0
 		}
 	}
 	all := slices.Concat(lat...)
 	b.ReportMetric(micros(quantile(all, 0.50)), "p50-µs")
 	b.ReportMetric(micros(quantile(all, 0.99)), "p99-µs")
 	b.ReportMetric(float64(len(all))/busy.Seconds(), "answers/s")
+	if processCPU() >= 0 {
+		b.ReportMetric(micros(cpu)/float64(len(all)), "cpu-µs/answer")
+	}
 }
 
 // thinker paces one conversation of a paced benchmark: the pause of a

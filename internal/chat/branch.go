@@ -177,7 +177,7 @@ func (s *Service) ChangeAnswer(ctx context.Context, session, id, eid string, a A
 			return apperr.Errorf(apperr.Conflict, "That answer was given in a side thread the conversation went on from: go back to the flow to change it there.")
 		}
 		if !ok {
-			if c.questions.isPending(eid) {
+			if c.questions.IsPending(eid) {
 				return apperr.Errorf(apperr.Conflict, "That question has not been answered yet; answer it instead.")
 			}
 			if found, err := s.changeAsideLocked(ctx, c, eid, a); found {

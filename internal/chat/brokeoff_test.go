@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -25,7 +25,7 @@ func TestAReplyCutBeforeItShowsIsAskedForAgain(t *testing.T) {
 			if err := svc.Send(t.Context(), "s", conv.ID, "what is 2+2?"); err != nil {
 				t.Fatal(err)
 			}
-			v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+			v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 			if it := lastItem(v); it.Kind != tree.AssistantMessage || it.Text != "Four." {
 				t.Errorf("last item = %+v, want the reply asked for again", it)
 			}
@@ -46,7 +46,7 @@ func TestAReplyCutAfterItShowedKeepsWhatShowed(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.TurnError || it.Partial != "Once upon a time" || !strings.Contains(it.Text, "broke off") {
 		t.Fatalf("last item = %+v, want the failure keeping the reply that broke off", it)
@@ -62,7 +62,7 @@ func TestAReplyCutAfterItShowedKeepsWhatShowed(t *testing.T) {
 	if err := svc.Retry(t.Context(), "s", conv.ID, it.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the retried reply", func(v chat.View) bool {
+	v = waitView(t, svc, "s", conv.ID, "the retried reply", func(v pageview.View) bool {
 		return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage
 	})
 	if it := lastItem(v); it.Text != "Once upon a time, the end." {
@@ -83,7 +83,7 @@ func TestASideReplyCutAfterItShowedKeepsWhatShowed(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "hi"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v := waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if err := svc.AskAside(t.Context(), "s", conv.ID, lastItem(v).ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -45,7 +46,7 @@ func TestTheCheckRunsNothingTheRecordHolds(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	if got := checkWith(t, s, registry.New(bookingAgent(func() string { return "Confirm?" }))); got.Turns != 1 || len(got.Diverged) != 0 {
@@ -82,11 +83,11 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
+	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
 		sides := sideItems(v)
 		return len(sides) == 1 && len(sides[0].Asks) == 1
 	})
@@ -116,7 +117,7 @@ func TestTheCheckListsTurnsThatCannotGoOn(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	answers := agents.Assistant{Name: "asks", Turn: func(context.Context, string) (string, error) { return "no need to ask", nil }}

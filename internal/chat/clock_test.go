@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -60,7 +61,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		if err := svc.Send(t.Context(), "me", conv.ID, "what time is it?"); err != nil {
 			t.Fatal(err)
 		}
-		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
+		v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 		if got, want := lastItem(v).Text, future.Format(time.RFC3339); got != want {
 			t.Errorf("turn.Now = %s, want the service's clock, %s", got, want)
 		}
@@ -74,11 +75,11 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		if err := svc.Send(t.Context(), "me", conv.ID, "first"); err != nil {
 			t.Fatal(err)
 		}
-		v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
+		v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 		if err := svc.Edit(t.Context(), "me", conv.ID, v.Items[0].ID, chat.Message{Text: "second"}); err != nil { // the first branch is left behind
 			t.Fatal(err)
 		}
-		waitView(t, svc, "me", conv.ID, "the new reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "second" })
+		waitView(t, svc, "me", conv.ID, "the new reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Text == "second" })
 		if got, err := svc.GC(t.Context(), "me", conv.ID); err != nil || got != (chat.Collected{}) {
 			t.Fatalf("GC within the retention = %+v, %v; want nothing removed", got, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -49,7 +50,7 @@ func TestACompactedTurnResumesAfterARestart(t *testing.T) {
 		if err := s.svc.Send(t.Context(), "me", conv.ID, strings.Repeat("word ", 40)); err != nil {
 			t.Fatal(err)
 		}
-		v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+		v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 		if eid = pendingElicit(v).Request.ID; i == 0 {
 			answerAndReply(t, s.svc, conv.ID, eid)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -129,7 +129,7 @@ func keeperServer(t *testing.T, model *noteModel, book *notebook, assistant []po
 // approval waits for the approval the conversation shows waiting.
 func (s *server) approval(session, conv string) elicit.Request {
 	s.t.Helper()
-	v := waitView(s.t, s.svc, session, conv, "an approval", func(v chat.View) bool {
+	v := waitView(s.t, s.svc, session, conv, "an approval", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Kind == elicit.Approve.Name
 	})
@@ -148,7 +148,7 @@ func (s *server) approve(session, conv, eid string, a elicit.Approval) {
 // reply waits for the turn to end in a reply and returns its text.
 func (s *server) reply(session, conv string) string {
 	s.t.Helper()
-	v := waitView(s.t, s.svc, session, conv, "the reply", func(v chat.View) bool {
+	v := waitView(s.t, s.svc, session, conv, "the reply", func(v pageview.View) bool {
 		return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage
 	})
 	return lastItem(v).Text

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -172,7 +173,7 @@ func TestAnApprovalWaitsThroughARestartAndTheCallRunsOnce(t *testing.T) {
 		t.Fatalf("after the restart %s waits, want the approval %s", got.ID, asked.ID)
 	}
 	s.approve("me", conv.ID, asked.ID, elicit.Approval{Choice: elicit.AllowAlways})
-	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v chat.View) bool {
+	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Kind == elicit.Confirm.Name
 	})
@@ -215,7 +216,7 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 	if err := s.svc.Stop(ctx, "me", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the stop", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, s.svc, "me", conv.ID, "the stop", func(v pageview.View) bool { return !v.Status.Running })
 	once := accept(`{"choice":"once"}`)
 	if err := s.svc.Answer(ctx, "me", conv.ID, stopped.ID, once); apperr.CodeOf(err) != apperr.Conflict {
 		t.Errorf("answering the stopped turn's approval: %v, want a Conflict", err)
@@ -325,7 +326,7 @@ func TestARedactingRuleKeepsADigest(t *testing.T) {
 	conv, _ := s.svc.Create(ctx, "me", "keeper")
 	s.send("me", conv.ID, "my PIN is 1234")
 	s.approve("me", conv.ID, s.approval("me", conv.ID).ID, elicit.Approval{Choice: elicit.AllowOnce})
-	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v chat.View) bool {
+	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Kind == elicit.Confirm.Name
 	})
@@ -378,7 +379,7 @@ func TestACallThatHadBegunGoesOnAsItBegan(t *testing.T) {
 	book.confirm = true
 	conv, _ := s.svc.Create(ctx, "me", "keeper")
 	s.send("me", conv.ID, "eggs")
-	v := waitView(t, s.svc, "me", conv.ID, "the tool's own question", func(v chat.View) bool {
+	v := waitView(t, s.svc, "me", conv.ID, "the tool's own question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Kind == elicit.Confirm.Name
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -57,7 +58,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		idx:   tree.NewIndex(nodes),
 		sides: map[int64]*turn{},
 	}
-	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*ElicitView{}}
+	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*pageview.ElicitView{}}
 	c.inbox = inbox{c: c, onTheWay: map[string]*sending{}}
 	c.page = page{c: c, followers: map[*Follower]struct{}{}}
 	c.path = c.idx.PathTo(meta.Head)
@@ -91,6 +92,7 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 			for i, m := range all {
 				c.recordedLocked(m, opts)
 				if i == 0 && h != nil {
+					h.node.ID = m.ID
 					c.questions.settleLocked(h, nil)
 				}
 			}
@@ -100,7 +102,8 @@ func (c *conversation) appendLocked(ctx context.Context, n tree.Node, opts tree.
 		c.svc.log.Warn("held records and the next could not be written together; writing them apart", "conversation", c.conv.ID, "err", err)
 	}
 	if h != nil {
-		_, err := c.writeLocked(ctx, h.node, tree.AppendOptions{})
+		m, err := c.writeLocked(ctx, h.node, tree.AppendOptions{})
+		h.node.ID = m.ID
 		c.questions.settleLocked(h, err)
 		if err != nil {
 			return tree.Node{}, err
@@ -136,20 +139,19 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.page.sessionRecordedLocked()
 	c.questions.recordedLocked(n)
 	if opts.Aside {
-		if it, ok := c.sideItemLocked(n); ok {
-			c.page.broadcastLocked(Change{Item: &it, New: n.Kind == tree.SideQuestion})
-		}
+		c.page.showLocked(func() (Change, bool) {
+			it, ok := c.reader().Side(n)
+			return Change{Item: &it, New: n.Kind == tree.SideQuestion}, ok
+		})
 		return
 	}
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		if items := buildItems([]tree.Node{n}, &c.questions); len(items) == 1 {
-			if items[0].Elicit != nil {
-				c.questions.liveLocked(items[0].Elicit)
-			}
-			c.page.broadcastLocked(Change{Item: &items[0], New: true})
-		}
+		c.page.showLocked(func() (Change, bool) {
+			it, ok := c.reader().Node(n)
+			return Change{Item: &it, New: true}, ok
+		})
 		return
 	}
 	c.path = c.idx.PathTo(n.ID)

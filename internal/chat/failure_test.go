@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/calls"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -23,7 +23,7 @@ func TestAFailureNamesTheEndpointAsConfigured(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the failure", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the failure", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.TurnError {
 		t.Fatalf("last item = %+v, want the failure", it)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -23,11 +24,11 @@ import (
 // Status, the conversation's Title, or else the Notice (which may be empty,
 // to clear it).
 type Change struct {
-	Item   *Item // an item to show; New when it is appended, else it replaces the shown one
+	Item   *pageview.Item // an item to show; New when it is appended, else it replaces the shown one
 	New    bool
-	Status *Status
+	Status *pageview.Status
 	Title  *tree.Conversation
-	Notice Notice
+	Notice pageview.Notice
 }
 
 // Want says what a follower is handed; any other change only wakes it.
@@ -53,7 +54,7 @@ type Update struct {
 	// from this view (something shown was removed, or the follower fell
 	// behind). Followers that want no page changes get it too, as a sign
 	// that the conversation moved in a way that is no growth.
-	Resync *View
+	Resync *pageview.View
 }
 
 // maxQueued bounds the page changes queued for a follower; past it, it
@@ -88,17 +89,17 @@ func (s *Service) Follow(ctx context.Context, session, id string, w Want) (*Foll
 
 // Subscribe follows a conversation for an open page: the view it starts
 // from, and then every change of it (Want.Page). Errors: NotFound.
-func (s *Service) Subscribe(ctx context.Context, session, id string) (*Follower, View, error) {
+func (s *Service) Subscribe(ctx context.Context, session, id string) (*Follower, pageview.View, error) {
 	return s.follow(ctx, session, id, Want{Page: true})
 }
 
 // follow registers a follower and returns it with the view it starts from
 // (only the notice, unless w.Page), both under the conversation's lock, so
 // that nothing is missed or handed twice.
-func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Follower, View, error) {
+func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Follower, pageview.View, error) {
 	c, err := s.acquire(ctx, session, id)
 	if err != nil {
-		return nil, View{}, err
+		return nil, pageview.View{}, err
 	}
 	f := &Follower{conv: c, want: w, ready: make(chan struct{}, 1)}
 	if w.Page {
@@ -119,9 +120,9 @@ func (s *Service) follow(ctx context.Context, session, id string, w Want) (*Foll
 
 // viewLocked is the view a follower starts from, or is resynced to; c.mu
 // is held.
-func (f *Follower) viewLocked() View {
+func (f *Follower) viewLocked() pageview.View {
 	if !f.want.Page {
-		return View{Notice: f.conv.page.notice}
+		return pageview.View{Notice: f.conv.page.notice}
 	}
 	return f.conv.page.view()
 }
@@ -146,18 +147,11 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 	case <-ctx.Done():
 		return Update{}, ctx.Err()
 	}
-	u := f.take()
-	if f.goneErr() != nil {
-		return Update{}, f.goneErr()
+	u, gone := f.take()
+	if gone != nil {
+		return Update{}, gone
 	}
 	return u, nil
-}
-
-// goneErr is why the follower follows nothing any more, nil while it does.
-func (f *Follower) goneErr() error {
-	f.conv.mu.Lock()
-	defer f.conv.mu.Unlock()
-	return f.gone
 }
 
 // Pending returns the changes the follower was handed and not yet taken,
@@ -170,11 +164,14 @@ func (f *Follower) Pending() Update {
 	default:
 		return Update{}
 	}
-	return f.take()
+	u, _ := f.take()
+	return u
 }
 
-// take takes the changes the follower was handed.
-func (f *Follower) take() Update {
+// take takes the changes the follower was handed, and says why it
+// follows nothing any more (nil while it does), under one taking of the
+// lock: a reader woken while a turn still holds it waits for it once.
+func (f *Follower) take() (Update, error) {
 	c := f.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -186,7 +183,7 @@ func (f *Follower) take() Update {
 		u.Changes = f.changes
 	}
 	f.changes, f.resync = nil, false
-	return u
+	return u, f.gone
 }
 
 // Live is a conversation as it is now, for a reader to look at under the
@@ -200,7 +197,7 @@ type Live struct {
 	// the side questions' replies streaming, in the order they were asked.
 	Reply  Draft
 	Asides []Draft
-	Notice Notice
+	Notice pageview.Notice
 	// Nodes are the nodes recorded since the follower last looked, in id
 	// order (Want.Nodes); Rescan says it fell so far behind that they were
 	// dropped: read them from Index.

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -41,7 +42,7 @@ func charter(title func() string, runs *atomic.Int32) agents.Assistant {
 }
 
 // kinds lists the kinds of the view's items, in order.
-func kinds(v chat.View) []tree.Kind {
+func kinds(v pageview.View) []tree.Kind {
 	var out []tree.Kind
 	for _, it := range v.Items {
 		out = append(out, it.Kind)
@@ -58,7 +59,7 @@ func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if got, want := kinds(v), []tree.Kind{tree.UserMessage, tree.Figure, tree.ElicitRequest}; !slices.Equal(got, want) {
 		t.Fatalf("items %v, want %v", got, want)
 	}
@@ -78,7 +79,7 @@ func TestAFigureIsRecordedOnceAndShownAgainAfterARestart(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got, want := kinds(v), []tree.Kind{tree.UserMessage, tree.Figure, tree.ElicitRequest, tree.Figure, tree.AssistantMessage}; !slices.Equal(got, want) {
 		t.Fatalf("items %v, want %v", got, want)
 	}
@@ -107,11 +108,11 @@ func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "fares please"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 
 	title = "Prices" // the agent's code changed while the turn was suspended
 	s.restart()
-	v := waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, `show a table "Prices"`) {
 		t.Errorf("last item = %+v, want the turn to fail naming the figure it now shows", it)
@@ -138,7 +139,7 @@ func TestABrokenFigureIsNotRecorded(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if lastItem(v).Text != "done" {
 		t.Fatalf("last item %+v", lastItem(v))
 	}
@@ -172,7 +173,7 @@ func TestAShownFigureIsInTheModelsHistory(t *testing.T) {
 		if err := svc.Send(t.Context(), "s", conv.ID, m); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
+		waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
 	}
 	v, _ := svc.View(t.Context(), "s", conv.ID)
 	got := lastItem(v).Text

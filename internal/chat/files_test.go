@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -97,7 +98,7 @@ func TestAFileAnswerIsTheSessionsStoredFile(t *testing.T) {
 	if err := svc.Answer(ctx, "me", conv, eid, chat.Answer{Action: elicit.Accept, Content: forged}); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "got") })
+	v := waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return strings.HasPrefix(lastItem(v).Text, "got") })
 	reply := lastItem(v).Text
 	if want := `got sales.csv (text/csv, 31 bytes): "region,total\nnorth,12\nsouth,30\n"`; reply != want {
 		t.Errorf("reply = %q, want %q", reply, want)
@@ -106,7 +107,7 @@ func TestAFileAnswerIsTheSessionsStoredFile(t *testing.T) {
 	if err := svc.Send(ctx, "me", conv, "what was I asked?"); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv, "the second reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "the model reads") })
+	v = waitView(t, svc, "me", conv, "the second reply", func(v pageview.View) bool { return strings.HasPrefix(lastItem(v).Text, "the model reads") })
 	for _, want := range []string{"(Answered with a file:) sales.csv", "north,12\nsouth,30"} {
 		if !strings.Contains(lastItem(v).Text, want) {
 			t.Errorf("the model is given %q, without %q", lastItem(v).Text, want)
@@ -162,7 +163,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 	if err := svc.Answer(ctx, "me", conv, eid, chat.Answer{Action: elicit.Accept, Content: []byte(`{"id":"` + f.ID + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+	v := waitView(t, svc, "me", conv, "the second question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Kind == elicit.Confirm.Name
 	})
@@ -174,7 +175,7 @@ func TestAResumedTurnReadsTheFileItWasGiven(t *testing.T) {
 	if err := svc.Answer(ctx, "me", conv, confirm, chat.Answer{Action: elicit.Accept, Content: []byte(`{"yes":true}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text != "" && pendingElicit(v) == nil })
+	v = waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text != "" && pendingElicit(v) == nil })
 	if got, want := lastItem(v).Text, `notes.txt says "buy milk\n"`; got != want {
 		t.Errorf("reply after the restart = %q, want %q", got, want)
 	}
@@ -198,7 +199,7 @@ func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
 	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: "look", Attachments: []tree.Attachment{a, b}}); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "seen: look" })
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "seen: look" })
 	first := v.Items[0].ID
 	for name, m := range map[string]chat.Message{
 		"no words, no files":   {Text: " \n "},
@@ -211,14 +212,14 @@ func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
 	if err := svc.Edit(ctx, "me", conv.ID, first, chat.Message{Text: "look again", Attachments: []tree.Attachment{b, c}}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv.ID, "the edit's reply", func(v chat.View) bool { return lastItem(v).Text == "seen: look again" })
+	v = waitView(t, svc, "me", conv.ID, "the edit's reply", func(v pageview.View) bool { return lastItem(v).Text == "seen: look again" })
 	if got, want := v.Items[0].Attachments, []tree.Attachment{b, c}; !slices.Equal(got, want) {
 		t.Errorf("the new version's files = %v, want %v", got, want)
 	}
 	if err := svc.Switch(ctx, "me", conv.ID, first); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv.ID, "the old version", func(v chat.View) bool { return v.Items[0].ID == first })
+	v = waitView(t, svc, "me", conv.ID, "the old version", func(v pageview.View) bool { return v.Items[0].ID == first })
 	if got, want := v.Items[0].Attachments, []tree.Attachment{a, b}; !slices.Equal(got, want) {
 		t.Errorf("the old version's files = %v, want %v", got, want)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -75,7 +75,7 @@ func tryerOf(runs *atomic.Int32, label string) *registry.Assistants {
 // waitQuestion waits for the question conv waits on and checks its words.
 func waitQuestion(t *testing.T, s *server, conv, want string) elicit.Request {
 	t.Helper()
-	v := waitView(t, s.svc, "me", conv, "the question "+want, func(v chat.View) bool {
+	v := waitView(t, s.svc, "me", conv, "the question "+want, func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Message == want
 	})
@@ -250,7 +250,7 @@ func TestTheCheckReplaysATriedBlock(t *testing.T) {
 	}
 }
 
-func hasItem(v chat.View, kind tree.Kind, text string) bool {
+func hasItem(v pageview.View, kind tree.Kind, text string) bool {
 	for _, it := range v.Items {
 		if it.Kind == kind && it.Text == text {
 			return true

@@ -2,8 +2,10 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -35,11 +37,15 @@ const DefaultAnswerHold = time.Millisecond
 
 // heldAnswer is an answer handed to its turn and not yet written.
 type heldAnswer struct {
-	node  tree.Node // the response, without its id
+	node  tree.Node // the response, given its id once written
 	asked *waiter   // what waited for it
-	timer *time.Timer
-	done  chan struct{} // closed when the write is over, err set
-	err   error
+	// recorded is the answer as its record decodes (asRecorded), for the
+	// page to show once it is written, when known.
+	recorded elicit.Response
+	known    bool
+	timer    *time.Timer
+	done     chan struct{} // closed when the write is over, err set
+	err      error
 }
 
 // wait returns once the answer is written, with the write's error.
@@ -82,7 +88,8 @@ func (qs *questions) flushLocked() {
 	if h == nil {
 		return
 	}
-	_, err := qs.c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
+	n, err := qs.c.writeLocked(context.Background(), h.node, tree.AppendOptions{})
+	h.node.ID = n.ID
 	qs.settleLocked(h, err)
 }
 
@@ -125,6 +132,7 @@ func (qs *questions) holdLocked(w *waiter, req elicit.Request, resp elicit.Respo
 		asked: w,
 		done:  make(chan struct{}),
 	}
+	h.recorded, h.known = asRecorded(resp)
 	qs.held = h
 	h.timer = time.AfterFunc(qs.c.svc.answerHold, qs.c.flush)
 	delete(qs.pending, req.ID)
@@ -140,14 +148,36 @@ func (qs *questions) holdLocked(w *waiter, req elicit.Request, resp elicit.Respo
 func (qs *questions) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {
 	h := &heldAnswer{asked: w, done: make(chan struct{})}
 	close(h.done)
-	if _, err := t.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)}); err != nil {
+	n, err := t.appendLocked(context.Background(), tree.Node{Kind: tree.ElicitResponse, Ref: req.ID, Agent: req.Agent, Payload: tree.MustEncode(resp)})
+	if err != nil {
 		return nil, err
 	}
 	delete(qs.pending, req.ID)
 	delete(qs.rejected, req.ID)
-	qs.lastAnswered = w
+	rec, known := asRecorded(resp)
+	qs.answeredLocked(w, n.ID, rec, known)
 	w.answer <- resp
 	return h, nil
+}
+
+// asRecorded returns resp as decoding its record gives it back, so that a
+// page shows an answer just given as it shows one read from the record,
+// without decoding the record: its content compacted, with <, > and &
+// escaped, as encoding/json writes a raw value. It reports false for text
+// that is not UTF-8, which encoding changes byte by byte, and for content
+// that does not encode; the record is decoded then.
+func asRecorded(resp elicit.Response) (elicit.Response, bool) {
+	if !utf8.ValidString(string(resp.Action)) || !utf8.ValidString(resp.Text) {
+		return elicit.Response{}, false
+	}
+	if len(resp.Content) > 0 {
+		content, err := json.Marshal(resp.Content)
+		if err != nil {
+			return elicit.Response{}, false
+		}
+		resp.Content = content
+	}
+	return resp, true
 }
 
 // settleLocked reports how writing a held answer went to whoever handed it
@@ -164,7 +194,7 @@ func (qs *questions) settleLocked(h *heldAnswer, err error) {
 		}
 		return
 	}
-	qs.lastAnswered = h.asked
+	qs.answeredLocked(h.asked, h.node.ID, h.recorded, h.known)
 	qs.broadcastItemLocked(h.node.Ref)
 	qs.broadcastQueueLocked("") // each moves up the queue
 	qs.c.page.broadcastStatusLocked()

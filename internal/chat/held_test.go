@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -129,7 +130,7 @@ func startAsked(t *testing.T, svc *chat.Service, agent, message string) (conv, e
 	if err := svc.Send(t.Context(), "me", c.ID, message); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", c.ID, "the first question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "me", c.ID, "the first question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	return c.ID, pendingElicit(v).Request.ID
 }
 
@@ -144,7 +145,7 @@ func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
 	if got := answered(t, w.DB, conv, first); len(got) != 1 {
 		t.Fatalf("Answer returned with %d answers on disk, want 1", len(got))
 	}
-	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+	v := waitView(t, svc, "me", conv, "the second question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != first
 	})
@@ -154,7 +155,7 @@ func TestAResumeIsOneCommitAndTheAnswerIsOnDiskWhenAccepted(t *testing.T) {
 	// The page shows the first question answered and the second waiting.
 	var answeredShown bool
 	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.Request.ID == first && it.Elicit.State == chat.Answered {
+		if it.Elicit != nil && it.Elicit.Request.ID == first && it.Elicit.State == pageview.Answered {
 			answeredShown = true
 		}
 	}
@@ -188,16 +189,16 @@ func TestAnAnswerIsWrittenWhenTheTurnRecordsNothingSoon(t *testing.T) {
 	if got := answered(t, w.DB, conv, eid); len(got) != 1 {
 		t.Fatalf("Answer returned with %d answers on disk while the turn thinks, want 1", len(got))
 	}
-	waitView(t, svc, "me", conv, "the question shown answered while the turn thinks", func(v chat.View) bool {
+	waitView(t, svc, "me", conv, "the question shown answered while the turn thinks", func(v pageview.View) bool {
 		for _, it := range v.Items {
 			if it.Elicit != nil && it.Elicit.Request.ID == eid {
-				return it.Elicit.State == chat.Answered
+				return it.Elicit.State == pageview.Answered
 			}
 		}
 		return false
 	})
 	close(release)
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Done thinking." })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "Done thinking." })
 }
 
 // answerChecker is a model that, when called, notes whether the answer the
@@ -245,7 +246,7 @@ func TestAnAnswerIsWrittenBeforeTheModelIsCalled(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"tea"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Noted." })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "Noted." })
 	model.mu.Lock()
 	defer model.mu.Unlock()
 	if len(model.onDisk) != 1 || !model.onDisk[0] {
@@ -261,7 +262,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+	v := waitView(t, svc, "me", conv, "the second question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != first
 	})
@@ -272,7 +273,7 @@ func TestAnAnswerWhoseSharedCommitFailsIsWrittenAlone(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv, second, accept(`{"answer":"green"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return strings.HasPrefix(lastItem(v).Text, "Thanks") })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return strings.HasPrefix(lastItem(v).Text, "Thanks") })
 }
 
 func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
@@ -289,7 +290,7 @@ func TestAnAnswerThatCannotBeWrittenIsRefusedAndEndsTheTurn(t *testing.T) {
 	w.mu.Lock()
 	w.fail = nil
 	w.mu.Unlock()
-	v := waitView(t, svc, "me", conv, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	if got := answered(t, w.DB, conv, first); len(got) != 0 {
 		t.Errorf("%d answers recorded, want none", len(got))
 	}
@@ -331,7 +332,7 @@ func TestAnAnswerIsWrittenBeforeAToolRuns(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"a flight"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked a flight" })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "booked a flight" })
 	if !<-onDisk {
 		t.Error("the tool ran before the answer it follows was on disk")
 	}
@@ -347,7 +348,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv, first, accept(`{"answer":"blue"}`)); err != nil {
 		t.Fatal(err)
 	}
-	second := pendingElicit(waitView(t, svc, "me", conv, "the second question", func(v chat.View) bool {
+	second := pendingElicit(waitView(t, svc, "me", conv, "the second question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != first
 	})).Request.ID
@@ -361,7 +362,7 @@ func TestTheFirstAnswerAfterARestartIsOneCommit(t *testing.T) {
 	if got := answered(t, w.DB, conv, second); len(got) != 1 {
 		t.Fatalf("Answer returned with %d answers on disk, want 1", len(got))
 	}
-	third := pendingElicit(waitView(t, svc, "me", conv, "the third question", func(v chat.View) bool {
+	third := pendingElicit(waitView(t, svc, "me", conv, "the third question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != second
 	}))

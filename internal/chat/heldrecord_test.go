@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -86,7 +87,7 @@ func TestACallsToolRecordIsWrittenWithItsReply(t *testing.T) {
 	t.Run("after an answer", func(t *testing.T) {
 		svc, w := newCountedService(t, chat.Config{Assistants: registry.New(newCaller(true)), Model: offline.New(), AnswerHold: patientHold})
 		conv := sendCall(t, svc)
-		eid := pendingElicit(waitView(t, svc, "me", conv, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+		eid := pendingElicit(waitView(t, svc, "me", conv, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })).Request.ID
 		w.reset()
 
 		if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"Bea"}`)); err != nil {
@@ -95,7 +96,7 @@ func TestACallsToolRecordIsWrittenWithItsReply(t *testing.T) {
 		if got := answered(t, w.DB, conv, eid); len(got) != 1 {
 			t.Fatalf("Answer returned with %d answers on disk, want 1", len(got))
 		}
-		waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Hello, Bea" })
+		waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "Hello, Bea" })
 		if n := w.reset(); n != 1 {
 			t.Errorf("the answer, the tool's record and the reply took %d commits, want 1", n)
 		}
@@ -107,7 +108,7 @@ func TestACallsToolRecordIsWrittenWithItsReply(t *testing.T) {
 	t.Run("asking nothing", func(t *testing.T) {
 		svc, w := newCountedService(t, chat.Config{Assistants: registry.New(newCaller(false)), Model: offline.New()})
 		conv := sendCall(t, svc)
-		waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Hello" })
+		waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "Hello" })
 		// The conversation's start, the message, then the record and the reply.
 		if n := w.reset(); n != 2 {
 			t.Errorf("the message, the tool's record and the reply took %d commits, want 2", n)
@@ -123,12 +124,12 @@ func TestACallsToolRecordWhoseSharedCommitFailsIsWrittenApart(t *testing.T) {
 	svc, w := newCountedService(t, chat.Config{Assistants: registry.New(newCaller(true)), Model: offline.New()})
 	w.fail = func(nodes []tree.Node) bool { return len(nodes) > 1 } // every shared commit
 	conv := sendCall(t, svc)
-	eid := pendingElicit(waitView(t, svc, "me", conv, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })).Request.ID
+	eid := pendingElicit(waitView(t, svc, "me", conv, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })).Request.ID
 
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"answer":"Bea"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "Hello, Bea" })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "Hello, Bea" })
 	got, want := lastKinds(t, w, conv, 3), []tree.Kind{tree.ElicitResponse, tree.ToolCall, tree.AssistantMessage}
 	if !equalKinds(got, want) {
 		t.Errorf("the record ends with %v, want %v", got, want)
@@ -189,7 +190,7 @@ func TestAToolCalledInsideACallsToolIsOnDiskBeforeTheOuterGoesOn(t *testing.T) {
 	if _, err := svc.SendMessage(t.Context(), "me", conv, chat.Message{Text: "booker.book", Call: &tree.Call{Tool: "booker.book"}}); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return lastItem(v).Text == "booked BA 123" })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "booked BA 123" })
 	if !<-onDisk {
 		t.Error("the inner tool's record was not on disk when the outer tool went on")
 	}

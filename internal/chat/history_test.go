@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -60,15 +61,15 @@ func TestTheModelSeesEarlierAnswersAndToolResults(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "Book me a flight to Oslo"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv.ID, "the seat question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "me", conv.ID, "the seat question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"option":"14C"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the booking", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	waitView(t, svc, "me", conv.ID, "the booking", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if err := svc.Send(t.Context(), "me", conv.ID, "Which seat did I pick?"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Text == "You picked 14C." })
+	waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "You picked 14C." })
 
 	next := fake.Requests()[3].Messages
 	if i := indexOf(next, func(m llmtest.Message) bool {
@@ -91,7 +92,7 @@ func TestTheModelSeesEarlierAnswersAndToolResults(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "Tell me more about my trip."); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv.ID, "the last question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v = waitView(t, svc, "me", conv.ID, "the last question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	reqs := fake.Requests()
 	if len(reqs) != 6 {
 		t.Fatalf("%d model calls, want 6 (the summary's among them)", len(reqs))
@@ -114,7 +115,7 @@ func TestTheModelSeesEarlierAnswersAndToolResults(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":false}`)); err != nil {
 		t.Fatal(err)
 	}
-	end := waitView(t, svc, "me", conv.ID, "the end of the resumed turn", func(v chat.View) bool {
+	end := waitView(t, svc, "me", conv.ID, "the end of the resumed turn", func(v pageview.View) bool {
 		return lastItem(v).Kind != "" && lastItem(v).Kind != tree.ElicitRequest && lastItem(v).Kind != tree.ElicitResponse
 	})
 	if it := lastItem(end); it.Text != "Have a good trip." {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -62,7 +63,7 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 	sendAgain("again at once")
 	v, _ := s.svc.View(ctx, "me", conv.ID)
 	page.Close()
-	if want := (chat.Notice{Text: "Your message was already sent.", Info: true}); v.Notice != want {
+	if want := (pageview.Notice{Text: "Your message was already sent.", Info: true}); v.Notice != want {
 		t.Errorf("the notice after the resend = %+v, want %+v", v.Notice, want)
 	}
 	counts("sent again at once")
@@ -151,7 +152,7 @@ func TestADecidedMessageSentAgainIsDecidedOnce(t *testing.T) {
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "asker")
 	s.send("me", conv.ID, "go")
-	waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	aside := chat.Message{ID: "side-1", Text: "by the way, is it raining?"}
 	for _, when := range []string{"first", "again", "after a restart"} {
 		if when == "after a restart" {
@@ -215,7 +216,7 @@ func TestAQueuedMessageSentAgainIsQueuedOnce(t *testing.T) {
 		t.Errorf("queued %q, want the message once", v.Status.Queued)
 	}
 	close(gate)
-	waitView(t, svc, "s", conv.ID, "both turns", func(v chat.View) bool {
+	waitView(t, svc, "s", conv.ID, "both turns", func(v pageview.View) bool {
 		return len(v.Items) == 4 && lastItem(v).Kind == tree.AssistantMessage && !v.Status.Running
 	})
 	if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != chat.SentQueued {
@@ -263,7 +264,7 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 	if err := svc.Send(ctx, "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	aside := chat.Message{ID: "side-1", Text: "is it raining?"}
 	first := make(chan chat.Sent, 1)
 	go func() {

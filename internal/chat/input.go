@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
@@ -136,7 +137,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	ctx := context.WithoutCancel(s.ctx)
 	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
-		c.page.sayLocked(Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)})
+		c.page.sayLocked(pageview.Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -25,12 +26,12 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Once upon a time" })
+	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time" })
 	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind: what is 2+2?"})
 	if err != nil || sent != chat.SentInterrupted {
 		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentInterrupted)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	want := []tree.Kind{tree.UserMessage, tree.Stopped, tree.UserMessage, tree.AssistantMessage}
 	if got := kinds(v); !slices.Equal(got, want) {
 		t.Fatalf("items = %v, want %v", got, want)
@@ -66,18 +67,18 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 func TestQuickMessagesJoinIntoOneTurn(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"unused"}, Delay: time.Minute}, llmtest.Text("Paris, in spring."))
 	// A window no test machine's pace can outlast.
-	svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), BatchWindow: time.Hour,
+	svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), BatchWindow: time.Hour,
 		Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"})})
 	conv, _ := svc.Create(t.Context(), "s", "assistant")
 	if err := svc.Send(t.Context(), "s", conv.ID, "where should I go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the model call", func(v chat.View) bool { return len(fake.Requests()) == 1 })
+	waitView(t, svc, "s", conv.ID, "the model call", func(v pageview.View) bool { return len(fake.Requests()) == 1 })
 	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "in Europe"})
 	if err != nil || sent != chat.SentJoined {
 		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentJoined)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v := waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	want := []tree.Kind{tree.UserMessage, tree.UserMessage, tree.AssistantMessage}
 	if got := kinds(v); !slices.Equal(got, want) {
 		t.Fatalf("items = %v, want %v: one turn for both messages", got, want)
@@ -119,7 +120,7 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 		t.Errorf("the page shows queued %q", v.Status.Queued)
 	}
 	close(gate)
-	v = waitView(t, svc, "s", conv.ID, "both turns", func(v chat.View) bool {
+	v = waitView(t, svc, "s", conv.ID, "both turns", func(v pageview.View) bool {
 		return len(v.Items) == 4 && lastItem(v).Kind == tree.AssistantMessage && !v.Status.Running
 	})
 	if got := lastItem(v).Text; got != "done: second\n\nthird" {
@@ -173,7 +174,7 @@ func TestQueuedMessagesAreSentAfterARestart(t *testing.T) {
 		t.Errorf("the second message sent again after the restart: %q, %v; want it known as queued", sent, err)
 	}
 	close(gate)
-	v = waitView(t, s.svc, "s", conv.ID, "both turns", func(v chat.View) bool {
+	v = waitView(t, s.svc, "s", conv.ID, "both turns", func(v pageview.View) bool {
 		return len(v.Items) == 4 && lastItem(v).Kind == tree.AssistantMessage && !v.Status.Running
 	})
 	if got := lastItem(v).Text; got != "done: second\n\nthird" {

@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -21,11 +22,11 @@ func TestStopKeepsThePartialReplyFromTheModel(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Once upon a time, " })
+	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time, " })
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.Stopped || it.Text != "Stopped." || it.Partial != "Once upon a time, " {
 		t.Fatalf("last item = %+v, want the stopped turn with its partial reply", it)
@@ -41,7 +42,7 @@ func TestStopKeepsThePartialReplyFromTheModel(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "what is 2+2?"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the next reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	waitView(t, svc, "s", conv.ID, "the next reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	reqs := fake.Requests()
 	for _, m := range reqs[len(reqs)-1].Messages {
 		if strings.Contains(m.Content, "Once upon") {
@@ -58,11 +59,11 @@ func TestAnInterruptedReplyKeepsItsPartialText(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Once upon a time" })
+	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time" })
 	if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind"}); err != nil || sent != chat.SentInterrupted {
 		t.Fatalf("sent %q, err %v", sent, err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if it := v.Items[1]; it.Kind != tree.Stopped || it.Partial != "Once upon a time" || !strings.Contains(it.Text, "new message") {
 		t.Errorf("the interrupted turn = %+v, want its partial reply kept", it)
 	}
@@ -75,11 +76,11 @@ func TestAStopBeforeAnyTextKeepsNoPartial(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.Stopped || it.Partial != "" {
 		t.Errorf("last item = %+v, want a stop with no partial reply", it)
 	}
@@ -93,19 +94,19 @@ func TestAWithdrawnQuestionStaysShownAndClosed(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "Plan a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	asked := *pendingElicit(v)
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
-	var shown []chat.ElicitView
+	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
+	var shown []pageview.ElicitView
 	for _, it := range v.Items {
 		if it.Elicit != nil {
 			shown = append(shown, *it.Elicit)
 		}
 	}
-	if len(shown) != 1 || shown[0].State != chat.Interrupted || shown[0].Request.ID != asked.Request.ID ||
+	if len(shown) != 1 || shown[0].State != pageview.Interrupted || shown[0].Request.ID != asked.Request.ID ||
 		shown[0].Request.Message != asked.Request.Message {
 		t.Fatalf("questions shown after the stop = %+v, want the one asked, withdrawn", shown)
 	}
@@ -123,13 +124,13 @@ func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "Plan a trip to Porto"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	first := pendingElicit(v).Request.ID
 	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "make it 3 travellers, business class"})
 	if err != nil || sent != chat.SentAnswer {
 		t.Fatalf("sent %q, err %v; want the words taken as the answer", sent, err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the form again", func(v chat.View) bool {
+	v = waitView(t, svc, "s", conv.ID, "the form again", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != first
 	})
@@ -149,7 +150,7 @@ func TestAResendOfTheSameAnswerIsAccepted(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	for i := range 2 {
 		if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"answer":"blue"}`)); err != nil {

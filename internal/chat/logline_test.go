@@ -8,8 +8,8 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -42,15 +42,15 @@ func TestAReplayedTurnWritesItsLogLinesOnce(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "done" })
+	waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Text == "done" })
 
 	var got []string
 	all, err := s.db.Nodes(t.Context(), conv.ID)
@@ -94,7 +94,7 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	s.reg = registry.New(agents.Assistant{Name: "asker", Turn: func(ctx context.Context, msg string) (string, error) {
@@ -104,14 +104,14 @@ func TestATurnRecordedWithoutLogLinesResumesWithThem(t *testing.T) {
 		return a, err
 	}})
 	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v = waitView(t, s.svc, "me", conv.ID, "the resumed question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if got := pendingElicit(v).Request.ID; got != eid {
 		t.Fatalf("the resumed question is %s, want %s", got, eid)
 	}
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.AssistantMessage || it.Text != "accept" {
 		t.Errorf("last item = %+v, want the reply", it)
 	}

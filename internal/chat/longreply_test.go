@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -38,12 +39,12 @@ func TestAReplyLongerThanTheBoundIsCutThere(t *testing.T) {
 	const limit = 64 << 10
 	fake := llmtest.NewServer(t, endless(), llmtest.Text("Four."))
 	model := openai.New(openai.Config{APIKey: "sk-test", BaseURL: fake.URL, Model: "m"})
-	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: model, MaxReply: limit})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: model, MaxReply: limit})
 	conv, _ := svc.Create(t.Context(), "s", "assistant")
 	if err := svc.Send(t.Context(), "s", conv.ID, "write forever"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.AssistantMessage || !strings.HasPrefix(it.Text, "all work and no play") ||
 		!strings.HasSuffix(it.Text, "*The model's reply was cut here: it was longer than the 64 KiB a reply may be.*") {
@@ -58,7 +59,7 @@ func TestAReplyLongerThanTheBoundIsCutThere(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "what is 2+2?"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the next reply", func(v chat.View) bool { return lastItem(v).Text == "Four." })
+	waitView(t, svc, "s", conv.ID, "the next reply", func(v pageview.View) bool { return lastItem(v).Text == "Four." })
 	nodes, err := db.Nodes(t.Context(), conv.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestAnAgentsOwnLongReplyIsCutToo(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "list it all"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.AssistantMessage || len(it.Text) > limit || !strings.HasSuffix(it.Text, "the 4 KiB a reply may be.*") {
 		t.Errorf("last item = %d bytes ending %q, want no more than %d ending with the note", len(it.Text), it.Text[max(0, len(it.Text)-60):], limit)
 	}
@@ -114,7 +115,7 @@ func TestAnUnstreamedReplyIsCut(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if fake.Requests()[0].Stream {
 		t.Fatal("the call was streamed; want it unstreamed")
 	}

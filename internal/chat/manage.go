@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
@@ -79,7 +80,7 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 		}
 		// Its other open pages say so; whoever asks for it from now on
 		// finds it missing, and the pages let go of it when they close.
-		c.page.sayLocked(Notice{Text: "This conversation was deleted."})
+		c.page.sayLocked(pageview.Notice{Text: "This conversation was deleted."})
 		s.mu.Lock()
 		unlease := func() {}
 		if s.live[id] == c {

@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
@@ -24,7 +25,7 @@ func TestRenameKeepsTheUsersName(t *testing.T) {
 	if err := svc.Send(ctx, "s1", conv.ID, "What is the weather in Lisbon?"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s1", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s1", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	first := v.Items[0].ID
 
 	for _, bad := range []string{" \n ", strings.Repeat("é", chat.MaxTitleLen+1)} {
@@ -45,7 +46,7 @@ func TestRenameKeepsTheUsersName(t *testing.T) {
 	if err := svc.Edit(ctx, "s1", conv.ID, first, chat.Message{Text: "What is the weather in Paris?"}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s1", conv.ID, "the edited turn's reply", func(v chat.View) bool {
+	v = waitView(t, svc, "s1", conv.ID, "the edited turn's reply", func(v pageview.View) bool {
 		return !v.Status.Running && strings.Contains(lastItem(v).Text, "Paris")
 	})
 	if v.Conversation.Title != "Lisbon in May" {
@@ -69,7 +70,7 @@ func TestDeleteAConversationWhileItsTurnWorks(t *testing.T) {
 	if err := svc.Send(ctx, "s1", conv.ID, "Tell me a long story"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s1", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft != "" })
+	waitView(t, svc, "s1", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft != "" })
 
 	if err := svc.Delete(ctx, "s2", conv.ID); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("another session deletes: err = %v, want NotFound", err)
@@ -108,7 +109,7 @@ func TestSearchFindsByWhatWasSaid(t *testing.T) {
 		if err := svc.Send(ctx, "s1", conv.ID, text); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, svc, "s1", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+		waitView(t, svc, "s1", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	}
 	for _, tc := range []struct {
 		query string

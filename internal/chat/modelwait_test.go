@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -76,7 +77,7 @@ func TestThePageIsToldHowLongTheModelKeepsItWaiting(t *testing.T) {
 		}
 	}
 	close(model.release)
-	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Text != "at last" || v.Status.ModelWait != 0 {
 		t.Fatalf("after the reply: last item %+v, status %+v", it, v.Status)
 	}
@@ -202,7 +203,7 @@ func TestASpentBudgetIsToldToTheUser(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "again and again"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.TurnError || it.Text != "This turn used its budget of 2 model calls; stopped so it does not run away." {
 		t.Fatalf("last item %+v", it)
 	}

@@ -1,6 +1,9 @@
 package chat
 
-import "time"
+import (
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"time"
+)
 
 // Notices. A command that went wrong where no better place shows it, or
 // went well and says so, leaves a notice on every open page of the
@@ -10,13 +13,13 @@ import "time"
 // problems with a request that has no better place to be shown; "" clears
 // the last one.
 func (s *Service) Notice(session, id, message string) {
-	s.notice(session, id, Notice{Text: message})
+	s.notice(session, id, pageview.Notice{Text: message})
 }
 
 // Inform shows a message on every open page of the conversation that tells
 // how a request went, when it went well.
 func (s *Service) Inform(session, id, message string) {
-	s.notice(session, id, Notice{Text: message, Info: true})
+	s.notice(session, id, pageview.Notice{Text: message, Info: true})
 }
 
 // ClearNotice clears the conversation's notice if it was shown before
@@ -26,7 +29,7 @@ func (s *Service) ClearNotice(session, id string, since time.Time) {
 	s.change(session, id, func(pg *page) bool { return pg.clearNoticeLocked(since) })
 }
 
-func (s *Service) notice(session, id string, n Notice) {
+func (s *Service) notice(session, id string, n pageview.Notice) {
 	s.change(session, id, func(pg *page) bool { return pg.noticeLocked(n) })
 }
 
@@ -50,16 +53,16 @@ func (s *Service) change(session, id string, set func(pg *page) bool) {
 // clearNoticeLocked clears the notice if it was shown before since, and
 // reports whether it did. c.mu is held.
 func (pg *page) clearNoticeLocked(since time.Time) bool {
-	if pg.notice == (Notice{}) || !pg.noticeAt.Before(since) {
+	if pg.notice == (pageview.Notice{}) || !pg.noticeAt.Before(since) {
 		return false
 	}
-	pg.notice = Notice{}
+	pg.notice = pageview.Notice{}
 	return true
 }
 
 // noticeLocked makes n the notice, and reports whether that changed it.
 // c.mu is held.
-func (pg *page) noticeLocked(n Notice) bool {
+func (pg *page) noticeLocked(n pageview.Notice) bool {
 	if n == pg.notice {
 		return false // most commands clear a notice that is not there
 	}
@@ -77,7 +80,7 @@ func (pg *page) saySentLocked(sent Sent, err error) {
 	if err != nil || say == "" || pg.notice.Text == say && pg.notice.Info {
 		return
 	}
-	pg.notice, pg.noticeAt = Notice{Text: say, Info: true}, pg.c.svc.now()
+	pg.notice, pg.noticeAt = pageview.Notice{Text: say, Info: true}, pg.c.svc.now()
 	pg.broadcastLocked(Change{Notice: pg.notice})
 }
 
@@ -88,6 +91,6 @@ func (pg *page) repliedLocked() {
 	if pg.notice.Text == "" || !pg.notice.Info {
 		return
 	}
-	pg.notice = Notice{}
+	pg.notice = pageview.Notice{}
 	pg.broadcastLocked(Change{Notice: pg.notice})
 }

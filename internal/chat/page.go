@@ -3,6 +3,7 @@ package chat
 import (
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -15,9 +16,12 @@ import (
 type page struct {
 	c         *conversation
 	followers map[*Follower]struct{}
-	status    Status
-	notice    Notice    // shown on the conversation's pages until the next command
-	noticeAt  time.Time // when notice was set
+	// pages counts the followers that want the page's changes (Want.Page):
+	// while there are none, nothing is built for them (showLocked).
+	pages    int
+	status   pageview.Status
+	notice   pageview.Notice // shown on the conversation's pages until the next command
+	noticeAt time.Time       // when notice was set
 	// modelSince is when the running turn's model call began, zero when it
 	// is not waiting on one (modelwait.go).
 	modelSince time.Time
@@ -26,7 +30,7 @@ type page struct {
 // statusLocked is the status the pages show: the turn's, the questions'
 // queue, the side questions working, the messages queued and the wait on
 // the model. c.mu is held.
-func (pg *page) statusLocked() Status {
+func (pg *page) statusLocked() pageview.Status {
 	st := pg.status
 	st.Running = pg.c.running()
 	st.Waiting = pg.c.running() && len(pg.c.questions.queueLocked()) > 0
@@ -95,9 +99,34 @@ func (pg *page) broadcastLocked(ch Change) {
 	}
 }
 
+// showLocked hands the change that build makes, an item or a status, to
+// the followers that want the page's changes and wakes the rest, as
+// broadcastLocked does; build returns false when there is nothing to show.
+// build runs once for all followers, and not at all when none shows the
+// page (a turn run for an MCP client, a page closed): the rest are only
+// woken, and what nobody reads is never built. c.mu is held.
+func (pg *page) showLocked(build func() (Change, bool)) {
+	if pg.pages == 0 {
+		pg.wakeAllLocked()
+		return
+	}
+	if ch, ok := build(); ok {
+		pg.broadcastLocked(ch)
+	}
+}
+
 func (pg *page) broadcastStatusLocked() {
-	st := pg.statusLocked()
-	pg.broadcastLocked(Change{Status: &st})
+	pg.showLocked(func() (Change, bool) {
+		st := pg.statusLocked()
+		return Change{Status: &st}, true
+	})
+}
+
+// wakeAllLocked wakes every follower, handing none anything. c.mu is held.
+func (pg *page) wakeAllLocked() {
+	for f := range pg.followers {
+		f.wakeLocked()
+	}
 }
 
 // sessionRecordedLocked tells the followers of c's session that c recorded
@@ -114,7 +143,7 @@ func (pg *page) sessionRecordedLocked() {
 
 // sayLocked shows n on every open page of the conversation until the next
 // command. c.mu is held.
-func (pg *page) sayLocked(n Notice) {
+func (pg *page) sayLocked(n pageview.Notice) {
 	pg.notice, pg.noticeAt = n, pg.c.svc.now()
 	pg.broadcastLocked(Change{Notice: n})
 }
@@ -122,7 +151,7 @@ func (pg *page) sayLocked(n Notice) {
 // informLocked shows text as news on every open page of the conversation,
 // as Inform does. c.mu is held.
 func (pg *page) informLocked(text string) {
-	pg.sayLocked(Notice{Text: text, Info: true})
+	pg.sayLocked(pageview.Notice{Text: text, Info: true})
 }
 
 // watchedLocked reports whether a page, or another reader, follows the
@@ -155,7 +184,7 @@ func (pg *page) draftedLocked(delta string) {
 
 // turnEndedLocked clears the status of the flow's turn, which ended or
 // was set aside. c.mu is held.
-func (pg *page) turnEndedLocked() { pg.status = Status{} }
+func (pg *page) turnEndedLocked() { pg.status = pageview.Status{} }
 
 // modelWaitLocked marks the running turn as waiting on a model call begun
 // at since. c.mu is held.
@@ -180,12 +209,20 @@ func (pg *page) modelAnsweredLocked(since time.Time) {
 
 // followLocked hands f the conversation's changes from now on. c.mu is
 // held.
-func (pg *page) followLocked(f *Follower) { pg.followers[f] = struct{}{} }
+func (pg *page) followLocked(f *Follower) {
+	pg.followers[f] = struct{}{}
+	if f.want.Page {
+		pg.pages++
+	}
+}
 
 // unfollowLocked stops handing f changes and reports whether it followed.
 // c.mu is held.
 func (pg *page) unfollowLocked(f *Follower) bool {
 	_, ok := pg.followers[f]
+	if ok && f.want.Page {
+		pg.pages--
+	}
 	delete(pg.followers, f)
 	return ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -72,11 +73,11 @@ func TestAPictureIsScaledOnceForEveryLaterCall(t *testing.T) {
 	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: "look", Attachments: []tree.Attachment{files.Attachment(f)}}); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the first reply", func(v chat.View) bool { return len(v.Items) == 2 && lastItem(v).Text == "Seen." })
+	waitView(t, svc, "me", conv.ID, "the first reply", func(v pageview.View) bool { return len(v.Items) == 2 && lastItem(v).Text == "Seen." })
 	if err := svc.Send(ctx, "me", conv.ID, "and now?"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the second reply", func(v chat.View) bool { return len(v.Items) == 4 && lastItem(v).Text == "Seen." })
+	waitView(t, svc, "me", conv.ID, "the second reply", func(v pageview.View) bool { return len(v.Items) == 4 && lastItem(v).Text == "Seen." })
 
 	model.mu.Lock()
 	defer model.mu.Unlock()

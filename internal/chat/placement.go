@@ -112,9 +112,10 @@ func (flow) waitOnModel(t *turn) func() { return t.waitOnModel() }
 
 func (flow) showQuestion(t *turn, w *waiter) {
 	c := t.conv
-	if it, ok := c.questions.elicitItemLocked(w.req.ID); ok {
-		c.page.broadcastLocked(Change{Item: &it})
-	}
+	c.page.showLocked(func() (Change, bool) {
+		it, ok := c.reader().Question(w.req.ID)
+		return Change{Item: &it}, ok
+	})
 }
 
 func (flow) deliver(t *turn, w *waiter, req elicit.Request, resp elicit.Response) (*heldAnswer, error) {

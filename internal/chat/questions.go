@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -19,12 +20,21 @@ import (
 // conversation's mu guards; they read the tree through c.
 type questions struct {
 	c        *conversation
-	pending  map[string]*waiter     // elicit id → the request waiting on it
-	rejected map[string]*ElicitView // the last rejected submission per elicit
-	held     *heldAnswer            // an answer handed to the turn and not yet written (held.go)
+	pending  map[string]*waiter              // elicit id → the request waiting on it
+	rejected map[string]*pageview.ElicitView // the last rejected submission per elicit
+	held     *heldAnswer                     // an answer handed to the turn and not yet written (held.go)
 	// lastAnswered is the waiter answered last, whose request the pages
-	// still show: kept for its decoded request.
+	// still show: kept for its decoded request; lastAnswer is its answer,
+	// as recorded, which the pages show with it.
 	lastAnswered *waiter
+	lastAnswer   recordedAnswer
+}
+
+// recordedAnswer is an answer's node and the answer as decoding the node
+// gives it (asRecorded).
+type recordedAnswer struct {
+	node int64
+	resp elicit.Response
 }
 
 // waiter is an elicit waiting for its answer.
@@ -45,20 +55,39 @@ func newWaiter(by *turn, node int64, req elicit.Request) *waiter {
 }
 
 // isPending reports whether a turn waits on elicit ref. c.mu is held.
-func (qs *questions) isPending(ref string) bool {
+func (qs *questions) IsPending(ref string) bool {
 	_, ok := qs.pending[ref]
 	return ok
 }
 
 // decoded returns the request of node n if c holds it decoded: a pending
 // one, or the one answered last. c.mu is held.
-func (qs *questions) decoded(n tree.Node) (elicit.Request, bool) {
+func (qs *questions) Decoded(n tree.Node) (elicit.Request, bool) {
 	for _, w := range []*waiter{qs.pending[n.Ref], qs.lastAnswered} {
 		if w != nil && w.node == n.ID {
 			return w.req, true
 		}
 	}
 	return elicit.Request{}, false
+}
+
+// DecodedResponse returns the answer node n records if c holds it decoded:
+// the answer given last. c.mu is held.
+func (qs *questions) DecodedResponse(n tree.Node) (elicit.Response, bool) {
+	if a := qs.lastAnswer; a.node != 0 && a.node == n.ID && n.Ref == qs.lastAnswered.req.ID {
+		return a.resp, true
+	}
+	return elicit.Response{}, false
+}
+
+// answeredLocked makes w the waiter answered last, by the answer that node
+// records, resp as recorded (asRecorded), if it is known; c.mu is held.
+func (qs *questions) answeredLocked(w *waiter, node int64, resp elicit.Response, known bool) {
+	qs.lastAnswered = w
+	qs.lastAnswer = recordedAnswer{}
+	if known {
+		qs.lastAnswer = recordedAnswer{node: node, resp: resp}
+	}
 }
 
 // queueLocked returns the pending elicits of the path in the order they
@@ -129,31 +158,10 @@ func (qs *questions) responseNodeLocked(eid string) (tree.Node, bool) {
 	return qs.c.idx.NewestOnPath(qs.c.path, eid, tree.ElicitResponse)
 }
 
-// elicitItemLocked builds the item of elicit eid on the path as the page
-// shows it, looking only at the nodes that concern it.
-func (qs *questions) elicitItemLocked(eid string) (Item, bool) {
-	req, ok := qs.requestNodeLocked(eid)
-	if !ok {
-		return Item{}, false
-	}
-	nodes := []tree.Node{req}
-	if resp, ok := qs.responseNodeLocked(eid); ok {
-		nodes = append(nodes, resp)
-	}
-	items := buildItems(nodes, qs)
-	if len(items) == 0 {
-		return Item{}, false
-	}
-	it := items[0]
-	qs.liveLocked(it.Elicit)
-	it.Branch = qs.c.branchOf(&it, qs.responseNodeLocked)
-	return it, true
-}
-
 // liveLocked adds to e what only the running conversation knows: the last
 // submission refused, the progress its implementation reported, and its
 // place in the queue of questions. c.mu is held.
-func (qs *questions) liveLocked(e *ElicitView) {
+func (qs *questions) liveLocked(e *pageview.ElicitView) {
 	eid := e.Request.ID
 	if r := qs.rejected[eid]; r != nil {
 		e.Errors, e.Values, e.Problem = r.Errors, r.Values, r.Problem
@@ -174,9 +182,10 @@ func (qs *questions) broadcastItemLocked(eid string) {
 		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	if it, ok := qs.elicitItemLocked(eid); ok {
-		qs.c.page.broadcastLocked(Change{Item: &it})
-	}
+	qs.c.page.showLocked(func() (Change, bool) {
+		it, ok := qs.c.reader().Question(eid)
+		return Change{Item: &it}, ok
+	})
 }
 
 // waitLocked makes w the request pending for elicit eid. c.mu is held.

@@ -15,22 +15,23 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // queue returns the pending elicits of v in queue order.
-func queue(v chat.View) []*chat.ElicitView {
-	var q []*chat.ElicitView
+func queue(v pageview.View) []*pageview.ElicitView {
+	var q []*pageview.ElicitView
 	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
+		if e := v.Items[i].Elicit; e != nil && e.State == pageview.Pending {
 			q = append(q, e)
 		}
 	}
 	return q
 }
 
-func byAgent(q []*chat.ElicitView, agent string) *chat.ElicitView {
+func byAgent(q []*pageview.ElicitView, agent string) *pageview.ElicitView {
 	for _, e := range q {
 		if e.Request.Agent == agent {
 			return e
@@ -44,7 +45,7 @@ func byAgent(q []*chat.ElicitView, agent string) *chat.ElicitView {
 // a restart in between resumes the turn with the answered branch replayed
 // and the other question still waiting under the same id.
 func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "both of you, together"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "two questions", func(v chat.View) bool { return len(queue(v)) == 2 })
+	v := waitView(t, s.svc, "me", conv.ID, "two questions", func(v pageview.View) bool { return len(queue(v)) == 2 })
 	q := queue(v)
 	for i, e := range q {
 		if e.Position != i+1 || e.Queued != 2 {
@@ -71,7 +72,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, diner.Request.ID, accept(`{"else":"soup"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "one question left", func(v chat.View) bool { return len(queue(v)) == 1 })
+	v = waitView(t, s.svc, "me", conv.ID, "one question left", func(v pageview.View) bool { return len(queue(v)) == 1 })
 	if e := queue(v)[0]; e.Request.ID != packer.Request.ID || e.Position != 1 || e.Queued != 1 {
 		t.Fatalf("left waiting: %+v, want the luggage question, first of one", e)
 	}
@@ -88,7 +89,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, packer.Request.ID, accept(`{"bags":2,"skis":true}`)); err != nil {
 		t.Fatalf("answering the resumed question: %v", err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got, want := lastItem(v).Text, "All set: 2 checked bag(s) and skis; soup for the meal."; got != want {
 		t.Errorf("reply = %q, want %q", got, want)
 	}
@@ -100,7 +101,7 @@ func TestQuestionsOfAgentsAskingAtOnceQueueAndSurviveARestart(t *testing.T) {
 // A tab watching the stream sees the queue grow: the question asked first
 // is sent again when a second joins it, now "1 of 2".
 func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, err := s.svc.Create(t.Context(), "me", "showcase")
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "both of you, together"); err != nil {
 		t.Fatal(err)
 	}
-	shown := map[string]*chat.ElicitView{} // the latest of each question the stream sent
+	shown := map[string]*pageview.ElicitView{} // the latest of each question the stream sent
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for {
@@ -132,7 +133,7 @@ func TestTheStreamTellsEachQuestionItsPlaceInTheQueue(t *testing.T) {
 		}
 		both := 0
 		for _, e := range shown {
-			if e.State == chat.Pending && e.Queued == 2 {
+			if e.State == pageview.Pending && e.Queued == 2 {
 				both++
 			}
 		}
@@ -149,12 +150,12 @@ func TestStopWithdrawsEveryQueuedQuestion(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "together"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv.ID, "two questions", func(v chat.View) bool { return len(queue(v)) == 2 })
+	v := waitView(t, svc, "me", conv.ID, "two questions", func(v pageview.View) bool { return len(queue(v)) == 2 })
 	q := queue(v)
 	if err := svc.Stop(t.Context(), "me", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv.ID, "the turn stopped", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, "me", conv.ID, "the turn stopped", func(v pageview.View) bool { return !v.Status.Running })
 	if n := len(queue(v)); n != 0 {
 		t.Errorf("%d questions still pending after stop", n)
 	}
@@ -174,7 +175,7 @@ func TestLocationProgressReachesTheAgentAndThePage(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "where am i?"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", conv.ID, "the location request", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "me", conv.ID, "the location request", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	if k := pendingElicit(v).Request.Kind; k != "location" {
 		t.Fatalf("kind %q, want location", k)
@@ -183,7 +184,7 @@ func TestLocationProgressReachesTheAgentAndThePage(t *testing.T) {
 		if err := svc.Progress(t.Context(), "me", conv.ID, eid, elicit.Progress{Stage: stage}); err != nil {
 			t.Fatal(err)
 		}
-		v = waitView(t, svc, "me", conv.ID, "stage "+stage, func(v chat.View) bool {
+		v = waitView(t, svc, "me", conv.ID, "stage "+stage, func(v pageview.View) bool {
 			e := pendingElicit(v)
 			return e != nil && e.Stage != nil && e.Stage.Stage == stage
 		})
@@ -191,7 +192,7 @@ func TestLocationProgressReachesTheAgentAndThePage(t *testing.T) {
 	if err := svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"lat":38.7223,"lng":-9.1393,"accuracy":20}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	want := "You are at 38.7223, -9.1393 (within 20 m). Your device went through: requesting-permission → acquiring."
 	if got := lastItem(v).Text; got != want {
 		t.Errorf("reply = %q, want %q", got, want)
@@ -228,7 +229,7 @@ func TestKindRulesAreEnforcedByTheServer(t *testing.T) {
 			if err := svc.Send(t.Context(), "me", conv.ID, c.message); err != nil {
 				t.Fatal(err)
 			}
-			v := waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+			v := waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 			eid := pendingElicit(v).Request.ID
 			before, _ := db.Nodes(t.Context(), conv.ID)
 
@@ -269,12 +270,12 @@ func TestTheServiceChecksTheRulesOfTheKindsItIsGiven(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			svc, _ := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: c.kinds, Model: offline.New()})
+			svc, _ := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: c.kinds, Model: offline.New()})
 			conv, _ := svc.Create(t.Context(), "me", "showcase")
 			if err := svc.Send(t.Context(), "me", conv.ID, "book a flight"); err != nil {
 				t.Fatal(err)
 			}
-			v := waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+			v := waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 			eid := pendingElicit(v).Request.ID
 			for _, a := range []struct {
 				answer chat.Answer
@@ -332,7 +333,7 @@ func TestAStoppedTurnEndsStoppedEvenIfTheAgentFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(finish)
-	v := waitView(t, s.svc, "me", conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, s.svc, "me", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	if n := s.nodes(conv.ID, tree.Stopped); len(n) != 1 {
 		t.Errorf("%d stopped nodes, want 1", len(n))
 	}

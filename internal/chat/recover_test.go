@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -36,7 +37,7 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 	if err := s.svc.Send(ctx, "me", conv.ID, "hi"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "Hello." })
+	waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Text == "Hello." })
 	reflog, err := s.db.Reflog(ctx, conv.ID)
 	if err != nil || len(reflog) == 0 {
 		t.Fatalf("reflog: %v, %v", reflog, err)
@@ -87,5 +88,5 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	waitView(t, s.svc, "me", conv.ID, "the resumed turn", func(v chat.View) bool { return v.Status.Running })
+	waitView(t, s.svc, "me", conv.ID, "the resumed turn", func(v pageview.View) bool { return v.Status.Running })
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
@@ -104,16 +105,16 @@ func accept(content string) chat.Answer {
 }
 
 func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
-	s := startServer(t, demo.Agents(demo.Options{}), offline.New())
+	s := startServer(t, registry.New(demo.Agents(demo.Options{})...), offline.New())
 	conv, _ := s.svc.Create(t.Context(), "me", "survey")
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "3"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "question 1", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "question 1", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"answer":"one"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "question 2", func(v chat.View) bool {
+	v = waitView(t, s.svc, "me", conv.ID, "question 2", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && strings.HasPrefix(e.Request.Message, "Question 2")
 	})
@@ -131,14 +132,14 @@ func TestSuspendedQuestionSurvivesARestart(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, q2, accept(`{"answer":"two"}`)); err != nil {
 		t.Fatalf("answering the resumed question: %v", err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "question 3", func(v chat.View) bool {
+	v = waitView(t, s.svc, "me", conv.ID, "question 3", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && strings.HasPrefix(e.Request.Message, "Question 3")
 	})
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"answer":"three"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the end", func(v pageview.View) bool { return !v.Status.Running })
 	if got := lastItem(v).Text; got != "Thanks — all 3 answers recorded." {
 		t.Errorf("reply = %q", got)
 	}
@@ -190,14 +191,14 @@ func TestResumedTurnRunsNothingTwice(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hotel"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	s.restart()
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got, want := lastItem(v).Text, "booking-hotel / a fine booking / accept"; got != want {
 		t.Errorf("reply = %q, want %q", got, want)
 	}
@@ -221,12 +222,12 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "car"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	question = "Are you really sure?" // the agent's code changed while the turn was suspended
 	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
 	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Details, `elicit form "Confirm?"`) || !strings.Contains(it.Details, `"Are you really sure?"`) {
@@ -252,13 +253,13 @@ func TestResumedTurnReadsTheSameTimeAndChance(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "roll"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	s.restart()
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if len(seen) != 2 || seen[0] != seen[1] || lastItem(v).Text != seen[0] {
 		t.Errorf("first run saw %v; the resumed run must see the same, and reply with it (got %q)", seen, lastItem(v).Text)
 	}
@@ -302,14 +303,14 @@ func TestALoopWaitingInAToolSurvivesARestartAndFinishesOnce(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Book SK 4035"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the tool's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the tool's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	s.restart()
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.AssistantMessage || it.Text != `Booked: "booked SK 4035"` {
 		t.Fatalf("last item %+v, want the loop's answer from the tool's result", it)
 	}
@@ -374,7 +375,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "sure?"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if msg := pendingElicit(v).Request.Message; msg != "The model says yes. Fine?" {
 		t.Fatalf("asked %q, want the second attempt's answer", msg)
 	}
@@ -392,7 +393,7 @@ func TestRefusedAttemptsAreRecordedAndReplayedAfterARestart(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Text != "yes, and you said true" {
 		t.Fatalf("last item %+v", it)
 	}
@@ -418,7 +419,7 @@ func TestAScopeChoosesItsModel(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "hi"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if own.calls.Load() != 1 || service.calls.Load() != 0 {
 		t.Fatalf("the scope's model got %d calls and the service's %d; want 1 and 0", own.calls.Load(), service.calls.Load())
 	}
@@ -431,7 +432,7 @@ func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
 	fake := llmtest.NewServer(t,
 		llmtest.Call(agents.AskUserTool, `{"question":"Which city?","kind":"form","fields":[{"name":"city","label":"City","type":"string"}]}`),
 		llmtest.Text("Lovely, ", "Porto it is."))
-	s := startServer(t, demo.Agents(demo.Options{AssistantFirst: true}), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
+	s := startServer(t, registry.New(demo.Agents(demo.Options{AssistantFirst: true})...), openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}))
 	conv, err := s.svc.Create(t.Context(), "me", "assistant")
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +440,7 @@ func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Plan me a weekend"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	q := pendingElicit(v)
 	if q.Request.Message != "Which city?" || q.Request.Schema.Properties["city"] == nil {
 		t.Fatalf("asked %+v", q.Request)
@@ -447,7 +448,7 @@ func TestTheAssistantAsksTheUserThroughAskUser(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, q.Request.ID, accept(`{"city":"Porto"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Text != "Lovely, Porto it is." {
 		t.Fatalf("last item %+v", it)
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -33,7 +33,7 @@ func TestAnAnswerSentAgainAfterARestartIsTakenAsRecorded(t *testing.T) {
 	if err := s.svc.Send(ctx, "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	if err := s.svc.Answer(ctx, "me", conv.ID, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestAnAnswerSentAgainAfterARestartIsTakenAsRecorded(t *testing.T) {
 	if err := s.svc.Answer(ctx, "me", conv.ID, eid, accept(`{"ok": true}`)); err != nil {
 		t.Fatalf("the same answer again after a restart: %v, want it accepted", err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running && lastItem(v).Text == "done" })
+	waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Text == "done" })
 	after, err := s.db.Nodes(ctx, conv.ID)
 	if err != nil {
 		t.Fatal(err)

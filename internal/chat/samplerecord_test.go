@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -59,7 +59,7 @@ func startThreeCalls(t *testing.T) (*server, string, string, string) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	samples := s.nodes(conv.ID, tree.Sample)
 	if len(samples) != 3 {
 		t.Fatalf("%d model calls recorded, want 3", len(samples))
@@ -120,7 +120,7 @@ func TestAChangedRequestDivergesThoughRecordedAsWhatIsNew(t *testing.T) {
 	t.Run("resumed", func(t *testing.T) {
 		s.reg = registry.New(threeCalls(tests[0].change))
 		s.restart()
-		v := waitView(t, s.svc, "me", conv, "the turn to fail", func(v chat.View) bool { return !v.Status.Running })
+		v := waitView(t, s.svc, "me", conv, "the turn to fail", func(v pageview.View) bool { return !v.Status.Running })
 		if it := lastItem(v); !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+third) {
 			t.Errorf("last item = %+v, want the turn diverged at call %s", it, third)
 		}
@@ -156,7 +156,7 @@ func TestModelCallsRecordedWholeStillReplay(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv, eid, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, s.svc, "me", conv, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Text != "done" {
 		t.Errorf("last item = %+v, want the reply", it)
 	}

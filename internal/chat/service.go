@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -248,8 +249,8 @@ func (s *Service) Conversations(ctx context.Context, session string) ([]tree.Con
 // View returns what the conversation's page shows now. Loading the
 // conversation resumes a turn that was interrupted, so its pending
 // questions show as pending.
-func (s *Service) View(ctx context.Context, session, id string) (View, error) {
-	var v View
+func (s *Service) View(ctx context.Context, session, id string) (pageview.View, error) {
+	var v pageview.View
 	err := s.with(ctx, session, id, func(c *conversation) error {
 		v = c.page.view()
 		return nil

@@ -16,6 +16,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -28,7 +30,7 @@ import (
 func newService(t *testing.T, model llm.Provider) (*chat.Service, *store.DB) {
 	t.Helper()
 	_, isOffline := model.(*offline.Provider)
-	return newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: model,
+	return newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: model,
 		DecideByRule: isOffline}) // as the app has it
 }
 
@@ -44,9 +46,9 @@ var (
 	pendingElicit = chattest.PendingElicit
 )
 
-func lastItem(v chat.View) chat.Item {
+func lastItem(v pageview.View) pageview.Item {
 	if len(v.Items) == 0 {
-		return chat.Item{}
+		return pageview.Item{}
 	}
 	return v.Items[len(v.Items)-1]
 }
@@ -65,11 +67,11 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	if err := svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	e := waitView(t, svc, session, conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	e := waitView(t, svc, session, conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, session, conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Text, "The model could not answer") {
 		nodes, _ := db.Nodes(t.Context(), conv.ID)
 		for _, n := range nodes {
@@ -82,11 +84,11 @@ func TestModelFailureIsShownAndTheChatGoesOn(t *testing.T) {
 	if err := svc.Send(t.Context(), session, conv.ID, "try again"); err != nil {
 		t.Fatal(err)
 	}
-	e = waitView(t, svc, session, conv.ID, "the second form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	e = waitView(t, svc, session, conv.ID, "the second form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, session, conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, session, conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.AssistantMessage || !strings.Contains(it.Text, "Day 1: the sea.") {
 		t.Errorf("last item = %+v, want the model's reply", it)
 	}
@@ -119,12 +121,12 @@ func TestRetryAfterAModelFailureCallsTheModelAgainWithoutAskingAgain(t *testing.
 	if err := svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	e := waitView(t, svc, session, conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	e := waitView(t, svc, session, conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	answer := chat.Answer{Action: elicit.Accept, Content: json.RawMessage(`{"destination":"Nice","travellers":2,"cabin":"economy","hotel":false}`)}
 	if err := svc.Answer(t.Context(), session, conv.ID, pendingElicit(e).Request.ID, answer); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, session, conv.ID, "the failure", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, session, conv.ID, "the failure", func(v pageview.View) bool { return !v.Status.Running })
 	failure := lastItem(v)
 	if failure.Kind != tree.TurnError {
 		t.Fatalf("last item = %+v, want the model's failure", failure)
@@ -133,7 +135,7 @@ func TestRetryAfterAModelFailureCallsTheModelAgainWithoutAskingAgain(t *testing.
 	if err := svc.Retry(t.Context(), session, conv.ID, failure.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, session, conv.ID, "the retried reply", func(v chat.View) bool {
+	v = waitView(t, svc, session, conv.ID, "the retried reply", func(v pageview.View) bool {
 		return pendingElicit(v) != nil || (!v.Status.Running && lastItem(v).Kind == tree.AssistantMessage)
 	})
 	if pendingElicit(v) != nil {
@@ -169,7 +171,7 @@ func TestRejectedAnswerChangesNothing(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	before, _ := db.Nodes(t.Context(), conv.ID)
 
@@ -210,7 +212,7 @@ func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range rounds {
-		v := waitView(t, svc, "s", conv.ID, "a question", func(v chat.View) bool { return pendingElicit(v) != nil || !v.Status.Running })
+		v := waitView(t, svc, "s", conv.ID, "a question", func(v pageview.View) bool { return pendingElicit(v) != nil || !v.Status.Running })
 		e := pendingElicit(v)
 		if e == nil {
 			t.Fatalf("no question at round %d", i)
@@ -219,7 +221,7 @@ func TestSlowSubscriberIsResyncedToTheCurrentState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	final := waitView(t, svc, "s", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+	final := waitView(t, svc, "s", conv.ID, "the end", func(v pageview.View) bool { return !v.Status.Running })
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -257,16 +259,16 @@ func TestStopHaltsAModelReplyMidStream(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v).Request.ID,
 		accept(`{"destination":"Rome","travellers":1,"cabin":"economy","hotel":false}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v chat.View) bool { return v.Status.Draft == "Day 1: " })
+	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Day 1: " })
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
 	if it := lastItem(v); it.Kind != tree.Stopped {
 		t.Errorf("last item = %+v, want the turn marked stopped", it)
 	}
@@ -287,14 +289,14 @@ func TestStopWithdrawsThePendingQuestion(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
 	for _, it := range v.Items {
-		if it.Elicit != nil && it.Elicit.State != chat.Interrupted {
+		if it.Elicit != nil && it.Elicit.State != pageview.Interrupted {
 			t.Errorf("the withdrawn question is not shown withdrawn: %+v", it.Elicit)
 		}
 	}
@@ -306,7 +308,7 @@ func TestStopWithdrawsThePendingQuestion(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
 		t.Fatalf("sending after a stop: %v", err)
 	}
-	waitView(t, svc, "s", conv.ID, "a new question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "s", conv.ID, "a new question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 }
 
 func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
@@ -317,11 +319,11 @@ func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
 		if err := svc.Send(t.Context(), "s", c, "1"); err != nil {
 			t.Fatal(err)
 		}
-		v := waitView(t, svc, "s", c, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+		v := waitView(t, svc, "s", c, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 		if err := svc.Answer(t.Context(), "s", c, pendingElicit(v).Request.ID, accept(`{"answer":"a"}`)); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, svc, "s", c, "the end", func(v chat.View) bool { return !v.Status.Running })
+		waitView(t, svc, "s", c, "the end", func(v pageview.View) bool { return !v.Status.Running })
 	}
 	theirNodes, _ := db.Nodes(t.Context(), theirs.ID)
 	var theirMsg, theirReply int64
@@ -368,7 +370,7 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 	svc, db := newService(t, offline.New())
 	conv, _ := svc.Create(t.Context(), "s", "survey")
 	question := func() string {
-		v := waitView(t, svc, "s", conv.ID, "a question", func(v chat.View) bool { return pendingElicit(v) != nil })
+		v := waitView(t, svc, "s", conv.ID, "a question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 		return pendingElicit(v).Request.ID
 	}
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
@@ -378,11 +380,11 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 	if err := svc.Answer(t.Context(), "s", conv.ID, q, accept(`{"answer":"first"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the end", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, "s", conv.ID, "the end", func(v pageview.View) bool { return !v.Status.Running })
 	if err := svc.ChangeAnswer(t.Context(), "s", conv.ID, q, accept(`{"answer":"second"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the new end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the new end", func(v pageview.View) bool { return !v.Status.Running })
 	if b := v.Items[1].Branch; b == nil || b.Index != 2 || b.Count != 2 {
 		t.Errorf("the changed answer's branch = %+v, want 2 of 2", b)
 	}
@@ -394,7 +396,7 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the stop", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, "s", conv.ID, "the stop", func(v pageview.View) bool { return !v.Status.Running })
 	if err := svc.Switch(t.Context(), "s", conv.ID, nodes[0].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -419,14 +421,14 @@ func TestSideQuestionIsAnsweredAsideAndTheQuestionStillWaits(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	head := v.Conversation.Head
 
 	if err := svc.Send(t.Context(), "s", conv.ID, "What's the weather like in Oslo in May?"); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the side reply", func(v chat.View) bool {
+	v = waitView(t, svc, "s", conv.ID, "the side reply", func(v pageview.View) bool {
 		for _, it := range v.Items {
 			if it.Kind == tree.SideQuestion && it.Replied {
 				return true
@@ -452,7 +454,7 @@ func TestSideQuestionIsAnsweredAsideAndTheQuestionStillWaits(t *testing.T) {
 	if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"destination":"Oslo","travellers":2,"cabin":"economy","hotel":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the plan", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, svc, "s", conv.ID, "the plan", func(v pageview.View) bool { return !v.Status.Running })
 	if got := lastItem(v).Text; !strings.HasPrefix(got, "Your trip to Oslo is planned") {
 		t.Errorf("reply = %q", got)
 	}
@@ -464,16 +466,16 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	first := pendingElicit(v).Request.ID
 	if err := svc.Send(t.Context(), "s", conv.ID, "Make it 3 travellers in business"); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the form asked again", func(v chat.View) bool {
+	v = waitView(t, svc, "s", conv.ID, "the form asked again", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != first
 	})
-	var answered *chat.ElicitView
+	var answered *pageview.ElicitView
 	for _, it := range v.Items {
 		if it.Elicit != nil && it.Elicit.Request.ID == first {
 			answered = it.Elicit
@@ -491,19 +493,19 @@ func TestAMessageThatAnswersTheQuestionInWordsIsOther(t *testing.T) {
 }
 
 func TestLongBranchesAreCompactedForTheModel(t *testing.T) {
-	svc, db := newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), CompactTokens: 60})
+	svc, db := newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), CompactTokens: 60})
 	conv, _ := svc.Create(t.Context(), "s", "concierge")
 	trip := func(city string) {
 		t.Helper()
 		if err := svc.Send(t.Context(), "s", conv.ID, "A trip to "+city); err != nil {
 			t.Fatal(err)
 		}
-		v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+		v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 		if err := svc.Answer(t.Context(), "s", conv.ID, pendingElicit(v).Request.ID,
 			accept(`{"destination":"`+city+`","travellers":1,"cabin":"economy","hotel":false}`)); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, svc, "s", conv.ID, "the plan", func(v chat.View) bool { return !v.Status.Running })
+		waitView(t, svc, "s", conv.ID, "the plan", func(v pageview.View) bool { return !v.Status.Running })
 	}
 	for _, city := range []string{"Oslo", "Riga", "Porto", "Turin"} {
 		trip(city)
@@ -592,17 +594,17 @@ func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "1"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	nodes, _ := db.Nodes(t.Context(), conv.ID)
 	discarded := nodes[0].ID
 	if err := svc.Edit(t.Context(), "s", conv.ID, discarded, chat.Message{Text: "1"}); err != nil { // the first branch is left behind
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the new question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the new question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Send(t.Context(), "s", conv.ID, "A side question about nothing in particular"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the side reply", func(v chat.View) bool { return lastItem(v).Replied })
+	waitView(t, svc, "s", conv.ID, "the side reply", func(v pageview.View) bool { return lastItem(v).Replied })
 	before, _ := db.Nodes(t.Context(), conv.ID)
 
 	// Within the retention nothing goes: the reflog can still recover it all.
@@ -644,7 +646,7 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	const tabs = 8
@@ -692,7 +694,7 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 				heard = true
 			}
 			for _, ch := range changes {
-				if ch.Item != nil && ch.Item.Elicit != nil && ch.Item.Elicit.Request.ID == eid && ch.Item.Elicit.State == chat.Answered {
+				if ch.Item != nil && ch.Item.Elicit != nil && ch.Item.Elicit.Request.ID == eid && ch.Item.Elicit.State == pageview.Answered {
 					heard = true
 				}
 			}
@@ -707,11 +709,11 @@ func TestRetryAfterAStopAsksAgainOnANewBranch(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "s", conv.ID, "the turn to stop", func(v pageview.View) bool { return !v.Status.Running })
 	stopped := v.Items[len(v.Items)-1]
 	if stopped.Kind != tree.Stopped {
 		t.Fatalf("the last item is a %s, want the stopped turn", stopped.Kind)
@@ -719,7 +721,7 @@ func TestRetryAfterAStopAsksAgainOnANewBranch(t *testing.T) {
 	if err := svc.Retry(t.Context(), "s", conv.ID, stopped.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the question again", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v = waitView(t, svc, "s", conv.ID, "the question again", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	msg := v.Items[0]
 	if msg.Kind != tree.UserMessage || msg.Text != "2" || msg.Branch == nil || msg.Branch.Index != 2 || msg.Branch.Count != 2 {
 		t.Errorf("after a retry the first item is %+v (branch %+v), want the message \"2\" as version 2 of 2", msg, msg.Branch)

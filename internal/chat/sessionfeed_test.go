@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
 )
 
@@ -62,7 +62,7 @@ func TestASessionFollowerIsToldWhatItsConversationsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, next, a.ID, "the end of the turn", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, next, a.ID, "the end of the turn", func(v pageview.View) bool { return !v.Status.Running })
 	f.Take()
 	if err := svc.Send(t.Context(), next, a.ID, "again"); err != nil {
 		t.Fatal(err)

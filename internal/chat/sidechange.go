@@ -43,7 +43,7 @@ func (c *conversation) sideAnswerLocked(eid string) (q, answer tree.Node, ok boo
 // the thread of a node of HEAD's branch, in the versions of its questions
 // the page shows. c.mu is held.
 func (c *conversation) shownSideLocked(q tree.Node) bool {
-	it, ok := c.sideItemLocked(q)
+	it, ok := c.reader().Side(q)
 	if !ok || !c.path.Contains(it.Anchor) {
 		return false
 	}
@@ -108,7 +108,8 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 
 // broadcastSideLocked re-sends side question q's item. c.mu is held.
 func (c *conversation) broadcastSideLocked(q tree.Node) {
-	if it, ok := c.sideItemLocked(q); ok {
-		c.page.broadcastLocked(Change{Item: &it})
-	}
+	c.page.showLocked(func() (Change, bool) {
+		it, ok := c.reader().Side(q)
+		return Change{Item: &it}, ok
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -47,14 +48,14 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	flow, head := pendingElicit(v).Request.ID, v.Conversation.Head
 	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
-	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
+	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
 		sides := sideItems(v)
-		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == pageview.Pending
 	})
 	side := sideItems(v)[0].Asks[0].Elicit.Request.ID
 	if err := s.svc.Answer(t.Context(), "s", conv.ID, side, pick("tea")); err != nil {
@@ -81,12 +82,12 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 		t.Fatalf("changing the side answer: %v", err)
 	}
 	for range 2 { // as changed, then from the record after a restart
-		v = waitView(t, s.svc, "s", conv.ID, "the side question answered again", func(v chat.View) bool {
+		v = waitView(t, s.svc, "s", conv.ID, "the side question answered again", func(v pageview.View) bool {
 			sides := sideItems(v)
 			return len(sides) == 1 && sides[0].Replied && sides[0].Reply == "your drink: coffee"
 		})
 		it := sideItems(v)[0]
-		if len(it.Asks) != 1 || it.Asks[0].Elicit.State != chat.Answered || it.Asks[0].Elicit.Answer()["option"] != "coffee" {
+		if len(it.Asks) != 1 || it.Asks[0].Elicit.State != pageview.Answered || it.Asks[0].Elicit.Answer()["option"] != "coffee" {
 			t.Errorf("the side question's question shows %+v, want it answered coffee", it.Asks)
 		}
 		if e := pendingElicit(v); e == nil || e.Request.ID != flow || v.Conversation.Head != head {
@@ -112,7 +113,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "s", conv.ID, flow, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "s", conv.ID, "the flow's reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v = waitView(t, s.svc, "s", conv.ID, "the flow's reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if got := lastItem(v).Text; got != "went on: accept" {
 		t.Errorf("the flow's reply = %q", got)
 	}
@@ -126,7 +127,7 @@ func TestChangingAnUnknownAnswerIsNotFound(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := s.svc.ChangeAnswer(t.Context(), "s", conv.ID, "999-1", pick("tea")); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("err = %v, want NotFound", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -55,7 +56,7 @@ func (r *sideRig) restart() {
 	r.start()
 }
 
-func (r *sideRig) wait(what string, cond func(chat.View) bool) chat.View {
+func (r *sideRig) wait(what string, cond func(pageview.View) bool) pageview.View {
 	r.t.Helper()
 	return waitView(r.t, r.svc, "s", r.conv, what, cond)
 }
@@ -96,14 +97,14 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.Send(ctx, "s", r.conv, "Book me a flight to Oslo"); err != nil {
 		t.Fatal(err)
 	}
-	v := r.wait("the seat question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := r.wait("the seat question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	seat, waited := pendingElicit(v).Request.ID, v.Conversation.Head
 	if err := r.svc.AskAside(ctx, "s", r.conv, waited, "Is Oslo cold?"); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the side turn's question", func(v chat.View) bool {
+	v = r.wait("the side turn's question", func(v pageview.View) bool {
 		s := sideItems(v)
-		return len(s) == 1 && len(s[0].Asks) == 1 && s[0].Asks[0].Elicit.State == chat.Pending
+		return len(s) == 1 && len(s[0].Asks) == 1 && s[0].Asks[0].Elicit.State == pageview.Pending
 	})
 	q := sideItems(v)[0]
 	if q.Continuable {
@@ -122,7 +123,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.ContinueHere(ctx, "s", r.conv, q.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the continued thread", func(v chat.View) bool { return lastItem(v).Continued })
+	v = r.wait("the continued thread", func(v pageview.View) bool { return lastItem(v).Continued })
 	if e := pendingElicit(v); e != nil {
 		t.Errorf("after continue here, %q still waits", e.Request.Message)
 	}
@@ -158,7 +159,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.Send(ctx, "s", r.conv, "Then book me a train"); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the train", func(v chat.View) bool { return lastItem(v).Text == "Train booked." })
+	v = r.wait("the train", func(v pageview.View) bool { return lastItem(v).Text == "Train booked." })
 	next := r.fake.Requests()[3].Messages
 	count := func(role, content string) int {
 		n := 0
@@ -196,7 +197,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.BackToFlow(ctx, "s", r.conv); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the seat question again", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v = r.wait("the seat question again", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if e := pendingElicit(v); e.Request.ID != seat || v.Conversation.Head != waited {
 		t.Errorf("back to the flow: pending %s at HEAD %d, want %s at %d", e.Request.ID, v.Conversation.Head, seat, waited)
 	}
@@ -212,7 +213,7 @@ func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
 	if err := r.svc.Answer(ctx, "s", r.conv, seat, accept(`{"option":"14C"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the booking", func(v chat.View) bool { return lastItem(v).Text == "Booked seat 14C." })
+	v = r.wait("the booking", func(v pageview.View) bool { return lastItem(v).Text == "Booked seat 14C." })
 	if got := len(nodesOf(t, r.db, r.conv, tree.AssistantMessage)); got != 2 {
 		t.Errorf("%d replies recorded, want the train's and the seat's, once each", got)
 	}
@@ -238,7 +239,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 	if err := r.svc.Send(ctx, "s", r.conv, "Book me a flight to Oslo"); err != nil {
 		t.Fatal(err)
 	}
-	v := r.wait("the seat question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := r.wait("the seat question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	seat, waited, first := pendingElicit(v).Request.ID, v.Conversation.Head, v.Items[0].ID
 	if err := r.svc.AskAside(ctx, "s", r.conv, waited, "Is Oslo cold?"); err != nil {
 		t.Fatal(err)
@@ -247,7 +248,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 	if err := r.svc.Edit(ctx, "s", r.conv, first, chat.Message{Text: "Book me a train to Oslo"}); err != nil {
 		t.Fatal(err)
 	}
-	v = r.wait("the train question", func(v chat.View) bool {
+	v = r.wait("the train question", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Message == "Which train?"
 	})
@@ -257,7 +258,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 	if err := r.svc.Switch(ctx, "s", r.conv, first); err != nil {
 		t.Fatal(err)
 	}
-	seatWaits := func(v chat.View) bool { e := pendingElicit(v); return e != nil && e.Request.ID == seat }
+	seatWaits := func(v pageview.View) bool { e := pendingElicit(v); return e != nil && e.Request.ID == seat }
 	if v = r.wait("the seat question", seatWaits); v.Conversation.Head != waited {
 		t.Errorf("switched back: HEAD %d, want %d where the seat question waits", v.Conversation.Head, waited)
 	}
@@ -284,6 +285,6 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 		if err := r.svc.Switch(ctx, "s", r.conv, edited); err != nil {
 			t.Fatal(err)
 		}
-		r.wait("the train question", func(v chat.View) bool { return v.Conversation.Head != waited && pendingElicit(v) != nil })
+		r.wait("the train question", func(v pageview.View) bool { return v.Conversation.Head != waited && pendingElicit(v) != nil })
 	}
 }

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"slices"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
@@ -290,98 +289,4 @@ func (s *Service) AskAside(ctx context.Context, session, id string, node int64, 
 		}
 		return s.sideQuestLocked(ctx, c, a, c.idx.AsideFrom(c.path, node), text)
 	})
-}
-
-// sideItemLocked is the item of the side question n belongs to (n is the
-// question, or a node under it), as the page shows it.
-func (c *conversation) sideItemLocked(n tree.Node) (Item, bool) {
-	q, ok := c.idx.SideRoot(n)
-	if !ok {
-		return Item{}, false
-	}
-	m, _ := tree.Decode[tree.Message](q)
-	it := Item{ID: q.ID, Kind: tree.SideQuestion, Text: m.Text}
-	last := q.ID // the last node of q's own turn
-	if end, ok := c.idx.SideEnd(q.ID); ok {
-		em, _ := tree.Decode[tree.Message](end)
-		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
-		it.Continuable = len(c.idx.Sides(end.ID)) == 0 && len(c.questions.queueLocked()) > 0
-		last = end.ID
-	} else if t := c.sides[q.ID]; t != nil {
-		// Its turn works: its questions are those of the version it
-		// works on, the newest (tree.Index.SideTip).
-		it.Draft, it.Working = t.draftLocked(), true
-		last = c.idx.SideTip(q.ID)
-	}
-	it.Asks = c.sideAsksLocked(q, last)
-	// The thread hangs from the parent of its first question: climb from
-	// side question to side question until the parent is on no side branch.
-	for root := q; ; {
-		p, ok := c.idx.Node(root.Parent)
-		if !ok {
-			break
-		}
-		if up, side := c.idx.SideRoot(p); side {
-			root = up
-			continue
-		}
-		it.Anchor, it.WhileWaiting = p.ID, p.Kind == tree.ElicitRequest
-		break
-	}
-	return it, true
-}
-
-// sideAsksLocked returns the items of the questions side question q's turn
-// asked the user, on its branch up to last.
-func (c *conversation) sideAsksLocked(q tree.Node, last int64) []Item {
-	if last == q.ID {
-		return nil
-	}
-	branch := c.idx.PathTo(last)
-	var asks []tree.Node
-	for _, n := range branch[slices.IndexFunc(branch, func(n tree.Node) bool { return n.ID == q.ID })+1:] {
-		if n.Kind == tree.ElicitRequest || n.Kind == tree.ElicitResponse {
-			asks = append(asks, n)
-		}
-	}
-	if len(asks) == 0 {
-		return nil
-	}
-	items := buildItems(asks, &c.questions)
-	for i := range items {
-		if items[i].Elicit != nil {
-			c.questions.liveLocked(items[i].Elicit)
-		}
-	}
-	return items
-}
-
-// withSidesLocked inserts, after the item of each path node, the side
-// questions of the thread asked from it.
-func (c *conversation) withSidesLocked(items []Item) []Item {
-	var out []Item
-	at := map[int64]int{} // path node id → index in items of the last item at or before it
-	i := 0
-	for _, n := range c.path {
-		for i < len(items) && items[i].ID <= n.ID {
-			i++
-		}
-		at[n.ID] = i
-	}
-	pos := 0
-	for _, n := range c.path {
-		var sides []Item
-		for _, q := range c.idx.SideThread(n.ID) {
-			if it, ok := c.sideItemLocked(q); ok && !c.path.Contains(q.ID) { // a continued thread is the path's
-				sides = append(sides, it)
-			}
-		}
-		if len(sides) == 0 {
-			continue
-		}
-		out = append(out, items[pos:at[n.ID]]...)
-		pos = at[n.ID]
-		out = append(out, sides...)
-	}
-	return append(out, items[pos:]...)
 }

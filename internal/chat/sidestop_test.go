@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -20,11 +21,11 @@ func TestStopKeepsASideTurnsPartialReply(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "hi"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v := waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if err := svc.AskAside(t.Context(), "s", conv.ID, lastItem(v).ID, "tell me a story"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the side reply streaming", func(v chat.View) bool {
+	waitView(t, svc, "s", conv.ID, "the side reply streaming", func(v pageview.View) bool {
 		s := sideItems(v)
 		return len(s) == 1 && s[0].Draft == "Once upon a time, "
 	})
@@ -43,7 +44,7 @@ func TestStopKeepsASideTurnsPartialReply(t *testing.T) {
 	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what is 2+2?"}); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "s", conv.ID, "the next reply", func(v chat.View) bool { return lastItem(v).Text == "Four." })
+	waitView(t, svc, "s", conv.ID, "the next reply", func(v pageview.View) bool { return lastItem(v).Text == "Four." })
 	reqs := fake.Requests()
 	for _, m := range reqs[len(reqs)-1].Messages {
 		if strings.Contains(m.Content, "Once upon") {

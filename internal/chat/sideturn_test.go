@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -18,8 +19,8 @@ import (
 )
 
 // sideItems returns the side questions the view shows, in order.
-func sideItems(v chat.View) []chat.Item {
-	var out []chat.Item
+func sideItems(v pageview.View) []pageview.Item {
+	var out []pageview.Item
 	for _, it := range v.Items {
 		if it.Kind == tree.SideQuestion {
 			out = append(out, it)
@@ -29,9 +30,9 @@ func sideItems(v chat.View) []chat.Item {
 }
 
 // repliedSides waits until n side questions have ended.
-func repliedSides(t *testing.T, svc *chat.Service, conv string, n int) chat.View {
+func repliedSides(t *testing.T, svc *chat.Service, conv string, n int) pageview.View {
 	t.Helper()
-	return waitView(t, svc, "s", conv, "the side replies", func(v chat.View) bool {
+	return waitView(t, svc, "s", conv, "the side replies", func(v pageview.View) bool {
 		s := sideItems(v)
 		return len(s) == n && s[n-1].Replied
 	})
@@ -78,7 +79,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "plan a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid, head := pendingElicit(v).Request.ID, v.Conversation.Head
 
 	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "What's the weather in Tokyo?"})
@@ -126,7 +127,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	if err := svc.Answer(t.Context(), "s", conv.ID, eid, accept(`{"destination":"Tokyo","travellers":1,"cabin":"economy","hotel":false}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the plan", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v = waitView(t, svc, "s", conv.ID, "the plan", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if got := lastItem(v).Text; !strings.HasPrefix(got, "Your trip to Tokyo is planned") {
 		t.Errorf("the reply after the side questions = %q", got)
 	}
@@ -149,7 +150,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the form", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "how warm is it there?"})
@@ -168,7 +169,7 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 		t.Errorf("the decision was asked for with response format %+v, want a JSON schema", rf)
 	}
 
-	waitView(t, svc, "s", conv.ID, "the side reply streaming", func(v chat.View) bool {
+	waitView(t, svc, "s", conv.ID, "the side reply streaming", func(v pageview.View) bool {
 		s := sideItems(v)
 		return len(s) == 1 && s[0].Draft == "It is " && v.Status.Aside
 	})
@@ -205,7 +206,7 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "by the way?"}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,14 +246,14 @@ func TestASideTurnAsksTheUser(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	flow := pendingElicit(v).Request.ID
 	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
+	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
 		sides := sideItems(v)
-		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == pageview.Pending
 	})
 	side := sideItems(v)[0].Asks[0].Elicit.Request
 	if side.Message != "Shall I look that up?" {
@@ -263,21 +264,21 @@ func TestASideTurnAsksTheUser(t *testing.T) {
 	}
 	// A restart, then the side question's question is answered.
 	s.restart()
-	waitView(t, s.svc, "s", conv.ID, "the side question's question again", func(v chat.View) bool {
+	waitView(t, s.svc, "s", conv.ID, "the side question's question again", func(v pageview.View) bool {
 		sides := sideItems(v)
-		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == pageview.Pending
 	})
 	if err := s.svc.Answer(t.Context(), "s", conv.ID, side.ID, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, s.svc, conv.ID, 1)
-	if got := sideItems(v)[0]; got.Reply != "looked up: accept" || got.Asks[0].Elicit.State != chat.Answered {
+	if got := sideItems(v)[0]; got.Reply != "looked up: accept" || got.Asks[0].Elicit.State != pageview.Answered {
 		t.Errorf("the side question ended %+v", got)
 	}
 	if err := s.svc.Answer(t.Context(), "s", conv.ID, flow, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "s", conv.ID, "the flow's reply", func(v chat.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
+	v = waitView(t, s.svc, "s", conv.ID, "the flow's reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	if got := lastItem(v).Text; got != "booked: accept" {
 		t.Errorf("the flow's reply = %q", got)
 	}

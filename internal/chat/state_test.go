@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -67,7 +68,7 @@ func say(t *testing.T, svc *chat.Service, conv, text string) string {
 // replyOf waits for the running turn's end and returns its reply.
 func replyOf(t *testing.T, svc *chat.Service, conv string) string {
 	t.Helper()
-	v := waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	return lastItem(v).Text
 }
 
@@ -191,7 +192,7 @@ func askedToKeep(t *testing.T, s *server) (tree.Conversation, elicit.Request) {
 	if err := s.svc.Send(t.Context(), "me", c.ID, "ask Porto"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", c.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	q := pendingElicit(v).Request
 	if q.Message != "Keep Lisbon, ask Porto?" {
 		t.Fatalf("the question is %q, want it made of the notes read", q.Message)

@@ -12,6 +12,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -20,7 +22,7 @@ import (
 // offline model that suspends a waiting turn as soon as nobody watches it.
 func newSuspendingService(t *testing.T) (*chat.Service, *store.DB) {
 	t.Helper()
-	return newServiceWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(),
+	return newServiceWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(),
 		SuspendAfter: new(time.Duration(0))})
 }
 
@@ -55,7 +57,7 @@ func TestAWaitingTurnNobodyWatchesIsSuspendedAndResumedByReplay(t *testing.T) {
 			t.Fatalf("answer %d: %v", i, err)
 		}
 	}
-	v := waitView(t, svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if got := lastItem(v).Text; got != "Thanks — all 3 answers recorded." {
 		t.Errorf("reply = %q", got)
 	}
@@ -76,7 +78,7 @@ func TestAWatchedTurnIsNotSuspended(t *testing.T) {
 	if err := svc.Send(t.Context(), "me", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if n := svc.Loaded(); n != 1 {
 		t.Errorf("%d conversations loaded while a page is open, want 1", n)
 	}

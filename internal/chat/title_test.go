@@ -5,6 +5,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -32,7 +33,7 @@ func TestTheTitleFollowsTheFirstMessageShown(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "2"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	first := v.Items[0].ID
 	if got := title(); got != "2" {
 		t.Fatalf("title = %q", got)
@@ -52,7 +53,7 @@ func TestTheTitleFollowsTheFirstMessageShown(t *testing.T) {
 	if err := svc.Stop(t.Context(), "s", conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, svc, "s", conv.ID, "the stop", func(v chat.View) bool { return lastItem(v).Kind == tree.Stopped })
+	v = waitView(t, svc, "s", conv.ID, "the stop", func(v pageview.View) bool { return lastItem(v).Kind == tree.Stopped })
 	if err := svc.Retry(t.Context(), "s", conv.ID, lastItem(v).ID); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -55,7 +56,7 @@ func TestATurnsFirstModelCallRecordsWhatTheTurnAdded(t *testing.T) {
 		if err := s.svc.Send(ctx, "me", conv.ID, fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 60))); err != nil {
 			t.Fatal(err)
 		}
-		waitView(t, s.svc, "me", conv.ID, fmt.Sprintf("reply %d", i), func(v chat.View) bool {
+		waitView(t, s.svc, "me", conv.ID, fmt.Sprintf("reply %d", i), func(v pageview.View) bool {
 			replies := 0
 			for _, it := range v.Items {
 				if it.Kind == tree.AssistantMessage {
@@ -82,7 +83,7 @@ func TestATurnsFirstModelCallRecordsWhatTheTurnAdded(t *testing.T) {
 	if err := s.svc.Send(ctx, "me", conv.ID, "check this one"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 	if rec, _ := tree.Decode[tree.SampleRecord](s.nodes(conv.ID, tree.Sample)[turns]); rec.Base == 0 {
 		t.Fatal("the checked turn's call was recorded whole")
@@ -94,7 +95,7 @@ func TestATurnsFirstModelCallRecordsWhatTheTurnAdded(t *testing.T) {
 	if err := s.svc.Answer(ctx, "me", conv.ID, eid, chat.Answer{Action: elicit.Accept, Content: []byte(`{"yes":true}`)}); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the checked reply", func(v chat.View) bool { return !v.Status.Running && pendingElicit(v) == nil })
+	v = waitView(t, s.svc, "me", conv.ID, "the checked reply", func(v pageview.View) bool { return !v.Status.Running && pendingElicit(v) == nil })
 	if last := lastItem(v); last.Kind != tree.AssistantMessage || last.Text == "not sent" {
 		t.Errorf("after the restart the turn ended %q (%s), want the model's reply", last.Text, last.Kind)
 	}

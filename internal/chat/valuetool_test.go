@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -52,14 +52,14 @@ func TestAValueToolIsNotRunAgainWhenATurnResumes(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "Weather in Lisbon?"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the model's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
 	s.restart()
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, eid, accept(`{"yes":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	v = waitView(t, s.svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	if it, want := lastItem(v), `"sunny in Lisbon" / {"action":"accept","answer":{"yes":true}}`; it.Kind != tree.AssistantMessage || it.Text != want {
 		t.Fatalf("last item %+v, want the reply %s", it, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -29,17 +30,17 @@ func askedAndWaiting(t *testing.T, svc *chat.Service) (conv, eid string) {
 	if err := svc.Send(t.Context(), "me", c.ID, "check me in"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, svc, "me", c.ID, "the question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, svc, "me", c.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	return c.ID, pendingElicit(v).Request.ID
 }
 
 // answerAndReply answers question eid and returns the turn's reply.
-func answerAndReply(t *testing.T, svc *chat.Service, conv, eid string) chat.Item {
+func answerAndReply(t *testing.T, svc *chat.Service, conv, eid string) pageview.Item {
 	t.Helper()
 	if err := svc.Answer(t.Context(), "me", conv, eid, accept(`{"ok":true}`)); err != nil {
 		t.Fatalf("answer %s: %v", eid, err)
 	}
-	v := waitView(t, svc, "me", conv, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, svc, "me", conv, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	return lastItem(v)
 }
 
@@ -53,7 +54,7 @@ func TestVersionKeepsTheOldPathForTurnsRecordedBeforeTheChange(t *testing.T) {
 		conv, _ := askedAndWaiting(t, s.svc)
 		s.reg = registry.New(chattest.CheckIn(2, false))
 		s.restart()
-		v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
+		v := waitView(t, s.svc, "me", conv, "the turn to end", func(v pageview.View) bool { return !v.Status.Running })
 		if it := lastItem(v); it.Kind != tree.TurnError || !strings.Contains(it.Details, "replay diverged at call") {
 			t.Fatalf("last item %+v, want the turn to fail on the divergence", it)
 		}
@@ -119,7 +120,7 @@ func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
 	s.reg = registry.New(chattest.CheckIn(2, false))
 	s.restart()
 
-	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v chat.View) bool { return !v.Status.Running })
+	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v pageview.View) bool { return !v.Status.Running })
 	failed := lastItem(v)
 	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != chat.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
 		t.Fatalf("last item %+v, want the turn's end saying the assistant changed, with the call in its details", failed)
@@ -131,7 +132,7 @@ func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
 	if err := s.svc.Retry(t.Context(), "me", conv, failed.ID); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv, "the question asked afresh", func(v chat.View) bool {
+	v = waitView(t, s.svc, "me", conv, "the question asked afresh", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.ID != old
 	})
@@ -186,23 +187,23 @@ func TestRetryOfADivergedTurnStartsFromTheMessage(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "me", conv.ID, "plan Oslo"); err != nil {
 		t.Fatal(err)
 	}
-	v := waitView(t, s.svc, "me", conv.ID, "the city", func(v chat.View) bool { return pendingElicit(v) != nil })
+	v := waitView(t, s.svc, "me", conv.ID, "the city", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"city":"Oslo"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "me", conv.ID, "go on?", func(v chat.View) bool {
+	waitView(t, s.svc, "me", conv.ID, "go on?", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Message == "Go on?"
 	})
 	s.reg = registry.New(planner(2))
 	s.restart()
-	v = waitView(t, s.svc, "me", conv.ID, "the turn to diverge", func(v chat.View) bool { return lastItem(v).Diverged })
+	v = waitView(t, s.svc, "me", conv.ID, "the turn to diverge", func(v pageview.View) bool { return lastItem(v).Diverged })
 
 	diverged := lastItem(v).ID
 	if err := s.svc.Retry(t.Context(), "me", conv.ID, diverged); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "the retried turn to ask or fail", func(v chat.View) bool {
+	v = waitView(t, s.svc, "me", conv.ID, "the retried turn to ask or fail", func(v pageview.View) bool {
 		return pendingElicit(v) != nil || (lastItem(v).Kind == tree.TurnError && lastItem(v).ID != diverged)
 	})
 	if e := pendingElicit(v); e == nil || e.Request.Message != "Which city?" {
@@ -211,7 +212,7 @@ func TestRetryOfADivergedTurnStartsFromTheMessage(t *testing.T) {
 	if err := s.svc.Answer(t.Context(), "me", conv.ID, pendingElicit(v).Request.ID, accept(`{"city":"Bergen"}`)); err != nil {
 		t.Fatal(err)
 	}
-	v = waitView(t, s.svc, "me", conv.ID, "go on? again", func(v chat.View) bool {
+	v = waitView(t, s.svc, "me", conv.ID, "go on? again", func(v pageview.View) bool {
 		e := pendingElicit(v)
 		return e != nil && e.Request.Message == "Go on?"
 	})

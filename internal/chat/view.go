@@ -1,259 +1,36 @@
 package chat
 
 import (
-	"net/url"
-	"slices"
-	"time"
-
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/figure"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/middleware"
 )
-
-// The page's read model: what a conversation's pages show (View), derived
-// from the path to HEAD and the live state of the conversation, under its
-// lock (view, questions.elicitItemLocked). It holds no state of its own:
-// the conversation's state flows into it, and templates and transports
-// read it.
-
-// View is what a conversation page shows, derived from the path to HEAD and
-// the conversation's live state.
-type View struct {
-	Conversation tree.Conversation
-	Items        []Item
-	Status       Status
-	Notice       Notice // how the user's last request went, when the page has no better place for it
-	Model        string // the model's name (chat.Service.ModelName), shown so offline mode is never mistaken for a real model
-}
-
-// Status is the state of the current turn.
-type Status struct {
-	Running  bool
-	Waiting  bool // the turn waits for the user to answer a question
-	Progress *middleware.Progress
-	Draft    string // the reply as it streams in
-	// Aside is set while a side question is being answered.
-	Aside bool
-	// Queued are the messages waiting for the turn to end, when the
-	// assistant queues what is sent while it works.
-	Queued []string
-	// ModelWait is how long the turn has been waiting on a model call that
-	// has sent nothing yet; zero when it is not waiting on one.
-	ModelWait time.Duration
-}
-
-// Item is one visible entry of the conversation.
-type Item struct {
-	ID    int64 // the node id; elements are keyed by it
-	Kind  tree.Kind
-	Agent string
-	Text  string
-	// Details are a failure's details, behind a toggle.
-	Details string
-	// Diverged is set on a failed turn that cannot go on from its record
-	// because the assistant changed since (tree.Message.Diverged): its
-	// way on is to start again from the message.
-	Diverged bool
-	// Partial is, for a stopped turn, the reply streamed before the stop;
-	// for a failed one, what streamed before the reply broke off.
-	Partial string
-	// Covers is how many messages a summary stands for.
-	Covers int
-	// Attachments are the files sent with a user message.
-	Attachments []tree.Attachment
-	Elicit      *ElicitView
-	// Figure is a table or a chart the agent showed.
-	Figure *figure.Figure
-	Branch *Branch // set when the conversation forked here
-	// For a side question: the reply, once there is one, and the kind of
-	// node that ended its turn (a SideReply, or Stopped or TurnError, with
-	// Details); while its turn works, the reply as it streams in.
-	Reply   string
-	Replied bool
-	Ended   tree.Kind
-	Draft   string
-	Working bool
-	// WhileWaiting is set for a side question asked while a question of the
-	// flow waited, rather than in a thread the user opened beside a reply.
-	WhileWaiting bool
-	// Anchor is the node of HEAD's branch the side question's thread hangs
-	// from: a follow-up is asked there.
-	Anchor int64
-	// Asks are the questions the side question's turn asked the user.
-	Asks []Item
-	// Continuable: its thread can become the flow (Service.ContinueHere); Continued: where one did.
-	Continuable, Continued bool
-}
-
-// ElicitState is where an elicit stands.
-type ElicitState string
-
-const (
-	// Pending elicits can be answered now.
-	Pending ElicitState = "pending"
-	// Answered elicits have a recorded response.
-	Answered ElicitState = "answered"
-	// Interrupted elicits lost the turn that asked them (it was stopped or the server restarted).
-	Interrupted ElicitState = "interrupted"
-)
-
-// ElicitView is an elicit as shown: the request, where it stands, and for a
-// rejected submission what was submitted and what was wrong with it.
-type ElicitView struct {
-	Request  elicit.Request
-	State    ElicitState
-	Response *elicit.Response
-	Errors   elicit.FieldErrors
-	Values   url.Values
-	Problem  string // a problem with the submission as a whole
-	// Stage is the last progress the implementation reported while the
-	// user works on the request, if any.
-	Stage *elicit.Progress
-	// Position is the request's place in the queue of pending questions,
-	// from 1, the one to answer now; Queued is how many are pending. Both
-	// are zero once it is no longer pending.
-	Position, Queued int
-}
-
-// Waiting reports whether the request is pending behind another.
-func (e *ElicitView) Waiting() bool { return e.Position > 1 }
-
-// Value returns the value to prefill field name with: what the user last
-// submitted, else the answer given, else the schema's default.
-func (e *ElicitView) Value(name string) string {
-	return e.Request.Schema.FormValue(name, e.Values, e.Answer())
-}
-
-// Selected reports whether option of multi-choice field name shows picked.
-func (e *ElicitView) Selected(name, option string) bool {
-	return e.Request.Schema.FormSelected(name, option, e.Values, e.Answer())
-}
-
-// Answer returns the accepted content decoded as a map, for summaries.
-func (e *ElicitView) Answer() map[string]any { return e.Response.Fields() }
-
-// Branch places an item among its alternatives: the versions of an edited
-// message, or the answers given to a question. Index counts from 1; Prev and
-// Next are the nodes to switch to (0 at either end).
-type Branch struct {
-	Index, Count int
-	Prev, Next   int64
-}
-
-// Notice is a line shown on a conversation's pages about the user's last
-// request: a problem with it, or, when Info is set, how it went.
-type Notice struct {
-	Text string
-	Info bool
-}
-
-// itemsLive is what buildItems asks of the running conversation: which
-// elicits are pending, and the requests it holds decoded already, which
-// spares decoding their schemas again. The questions answer it.
-type itemsLive interface {
-	isPending(ref string) bool
-	decoded(n tree.Node) (elicit.Request, bool)
-}
-
-// buildItems turns a path into visible items. Elicits with no response are
-// pending while live reports them so; a question withdrawn (its turn was
-// stopped or failed) stays, read-only and marked withdrawn, so the user
-// still sees what was asked.
-func buildItems(path []tree.Node, live itemsLive) []Item {
-	var items []Item
-	byRef := map[string]int{}
-	for _, n := range path {
-		switch n.Kind {
-		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply: // a side thread continued (tree.AsFlow)
-			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged, Attachments: m.Attachments})
-		case tree.ElicitRequest:
-			req, ok := live.decoded(n)
-			if !ok {
-				req, _ = tree.Decode[elicit.Request](n)
-			}
-			state := Interrupted
-			if live.isPending(n.Ref) {
-				state = Pending
-			}
-			byRef[n.Ref] = len(items)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Elicit: &ElicitView{Request: req, State: state}})
-		case tree.Summary:
-			// Where earlier messages were summarized for the model, so a
-			// user knows what it still sees.
-			s, _ := tree.Decode[tree.SummaryRecord](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: s.Text, Covers: s.Count})
-		case tree.Figure:
-			f, _ := tree.Decode[figure.Figure](n)
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Figure: &f})
-		case tree.ForkEnd:
-			// What the agent tried and decided, where the flow went on.
-			f, _ := tree.Decode[tree.ForkEndRecord](n)
-			text := "Tried " + f.Label + ", then went back."
-			if f.Forward {
-				text = "Tried " + f.Label + " and kept it."
-			}
-			items = append(items, Item{ID: n.ID, Kind: n.Kind, Agent: n.Agent, Text: text})
-		case tree.ElicitResponse:
-			if i, ok := byRef[n.Ref]; ok {
-				resp, _ := tree.Decode[elicit.Response](n)
-				items[i].Elicit.State = Answered
-				items[i].Elicit.Response = &resp
-			}
-		}
-	}
-	return items
-}
 
 // view builds the page's view; c.mu is held.
-func (pg *page) view() View {
-	items := buildItems(pg.c.path, &pg.c.questions)
-	items = pg.c.withSidesLocked(items)
-	answers := map[string]tree.Node{}
-	for _, n := range pg.c.path {
-		if n.Kind == tree.ElicitResponse {
-			answers[n.Ref] = n
-		}
-	}
-	answer := func(eid string) (tree.Node, bool) { n, ok := answers[eid]; return n, ok }
-	for i := range items {
-		it := &items[i]
-		if it.Elicit != nil {
-			pg.c.questions.liveLocked(it.Elicit)
-		}
-		it.Branch = pg.c.branchOf(it, answer)
-		it.Continued = it.Kind == tree.Stopped && pg.c.idx.Continues(it.ID)
-	}
-	return View{Conversation: pg.c.conv, Items: items, Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
+func (pg *page) view() pageview.View {
+	return pageview.View{Conversation: pg.c.conv, Items: pg.c.reader().Items(), Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
 }
 
-// branchOf places an item among its alternatives, or returns nil when it
-// has none. For a question it is the answer on the path that counts, which
-// answer finds.
-func (c *conversation) branchOf(it *Item, answer func(eid string) (tree.Node, bool)) *Branch {
-	n, ok := c.idx.Node(it.ID)
-	if !ok {
-		return nil
+// reader reads c as its pages show it (package pageview); c.mu is held
+// while it is read.
+func (c *conversation) reader() pageview.Reader {
+	return pageview.Reader{Index: c.idx, Path: c.path, Live: shown{c}}
+}
+
+// shown tells the page's read model what only the running conversation
+// knows: its questions' live state and its side turns' drafts.
+type shown struct{ c *conversation }
+
+func (s shown) IsPending(ref string) bool                  { return s.c.questions.IsPending(ref) }
+func (s shown) Decoded(n tree.Node) (elicit.Request, bool) { return s.c.questions.Decoded(n) }
+func (s shown) DecodedResponse(n tree.Node) (elicit.Response, bool) {
+	return s.c.questions.DecodedResponse(n)
+}
+func (s shown) Question(e *pageview.ElicitView) { s.c.questions.liveLocked(e) }
+func (s shown) Waiting() bool                   { return len(s.c.questions.queueLocked()) > 0 }
+func (s shown) SideDraft(q int64) (draft string, working bool) {
+	if t := s.c.sides[q]; t != nil {
+		return t.draftLocked(), true
 	}
-	if n.Kind == tree.ElicitRequest {
-		if n, ok = answer(n.Ref); !ok {
-			return nil
-		}
-	} else if n.Kind != tree.UserMessage {
-		return nil
-	}
-	alts := c.idx.Alternatives(n)
-	if len(alts) < 2 {
-		return nil
-	}
-	i := slices.Index(alts, n.ID)
-	b := &Branch{Index: i + 1, Count: len(alts)}
-	if i > 0 {
-		b.Prev = alts[i-1]
-	}
-	if i+1 < len(alts) {
-		b.Next = alts[i+1]
-	}
-	return b
+	return "", false
 }

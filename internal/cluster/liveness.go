@@ -157,6 +157,7 @@ func (n *Node) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		n.log.Info("cluster: connected again", "node", n.id)
+		n.owners.forgetAll() // a release or takeover may have gone unheard
 		n.fanOut(TopicMissed, "")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -80,7 +81,7 @@ func recordRelease1(t *testing.T) recorded {
 		if err := svc.Send(t.Context(), c.Session, c.ID, message); err != nil {
 			t.Fatal(err)
 		}
-		v := chattest.WaitView(t, svc, c.Session, c.ID, "the question", func(v chat.View) bool { return chattest.PendingElicit(v) != nil })
+		v := chattest.WaitView(t, svc, c.Session, c.ID, "the question", func(v pageview.View) bool { return chattest.PendingElicit(v) != nil })
 		r.questions[c.ID] = chattest.PendingElicit(v).Request.ID
 		return c.ID
 	}
@@ -89,7 +90,7 @@ func recordRelease1(t *testing.T) recorded {
 	if err := svc.Answer(t.Context(), "s-check-in", r.finished, r.questions[r.finished], chat.Answer{Action: elicit.Accept, Content: []byte(`{"ok":true}`)}); err != nil {
 		t.Fatal(err)
 	}
-	chattest.WaitView(t, svc, "s-check-in", r.finished, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	chattest.WaitView(t, svc, "s-check-in", r.finished, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	r.waitingSteady = start("steady", "hi")
 	r.waitingSeats = start("seats", "a seat please")
 	r.waitingB = start("check-in", "me too")
@@ -183,7 +184,7 @@ func TestVersionedTurnsPassTheCheckAndResume(t *testing.T) {
 		if err := svc.Answer(t.Context(), session, conv, r.questions[conv], chat.Answer{Action: elicit.Accept, Content: []byte(answer)}); err != nil {
 			t.Fatalf("answer conversation %s: %v", conv, err)
 		}
-		v := chattest.WaitView(t, svc, session, conv, "the reply", func(v chat.View) bool { return !v.Status.Running })
+		v := chattest.WaitView(t, svc, session, conv, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 		if it := v.Items[len(v.Items)-1]; it.Kind != tree.AssistantMessage || it.Text != want {
 			t.Errorf("conversation %s ended with %+v, want the reply %q", conv, it, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -56,7 +57,7 @@ func TestASideRepliesDeltasStreamAndResume(t *testing.T) {
 	}
 	f.es.Close()
 	chunks <- "on"
-	waitView(t, svc, "me", conv, "the side draft", func(v chat.View) bool {
+	waitView(t, svc, "me", conv, "the side draft", func(v pageview.View) bool {
 		s := sideItems(v)
 		return len(s) == 1 && s[0].Draft == "It is noon"
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -500,7 +501,7 @@ func streamingEcho(t *testing.T, svc *chat.Service, model *paced) (conv string, 
 
 func waitDraft(t *testing.T, svc *chat.Service, conv, draft string) {
 	t.Helper()
-	waitView(t, svc, "me", conv, "the draft "+draft, func(v chat.View) bool { return v.Status.Draft == draft })
+	waitView(t, svc, "me", conv, "the draft "+draft, func(v pageview.View) bool { return v.Status.Draft == draft })
 }
 
 // A client that drops mid-reply and comes back while the reply still
@@ -545,7 +546,7 @@ func TestResumingMidReplyAfterItEndedSendsTheRestBeforeTheEnd(t *testing.T) {
 	f.es.Close()
 	chunks <- "ld."
 	close(chunks)
-	waitView(t, svc, "me", conv, "the reply", func(v chat.View) bool { return !v.Status.Running })
+	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 
 	r := follow(t, svc, "me", conv, held)
 	got := r.take(2)

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -66,8 +67,8 @@ var (
 )
 
 // sideItems returns the side questions the view shows, in order.
-func sideItems(v chat.View) []chat.Item {
-	var out []chat.Item
+func sideItems(v pageview.View) []pageview.Item {
+	var out []pageview.Item
 	for _, it := range v.Items {
 		if it.Kind == tree.SideQuestion {
 			out = append(out, it)
@@ -77,9 +78,9 @@ func sideItems(v chat.View) []chat.Item {
 }
 
 // repliedSides waits until n side questions have ended.
-func repliedSides(t *testing.T, svc *chat.Service, conv string, n int) chat.View {
+func repliedSides(t *testing.T, svc *chat.Service, conv string, n int) pageview.View {
 	t.Helper()
-	return waitView(t, svc, "s", conv, "the side replies", func(v chat.View) bool {
+	return waitView(t, svc, "s", conv, "the side replies", func(v pageview.View) bool {
 		s := sideItems(v)
 		return len(s) == n && s[n-1].Replied
 	})

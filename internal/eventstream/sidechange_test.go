@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -46,13 +47,13 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 	if err := s.svc.Send(t.Context(), "s", conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v chat.View) bool { return pendingElicit(v) != nil })
+	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
-	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v chat.View) bool {
+	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
 		sides := sideItems(v)
-		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == chat.Pending
+		return len(sides) == 1 && len(sides[0].Asks) == 1 && sides[0].Asks[0].Elicit.State == pageview.Pending
 	})
 	side := sideItems(v)[0].Asks[0].Elicit.Request.ID
 	if err := s.svc.Answer(t.Context(), "s", conv.ID, side, pick("tea")); err != nil {
@@ -66,7 +67,7 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 	if err := s.svc.ChangeAnswer(t.Context(), "s", conv.ID, side, pick("coffee")); err != nil {
 		t.Fatalf("changing the side answer: %v", err)
 	}
-	waitView(t, s.svc, "s", conv.ID, "the side question answered again", func(v chat.View) bool {
+	waitView(t, s.svc, "s", conv.ID, "the side question answered again", func(v pageview.View) bool {
 		sides := sideItems(v)
 		return len(sides) == 1 && sides[0].Replied && sides[0].Reply == "your drink: coffee"
 	})

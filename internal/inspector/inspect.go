@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -155,7 +156,7 @@ func (w *Watch) Close() { w.f.Close() }
 // (moved), or notices arrive, which it returns as they come. Changes that
 // leave the tree as it is (a progress report, a model's reply streaming in)
 // are passed over at the cost of a look at three numbers.
-func (w *Watch) Wait(ctx context.Context) (notices []chat.Notice, moved bool, err error) {
+func (w *Watch) Wait(ctx context.Context) (notices []pageview.Notice, moved bool, err error) {
 	for {
 		u, err := w.f.Next(ctx)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/inspector"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -29,7 +30,7 @@ type recorder struct {
 // conversation of the session in it.
 func newRecorder(t *testing.T) (*chat.Service, *recorder) {
 	t.Helper()
-	svc, db := chattest.New(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
+	svc, db := chattest.New(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
 	if err := db.EnsureSession(t.Context(), session); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func Normalize(s string) string {
 // a "\r" (the common case, checked without decoding) or when it is not JSON
 // (whoever validates it will say so).
 func NormalizeJSON(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`\r`)) && !bytes.Contains(bytes.ToLower(raw), []byte(`\u000d`)) && !bytes.Contains(raw, []byte("\r")) {
+	if !bytes.Contains(raw, []byte(`\r`)) && !hasEscapedCR(raw) && !bytes.Contains(raw, []byte("\r")) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -39,6 +39,23 @@ func NormalizeJSON(raw []byte) []byte {
 		return raw
 	}
 	return out
+}
+
+// hasEscapedCR reports whether raw holds the escape JSON spells a "\r"
+// with, `\u000d`, in either case of its letters, without copying raw.
+func hasEscapedCR(raw []byte) bool {
+	for i := bytes.IndexByte(raw, '\\'); i >= 0 && i+6 <= len(raw); {
+		e := raw[i+1 : i+6]
+		if (e[0] == 'u' || e[0] == 'U') && string(e[1:4]) == "000" && (e[4] == 'd' || e[4] == 'D') {
+			return true
+		}
+		next := bytes.IndexByte(raw[i+1:], '\\')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 func normalizeValue(v any) any {

@@ -28,6 +28,8 @@ func TestNormalizeJSON(t *testing.T) {
 		{`{"a":"plain"}`, `{"a":"plain"}`},
 		{`{"a":"x\r\ny","n":1.50,"l":["\u000Dz",true,null]}`, `{"a":"x\ny","l":["\nz",true,null],"n":1.50}`},
 		{`{"k\r":"v"}`, `{"k\n":"v"}`},
+		{`{"a":"x\u000dy"}`, `{"a":"x\ny"}`},
+		{`{"a":"x\u000Dy","b":"\\U000d"}`, `{"a":"x\ny","b":"\\U000d"}`},
 		{"not json \r", "not json \r"},
 		{`{"a":"\r"} {"b":1}`, `{"a":"\r"} {"b":1}`},
 	} {

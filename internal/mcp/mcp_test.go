@@ -22,6 +22,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/policy"
@@ -604,7 +605,7 @@ func TestACancelledCallStopsItsTurn(t *testing.T) {
 	if err != nil || len(convs) != 1 {
 		t.Fatalf("conversations = %v, %v", convs, err)
 	}
-	chattest.WaitView(t, f.svc, f.owner, convs[0].ID, "the call's turn stopped", func(v chat.View) bool {
+	chattest.WaitView(t, f.svc, f.owner, convs[0].ID, "the call's turn stopped", func(v pageview.View) bool {
 		return !v.Status.Running && len(v.Items) > 0 && v.Items[len(v.Items)-1].Kind == tree.Stopped
 	})
 	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 1, "b": 1}})); got != `{"sum":2}` {

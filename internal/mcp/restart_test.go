@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -166,7 +167,7 @@ func TestAnAnswerAfterARestartReachesTheCallWhoseResultComesOnTheResumedStream(t
 			answers = append(answers, a)
 		}
 	}
-	if len(answers) != 1 || answers[0] != string(chat.Answered)+" "+string(elicit.Accept) {
+	if len(answers) != 1 || answers[0] != string(pageview.Answered)+" "+string(elicit.Accept) {
 		t.Errorf("the conversation's questions: %q; want one, accepted", answers)
 	}
 }
@@ -218,7 +219,7 @@ func TestACallCutOffByARestartAndCancelledIsStopped(t *testing.T) {
 	if err != nil || len(convs) != 1 {
 		t.Fatalf("conversations = %d (%v); want the call's one", len(convs), err)
 	}
-	chattest.WaitView(t, svc, r.owner, convs[0].ID, "the cancelled call's turn stopped", func(v chat.View) bool {
+	chattest.WaitView(t, svc, r.owner, convs[0].ID, "the cancelled call's turn stopped", func(v pageview.View) bool {
 		return !v.Status.Running && !v.Status.Waiting && len(v.Items) > 0 && v.Items[len(v.Items)-1].Kind == tree.Stopped
 	})
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 2, "b": 3}})

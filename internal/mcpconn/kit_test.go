@@ -22,6 +22,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -285,16 +286,16 @@ func (a *app) send(text string) string {
 }
 
 // question waits for the pending question of kind.
-func (a *app) question(id, kind string) *chat.ElicitView {
+func (a *app) question(id, kind string) *pageview.ElicitView {
 	a.t.Helper()
-	v := chattest.WaitView(a.t, a.svc, session, id, "a question of kind "+kind, func(v chat.View) bool {
+	v := chattest.WaitView(a.t, a.svc, session, id, "a question of kind "+kind, func(v pageview.View) bool {
 		e := chattest.PendingElicit(v)
 		return e != nil && e.Request.Kind == kind
 	})
 	return chattest.PendingElicit(v)
 }
 
-func (a *app) answer(id string, e *chat.ElicitView, content string) {
+func (a *app) answer(id string, e *pageview.ElicitView, content string) {
 	a.t.Helper()
 	if err := a.svc.Answer(a.t.Context(), session, id, e.Request.ID, chat.Answer{Action: elicit.Accept, Content: []byte(content)}); err != nil {
 		a.t.Fatalf("answer %s: %v", e.Request.Kind, err)
@@ -304,7 +305,7 @@ func (a *app) answer(id string, e *chat.ElicitView, content string) {
 // reply waits for the turn's reply, for at most its deadline.
 func (a *app) reply(id string) string {
 	a.t.Helper()
-	v := chattest.WaitView(a.t, a.svc, session, id, "the reply", func(v chat.View) bool {
+	v := chattest.WaitView(a.t, a.svc, session, id, "the reply", func(v pageview.View) bool {
 		if v.Status.Running || len(v.Items) == 0 {
 			return false
 		}

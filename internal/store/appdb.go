@@ -59,7 +59,7 @@ func (a AppDB) Write(ctx context.Context, key string, fn func(ctx context.Contex
 
 // Migrate applies the application's migrations that the database has not
 // had yet: the files NNN_name.sql at the root of files, in the order of
-// their numbers, each in a transaction of its own that records it under
+// their numbers, in one transaction that records each under
 // name in app_migrations, so that it is applied once, by one node of
 // several starting together. Migrations once applied keep their numbers;
 // a new one takes a higher number.

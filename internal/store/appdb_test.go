@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -80,6 +81,52 @@ func testAnApplicationsMigrations(t *testing.T, target string) {
 	if err := db.Migrate(ctx, "", first); err == nil {
 		t.Error("migrations without a name were applied, want them refused")
 	}
+}
+
+// A set of migrations that fails part way applies none of what was pending:
+// the database stays at the version it had, the error names the file that
+// failed, and the set applies whole once it is mended.
+func TestMigrationsThatFailApplyNothing(t *testing.T) {
+	contract(t, func(t *testing.T, target string) {
+		ctx := context.Background()
+		db := openTarget(t, target, Options{}).App()
+		notes := fstest.MapFS{"001_notes.sql": {Data: []byte("CREATE TABLE notes (id INTEGER PRIMARY KEY);")}}
+		if err := db.Migrate(ctx, "notes", notes); err != nil {
+			t.Fatal(err)
+		}
+		broken := fstest.MapFS{
+			"001_notes.sql": notes["001_notes.sql"],
+			"002_tags.sql":  {Data: []byte("CREATE TABLE tags (note INTEGER NOT NULL);")},
+			"003_oops.sql":  {Data: []byte("ALTER TABLE nowhere ADD COLUMN x INTEGER;")},
+		}
+		err := db.Migrate(ctx, "notes", broken)
+		if err == nil || !strings.Contains(err.Error(), "003_oops.sql") {
+			t.Fatalf("a failing migration: %v, want an error naming 003_oops.sql", err)
+		}
+		tables := func() (n int) {
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM app_migrations WHERE app = 'notes'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := tables(); n != 1 {
+			t.Errorf("%d migrations recorded after a failed set, want the 1 before it", n)
+		}
+		err = db.Write(ctx, "notes", func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO tags(note) VALUES (1)`)
+			return err
+		})
+		if err == nil {
+			t.Error("002_tags.sql was applied though its set failed")
+		}
+		broken["003_oops.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE oops (id INTEGER);")}
+		if err := db.Migrate(ctx, "notes", broken); err != nil {
+			t.Fatal(err)
+		}
+		if n := tables(); n != 3 {
+			t.Errorf("%d migrations recorded after the mended set, want 3", n)
+		}
+	})
 }
 
 // A framework database holds no application's table: the demo's flight

@@ -98,6 +98,13 @@ func (db *DB) EveryConversation(ctx context.Context) ([]tree.Conversation, error
 // any node of the conversation.
 func (db *DB) Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) (tree.Node, error) {
 	n.At = db.now()
+	if !opts.Fork && db.eng == enginePostgres {
+		chain := []tree.Node{n}
+		if err := db.appendChainAlone(ctx, chain, opts.Log); err != nil {
+			return tree.Node{}, appendError(err, "append "+string(n.Kind)+" node")
+		}
+		return chain[0], nil
+	}
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		if !opts.Fork {
 			// n.Parent is HEAD, which setHead checks as it moves it.
@@ -129,12 +136,18 @@ func (db *DB) Append(ctx context.Context, n tree.Node, opts tree.AppendOptions) 
 		return err
 	})
 	if err != nil {
-		if apperr.CodeOf(err) != apperr.Internal {
-			return tree.Node{}, err
-		}
-		return tree.Node{}, fmt.Errorf("append %s node: %w", n.Kind, err)
+		return tree.Node{}, appendError(err, "append "+string(n.Kind)+" node")
 	}
 	return n, nil
+}
+
+// appendError is an append's error: as it is when coded (a Conflict, the
+// database unavailable), else with what was appended.
+func appendError(err error, what string) error {
+	if apperr.CodeOf(err) != apperr.Internal {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // AppendChain records nodes as a chain hung from HEAD, which the first
@@ -152,6 +165,15 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 	}
 	at := db.now()
 	out := slices.Clone(nodes)
+	if db.eng == enginePostgres && len(out) <= pgChainMax {
+		for i := range out {
+			out[i].At = at
+		}
+		if err := db.appendChainAlone(ctx, out, nil); err != nil {
+			return nil, appendError(err, fmt.Sprintf("append %d nodes", len(nodes)))
+		}
+		return out, nil
+	}
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		for i := range out {
 			n := &out[i]
@@ -167,10 +189,7 @@ func (db *DB) AppendChain(ctx context.Context, nodes []tree.Node) ([]tree.Node, 
 		return err
 	})
 	if err != nil {
-		if apperr.CodeOf(err) != apperr.Internal {
-			return nil, err
-		}
-		return nil, fmt.Errorf("append %d nodes: %w", len(nodes), err)
+		return nil, appendError(err, fmt.Sprintf("append %d nodes", len(nodes)))
 	}
 	return out, nil
 }

@@ -2,15 +2,18 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // BenchmarkCommitFloor measures the least a durable write costs on this
@@ -49,7 +52,6 @@ func BenchmarkCommitFloor(b *testing.B) {
 // floor runs the commit floor on the database at target, in a table
 // created by create, with 1 and then 16 writers.
 func floor(b *testing.B, target, create string) {
-	const floorCommits = 2000
 	ctx := context.Background()
 	db, err := Open(ctx, target, Options{})
 	if err != nil {
@@ -60,6 +62,78 @@ func floor(b *testing.B, target, create string) {
 		b.Fatal(err)
 	}
 	row := []byte(`{"answer":"yes"}`)
+	commits(b, func(ctx context.Context, writer int) error {
+		return db.tx(ctx, func(ctx context.Context, tx *txn) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO floor(v) VALUES (?)`, row)
+			return err
+		})
+	})
+}
+
+// BenchmarkAnswerWrite measures what an answer writes, beside the floor
+// (BenchmarkCommitFloor): an answer and the question the turn asks next,
+// hung from HEAD as a chain that moves HEAD, in one commit (AppendChain),
+// each writer in a conversation of its own. On the same databases as the
+// floor, with 1 and 16 writers; p50 and p99 per commit.
+func BenchmarkAnswerWrite(b *testing.B) {
+	ctx := context.Background()
+	b.Run("sqlite", func(b *testing.B) {
+		answerWrites(b, filepath.Join(b.TempDir(), "answers.db"))
+	})
+	b.Run("postgres", func(b *testing.B) {
+		srv, err := pgtest.StartWith(ctx, pgtest.Options{Durable: true})
+		if errors.Is(err, pgtest.ErrNotFound) && os.Getenv(pgtest.RequiredEnv) == "" {
+			b.Skip(err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer srv.Stop()
+		answerWrites(b, srv.ConnString("postgres", ""))
+	})
+}
+
+// answerWrites runs BenchmarkAnswerWrite on the database at target.
+func answerWrites(b *testing.B, target string) {
+	ctx := context.Background()
+	db, err := Open(ctx, target, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const conversations = 16
+	heads := make([]int64, conversations)
+	if err := db.EnsureSession(ctx, "s"); err != nil {
+		b.Fatal(err)
+	}
+	for i := range conversations {
+		id := "c" + strconv.Itoa(i)
+		if _, err := db.CreateConversation(ctx, tree.Conversation{ID: id, Session: "s", Agent: "survey"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	answer := json.RawMessage(`{"action":"accept","content":{"answer":"yes"}}`)
+	question := json.RawMessage(`{"message":"And the next one?","schema":{"type":"object"}}`)
+	commits(b, func(ctx context.Context, writer int) error {
+		c := "c" + strconv.Itoa(writer)
+		out, err := db.AppendChain(ctx, []tree.Node{
+			{Conversation: c, Parent: heads[writer], Kind: tree.ElicitResponse, Ref: "1-1", Payload: answer},
+			{Conversation: c, Kind: tree.ElicitRequest, Ref: "1-2", Payload: question},
+		})
+		if err != nil {
+			return err
+		}
+		heads[writer] = out[1].ID
+		return nil
+	})
+}
+
+// commits runs commit floorCommits times in all, by 1 and then by 16
+// writers at once (commit is told which), and reports p50 and p99 per
+// commit, as a writer waits for it, and commits a second.
+func commits(b *testing.B, commit func(ctx context.Context, writer int) error) {
+	const floorCommits = 2000
+	ctx := context.Background()
 	for _, writers := range []int{1, 16} {
 		name := "writers=1"
 		if writers > 1 {
@@ -74,16 +148,12 @@ func floor(b *testing.B, target, create string) {
 			for b.Loop() {
 				t0 := time.Now()
 				var wg sync.WaitGroup
-				for range writers {
+				for writer := range writers {
 					wg.Go(func() {
 						mine := make([]time.Duration, 0, floorCommits/writers)
 						for range floorCommits / writers {
 							c0 := time.Now()
-							err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
-								_, err := tx.ExecContext(ctx, `INSERT INTO floor(v) VALUES (?)`, row)
-								return err
-							})
-							if err != nil {
+							if err := commit(ctx, writer); err != nil {
 								b.Error(err)
 								return
 							}

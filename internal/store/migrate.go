@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// migrate applies, in one transaction each, the embedded migrations of
+// migrate applies, in one transaction, the embedded migrations of
 // the engine newer than the database, recorded in schema_migrations.
 func (db *DB) migrate(ctx context.Context) error {
 	create := `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -43,7 +43,7 @@ type migrationLog struct {
 
 // apply applies the migrations NNN_name.sql at the root of files, in the
 // order of their numbers, each newer than the newest the log records, in
-// a transaction of its own that records it. Files are applied as they
+// one transaction that records each. Files are applied as they
 // are, not bound: they have no parameters, and their comments are prose.
 // Nodes that start together on one PostgreSQL database take turns: each
 // transaction serializes on migrating and reads the version under it, so
@@ -68,6 +68,12 @@ func (db *DB) apply(ctx context.Context, files fs.FS, log migrationLog) error {
 	if err := db.read.QueryRowContext(ctx, log.current, log.args...).Scan(&applied); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	type migration struct {
+		name    string
+		version int
+		body    []byte
+	}
+	var pending []migration
 	for _, name := range names {
 		num, _, ok := strings.Cut(name, "_")
 		version, err := strconv.Atoi(num)
@@ -81,26 +87,40 @@ func (db *DB) apply(ctx context.Context, files fs.FS, log migrationLog) error {
 		if err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		err = db.tx(ctx, func(ctx context.Context, tx *txn) error {
-			if err := tx.serialize(ctx, "migrate"); err != nil {
-				return err
-			}
-			var current int
-			if err := tx.QueryRowContext(ctx, log.current, log.args...).Scan(&current); err != nil {
-				return err
-			}
-			if version <= current {
-				return nil
-			}
-			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, log.record, slices.Concat(log.args, []any{version, path.Base(name), db.now().UnixMilli()})...)
+		pending = append(pending, migration{name, version, body})
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	// All that is pending is applied in one transaction: a new database
+	// pays one commit (one sync of the log) for its whole schema rather
+	// than one per file, and a database is never left between two
+	// versions of it.
+	var failed string
+	err = db.tx(ctx, func(ctx context.Context, tx *txn) error {
+		if err := tx.serialize(ctx, "migrate"); err != nil {
 			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", name, err)
 		}
+		var current int
+		if err := tx.QueryRowContext(ctx, log.current, log.args...).Scan(&current); err != nil {
+			return err
+		}
+		for _, m := range pending {
+			if m.version <= current {
+				continue // another node applied it meanwhile
+			}
+			failed = m.name
+			if _, err := tx.Tx.ExecContext(ctx, string(m.body)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, log.record, slices.Concat(log.args, []any{m.version, path.Base(m.name), db.now().UnixMilli()})...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", failed, err)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -37,6 +39,29 @@ func (db *DB) commitOnce(w *write) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// autocommit runs fn, a write of one statement, outside a transaction:
+// PostgreSQL commits a statement sent on its own as it ends, so the write
+// costs one round trip to the server instead of three (BEGIN, the
+// statement, COMMIT). It is to such a write what tx is to a transaction:
+// the write is finished even if the caller gives up, run again when the
+// server chose it as a deadlock's victim (the statement was undone
+// whole), timed for Options.Committed, and its error classified.
+func (db *DB) autocommit(ctx context.Context, fn func(context.Context) error) error {
+	if db.committed != nil {
+		defer db.timeCommit(time.Now())
+	}
+	ctx = context.WithoutCancel(ctx)
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = fn(ctx)
+		if err == nil || attempt == pgRetries || !retryable(err) {
+			break
+		}
+	}
+	db.health.wrote(err)
+	return classify(err)
 }
 
 // retryable reports whether err is PostgreSQL's deadlock or serialization

@@ -19,6 +19,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/telemetry"
@@ -40,7 +42,7 @@ func newObserved(t *testing.T, path string, fake *llmtest.Server, configure ...f
 	o := &observed{spans: tracetest.NewSpanRecorder()}
 	o.tel = telemetry.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(o.spans)))
 	o.db = storetest.OpenAt(t, path, store.Options{Committed: o.tel.Committed})
-	cfg := chat.Config{Store: o.db, Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+	cfg := chat.Config{Store: o.db, Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: openai.New(openai.Config{APIKey: "test", BaseURL: fake.URL, Model: "gpt-test"}), Scope: o.tel.Scope, Observer: o.tel}
 	for _, f := range configure {
 		f(&cfg)
@@ -52,7 +54,7 @@ func newObserved(t *testing.T, path string, fake *llmtest.Server, configure ...f
 }
 
 // waitView waits until the conversation's view satisfies cond.
-func (o *observed) waitView(t *testing.T, session, id, what string, cond func(chat.View) bool) chat.View {
+func (o *observed) waitView(t *testing.T, session, id, what string, cond func(pageview.View) bool) pageview.View {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -70,9 +72,9 @@ func (o *observed) waitView(t *testing.T, session, id, what string, cond func(ch
 	}
 }
 
-func pending(v chat.View) *chat.ElicitView {
+func pending(v pageview.View) *pageview.ElicitView {
 	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
+		if e := v.Items[i].Elicit; e != nil && e.State == pageview.Pending {
 			return e
 		}
 	}
@@ -181,7 +183,7 @@ func TestATurnIsTraced(t *testing.T) {
 	if err := o.svc.Send(t.Context(), session, conv.ID, "plan me a secret trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := o.waitView(t, session, conv.ID, "the form", func(v chat.View) bool { return pending(v) != nil })
+	v := o.waitView(t, session, conv.ID, "the form", func(v pageview.View) bool { return pending(v) != nil })
 	// While the form waits, the turn runs and its conversation is in memory.
 	waiting := o.scrape(t)
 	for _, want := range []string{"sweatpants_turns_running 1", "sweatpants_conversations_live 1"} {
@@ -192,7 +194,7 @@ func TestATurnIsTraced(t *testing.T) {
 	if err := o.svc.Answer(t.Context(), session, conv.ID, pending(v).Request.ID, tripAnswer); err != nil {
 		t.Fatal(err)
 	}
-	o.waitView(t, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	o.waitView(t, session, conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 
 	spans := o.spans.Ended()
 	turn := one(t, spans, "invoke_agent concierge")
@@ -290,7 +292,7 @@ func TestAResumedTurnTracesOnlyWhatItDoesAnew(t *testing.T) {
 	if err := first.svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	v := first.waitView(t, session, conv.ID, "the form", func(v chat.View) bool { return pending(v) != nil })
+	v := first.waitView(t, session, conv.ID, "the form", func(v pageview.View) bool { return pending(v) != nil })
 	eid := pending(v).Request.ID
 	first.svc.Close() // the restart
 	first.db.Close()
@@ -305,7 +307,7 @@ func TestAResumedTurnTracesOnlyWhatItDoesAnew(t *testing.T) {
 	if err := second.svc.Answer(t.Context(), session, conv.ID, eid, tripAnswer); err != nil {
 		t.Fatal(err)
 	}
-	second.waitView(t, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	second.waitView(t, session, conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	if n := len(fake.Requests()); n != 2 {
 		t.Fatalf("the model was called %d times, want 2: the resumed turn replays the first call", n)
 	}
@@ -378,7 +380,7 @@ func TestAFailedModelCallSaysItsErrorType(t *testing.T) {
 	if err := o.svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	o.waitView(t, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	o.waitView(t, session, conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	spans := o.spans.Ended()
 	call := one(t, spans, "chat gpt-test")
 	wantAttrs(t, call, map[string]string{"error.type": "400"})
@@ -409,11 +411,11 @@ func TestAStoppedQuestionEndsItsWait(t *testing.T) {
 	if err := o.svc.Send(t.Context(), session, conv.ID, "a trip"); err != nil {
 		t.Fatal(err)
 	}
-	o.waitView(t, session, conv.ID, "the form", func(v chat.View) bool { return pending(v) != nil })
+	o.waitView(t, session, conv.ID, "the form", func(v pageview.View) bool { return pending(v) != nil })
 	if err := o.svc.Stop(t.Context(), session, conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	o.waitView(t, session, conv.ID, "the turn's end", func(v chat.View) bool { return !v.Status.Running })
+	o.waitView(t, session, conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
 	spans := o.spans.Ended()
 	wantAttrs(t, one(t, spans, "elicit form"), map[string]string{"sweatpants.elicit.outcome": "stopped"})
 	wantAttrs(t, one(t, spans, "invoke_agent concierge"), map[string]string{"sweatpants.turn.outcome": "stopped"})

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
 
@@ -46,7 +47,7 @@ func (b *lockedBuffer) lines() []map[string]any {
 // duration and conversation; static files and health checks are not.
 func TestTheAccessLog(t *testing.T) {
 	var logs lockedBuffer
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
 	t.Cleanup(svc.Close)
 	srv := httptest.NewServer(NewServer(Config{Chat: svc, Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
 	t.Cleanup(srv.Close)

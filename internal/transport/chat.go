@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -42,10 +43,10 @@ type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
 	// View returns what the conversation's page shows now. Errors:
 	// NotFound.
-	View(ctx context.Context, session, id string) (chat.View, error)
+	View(ctx context.Context, session, id string) (pageview.View, error)
 	// Subscribe follows the conversation for one open page, from the view
 	// it returns. Errors: NotFound.
-	Subscribe(ctx context.Context, session, id string) (*chat.Follower, chat.View, error)
+	Subscribe(ctx context.Context, session, id string) (*chat.Follower, pageview.View, error)
 	// Follow follows the conversation for a reader that is not the page
 	// (the inspector, the event stream). Errors: NotFound.
 	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
 
@@ -22,7 +23,7 @@ import (
 // post it.
 func TestWritesFromAnotherSiteAreRefused(t *testing.T) {
 	db := storetest.Open(t)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	defer svc.Close()
 	app := &testApp{db: db, svc: svc}
 	conversations := func() int { return app.count(t, `SELECT count(*) FROM conversations`) }

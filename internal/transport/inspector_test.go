@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/inspector"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
@@ -140,7 +141,7 @@ func TestThePatchedInspectorIsTheOneAFreshLoadDraws(t *testing.T) {
 // stands for, as a fresh load draws it. The agents' state is patched in as
 // it changes at HEAD, and stays as it was at a node picked.
 func TestThePatchedInspectorShowsASummary(t *testing.T) {
-	a := newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), CompactTokens: 30})
+	a := newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), CompactTokens: 30})
 	b := a.browser(t)
 	conv := b.newConversation("concierge")
 	st := b.openInspector(conv, "")

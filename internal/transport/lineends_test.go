@@ -16,8 +16,8 @@ import (
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -45,30 +45,30 @@ func streamed(t testing.TB, write func(c echo.Context, sse *datastar.ServerSentE
 // reaches a page: each renders s where it belongs.
 var textPaths = map[string]func(s string) templ.Component{
 	"message": func(s string) templ.Component {
-		return templates.Item("c1", &chat.Item{ID: 1, Kind: tree.UserMessage, Text: s})
+		return templates.Item("c1", &pageview.Item{ID: 1, Kind: tree.UserMessage, Text: s})
 	},
 	"reply": func(s string) templ.Component {
-		return templates.Item("c1", &chat.Item{ID: 2, Kind: tree.AssistantMessage, Text: s})
+		return templates.Item("c1", &pageview.Item{ID: 2, Kind: tree.AssistantMessage, Text: s})
 	},
 	"side question": func(s string) templ.Component {
-		return templates.Item("c1", &chat.Item{ID: 3, Kind: tree.SideQuestion, Text: s, Reply: s, Replied: true})
+		return templates.Item("c1", &pageview.Item{ID: 3, Kind: tree.SideQuestion, Text: s, Reply: s, Replied: true})
 	},
 	"streamed draft": func(s string) templ.Component {
-		return templates.Status("c1", chat.Status{Running: true, Draft: s, Progress: &middleware.Progress{Message: s, Fraction: 0.5}})
+		return templates.Status("c1", pageview.Status{Running: true, Draft: s, Progress: &middleware.Progress{Message: s, Fraction: 0.5}})
 	},
 	"answered form": func(s string) templ.Component {
 		req := elicit.Request{ID: "7-1", Kind: "form", Message: s, Actions: []elicit.Action{elicit.Accept, elicit.Other},
 			Schema: &elicit.Schema{Type: "object", Properties: map[string]*elicit.Schema{"destination": {Type: "string", Title: s}}}}
-		return templates.Item("c1", &chat.Item{ID: 4, Kind: tree.ElicitRequest, Elicit: &chat.ElicitView{
-			Request: req, State: chat.Answered, Response: &elicit.Response{Action: elicit.Other, Text: s}}})
+		return templates.Item("c1", &pageview.Item{ID: 4, Kind: tree.ElicitRequest, Elicit: &pageview.ElicitView{
+			Request: req, State: pageview.Answered, Response: &elicit.Response{Action: elicit.Other, Text: s}}})
 	},
 	"rejected form": func(s string) templ.Component {
 		req := elicit.Request{ID: "7-2", Kind: "form", Message: s, Actions: []elicit.Action{elicit.Accept},
 			Schema: &elicit.Schema{Type: "object", Properties: map[string]*elicit.Schema{"destination": {Type: "string", Title: s}}}}
-		return templates.Item("c1", &chat.Item{ID: 5, Kind: tree.ElicitRequest, Elicit: &chat.ElicitView{
-			Request: req, State: chat.Pending, Values: map[string][]string{"destination": {s}}, Problem: s, Position: 1, Queued: 1}})
+		return templates.Item("c1", &pageview.Item{ID: 5, Kind: tree.ElicitRequest, Elicit: &pageview.ElicitView{
+			Request: req, State: pageview.Pending, Values: map[string][]string{"destination": {s}}, Problem: s, Position: 1, Queued: 1}})
 	},
-	"notice": func(s string) templ.Component { return templates.Notice(chat.Notice{Text: s}) },
+	"notice": func(s string) templ.Component { return templates.Notice(pageview.Notice{Text: s}) },
 	"title":  func(s string) templ.Component { return templates.Title(tree.Conversation{ID: "c1", Title: s}) },
 }
 

@@ -11,13 +11,14 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
 
 // GET /metrics is served by the configured handler, with no session, and
 // left out of the access log; with none configured there is no such route.
 func TestMetricsRoute(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
 	t.Cleanup(svc.Close)
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("sweatpants_up 1\n")) })
 	for _, tc := range []struct {

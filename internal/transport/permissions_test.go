@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
 
@@ -58,7 +59,7 @@ func (a *alwaysRules) RevokeAlways(_ context.Context, session string, id int64) 
 func newPermissionsApp(t *testing.T, perms Permissions, program []string) *testApp {
 	t.Helper()
 	db := storetest.Open(t)
-	svc := chat.New(chat.Config{Store: db, Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	srv := httptest.NewServer(NewServer(Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Permissions: perms, ProgramRules: program}))
 	t.Cleanup(func() {

@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
 
@@ -242,7 +243,7 @@ func TestTwoChatsStartedAtOnceKeepEveryConversation(t *testing.T) {
 }
 
 func TestOnlyTheAppsHostsAreAnswered(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	defer svc.Close()
 	h := NewServer(Config{Chat: svc, Log: slog.New(slog.DiscardHandler), AllowedHosts: []string{"chat.example.com"}})
 	for _, tc := range []struct {
@@ -381,7 +382,7 @@ func TestOversizedFormsAre413(t *testing.T) {
 }
 
 func TestTheCookieIsSecureWhenTheAppIsReachedOverHTTPS(t *testing.T) {
-	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
+	svc := chat.New(chat.Config{Store: storetest.Open(t), Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New(), DecideByRule: true})
 	defer svc.Close()
 	proxy := netip.MustParsePrefix("10.0.0.0/8")
 	for _, tc := range []struct {

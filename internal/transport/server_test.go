@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -35,7 +36,7 @@ type testApp struct {
 // newTestApp serves the demo agents and the offline model.
 func newTestApp(t testing.TB) *testApp {
 	t.Helper()
-	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
+	return newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()})
 }
 
 // newTestAppWith serves a service configured by cfg on a fresh database,

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/markdown"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
@@ -38,7 +39,7 @@ type pageSource struct {
 	s     *Server
 	conv  string
 	sub   *chat.Follower
-	first *chat.View // drawn whole by the first Next
+	first *pageview.View // drawn whole by the first Next
 }
 
 func (p *pageSource) Close() { p.sub.Close() }
@@ -62,14 +63,14 @@ func (p *pageSource) Next(ctx context.Context) ([]event, error) {
 	return evs, nil
 }
 
-func (p *pageSource) full(v chat.View) []event {
+func (p *pageSource) full(v pageview.View) []event {
 	return []event{func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchFull(sse, v) }}
 }
 
 // patchFull sends the whole page. The page's patches carry no event id:
 // every connection starts over with the whole page, so there is nothing a
 // reconnecting browser could resume from.
-func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v chat.View) error {
+func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v pageview.View) error {
 	if err := patch(sse, templates.Chat(v)); err != nil {
 		return err
 	}

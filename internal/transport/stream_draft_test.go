@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
 
@@ -23,7 +24,7 @@ func TestTheStreamShowsEachDraftAsTheTextSoFar(t *testing.T) {
 	model.srv = httptest.NewServer(model)
 	defer model.srv.Close()
 	a := newTestAppWith(t, chat.Config{
-		Assistants: demo.Agents(demo.Options{AssistantFirst: true}),
+		Assistants: registry.New(demo.Agents(demo.Options{AssistantFirst: true})...),
 		Kinds:      kindset.New(demo.Kinds()...),
 		Model:      openai.New(openai.Config{APIKey: "test", BaseURL: model.srv.URL + "/v1", Model: "test"}),
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sampling"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
 )
@@ -87,7 +88,7 @@ func benchTokens(b *testing.B, conversations, perConv int) {
 	})
 	defer model.srv.Close()
 	a := newTestAppWith(b, chat.Config{
-		Assistants: demo.Agents(demo.Options{AssistantFirst: true}),
+		Assistants: registry.New(demo.Agents(demo.Options{AssistantFirst: true})...),
 		Kinds:      kindset.New(demo.Kinds()...),
 		Model:      openai.New(openai.Config{APIKey: "bench", BaseURL: model.srv.URL + "/v1", Model: "bench"}),
 		// The middleware package app gives every turn.

@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
@@ -24,7 +25,7 @@ import (
 func newUploadsApp(t testing.TB, opts files.Options, up UploadLimits) *testApp {
 	t.Helper()
 	opts.Spool = t.TempDir()
-	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
+	return newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
 		func(db *store.DB, c *Config) {
 			c.Files = files.New(db, opts)
 			c.Uploads = up

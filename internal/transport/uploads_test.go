@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 )
 
@@ -26,7 +27,7 @@ import (
 func newFilesApp(t testing.TB, lim files.Limits) *testApp {
 	t.Helper()
 	spool := t.TempDir()
-	return newTestAppWith(t, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
+	return newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
 		func(db *store.DB, c *Config) { c.Files = files.New(db, files.Options{Limits: lim, Spool: spool}) })
 }
 

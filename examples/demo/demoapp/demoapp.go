@@ -33,7 +33,7 @@ func Config() app.Config {
 	return app.Config{
 		Name: "sweatpants",
 		// The help names these; Setup makes them again with the pace.
-		Assistants: demo.Agents(demo.Options{}).All(),
+		Assistants: demo.Agents(demo.Options{}),
 		// The tools served over MCP (docs/mcp.md), the showcase's questions
 		// among them.
 		Agents:     []*agents.Agent{demo.Weather, demo.Notes, demo.Travel, demo.FlightAgent, demo.Packer, demo.Diner, demo.Demos()},
@@ -67,7 +67,7 @@ func setup(ctx context.Context, env app.Env, pace time.Duration) (app.Turns, err
 		}
 	}
 	return app.Turns{
-		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline}).All(),
+		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline}),
 		Scope:      func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, catalogue) },
 	}, nil
 }

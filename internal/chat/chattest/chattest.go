@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 )
@@ -25,7 +26,7 @@ func New(t testing.TB, cfg chat.Config) (*chat.Service, *store.DB) {
 
 // WaitView waits until the conversation's view satisfies cond, for at most
 // ten seconds, and returns it; what names what is waited for.
-func WaitView(t testing.TB, svc *chat.Service, session, id, what string, cond func(chat.View) bool) chat.View {
+func WaitView(t testing.TB, svc *chat.Service, session, id, what string, cond func(pageview.View) bool) pageview.View {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -44,9 +45,9 @@ func WaitView(t testing.TB, svc *chat.Service, session, id, what string, cond fu
 }
 
 // PendingElicit returns the question the view shows waiting, if any.
-func PendingElicit(v chat.View) *chat.ElicitView {
+func PendingElicit(v pageview.View) *pageview.ElicitView {
 	for i := range v.Items {
-		if e := v.Items[i].Elicit; e != nil && e.State == chat.Pending {
+		if e := v.Items[i].Elicit; e != nil && e.State == pageview.Pending {
 			return e
 		}
 	}

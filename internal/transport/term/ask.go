@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
@@ -16,7 +17,7 @@ import (
 // the service takes an answer or the question goes away. An answer the
 // service refuses is shown with the reason and asked again; nothing of it
 // is recorded.
-func (t *tty) ask(ctx context.Context, it *chat.Item, pos, queued int) error {
+func (t *tty) ask(ctx context.Context, it *pageview.Item, pos, queued int) error {
 	req := it.Elicit.Request
 	t.asking = req.ID
 	defer func() { t.asking = "" }()

@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -26,7 +27,7 @@ func TestRunRefusesAnEditTheRulesForbid(t *testing.T) {
 	forbid := policy.Rule{Action: policy.FinalDeny, Tool: "notes/remember_note", When: policy.If("text", "~", "*password*")}
 	db := storetest.Open(t)
 	c := startConsoleOn(t, db, chat.Config{
-		Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...),
+		Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: openai.New(openai.Config{APIKey: "test", BaseURL: model.URL, Model: "gpt-test"}),
 		Scope: func(ctx context.Context) context.Context { return policy.Program(ctx, forbid) },
 	}, Config{Agent: "assistant"})

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/turn"
@@ -46,7 +47,7 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	if err := svc.Send(t.Context(), "s", conv.ID, "check me in"); err != nil {
 		t.Fatal(err)
 	}
-	chattest.WaitView(t, svc, "s", conv.ID, "the question", func(v chat.View) bool { return chattest.PendingElicit(v) != nil })
+	chattest.WaitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return chattest.PendingElicit(v) != nil })
 	svc.Close()
 	db.Close()
 

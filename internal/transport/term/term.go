@@ -32,6 +32,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -39,7 +40,7 @@ import (
 // errors as the service documents them.
 type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
-	Subscribe(ctx context.Context, session, id string) (*chat.Follower, chat.View, error)
+	Subscribe(ctx context.Context, session, id string) (*chat.Follower, pageview.View, error)
 	Send(ctx context.Context, session, id, text string) error
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
@@ -113,8 +114,8 @@ type tty struct {
 	lines   <-chan string // closed at the end of the input
 	changes <-chan update
 
-	items  []chat.Item
-	status chat.Status
+	items  []pageview.Item
+	status pageview.Status
 	seen   map[int64]bool // items printed, or never to print
 	// answered holds the questions answered here that the subscription has
 	// not yet shown answered, so a change from before the answer does not
@@ -132,7 +133,7 @@ type tty struct {
 // update is one batch of changes, or the whole view after falling behind.
 type update struct {
 	changes []chat.Change
-	resync  *chat.View
+	resync  *pageview.View
 }
 
 // readLines reads lines only as they are taken, so input typed (or piped)

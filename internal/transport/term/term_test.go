@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -37,7 +38,7 @@ type console struct {
 func startConsole(t *testing.T, agent string) *console {
 	t.Helper()
 	db := storetest.Open(t)
-	return startConsoleOn(t, db, chat.Config{Assistants: demo.Agents(demo.Options{}), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()}, Config{Agent: agent})
+	return startConsoleOn(t, db, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()}, Config{Agent: agent})
 }
 
 // startConsoleOn runs Run with run's agent or conversation against a

@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/figure"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // greet prints what the conversation is and how to use the terminal, then
 // the conversation so far when it is continued.
-func (t *tty) greet(v chat.View) {
+func (t *tty) greet(v pageview.View) {
 	t.say("Conversation %s with %s (model: %s).", v.Conversation.ID, v.Conversation.Agent, v.Model)
 	t.say("Type a message and press Enter; Ctrl-C stops the agent, Ctrl-D ends. A question takes /d to decline, /c to cancel, /? for more.")
 	for _, it := range v.Items {
@@ -26,7 +26,7 @@ func (t *tty) greet(v chat.View) {
 }
 
 // resync replaces what the terminal knows with v, printing what is new.
-func (t *tty) resync(v chat.View) bool {
+func (t *tty) resync(v pageview.View) bool {
 	t.items = v.Items
 	printed := false
 	for _, it := range v.Items {
@@ -47,7 +47,7 @@ func (t *tty) apply(u update) bool {
 		switch {
 		case c.Item != nil:
 			t.put(*c.Item, c.New)
-			if e := c.Item.Elicit; c.New && e != nil && e.State == chat.Pending && t.asking != "" && t.asking != e.Request.ID {
+			if e := c.Item.Elicit; c.New && e != nil && e.State == pageview.Pending && t.asking != "" && t.asking != e.Request.ID {
 				pos, queued := t.queuePos(e.Request.ID)
 				t.say("  (%s asks too, next: %d of %d waiting)", agentOf(*c.Item), pos, queued)
 				printed = true
@@ -68,7 +68,7 @@ func (t *tty) apply(u update) bool {
 }
 
 // put adds a new item or replaces the one shown with its id.
-func (t *tty) put(it chat.Item, isNew bool) {
+func (t *tty) put(it pageview.Item, isNew bool) {
 	if !isNew {
 		for i := range t.items {
 			if t.items[i].ID == it.ID {
@@ -82,14 +82,14 @@ func (t *tty) put(it chat.Item, isNew bool) {
 
 // confirm forgets a question answered here once the subscription shows it
 // answered: changes from then on are newer than the answer.
-func (t *tty) confirm(it chat.Item) {
-	if it.Elicit != nil && it.Elicit.State != chat.Pending {
+func (t *tty) confirm(it pageview.Item) {
+	if it.Elicit != nil && it.Elicit.State != pageview.Pending {
 		delete(t.answered, it.Elicit.Request.ID)
 	}
 }
 
 // setStatus takes in the turn's status, printing progress that changed.
-func (t *tty) setStatus(st chat.Status) bool {
+func (t *tty) setStatus(st pageview.Status) bool {
 	if st.Running {
 		t.sent = false // the subscription shows the turn from here on
 	}
@@ -117,7 +117,7 @@ func progressLine(message string, fraction float64) string {
 // show prints an item the first time it is final: a reply, an error, a
 // side question's answer. Messages the user typed here are not repeated,
 // and questions are shown when asked.
-func (t *tty) show(it chat.Item) bool {
+func (t *tty) show(it pageview.Item) bool {
 	if t.seen[it.ID] {
 		return false
 	}
@@ -152,7 +152,7 @@ func (t *tty) show(it chat.Item) bool {
 	return true
 }
 
-func agentOf(it chat.Item) string {
+func agentOf(it pageview.Item) string {
 	if it.Elicit != nil && it.Elicit.Request.Agent != "" {
 		return it.Elicit.Request.Agent
 	}
@@ -167,10 +167,10 @@ func agentOf(it chat.Item) string {
 // Items are snapshots, so the queue is counted here, in the order asked.
 // While an answer given here is not yet shown answered, there is none: the
 // queue is about to change.
-func (t *tty) next() (it *chat.Item, pos, queued int) {
+func (t *tty) next() (it *pageview.Item, pos, queued int) {
 	for i := range t.items {
 		e := t.items[i].Elicit
-		if e == nil || e.State != chat.Pending {
+		if e == nil || e.State != pageview.Pending {
 			continue
 		}
 		if t.answered[e.Request.ID] {
@@ -187,7 +187,7 @@ func (t *tty) next() (it *chat.Item, pos, queued int) {
 // queuePos returns question eid's place in the queue and the queue's length.
 func (t *tty) queuePos(eid string) (pos, queued int) {
 	for _, it := range t.items {
-		if e := it.Elicit; e != nil && e.State == chat.Pending {
+		if e := it.Elicit; e != nil && e.State == pageview.Pending {
 			queued++
 			if e.Request.ID == eid {
 				pos = queued
@@ -201,7 +201,7 @@ func (t *tty) queuePos(eid string) (pos, queued int) {
 func (t *tty) pending(eid string) bool {
 	for _, it := range t.items {
 		if it.Elicit != nil && it.Elicit.Request.ID == eid {
-			return it.Elicit.State == chat.Pending
+			return it.Elicit.State == pageview.Pending
 		}
 	}
 	return false

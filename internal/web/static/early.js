@@ -53,3 +53,20 @@
     else waiting = input.form
   })
 })()
+
+// Files picked with an Attach button before files.js has loaded. The input
+// holds only the last pick, so a second pick before then would drop the
+// first: each pick's files are kept here, and the input emptied for the
+// next, until files.js takes them (it sets the list to null, and from then
+// on hears picks itself).
+;(function () {
+  const early = []
+  window.sweatpantsPicked = early
+  document.addEventListener('change', (evt) => {
+    if (window.sweatpantsPicked !== early) return
+    const input = evt.target.closest?.('input[data-attach]')
+    if (!input?.files?.length) return
+    early.push({ input, files: [...input.files] })
+    input.value = ''
+  })
+})()

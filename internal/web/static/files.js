@@ -104,9 +104,14 @@ document.addEventListener('change', (evt) => {
 })
 
 // Files picked before this module loaded (it is deferred, and a page is
-// usable before then on a slow link or a busy machine) changed their
-// input unheard: they are sent now.
-for (const input of document.querySelectorAll('input[data-attach]')) picked(input)
+// usable before then on a slow link or a busy machine) were kept by
+// early.js, each pick's: they are sent now, in the order picked.
+const early = window.sweatpantsPicked || []
+window.sweatpantsPicked = null
+for (const { input, files } of early) {
+  const form = input.closest('form')
+  if (form?.querySelector('[data-files]')) uploadAll(form, files)
+}
 
 document.addEventListener('dragover', (evt) => {
   const form = formOf(evt)

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
@@ -50,7 +50,7 @@ func foldStart(v string) string {
 }
 
 // approvalOf returns the approval answered, for an approval card that was.
-func approvalOf(e *chat.ElicitView) (elicit.Approval, bool) {
+func approvalOf(e *pageview.ElicitView) (elicit.Approval, bool) {
 	var a elicit.Approval
 	if e.Response == nil || e.Response.Action != elicit.Accept || json.Unmarshal(e.Response.Content, &a) != nil {
 		return a, false
@@ -61,14 +61,14 @@ func approvalOf(e *chat.ElicitView) (elicit.Approval, bool) {
 // editorOpen reports whether an approval card shows its arguments' editor
 // when drawn: after edited arguments were refused, so that they are there
 // to fix.
-func editorOpen(e *chat.ElicitView) bool {
+func editorOpen(e *pageview.ElicitView) bool {
 	_, sent := e.Values["args"]
 	return sent || e.Errors.For("args") != ""
 }
 
 // editedArgs are what an approval card's editor holds when drawn: the
 // arguments last sent, else the call's own that the user may edit.
-func editedArgs(e *chat.ElicitView, in elicit.ApprovalInput) string {
+func editedArgs(e *pageview.ElicitView, in elicit.ApprovalInput) string {
 	if vs, ok := e.Values["args"]; ok && len(vs) > 0 {
 		return vs[len(vs)-1]
 	}

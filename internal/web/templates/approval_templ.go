@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
@@ -22,7 +22,7 @@ import (
 // card: the tool and its agent, what it does, the call in words where the
 // tool words it, its arguments (but those fixed, such as an idempotency
 // key), and why the model wants it. Once allowed with edited arguments, those are shown too.
-func approvalCall(e *chat.ElicitView) templ.Component {
+func approvalCall(e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -506,7 +506,7 @@ func argText(a callArg) templ.Component {
 // call that changes nothing. The editor's text is sent only while it is
 // open (glue.js); after edited arguments were refused it opens with them
 // and what was wrong.
-func approvalAsk(conv string, e *chat.ElicitView) templ.Component {
+func approvalAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -41,10 +41,10 @@ func bookingCall(t testing.TB) elicit.Request {
 
 // renderCard renders an elicit card as the chat page does and parses it as
 // a browser would.
-func renderCard(t testing.TB, e *chat.ElicitView) *html.Node {
+func renderCard(t testing.TB, e *pageview.ElicitView) *html.Node {
 	t.Helper()
 	var buf bytes.Buffer
-	it := &chat.Item{ID: 9, Kind: tree.ElicitRequest, Agent: "flights", Elicit: e}
+	it := &pageview.Item{ID: 9, Kind: tree.ElicitRequest, Agent: "flights", Elicit: e}
 	if err := Elicit("c1", it).Render(t.Context(), &buf); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func one(t testing.TB, doc *html.Node, id string) *html.Node {
 // shown as text; it offers the four answers and nothing else, and the
 // arguments' editor, closed, holds the call's arguments.
 func TestAnApprovalCardShowsTheCallReadably(t *testing.T) {
-	doc := renderCard(t, &chat.ElicitView{Request: bookingCall(t), State: chat.Pending, Position: 1, Queued: 1})
+	doc := renderCard(t, &pageview.ElicitView{Request: bookingCall(t), State: pageview.Pending, Position: 1, Queued: 1})
 
 	if got := textOf(one(t, doc, "approval-tool")); got != "book-flight" {
 		t.Errorf("tool %q", got)
@@ -125,7 +125,7 @@ func TestAnApprovalCardShowsTheCallReadably(t *testing.T) {
 	}
 	var got, want any
 	json.Unmarshal([]byte(textOf(one(t, doc, "approval-args-editor"))), &got)
-	in := ElicitInput[elicit.ApprovalInput](&chat.ElicitView{Request: bookingCall(t)})
+	in := ElicitInput[elicit.ApprovalInput](&pageview.ElicitView{Request: bookingCall(t)})
 	json.Unmarshal([]byte(in.Args), &want)
 	if !jsonEqual(got, want) {
 		t.Errorf("the editor holds %v, want the call's arguments %v", got, want)
@@ -137,7 +137,7 @@ func TestAnApprovalCardShowsTheCallReadably(t *testing.T) {
 // user wrote is lost.
 func TestARefusedEditKeepsWhatWasTyped(t *testing.T) {
 	typed := `{"flight": "SP 101", "seat": 4C}`
-	e := &chat.ElicitView{Request: bookingCall(t), State: chat.Pending, Position: 1, Queued: 1,
+	e := &pageview.ElicitView{Request: bookingCall(t), State: pageview.Pending, Position: 1, Queued: 1,
 		Values: url.Values{"choice": {"once"}, "args": {typed}},
 		Errors: elicit.FieldErrors{{Field: "args", Message: "must be JSON: invalid character '4'"}}}
 	doc := renderCard(t, e)
@@ -170,7 +170,7 @@ func TestAnAnsweredApprovalSaysWhatWasDecided(t *testing.T) {
 		{"denied", `{"choice":"deny","reason":"too dear"}`, "Denied: “too dear”", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := &chat.ElicitView{Request: bookingCall(t), State: chat.Answered,
+			e := &pageview.ElicitView{Request: bookingCall(t), State: pageview.Answered,
 				Response: &elicit.Response{Action: elicit.Accept, Content: json.RawMessage(c.content)}}
 			doc := renderCard(t, e)
 			if got := textOf(one(t, doc, "elicit-answer")); got != c.want {

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 )
 
 // Branches, as the chat says them. Editing an earlier message, retrying a
@@ -23,7 +23,7 @@ import (
 // branchSwitcher says, at the message or answer where the conversation
 // forked, which version this is and that the others are kept, and moves
 // between them. what is "version" for a message, "answer" for an answer.
-func branchSwitcher(conv string, b *chat.Branch, what string) templ.Component {
+func branchSwitcher(conv string, b *pageview.Branch, what string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -203,7 +203,7 @@ func branchSwitcher(conv string, b *chat.Branch, what string) templ.Component {
 }
 
 // branchLabel names the switcher by where it stands: "Version 2 of 2".
-func branchLabel(b *chat.Branch, what string) string {
+func branchLabel(b *pageview.Branch, what string) string {
 	name := "Version"
 	if what == "answer" {
 		name = "Answer"
@@ -213,7 +213,7 @@ func branchLabel(b *chat.Branch, what string) string {
 
 // branchWords says what happened at a fork: which version is shown, and
 // that the others are kept with what followed them.
-func branchWords(b *chat.Branch, what string) string {
+func branchWords(b *pageview.Branch, what string) string {
 	which := "other"
 	switch b.Index {
 	case b.Count:

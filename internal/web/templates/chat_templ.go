@@ -14,16 +14,16 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/bytesize"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/markdown"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // ChatPage is a conversation's page. Everything below the header is kept
 // current by the stream it opens. The shell's agents are those a new chat
 // can talk to; the picker starts on this conversation's.
-func ChatPage(v chat.View, sh Shell) templ.Component {
+func ChatPage(v pageview.View, sh Shell) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -446,7 +446,7 @@ func NewChatPage(n NewChat, sh Shell) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Notice(chat.Notice{Text: n.Problem}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Notice(pageview.Notice{Text: n.Problem}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -688,7 +688,7 @@ func ModelBadge(model string) templ.Component {
 // announced, once, when it is recorded whole, a reply when it is finished.
 // A reply streaming in is drawn in the Status, outside the log, and marked
 // busy, so a screen reader does not read out every token.
-func Chat(v chat.View) templ.Component {
+func Chat(v pageview.View) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -753,7 +753,7 @@ func Chat(v chat.View) templ.Component {
 }
 
 // Item is one entry of the conversation, keyed by its node id.
-func Item(conv string, it *chat.Item) templ.Component {
+func Item(conv string, it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -890,12 +890,12 @@ func Item(conv string, it *chat.Item) templ.Component {
 	})
 }
 
-func itemID(it *chat.Item) string { return fmt.Sprintf("n-%d", it.ID) }
+func itemID(it *pageview.Item) string { return fmt.Sprintf("n-%d", it.ID) }
 
 // sideQuestion is a question asked on the side, with its reply as it
 // streams in and how its turn ended, and a way to follow it up in the same
 // thread.
-func sideQuestion(conv string, it *chat.Item) templ.Component {
+func sideQuestion(conv string, it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1244,7 +1244,7 @@ func summaryLabel(covers int) string {
 // for a turn the assistant's changed code cannot continue). A failure's details
 // (the provider's own words) wait behind a toggle. class is the bubble's,
 // for an answer or an error; a stop is a line (turnEnd), not a bubble.
-func reply(conv string, it *chat.Item, class, testID string) templ.Component {
+func reply(conv string, it *pageview.Item, class, testID string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1601,7 +1601,7 @@ func turnEnd(kind tree.Kind, text, testID string) templ.Component {
 
 // userMessage is a message the user sent, with what can be done with it:
 // edit and resend it (a new branch), and move between its versions.
-func userMessage(conv string, it *chat.Item) templ.Component {
+func userMessage(conv string, it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1798,7 +1798,7 @@ func userMessage(conv string, it *chat.Item) templ.Component {
 
 // Status shows the running turn: a progress bar from notify, how long it has
 // waited on the model, and the reply as it streams.
-func Status(conv string, st chat.Status) templ.Component {
+func Status(conv string, st pageview.Status) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2505,7 +2505,7 @@ const newMessageID = `$messageId = $messageId && $_messageFor === $message ? $me
 	`$_messageFor = $message`
 
 // Notice is a message about the user's last request, shown above the composer.
-func Notice(n chat.Notice) templ.Component {
+func Notice(n pageview.Notice) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2580,7 +2580,7 @@ func Notice(n chat.Notice) templ.Component {
 
 // noticeRole is how assistive technology announces a notice: a problem at
 // once, news when it gets to it.
-func noticeRole(n chat.Notice) string {
+func noticeRole(n pageview.Notice) string {
 	if n.Info {
 		return "status"
 	}

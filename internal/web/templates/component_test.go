@@ -12,7 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -28,7 +28,7 @@ func TestAnApplicationsComponentSeesItsQuestion(t *testing.T) {
 		Input: []byte(`{"hint":"short"}`), Schema: elicit.MustSchemaFor[note](), Actions: []elicit.Action{elicit.Accept, elicit.Decline}}
 	tests := []struct {
 		name       string
-		view       chat.ElicitView
+		view       pageview.ElicitView
 		state      component.State
 		action     string
 		value      string
@@ -36,13 +36,13 @@ func TestAnApplicationsComponentSeesItsQuestion(t *testing.T) {
 	}{
 		{
 			name: "pending, refused", state: component.Pending, action: "@post('/c/c1/elicits/4-2',",
-			view: chat.ElicitView{Request: req, State: chat.Pending, Values: url.Values{"text": {"milk"}},
+			view: pageview.ElicitView{Request: req, State: pageview.Pending, Values: url.Values{"text": {"milk"}},
 				Errors: elicit.FieldErrors{{Field: "text", Message: "is too short"}}},
 			value: "milk", fieldError: "is too short",
 		},
 		{
 			name: "answered", state: component.Answered, action: "@post('/c/c1/elicits/4-2/change',",
-			view:  chat.ElicitView{Request: req, State: chat.Answered, Response: &elicit.Response{Action: elicit.Accept, Content: []byte(`{"text":"eggs"}`)}},
+			view:  pageview.ElicitView{Request: req, State: pageview.Answered, Response: &elicit.Response{Action: elicit.Accept, Content: []byte(`{"text":"eggs"}`)}},
 			value: "eggs",
 		},
 	}
@@ -56,7 +56,7 @@ func TestAnApplicationsComponentSeesItsQuestion(t *testing.T) {
 				})
 			}
 			ctx := WithElicitComponents(t.Context(), component.Set{"note": picker})
-			it := &chat.Item{ID: 9, Kind: tree.ElicitRequest, Agent: "notes", Elicit: &tc.view}
+			it := &pageview.Item{ID: 9, Kind: tree.ElicitRequest, Agent: "notes", Elicit: &tc.view}
 			var buf bytes.Buffer
 			if err := Elicit("c1", it).Render(ctx, &buf); err != nil {
 				t.Fatal(err)

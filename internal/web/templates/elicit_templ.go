@@ -13,13 +13,13 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 )
 
 // Elicit is an elicit card: a live component of its kind while pending, a
 // summary once answered. A request queued behind another shows as one line
 // until its turn comes; the server re-renders it then.
-func Elicit(conv string, it *chat.Item) templ.Component {
+func Elicit(conv string, it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -127,7 +127,7 @@ func Elicit(conv string, it *chat.Item) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if it.Elicit.State == chat.Pending && it.Elicit.Waiting() {
+		if it.Elicit.State == pageview.Pending && it.Elicit.Waiting() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"elicit-queued\" data-testid=\"elicit-queued\"><span class=\"queue-place\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -189,7 +189,7 @@ func Elicit(conv string, it *chat.Item) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if it.Elicit.State == chat.Pending && it.Elicit.Queued > 1 {
+			if it.Elicit.State == pageview.Pending && it.Elicit.Queued > 1 {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<span class=\"queue-place\" data-testid=\"elicit-queue-place\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -253,12 +253,12 @@ func Elicit(conv string, it *chat.Item) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			switch it.Elicit.State {
-			case chat.Pending:
+			case pageview.Pending:
 				templ_7745c5c3_Err = elicitAsk(conv, it.Elicit).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			case chat.Answered:
+			case pageview.Answered:
 				templ_7745c5c3_Err = elicitAnswer(it.Elicit).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -291,7 +291,7 @@ func Elicit(conv string, it *chat.Item) templ.Component {
 // elicitAsk is a pending request: its kind's component, or a form of its
 // output schema when the kind has none, with decline and cancel always in
 // reach.
-func elicitAsk(conv string, e *chat.ElicitView) templ.Component {
+func elicitAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -329,7 +329,7 @@ func elicitAsk(conv string, e *chat.ElicitView) templ.Component {
 
 // componentAsk is a kind's component inside its card, asking for an answer
 // or, for an answered question, a changed one.
-func componentAsk(conv string, e *chat.ElicitView, c ElicitComponent) templ.Component {
+func componentAsk(conv string, e *pageview.ElicitView, c ElicitComponent) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -380,7 +380,7 @@ func componentAsk(conv string, e *chat.ElicitView, c ElicitComponent) templ.Comp
 // permission, declining, closing; for a changed answer, declining or keeping
 // the answer given. It is a form of its own, so a component's form never
 // sends two actions.
-func elicitDismiss(conv string, e *chat.ElicitView) templ.Component {
+func elicitDismiss(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -424,7 +424,7 @@ func elicitDismiss(conv string, e *chat.ElicitView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = declineCancel(e, e.State == chat.Answered).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = declineCancel(e, e.State == pageview.Answered).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -439,7 +439,7 @@ func elicitDismiss(conv string, e *chat.ElicitView) templ.Component {
 // declineCancel are the two ways of not answering, each with a line that
 // says what it does: side by side, "Decline" and "Cancel" read alike. With
 // changing, the second is "Keep my answer" instead, which needs no words.
-func declineCancel(e *chat.ElicitView, changing bool) templ.Component {
+func declineCancel(e *pageview.ElicitView, changing bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -557,12 +557,12 @@ func declineCancel(e *chat.ElicitView, changing bool) templ.Component {
 }
 
 // questionID names a card's question, where focus lands.
-func questionID(e *chat.ElicitView) string {
+func questionID(e *pageview.ElicitView) string {
 	return "q-" + e.Request.ID
 }
 
 // helpID names the line that explains an action of a card.
-func helpID(e *chat.ElicitView, action string) string {
+func helpID(e *pageview.ElicitView, action string) string {
 	return "help-" + e.Request.ID + "-" + action
 }
 
@@ -588,7 +588,7 @@ func dismissable(kind string) bool {
 }
 
 // formProblem says what is wrong with a rejected submission as a whole.
-func formProblem(e *chat.ElicitView) templ.Component {
+func formProblem(e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -652,7 +652,7 @@ func formProblem(e *chat.ElicitView) templ.Component {
 
 // FieldError shows what is wrong with field name of a rejected submission,
 // in place: component.FieldError, for the built-in kinds' components.
-func FieldError(e *chat.ElicitView, name string) templ.Component {
+func FieldError(e *pageview.ElicitView, name string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -683,19 +683,19 @@ func FieldError(e *chat.ElicitView, name string) templ.Component {
 
 // ErrorID is the id of field name's error message (FieldError), for the
 // field's aria-describedby: component.ErrorID.
-func ErrorID(e *chat.ElicitView, name string) string {
+func ErrorID(e *pageview.ElicitView, name string) string {
 	return component.ErrorID(fieldsOf(e), name)
 }
 
 // FieldAria are the accessibility attributes of the input of field name:
 // component.FieldAria, for the built-in kinds' components.
-func FieldAria(e *chat.ElicitView, name string, more ...string) templ.Attributes {
+func FieldAria(e *pageview.ElicitView, name string, more ...string) templ.Attributes {
 	return component.FieldAria(fieldsOf(e), name, more...)
 }
 
 // fieldsOf is as much of e's public view as its fields' errors need: its
 // id, its schema (the fields' titles) and the errors.
-func fieldsOf(e *chat.ElicitView) *component.Question {
+func fieldsOf(e *pageview.ElicitView) *component.Question {
 	return &component.Question{ID: e.Request.ID, Schema: e.Request.Schema, Errors: e.Errors}
 }
 
@@ -715,17 +715,17 @@ func fixPrompt(n int) string {
 // arrived but whose reply was lost does no harm.
 const sendRetry = "retryMaxWait: 2000, retryMaxCount: 30"
 
-func answerURL(conv string, e *chat.ElicitView) string {
+func answerURL(conv string, e *pageview.ElicitView) string {
 	return fmt.Sprintf("@post('/c/%s/elicits/%s', {contentType: 'form', %s})", conv, e.Request.ID, sendRetry)
 }
 
-func changeURL(conv string, e *chat.ElicitView) string {
+func changeURL(conv string, e *pageview.ElicitView) string {
 	return fmt.Sprintf("@post('/c/%s/elicits/%s/change', {contentType: 'form', %s})", conv, e.Request.ID, sendRetry)
 }
 
 // changeAnswer lets the user answer an answered question again: the flow
 // goes on from there with the new answer, on a new branch.
-func changeAnswer(conv string, it *chat.Item) templ.Component {
+func changeAnswer(conv string, it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -848,7 +848,7 @@ func keepAnswer() templ.Component {
 	})
 }
 
-func elicitForm(conv string, e *chat.ElicitView) templ.Component {
+func elicitForm(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -879,7 +879,7 @@ func elicitForm(conv string, e *chat.ElicitView) templ.Component {
 
 // answerForm is the form of a question: its fields by the schema and its
 // actions. changing is set when it changes an earlier answer.
-func answerForm(action string, e *chat.ElicitView, changing bool) templ.Component {
+func answerForm(action string, e *pageview.ElicitView, changing bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -964,7 +964,7 @@ func answerForm(action string, e *chat.ElicitView, changing bool) templ.Componen
 	})
 }
 
-func fieldID(e *chat.ElicitView, name string) string {
+func fieldID(e *pageview.ElicitView, name string) string {
 	return "f-" + e.Request.ID + "-" + name
 }
 
@@ -995,7 +995,7 @@ func numAttr(f *float64) string {
 // its input carries required, and while it has a problem aria-invalid and
 // the problem as its description. A boolean with a default is a switch set
 // to it; one without is a yes/no, no when left unpicked.
-func field(e *chat.ElicitView, name string, p *elicit.Schema) templ.Component {
+func field(e *pageview.ElicitView, name string, p *elicit.Schema) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1988,7 +1988,7 @@ func need(required bool) templ.Component {
 }
 
 // hintIDs is the id of field name's hint, when it has one.
-func hintIDs(e *chat.ElicitView, name string, p *elicit.Schema) []string {
+func hintIDs(e *pageview.ElicitView, name string, p *elicit.Schema) []string {
 	if p.Description == "" {
 		return nil
 	}
@@ -1997,7 +1997,7 @@ func hintIDs(e *chat.ElicitView, name string, p *elicit.Schema) []string {
 
 // switchOn reports whether a boolean's switch is on: as last submitted (the
 // last value, as the form reads it), else as answered or by default.
-func switchOn(e *chat.ElicitView, name string) bool {
+func switchOn(e *pageview.ElicitView, name string) bool {
 	if vs, ok := e.Values[name]; ok && len(vs) > 0 {
 		return vs[len(vs)-1] == "true"
 	}
@@ -2006,7 +2006,7 @@ func switchOn(e *chat.ElicitView, name string) bool {
 
 // elicitAnswer sums up the answer given: in words for the built-in kinds
 // (see acceptedSummary), field by field for forms and custom kinds.
-func elicitAnswer(e *chat.ElicitView) templ.Component {
+func elicitAnswer(e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2117,7 +2117,7 @@ func elicitAnswer(e *chat.ElicitView) templ.Component {
 }
 
 // answerFields lists accepted content field by field, titled by the schema.
-func answerFields(e *chat.ElicitView) templ.Component {
+func answerFields(e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

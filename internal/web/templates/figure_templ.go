@@ -15,7 +15,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/chartlayout"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 )
 
 // Figures an agent showed (runtime.Show): a table as an HTML table, a chart
@@ -26,7 +26,7 @@ import (
 // name and a summary — and its values are a table beside it.
 
 // FigureItem is a figure as an item of the chat, keyed by its node id.
-func FigureItem(it *chat.Item) templ.Component {
+func FigureItem(it *pageview.Item) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -20,9 +20,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/bytesize"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/inspector"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
@@ -118,7 +118,7 @@ func InspectorPage(in inspector.Inspection) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Notice(chat.Notice{}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Notice(pageview.Notice{}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

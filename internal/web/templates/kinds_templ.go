@@ -15,7 +15,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/bytesize"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
@@ -26,7 +26,7 @@ import (
 // confirmAsk is a yes/no question: two buttons that answer at once. Yes is
 // the primary answer unless it cannot be undone: then it is marked as
 // dangerous, and neither is primary.
-func confirmAsk(conv string, e *chat.ElicitView) templ.Component {
+func confirmAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -124,7 +124,7 @@ func confirmAsk(conv string, e *chat.ElicitView) templ.Component {
 // choiceAsk is a list of options to pick one from and, when the input offers
 // it, a line to write one's own answer instead. Each way of answering is a
 // group (see glue.js): using one clears the others.
-func choiceAsk(conv string, e *chat.ElicitView) templ.Component {
+func choiceAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -338,7 +338,7 @@ func choiceAsk(conv string, e *chat.ElicitView) templ.Component {
 // locationAsk shares the device's location when the user asks it to. The
 // device glue reports each stage (asking for permission, finding the
 // location), which comes back here live as e.Stage.
-func locationAsk(conv string, e *chat.ElicitView) templ.Component {
+func locationAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -457,7 +457,7 @@ func locationAsk(conv string, e *chat.ElicitView) templ.Component {
 
 // clipboardReadAsk hands the clipboard's text over on a click: browsers
 // read the clipboard only in answer to one.
-func clipboardReadAsk(conv string, e *chat.ElicitView) templ.Component {
+func clipboardReadAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -536,7 +536,7 @@ func clipboardReadAsk(conv string, e *chat.ElicitView) templ.Component {
 }
 
 // clipboardWriteAsk shows the text the agent offers and copies it on a click.
-func clipboardWriteAsk(conv string, e *chat.ElicitView) templ.Component {
+func clipboardWriteAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -627,7 +627,7 @@ func clipboardWriteAsk(conv string, e *chat.ElicitView) templ.Component {
 // The glue uploads the file and answers with its id; the server checks
 // the rest. On an answered question it gives another file instead, which
 // continues the conversation on a new branch (no stages: nothing waits).
-func fileAsk(conv string, e *chat.ElicitView) templ.Component {
+func fileAsk(conv string, e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -666,7 +666,7 @@ func fileAsk(conv string, e *chat.ElicitView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if e.State == chat.Answered {
+		if e.State == pageview.Answered {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, " data-changing")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -825,7 +825,7 @@ func deviceProblem() templ.Component {
 
 // fieldErrors lists every field's problem, for components whose fields the
 // user does not type (the device fills them in).
-func fieldErrors(e *chat.ElicitView) templ.Component {
+func fieldErrors(e *pageview.ElicitView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -904,7 +904,7 @@ func stageText(p *elicit.Progress) string {
 
 // acceptedSummary words an accepted answer of a built-in kind; forms and
 // custom kinds are listed field by field instead.
-func acceptedSummary(e *chat.ElicitView) (string, bool) {
+func acceptedSummary(e *pageview.ElicitView) (string, bool) {
 	a := e.Answer()
 	switch e.Request.Kind {
 	case elicit.Confirm.Name:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
 )
 
 // ElicitComponent shows a pending request of one kind: its inputs and the
@@ -19,7 +19,7 @@ import (
 // The built-in kinds' components are of this type, since they show what
 // only the engine knows of a question (its stage, its place in the queue);
 // an application's are component.Func, which see the public view.
-type ElicitComponent func(conv string, e *chat.ElicitView) templ.Component
+type ElicitComponent func(conv string, e *pageview.ElicitView) templ.Component
 
 type componentsKey struct{}
 
@@ -63,17 +63,17 @@ func askComponent(ctx context.Context, kind string) (ElicitComponent, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(conv string, e *chat.ElicitView) templ.Component { return c(QuestionOf(conv, e)) }, true
+	return func(conv string, e *pageview.ElicitView) templ.Component { return c(QuestionOf(conv, e)) }, true
 }
 
 // QuestionOf is the public view of e, in conversation conv, that an
 // application's component is drawn from.
-func QuestionOf(conv string, e *chat.ElicitView) *component.Question {
+func QuestionOf(conv string, e *pageview.ElicitView) *component.Question {
 	state := component.Pending
 	switch e.State {
-	case chat.Answered:
+	case pageview.Answered:
 		state = component.Answered
-	case chat.Interrupted:
+	case pageview.Interrupted:
 		state = component.Withdrawn
 	}
 	return &component.Question{
@@ -89,8 +89,8 @@ func QuestionOf(conv string, e *chat.ElicitView) *component.Question {
 // a submit button's "_action" (or a hidden field of that name). For a
 // question already answered it posts a changed answer, which continues the
 // conversation from there on a new branch: the same component serves both.
-func AnswerAction(conv string, e *chat.ElicitView) string {
-	if e.State == chat.Answered {
+func AnswerAction(conv string, e *pageview.ElicitView) string {
+	if e.State == pageview.Answered {
 		return changeURL(conv, e)
 	}
 	return answerURL(conv, e)
@@ -98,19 +98,19 @@ func AnswerAction(conv string, e *chat.ElicitView) string {
 
 // ElicitInput decodes the input of e's request into T, the input type of
 // its kind; a request whose input does not decode yields T's zero value.
-func ElicitInput[T any](e *chat.ElicitView) T {
+func ElicitInput[T any](e *pageview.ElicitView) T {
 	return component.Input[T](&component.Question{Input: e.Request.Input})
 }
 
 // answerPath is where answers to e are posted, for the device glue.
-func answerPath(conv string, e *chat.ElicitView) string {
+func answerPath(conv string, e *pageview.ElicitView) string {
 	return fmt.Sprintf("/c/%s/elicits/%s", conv, e.Request.ID)
 }
 
 // deviceAnswerPath is where the device glue posts an answer to e: a
 // changed one when e is answered (as AnswerAction for forms).
-func deviceAnswerPath(conv string, e *chat.ElicitView) string {
-	if e.State == chat.Answered {
+func deviceAnswerPath(conv string, e *pageview.ElicitView) string {
+	if e.State == pageview.Answered {
 		return answerPath(conv, e) + "/change"
 	}
 	return answerPath(conv, e)

@@ -1,4 +1,4 @@
-package chat
+package pageview
 
 import (
 	"testing"
@@ -10,8 +10,12 @@ import (
 // pending says which elicits are pending; it decodes nothing itself.
 type pending map[string]bool
 
-func (p pending) isPending(ref string) bool                { return p[ref] }
-func (p pending) decoded(tree.Node) (elicit.Request, bool) { return elicit.Request{}, false }
+func (p pending) IsPending(ref string) bool                { return p[ref] }
+func (p pending) Decoded(tree.Node) (elicit.Request, bool) { return elicit.Request{}, false }
+
+func (p pending) DecodedResponse(tree.Node) (elicit.Response, bool) {
+	return elicit.Response{}, false
+}
 
 // A path reads as the page shows it: messages with their files, a question
 // answered with its answer, a question no turn waits on any more as
@@ -28,7 +32,7 @@ func TestAPathReadsAsThePageShowsIt(t *testing.T) {
 		{ID: 5, Kind: tree.ForkEnd, Payload: tree.MustEncode(tree.ForkEndRecord{Label: "a cheaper flight"})},
 		ask(6, "1-3"),
 	}
-	items := buildItems(path, pending{"1-3": true})
+	items := Items(path, pending{"1-3": true})
 	if len(items) != 5 {
 		t.Fatalf("%d items, want 5: %+v", len(items), items)
 	}
