@@ -17,7 +17,9 @@ const maxPlainDepth = 64
 // encoding/json, whose word on it stands: a string with an escape, a
 // control character or bytes that are not UTF-8, a number not written as
 // JSON writes one, nesting deeper than maxPlainDepth, anything after the
-// value, and whatever is not JSON.
+// value, and whatever is not JSON. It is written here, not taken from a
+// library, because encoding/json keeps the last of a name given twice and
+// says nothing of it: finding one took a second pass over every answer.
 func decodePlain(raw []byte) (v any, field string, twice bool, ok bool) {
 	d := &plainDecoder{raw: raw}
 	d.at = d.atRoom[:0]

@@ -119,8 +119,11 @@ func (db *DB) apply(ctx context.Context, files fs.FS, log migrationLog) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && failed != "" {
 		return fmt.Errorf("migrate %s: %w", failed, err)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
