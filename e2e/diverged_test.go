@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
 // A conversation waiting on a question when the assistant's code changed
@@ -32,7 +32,7 @@ func TestADivergedTurnOffersToStartAgainFromTheMessage(t *testing.T) {
 	p.waitForStream()
 
 	end := p.Locator(`[data-testid=reply-turn]`).Last()
-	p.must(expect.Locator(end).ToContainText(chat.DivergedText))
+	p.must(expect.Locator(end).ToContainText(words.DivergedText))
 	again := end.Locator(`[data-testid=retry][data-diverged]`)
 	p.must(expect.Locator(again).ToHaveText("Start again from my message"))
 	p.must(again.Click())

@@ -28,12 +28,17 @@ const (
 	Denied Action = "denied"
 	// Other means the user went off-script and wrote text instead.
 	Other Action = "other"
+	// Unsupported means the frontend where the user is has no
+	// implementation of the request's kind (a method no module of the
+	// page implements, say): it says so at once rather than leave the
+	// request waiting.
+	Unsupported Action = "unsupported"
 )
 
 // Valid reports whether a is one of the known actions.
 func (a Action) Valid() bool {
 	switch a {
-	case Accept, Decline, Cancel, Denied, Other:
+	case Accept, Decline, Cancel, Denied, Other, Unsupported:
 		return true
 	}
 	return false
@@ -49,6 +54,10 @@ type Request struct {
 	Input   json.RawMessage `json:"input,omitempty"`
 	Schema  *Schema         `json:"schema"`
 	Actions []Action        `json:"actions"`
+	// Progress is the schema of the data an implementation reports as
+	// progress (Progress.Data), for a kind that declares one (package
+	// protocol); nil when its progress is stages in words alone.
+	Progress *Schema `json:"progress,omitempty"`
 }
 
 // Allows reports whether the request accepts answers with action a.
@@ -59,6 +68,11 @@ type Response struct {
 	Action  Action          `json:"action"`
 	Content json.RawMessage `json:"content,omitempty"`
 	Text    string          `json:"text,omitempty"` // for Other
+	// Progress is what the implementation reported while it worked, in
+	// order, as the server took it: recorded with the answer, so that a
+	// replayed turn hears it again. The server sets it; an implementation
+	// reports progress on its own (chat's Progress), never in its answer.
+	Progress []Progress `json:"progress,omitempty"`
 }
 
 // Check validates resp against req: the action must be allowed and accepted
@@ -86,9 +100,33 @@ func (r Request) Check(resp Response) error {
 
 // Progress is a step an implementation reports while it works on a request,
 // before the answer: a location being acquired, a permission being asked.
+// Stage names the step and Message says it in words; Data is the typed
+// progress of a method that declares one (Request.Progress), checked
+// against that schema before anyone hears it.
 type Progress struct {
-	Stage   string `json:"stage"`
-	Message string `json:"message,omitempty"`
+	Stage   string          `json:"stage,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// CheckProgress reports why p cannot be progress on r, if it cannot: a
+// report says something (a stage, or data), and data follows the
+// request's progress schema; a request that declares none takes stages
+// alone.
+func (r Request) CheckProgress(p Progress) error {
+	switch {
+	case len(p.Data) == 0 && r.Progress != nil:
+		return fmt.Errorf("this request's progress is data of its own schema, and the report has none")
+	case len(p.Data) > 0 && r.Progress == nil:
+		return fmt.Errorf("this request takes progress as stages, not data")
+	case len(p.Data) == 0 && p.Stage == "":
+		return fmt.Errorf("a progress report needs a stage")
+	case len(p.Data) > 0:
+		if errs := r.Progress.Validate(p.Data); len(errs) > 0 {
+			return errs
+		}
+	}
+	return nil
 }
 
 // Result is a typed response: Content is set for Accept, Text for Other.
@@ -106,6 +144,10 @@ type Kind[In, Out any] struct {
 	Actions     []Action
 	InputSchema *Schema
 	Output      *Schema
+	// ProgressSchema is the schema of the data an implementation reports
+	// as progress, for a kind declared with one (package protocol); nil
+	// for progress in stages alone.
+	ProgressSchema *Schema
 	// refine narrows the output schema for one request's input: the
 	// options of a choice become the output's enum.
 	refine func(in In, out *Schema) *Schema
@@ -187,7 +229,7 @@ func (k *Kind[In, Out]) Request(message string, in In) (Request, error) {
 	if k.refine != nil {
 		schema = k.refine(in, schema.Clone())
 	}
-	return Request{Kind: k.Name, Message: message, Input: raw, Schema: schema, Actions: slices.Clone(k.Actions)}, nil
+	return Request{Kind: k.Name, Message: message, Input: raw, Schema: schema, Actions: slices.Clone(k.Actions), Progress: k.ProgressSchema}, nil
 }
 
 // Decode turns a checked response into a typed result.

@@ -47,9 +47,41 @@ func Ask[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message stri
 }
 
 // AskWithProgress is Ask, calling onProgress with the stages the answering
-// side reports while it works (a location being acquired, say).
+// side reports while it works (a location being acquired, say): each
+// report exactly once, in order — as it comes, and, from the answer's
+// record, those it did not hear live (all of them when the turn is
+// replayed after a restart or a rewind).
 func AskWithProgress[In, Out any](ctx context.Context, k *elicit.Kind[In, Out], message string, in In, onProgress func(elicit.Progress)) (elicit.Result[Out], error) {
-	return Ask(primitive.ElicitProgress.With(ctx, func(_ elicit.Request, p elicit.Progress) { onProgress(p) }), k, message, in)
+	req, err := k.Request(message, in)
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	var (
+		mu    sync.Mutex
+		heard int
+		done  bool
+	)
+	live := func(_ elicit.Request, p elicit.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			heard++
+			onProgress(p)
+		}
+	}
+	resp, err := elicitChecked(primitive.ElicitProgress.With(ctx, live), req, func(resp elicit.Response) error { return k.Verify(req, resp) })
+	mu.Lock()
+	done = true
+	if err == nil && heard < len(resp.Progress) {
+		for _, p := range resp.Progress[heard:] {
+			onProgress(p)
+		}
+	}
+	mu.Unlock()
+	if err != nil {
+		return elicit.Result[Out]{}, err
+	}
+	return k.Decode(resp)
 }
 
 // Elicit sends an untyped request to the user and waits for the answer;

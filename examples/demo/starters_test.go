@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/examples/demo"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 )
 
 // Every built-in agent offers one or two starters on a conversation not
@@ -16,7 +16,7 @@ func TestEveryDemoAgentHasAStarter(t *testing.T) {
 				t.Errorf("%d starters, want one or two", n)
 			}
 			for _, s := range a.Starters {
-				if err := chat.CheckMessage(s); err != nil {
+				if _, err := inbound.CheckMessage(s); err != nil {
 					t.Errorf("starter %q: %v", s, err)
 				}
 			}

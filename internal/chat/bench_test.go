@@ -18,6 +18,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -130,7 +131,7 @@ func (e *benchEnv) fileMB() (db, wal float64) {
 // it and a question pending.
 type benchConv struct {
 	session, id string
-	sub         *chat.Follower
+	sub         *feed.Follower
 	pending     string // the id of the elicit waiting for an answer
 }
 
@@ -176,7 +177,7 @@ func (c *benchConv) answer(ctx context.Context, svc *chat.Service, content []byt
 // appended as pending (or, after a resync, shows as pending), and returns
 // its id. The change is broadcast only after the question's node is
 // committed, so a pending question is a durable one.
-func awaitPending(ctx context.Context, sub *chat.Follower, not string) (string, error) {
+func awaitPending(ctx context.Context, sub *feed.Follower, not string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, benchWait)
 	defer cancel()
 	for {

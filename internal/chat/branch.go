@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 )
@@ -34,15 +35,15 @@ func (c *conversation) branchNode(id int64) (tree.Node, error) {
 // exactly m's files (the sender's own, as SendMessage takes them). The old
 // branch is kept with its own. A running turn is parked on its branch
 // first. Invalid for a message with neither words nor files, or overlong.
-func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, m Message) error {
-	m, err := m.checked()
+func (s *Service) Edit(ctx context.Context, session, id string, msgID int64, m inbound.Message) error {
+	m, err := m.Checked()
 	if err != nil {
 		return err
 	}
-	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, Message, error) {
+	return s.resend(ctx, session, id, tree.ActEdit, func(c *conversation) (tree.Node, inbound.Message, error) {
 		orig, ok := c.idx.Node(msgID)
 		if !ok || tree.AsFlow(orig.Kind) != tree.UserMessage {
-			return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
+			return tree.Node{}, inbound.Message{}, apperr.Errorf(apperr.NotFound, "There is no message %d in this conversation.", msgID)
 		}
 		return orig, m, nil
 	})
@@ -68,21 +69,21 @@ func (s *Service) Retry(ctx context.Context, session, id string, reply int64) er
 	if err != nil || resumed {
 		return err
 	}
-	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, Message, error) {
+	return s.resend(ctx, session, id, tree.ActRetry, func(c *conversation) (tree.Node, inbound.Message, error) {
 		n, ok := c.idx.Node(reply)
 		if k := tree.AsFlow(n.Kind); !ok || (k != tree.AssistantMessage && k != tree.TurnError && k != tree.Stopped) {
-			return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
+			return tree.Node{}, inbound.Message{}, apperr.Errorf(apperr.NotFound, "There is no reply %d in this conversation.", reply)
 		}
 		for tree.AsFlow(n.Kind) != tree.UserMessage {
 			if n, ok = c.idx.Node(n.Parent); !ok {
-				return tree.Node{}, Message{}, apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
+				return tree.Node{}, inbound.Message{}, apperr.Errorf(apperr.NotFound, "The message that reply %d answers is no longer in this conversation.", reply)
 			}
 		}
 		m, err := tree.Decode[tree.Message](n)
 		if err != nil {
-			return tree.Node{}, Message{}, fmt.Errorf("read message %d: %w", n.ID, err)
+			return tree.Node{}, inbound.Message{}, fmt.Errorf("read message %d: %w", n.ID, err)
 		}
-		return n, Message{Text: m.Text, Attachments: m.Attachments}, nil // sent again as it was, files and all
+		return n, inbound.Message{Text: m.Text, Attachments: m.Attachments}, nil // sent again as it was, files and all
 	})
 }
 
@@ -111,7 +112,7 @@ func (c *conversation) failedCallLocked(reply int64) (tree.Node, bool) {
 // place and a new turn on it; pick names the message and what is sent in
 // its place, with the conversation locked; action is the reflog's word for it (an edit, a
 // retry). A running turn is parked on its branch first.
-func (s *Service) resend(ctx context.Context, session, id string, action tree.Action, pick func(*conversation) (tree.Node, Message, error)) error {
+func (s *Service) resend(ctx context.Context, session, id string, action tree.Action, pick func(*conversation) (tree.Node, inbound.Message, error)) error {
 	return s.with(ctx, session, id, func(c *conversation) error {
 		a, ok := s.agents.Get(c.conv.Agent)
 		if !ok {
@@ -161,7 +162,7 @@ func (s *Service) moveHeadLocked(ctx context.Context, c *conversation, to int64,
 	c.path = c.idx.PathTo(to)
 	c.retitleLocked(ctx)
 	s.resumeLocked(c)
-	c.page.resyncLocked()
+	c.page.hub.ResyncLocked()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -84,7 +85,7 @@ func TestTheCheckReplaysSideTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -76,7 +77,7 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Kind == tree.AssistantMessage })
-		if err := svc.Edit(t.Context(), "me", conv.ID, v.Items[0].ID, chat.Message{Text: "second"}); err != nil { // the first branch is left behind
+		if err := svc.Edit(t.Context(), "me", conv.ID, v.Items[0].ID, inbound.Message{Text: "second"}); err != nil { // the first branch is left behind
 			t.Fatal(err)
 		}
 		waitView(t, svc, "me", conv.ID, "the new reply", func(v pageview.View) bool { return !v.Status.Running && lastItem(v).Text == "second" })
@@ -104,13 +105,13 @@ func TestTheServiceReadsOneClock(t *testing.T) {
 		if err := svc.Send(t.Context(), "me", conv.ID, "one"); err != nil {
 			t.Fatal(err)
 		}
-		sent, err := svc.SendMessage(t.Context(), "me", conv.ID, chat.Message{Text: "two"}) // no time passed by the clock
-		if err != nil || sent != chat.SentJoined {
+		sent, err := svc.SendMessage(t.Context(), "me", conv.ID, inbound.Message{Text: "two"}) // no time passed by the clock
+		if err != nil || sent != inbound.SentJoined {
 			t.Fatalf("a message at once = %q, %v; want it joined to the one before", sent, err)
 		}
 		clk.add(chat.DefaultBatchWindow + time.Second)
-		sent, err = svc.SendMessage(t.Context(), "me", conv.ID, chat.Message{Text: "three"})
-		if err != nil || sent != chat.SentInterrupted {
+		sent, err = svc.SendMessage(t.Context(), "me", conv.ID, inbound.Message{Text: "three"})
+		if err != nil || sent != inbound.SentInterrupted {
 			t.Errorf("a message a batch window later by the clock = %q, %v; want it to interrupt", sent, err)
 		}
 	})

@@ -67,37 +67,14 @@ func (t *turn) compact(next middleware.Handler[struct{}, []llm.Message]) middlew
 		}
 		msgs, err := next(ctx, req)
 		limit := CompactTokens.Get(ctx)
-		// Summaries are not summarized again: each stands for its own span,
-		// so what the earliest ones say never fades into a summary of a
-		// summary.
-		var said []history.Message
-		for _, m := range t.lastHistory {
-			if m.Role != llm.System {
-				said = append(said, m)
-			}
-		}
 		if err != nil || limit <= 0 {
 			return msgs, err
 		}
 		t.conv.lock()
 		scale := history.TokenScale(t.conv.path)
 		t.conv.mu.Unlock()
-		tokens := func(ms []history.Message) int { return int(float64(history.EstimateTokens(history.Plain(ms))) * scale) }
-		if tokens(said) <= limit {
-			return msgs, nil
-		}
-		// The newest messages that fit in half the limit stay as they are.
-		keep := len(said)
-		for keep > 0 && tokens(said[keep-1:]) <= limit/2 {
-			keep--
-		}
-		// A tool's result is never summarized apart from its call: the
-		// exchange stays whole on one side of the cut.
-		for keep > 0 && keep < len(said) && said[keep].Node == said[keep-1].Node {
-			keep--
-		}
-		span := said[:keep]
-		if len(span) < 2 {
+		span := history.Compactable(t.lastHistory, limit, scale)
+		if span == nil {
 			return msgs, nil
 		}
 		// The summary's model call is numbered within the compaction's

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -87,7 +87,7 @@ func TestAllowingForTheConversationFollowsTheBranch(t *testing.T) {
 	eggs := s.message(conv.ID, "eggs")
 
 	// Edited before the choice: the new branch does not have it.
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "milk").ID, chat.Message{Text: "bread"}); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "milk").ID, inbound.Message{Text: "bread"}); err != nil {
 		t.Fatal(err)
 	}
 	again := s.approval("me", conv.ID)
@@ -232,7 +232,7 @@ func TestAStaleApprovalIsRefused(t *testing.T) {
 		told[i].Content != "the user stopped the call of remember_note before it ran: it did not run" {
 		t.Errorf("the next turn's model was told %+v; want the stopped call said to be stopped by the user, not run", told)
 	}
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "eggs").ID, chat.Message{Text: "tea"}); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "eggs").ID, inbound.Message{Text: "tea"}); err != nil {
 		t.Fatal(err)
 	}
 	current := s.approval("me", conv.ID)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -60,7 +61,7 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 	}
 	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*pageview.ElicitView{}}
 	c.inbox = inbox{c: c, onTheWay: map[string]*sending{}}
-	c.page = page{c: c, followers: map[*Follower]struct{}{}}
+	c.page = page{c: c}
 	c.path = c.idx.PathTo(meta.Head)
 	c.inbox.restore()
 	return c
@@ -135,25 +136,25 @@ func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = c.svc.now()
 	c.idx.Add(n)
 	c.inbox.noteSentIDLocked(n)
-	c.page.recordedFeedLocked(n)
+	c.page.hub.RecordedLocked(n)
 	c.page.sessionRecordedLocked()
 	c.questions.recordedLocked(n)
 	if opts.Aside {
-		c.page.showLocked(func() (Change, bool) {
+		c.page.hub.ShowLocked(func() (feed.Change, bool) {
 			it, ok := c.reader().Side(n)
-			return Change{Item: &it, New: n.Kind == tree.SideQuestion}, ok
+			return feed.Change{Item: &it, New: n.Kind == tree.SideQuestion}, ok
 		})
 		return
 	}
 	c.conv.Head = n.ID
 	if n.Parent == c.path.Head() {
 		c.path = append(c.path, n)
-		c.page.showLocked(func() (Change, bool) {
+		c.page.hub.ShowLocked(func() (feed.Change, bool) {
 			it, ok := c.reader().Node(n)
-			return Change{Item: &it, New: true}, ok
+			return feed.Change{Item: &it, New: true}, ok
 		})
 		return
 	}
 	c.path = c.idx.PathTo(n.ID)
-	c.page.resyncLocked()
+	c.page.hub.ResyncLocked()
 }

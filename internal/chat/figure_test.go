@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -114,7 +115,7 @@ func TestAFigureThatDiffersOnReplayFailsLoudly(t *testing.T) {
 	s.restart()
 	v := waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
-	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, `show a table "Prices"`) {
+	if it.Kind != tree.TurnError || it.Text != words.DivergedText || !it.Diverged || !strings.Contains(it.Details, `show a table "Prices"`) {
 		t.Errorf("last item = %+v, want the turn to fail naming the figure it now shows", it)
 	}
 	if n := len(s.nodes(conv.ID, tree.Figure)); n != 1 {

@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
@@ -196,20 +197,20 @@ func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
 	a := tree.Attachment{ID: "a", Name: "a.txt", Type: "text/plain", Size: 1}
 	b := tree.Attachment{ID: "b", Name: "b.txt", Type: "text/plain", Size: 2}
 	c := tree.Attachment{ID: "c", Name: "c.txt", Type: "text/plain", Size: 3}
-	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: "look", Attachments: []tree.Attachment{a, b}}); err != nil {
+	if _, err := svc.SendMessage(ctx, "me", conv.ID, inbound.Message{Text: "look", Attachments: []tree.Attachment{a, b}}); err != nil {
 		t.Fatal(err)
 	}
 	v := waitView(t, svc, "me", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "seen: look" })
 	first := v.Items[0].ID
-	for name, m := range map[string]chat.Message{
+	for name, m := range map[string]inbound.Message{
 		"no words, no files":   {Text: " \n "},
-		"too long, with files": {Text: strings.Repeat("x", chat.MaxMessageLen+1), Attachments: []tree.Attachment{c}},
+		"too long, with files": {Text: strings.Repeat("x", inbound.MaxMessageLen+1), Attachments: []tree.Attachment{c}},
 	} {
 		if err := svc.Edit(ctx, "me", conv.ID, first, m); apperr.CodeOf(err) != apperr.Invalid {
 			t.Errorf("edit with %s: err = %v, want Invalid", name, err)
 		}
 	}
-	if err := svc.Edit(ctx, "me", conv.ID, first, chat.Message{Text: "look again", Attachments: []tree.Attachment{b, c}}); err != nil {
+	if err := svc.Edit(ctx, "me", conv.ID, first, inbound.Message{Text: "look again", Attachments: []tree.Attachment{b, c}}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitView(t, svc, "me", conv.ID, "the edit's reply", func(v pageview.View) bool { return lastItem(v).Text == "seen: look again" })
@@ -224,10 +225,10 @@ func TestAnEditSendsTheFilesChosenAndTheOldVersionKeepsItsOwn(t *testing.T) {
 		t.Errorf("the old version's files = %v, want %v", got, want)
 	}
 	// Files alone are a message, edited as sent.
-	if err := svc.Edit(ctx, "me", conv.ID, first, chat.Message{Attachments: []tree.Attachment{c}}); err != nil {
+	if err := svc.Edit(ctx, "me", conv.ID, first, inbound.Message{Attachments: []tree.Attachment{c}}); err != nil {
 		t.Errorf("an edit to a file alone: %v", err)
 	}
-	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: strings.Repeat("x", chat.MaxMessageLen+1), Attachments: []tree.Attachment{c}}); apperr.CodeOf(err) != apperr.Invalid {
+	if _, err := svc.SendMessage(ctx, "me", conv.ID, inbound.Message{Text: strings.Repeat("x", inbound.MaxMessageLen+1), Attachments: []tree.Attachment{c}}); apperr.CodeOf(err) != apperr.Invalid {
 		t.Errorf("a message too long, with a file: err = %v, want Invalid", err)
 	}
 }

@@ -49,7 +49,7 @@ func (s *Service) GC(ctx context.Context, session, id string) (Collected, error)
 			return err
 		}
 		c.idx.Drop(doomed)
-		c.page.resyncLocked()
+		c.page.hub.ResyncLocked()
 		got = Collected{Nodes: len(doomed), Entries: len(expired)}
 		return nil
 	})

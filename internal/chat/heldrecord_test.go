@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -62,7 +63,7 @@ func sendCall(t *testing.T, svc *chat.Service) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SendMessage(t.Context(), "me", c.ID, chat.Message{Text: "greeter.greet", Call: &tree.Call{Tool: "greeter.greet"}}); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "me", c.ID, inbound.Message{Text: "greeter.greet", Call: &tree.Call{Tool: "greeter.greet"}}); err != nil {
 		t.Fatal(err)
 	}
 	return c.ID
@@ -187,7 +188,7 @@ func TestAToolCalledInsideACallsToolIsOnDiskBeforeTheOuterGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv = c.ID
-	if _, err := svc.SendMessage(t.Context(), "me", conv, chat.Message{Text: "booker.book", Call: &tree.Call{Tool: "booker.book"}}); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "me", conv, inbound.Message{Text: "booker.book", Call: &tree.Call{Tool: "booker.book"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "me", conv, "the reply", func(v pageview.View) bool { return lastItem(v).Text == "booked BA 123" })

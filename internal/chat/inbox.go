@@ -2,14 +2,12 @@ package chat
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/decide"
-	"github.com/sweatpants-go/sweatpants/internal/lineend"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -27,40 +25,11 @@ import (
 // after a restart or on another branch, and is recorded once, as an
 // answer is (answer.go).
 
-// MaxMessageLen is the longest message a user can send, in characters.
-const MaxMessageLen = 8000
-
-// CheckMessage reports, as Send would, why text cannot be sent, if it cannot.
-func CheckMessage(text string) error {
-	_, err := checkMessage(text)
-	return err
-}
-
-// checkMessage trims a message, ends its lines with "\n" alone, and checks
-// its length.
-func checkMessage(text string) (string, error) { return checkMessageUpTo(text, MaxMessageLen) }
-
-// checkMessageUpTo is checkMessage with limit characters at most (0:
-// MaxMessageLen).
-func checkMessageUpTo(text string, limit int) (string, error) {
-	if limit <= 0 {
-		limit = MaxMessageLen
-	}
-	text = strings.TrimSpace(lineend.Normalize(text))
-	if text == "" {
-		return "", apperr.Errorf(apperr.Invalid, "Type a message before sending.")
-	}
-	if n := utf8.RuneCountInString(text); n > limit {
-		return "", apperr.Errorf(apperr.Invalid, "That message is %d characters long; the limit is %d.", n, limit)
-	}
-	return text, nil
-}
-
 // Send records a user message and starts a turn of the conversation's
 // agent; see SendMessage for a message sent while a turn runs. Invalid for
 // an empty or overlong message, and then nothing is recorded.
 func (s *Service) Send(ctx context.Context, session, id, text string) error {
-	_, err := s.SendMessage(ctx, session, id, Message{Text: text})
+	_, err := s.SendMessage(ctx, session, id, inbound.Message{Text: text})
 	return err
 }
 
@@ -73,17 +42,12 @@ func (s *Service) Send(ctx context.Context, session, id, text string) error {
 // recorded again: it does what it did the first time, and the pages are
 // told, as news, that it was already sent. Errors: Invalid for an id that
 // is not one; Conflict for an id sent before with other words.
-func (s *Service) SendMessage(ctx context.Context, session, id string, m Message) (Sent, error) {
-	m, err := m.checked()
+func (s *Service) SendMessage(ctx context.Context, session, id string, m inbound.Message) (inbound.Sent, error) {
+	m, err := m.Checked()
 	if err != nil {
 		return "", err
 	}
-	if m.ID != "" {
-		if err := checkMessageID(m.ID); err != nil {
-			return "", err
-		}
-	}
-	var sent Sent
+	var sent inbound.Sent
 	err = s.holding(ctx, session, id, func(c *conversation) error {
 		sent, err = s.sendHeld(ctx, c, m)
 		return err
@@ -92,7 +56,7 @@ func (s *Service) SendMessage(ctx context.Context, session, id string, m Message
 }
 
 // sendHeld sends m to c, which is held in memory, not locked.
-func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sent Sent, err error) {
+func (s *Service) sendHeld(ctx context.Context, c *conversation, m inbound.Message) (sent inbound.Sent, err error) {
 	var (
 		prior *sending
 		q     *asked // set when a question waits: the text is decided on unlocked
@@ -106,12 +70,12 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 		}
 		if prior, err = c.inbox.priorLocked(m); prior != nil || err != nil {
 			if prior != nil && !c.inbox.decidingLocked(m.ID) {
-				c.page.informLocked(messageKept)
+				c.page.informLocked(inbound.Kept)
 			}
 			return err
 		}
 		if !c.running() {
-			return s.startLocked(ctx, c, a, m.record())
+			return s.startLocked(ctx, c, a, m.Record())
 		}
 		if req, waiting := c.questions.waitingOnLocked(); waiting {
 			if len(m.Attachments) > 0 {
@@ -155,12 +119,12 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m Message) (sen
 // the conversation have moved on meanwhile (the question was answered, the
 // turn ended), the text is taken as it would be now, without deciding
 // again. c.mu is held.
-func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (Sent, error) {
+func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Assistant, q asked, d decision) (inbound.Sent, error) {
 	req, waiting := c.questions.waitingOnLocked()
-	m := Message{ID: d.ID, Text: d.Text}
+	m := inbound.Message{ID: d.ID, Text: d.Text}
 	switch {
 	case !c.running():
-		return SentTurn, s.startLocked(ctx, c, a, m.record())
+		return inbound.SentTurn, s.startLocked(ctx, c, a, m.Record())
 	case !waiting:
 		return s.whileWorkingLocked(ctx, c, a, m)
 	case req.ID != q.Waits.ID || c.path.Head() != q.head:
@@ -176,11 +140,11 @@ func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Ass
 			return "", err
 		}
 		c.questions.flushLocked()
-		return SentAnswer, h.err
+		return inbound.SentAnswer, h.err
 	case decide.Change:
-		return SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
+		return inbound.SentChange, c.changeLocked(ctx, d.Change, elicit.Response{Action: elicit.Other, Text: d.Text})
 	}
-	return SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)
+	return inbound.SentSide, s.sideQuestLocked(ctx, c, a, c.path.Head(), d.Text)
 }
 
 // inbox is what the conversation knows of the messages sent to it: the
@@ -189,71 +153,15 @@ func (s *Service) actOnLocked(ctx context.Context, c *conversation, a agents.Ass
 // (input.go). It owns these fields, which conversation's mu guards.
 type inbox struct {
 	c *conversation
-	// queue are the messages waiting for the running turn to end.
-	queue []Message
+	// queue are the messages waiting for the running turn to end, as
+	// recorded, with the Queued nodes that record them.
+	queue []queued
 	// onTheWay are the messages with an id being decided on, by id, and
 	// sentIDs the ids of the messages recorded, with their nodes, once
 	// built.
 	onTheWay map[string]*sending
 	sentIDs  map[string]int64
 }
-
-// Message is a message as its sender sends it.
-type Message struct {
-	// ID is the id the sender chose for the message, by which a resend of
-	// it is known: 1 to MaxMessageIDLen letters, digits, '-' or '_'. ""
-	// for none: each send is then a new message.
-	ID   string
-	Text string
-	// Attachments are the files sent with it (package files), the
-	// sender's own: a message may be files alone.
-	Attachments []tree.Attachment
-	// Limit is the longest Text may be, in characters; 0 is MaxMessageLen,
-	// the composer's. A program's message is bounded by the request that
-	// carried it instead (a tool call over MCP: its arguments).
-	Limit int
-	// Call is the tool call a program sends as the message (a call over
-	// MCP), recorded typed in the message's payload; the turn reads it
-	// with CallOf, and records its outcome with ReturnCall. Text then names
-	// the call for a person reading the conversation.
-	Call *tree.Call
-
-	queued int64 // the Queued node that records it, while it waits for a turn to end (input.go)
-}
-
-// record is m as a user message records it.
-func (m Message) record() tree.Message {
-	return tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, Call: m.Call}
-}
-
-// Check reports, as SendMessage would, why m cannot be sent, if it cannot.
-func (m Message) Check() error {
-	_, err := m.checked()
-	return err
-}
-
-// checked is m with its words trimmed and checked (checkMessage): files
-// alone are a message, words too long are refused with files or without.
-func (m Message) checked() (Message, error) {
-	text, err := checkMessageUpTo(m.Text, m.Limit)
-	if err != nil && (len(m.Attachments) == 0 || strings.TrimSpace(m.Text) != "") {
-		return m, err
-	}
-	m.Text = text
-	return m, nil
-}
-
-// checkMessageID reports why id cannot name a message, if it cannot.
-func checkMessageID(id string) error {
-	if !tree.ValidMessageID(id) {
-		return apperr.Errorf(apperr.Invalid, "A message id is 1 to %d letters, digits, '-' or '_'.", tree.MaxMessageIDLen)
-	}
-	return nil
-}
-
-// messageKept is what the pages are told when a message arrives again: a
-// resend after a lost response finds it sent, which is news, not a problem.
-const messageKept = "Your message was already sent."
 
 // sending is what a message with an id became, or will become: a message
 // being decided on (decide.go) is on its way while the conversation goes
@@ -262,25 +170,25 @@ const messageKept = "Your message was already sent."
 type sending struct {
 	text string
 	done chan struct{} // closed once sent and err are set
-	sent Sent
+	sent inbound.Sent
 	err  error
 }
 
 // sentAlready is the sending of a message recorded before as sent.
-func sentAlready(text string, sent Sent) *sending {
+func sentAlready(text string, sent inbound.Sent) *sending {
 	s := &sending{text: text, done: make(chan struct{}), sent: sent}
 	close(s.done)
 	return s
 }
 
 // finish sets what the first send of a message did, for its resends.
-func (s *sending) finish(sent Sent, err error) {
+func (s *sending) finish(sent inbound.Sent, err error) {
 	s.sent, s.err = sent, err
 	close(s.done)
 }
 
 // wait returns what the first send of the message did, once it is done.
-func (s *sending) wait(ctx context.Context) (Sent, error) {
+func (s *sending) wait(ctx context.Context) (inbound.Sent, error) {
 	select {
 	case <-s.done:
 		return s.sent, s.err
@@ -292,7 +200,7 @@ func (s *sending) wait(ctx context.Context) (Sent, error) {
 // priorLocked returns what became of the message sent before with m's id,
 // if one was: recorded, queued or on its way. Conflict when that message
 // says something else than m: the first one stands. c.mu is held.
-func (ib *inbox) priorLocked(m Message) (*sending, error) {
+func (ib *inbox) priorLocked(m inbound.Message) (*sending, error) {
 	if m.ID == "" {
 		return nil, nil
 	}
@@ -313,8 +221,8 @@ func (ib *inbox) sendingLocked(id string) *sending {
 		return s
 	}
 	for _, q := range ib.queue {
-		if q.ID == id {
-			return sentAlready(q.Text, SentQueued)
+		if q.m.ID == id {
+			return sentAlready(q.m.Text, inbound.SentQueued)
 		}
 	}
 	n, ok := ib.c.idx.Node(ib.sentIDsLocked()[id])
@@ -324,12 +232,12 @@ func (ib *inbox) sendingLocked(id string) *sending {
 	switch n.Kind {
 	case tree.Decision:
 		d, _ := tree.Decode[tree.DecisionRecord](n)
-		return sentAlready(d.Text, Sent(d.Choice))
+		return sentAlready(d.Text, inbound.Sent(d.Choice))
 	case tree.UserMessage:
 		m, _ := tree.Decode[tree.Message](n)
 		for _, p := range m.Parts {
 			if p.ID == id {
-				return sentAlready(p.Text, SentQueued)
+				return sentAlready(p.Text, inbound.SentQueued)
 			}
 		}
 		return sentAlready(m.Text, ib.startedLocked(n))
@@ -341,17 +249,17 @@ func (ib *inbox) sendingLocked(id string) *sending {
 // which its parent tells: it joined the message before it, or it
 // interrupted the turn that worked, or it just started a turn. c.mu is
 // held.
-func (ib *inbox) startedLocked(n tree.Node) Sent {
+func (ib *inbox) startedLocked(n tree.Node) inbound.Sent {
 	p, _ := ib.c.idx.Node(n.Parent)
 	switch p.Kind {
 	case tree.UserMessage:
-		return SentJoined
+		return inbound.SentJoined
 	case tree.Stopped:
 		if m, _ := tree.Decode[tree.Message](p); m.Text == stoppedByMessage {
-			return SentInterrupted
+			return inbound.SentInterrupted
 		}
 	}
-	return SentTurn
+	return inbound.SentTurn
 }
 
 // sentIDsLocked returns the conversation's message ids, each with the node
@@ -402,20 +310,26 @@ func (ib *inbox) addSentIDs(n tree.Node) {
 func (ib *inbox) restore() {
 	for _, n := range ib.c.idx.Unsent() {
 		m, _ := tree.Decode[tree.Message](n)
-		ib.queue = append(ib.queue, Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments, queued: n.ID})
+		ib.queue = append(ib.queue, queued{m: tree.Message{ID: m.ID, Text: m.Text, Attachments: m.Attachments}, node: n.ID})
 	}
 }
 
 // queueLocked queues m, recorded as node queued, for the running turn to
 // end. c.mu is held.
-func (ib *inbox) queueLocked(m Message, queued int64) {
-	m.queued = queued
-	ib.queue = append(ib.queue, m)
+func (ib *inbox) queueLocked(m inbound.Message, node int64) {
+	ib.queue = append(ib.queue, queued{m: m.Record(), node: node})
+}
+
+// queued is a message queued for the running turn to end, as recorded by
+// node.
+type queued struct {
+	m    tree.Message
+	node int64
 }
 
 // takeQueueLocked returns the messages queued and empties the queue. c.mu
 // is held.
-func (ib *inbox) takeQueueLocked() []Message {
+func (ib *inbox) takeQueueLocked() []queued {
 	q := ib.queue
 	ib.queue = nil
 	return q
@@ -425,8 +339,8 @@ func (ib *inbox) takeQueueLocked() []Message {
 // shows them. c.mu is held.
 func (ib *inbox) queuedLocked() []string {
 	var texts []string
-	for _, m := range ib.queue {
-		texts = append(texts, m.Text)
+	for _, q := range ib.queue {
+		texts = append(texts, q.m.Text)
 	}
 	return texts
 }
@@ -434,7 +348,7 @@ func (ib *inbox) queuedLocked() []string {
 // decideLocked notes that m, which has an id, is on its way while it is
 // decided on: a resend of it meanwhile waits for what it becomes. c.mu is
 // held.
-func (ib *inbox) decideLocked(m Message) {
+func (ib *inbox) decideLocked(m inbound.Message) {
 	ib.onTheWay[m.ID] = &sending{text: m.Text, done: make(chan struct{})}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
@@ -35,7 +36,7 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 	s := startServer(t, registry.New(echoAssistant), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "echo")
-	hello := chat.Message{ID: "0b7e5c1a-2f4d-4e8a-9c61-3d2f8a7b6c50", Text: "hello"}
+	hello := inbound.Message{ID: "0b7e5c1a-2f4d-4e8a-9c61-3d2f8a7b6c50", Text: "hello"}
 	counts := func(when string) {
 		t.Helper()
 		if got := len(s.nodes(conv.ID, tree.UserMessage)); got != 1 {
@@ -47,12 +48,12 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 	}
 	sendAgain := func(when string) {
 		t.Helper()
-		if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, hello); err != nil || sent != chat.SentTurn {
+		if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, hello); err != nil || sent != inbound.SentTurn {
 			t.Fatalf("%s: sent %q, err %v; want it taken as the turn it started", when, sent, err)
 		}
 	}
 
-	if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, hello); err != nil || sent != chat.SentTurn {
+	if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, hello); err != nil || sent != inbound.SentTurn {
 		t.Fatalf("first send: sent %q, err %v", sent, err)
 	}
 	s.reply("me", conv.ID)
@@ -74,7 +75,7 @@ func TestAMessageSentAgainWithItsIDIsRecordedOnce(t *testing.T) {
 
 	// The conversation moves on to another branch: the message is edited.
 	// Its first version, and its id, stay on the branch left.
-	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "hello").ID, chat.Message{Text: "hi"}); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, s.message(conv.ID, "hello").ID, inbound.Message{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	s.reply("me", conv.ID)
@@ -93,7 +94,7 @@ func TestAMessageIDSentWithOtherWordsIsAConflict(t *testing.T) {
 	s := startServer(t, registry.New(echoAssistant), offline.New())
 	ctx := t.Context()
 	conv, _ := s.svc.Create(ctx, "me", "echo")
-	if _, err := s.svc.SendMessage(ctx, "me", conv.ID, chat.Message{ID: "m-1", Text: "hello"}); err != nil {
+	if _, err := s.svc.SendMessage(ctx, "me", conv.ID, inbound.Message{ID: "m-1", Text: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	s.reply("me", conv.ID)
@@ -108,13 +109,13 @@ func TestAMessageIDSentWithOtherWordsIsAConflict(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		m    chat.Message
+		m    inbound.Message
 		want apperr.Code
 	}{
-		{"other words", chat.Message{ID: "m-1", Text: "goodbye"}, apperr.Conflict},
-		{"a space in the id", chat.Message{ID: "m 2", Text: "hello"}, apperr.Invalid},
-		{"a slash in the id", chat.Message{ID: "../m", Text: "hello"}, apperr.Invalid},
-		{"a 65-byte id", chat.Message{ID: string(make65()), Text: "hello"}, apperr.Invalid},
+		{"other words", inbound.Message{ID: "m-1", Text: "goodbye"}, apperr.Conflict},
+		{"a space in the id", inbound.Message{ID: "m 2", Text: "hello"}, apperr.Invalid},
+		{"a slash in the id", inbound.Message{ID: "../m", Text: "hello"}, apperr.Invalid},
+		{"a 65-byte id", inbound.Message{ID: string(make65()), Text: "hello"}, apperr.Invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.svc.SendMessage(ctx, "me", conv.ID, tc.m)
@@ -153,13 +154,13 @@ func TestADecidedMessageSentAgainIsDecidedOnce(t *testing.T) {
 	conv, _ := s.svc.Create(ctx, "me", "asker")
 	s.send("me", conv.ID, "go")
 	waitView(t, s.svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
-	aside := chat.Message{ID: "side-1", Text: "by the way, is it raining?"}
+	aside := inbound.Message{ID: "side-1", Text: "by the way, is it raining?"}
 	for _, when := range []string{"first", "again", "after a restart"} {
 		if when == "after a restart" {
 			s.restart()
 		}
-		if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, aside); err != nil || sent != chat.SentSide {
-			t.Fatalf("%s: sent %q, err %v; want %q", when, sent, err, chat.SentSide)
+		if sent, err := s.svc.SendMessage(ctx, "me", conv.ID, aside); err != nil || sent != inbound.SentSide {
+			t.Fatalf("%s: sent %q, err %v; want %q", when, sent, err, inbound.SentSide)
 		}
 		if got := len(s.nodes(conv.ID, tree.Decision)); got != 1 {
 			t.Errorf("%s: %d decisions, want 1", when, got)
@@ -206,9 +207,9 @@ func TestAQueuedMessageSentAgainIsQueuedOnce(t *testing.T) {
 	if err := svc.Send(ctx, "s", conv.ID, "first"); err != nil {
 		t.Fatal(err)
 	}
-	second := chat.Message{ID: "q-2", Text: "second"}
+	second := inbound.Message{ID: "q-2", Text: "second"}
 	for _, when := range []string{"first", "again"} {
-		if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != chat.SentQueued {
+		if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != inbound.SentQueued {
 			t.Fatalf("%s: sent %q, err %v; want queued", when, sent, err)
 		}
 	}
@@ -219,7 +220,7 @@ func TestAQueuedMessageSentAgainIsQueuedOnce(t *testing.T) {
 	waitView(t, svc, "s", conv.ID, "both turns", func(v pageview.View) bool {
 		return len(v.Items) == 4 && lastItem(v).Kind == tree.AssistantMessage && !v.Status.Running
 	})
-	if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != chat.SentQueued {
+	if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != inbound.SentQueued {
 		t.Fatalf("after its turn: sent %q, err %v; want queued, as it was", sent, err)
 	}
 	if n := len(nodesOf(t, db, conv.ID, tree.UserMessage)); n != 2 {
@@ -265,8 +266,8 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "me", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
-	aside := chat.Message{ID: "side-1", Text: "is it raining?"}
-	first := make(chan chat.Sent, 1)
+	aside := inbound.Message{ID: "side-1", Text: "is it raining?"}
+	first := make(chan inbound.Sent, 1)
 	go func() {
 		sent, err := svc.SendMessage(ctx, "me", conv.ID, aside)
 		if err != nil {
@@ -286,10 +287,10 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 	// the deadline.
 	bounded, cancelBounded := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelBounded()
-	if _, err := svc.SendMessage(bounded, "me", conv.ID, chat.Message{ID: aside.ID, Text: "other words"}); apperr.CodeOf(err) != apperr.Conflict {
+	if _, err := svc.SendMessage(bounded, "me", conv.ID, inbound.Message{ID: aside.ID, Text: "other words"}); apperr.CodeOf(err) != apperr.Conflict {
 		t.Errorf("other words while the model decides: %v, want a conflict", err)
 	}
-	again := make(chan chat.Sent, 1)
+	again := make(chan inbound.Sent, 1)
 	go func() {
 		sent, err := svc.SendMessage(ctx, "me", conv.ID, aside)
 		if err != nil {
@@ -298,11 +299,11 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 		again <- sent
 	}()
 	close(model.release)
-	if got := <-first; got != chat.SentSide {
-		t.Errorf("first send: %q, want %q", got, chat.SentSide)
+	if got := <-first; got != inbound.SentSide {
+		t.Errorf("first send: %q, want %q", got, inbound.SentSide)
 	}
-	if got := <-again; got != chat.SentSide {
-		t.Errorf("resend: %q, want %q, as the first", got, chat.SentSide)
+	if got := <-again; got != inbound.SentSide {
+		t.Errorf("resend: %q, want %q, as the first", got, inbound.SentSide)
 	}
 	if n := len(model.asked); n != 0 {
 		t.Errorf("the model was asked %d more times, want once in all", n)
@@ -318,10 +319,10 @@ func TestAMessageSentAgainWhileDecidedWaitsForTheDecision(t *testing.T) {
 func TestAMessageSentAgainWhileATurnWorksDoesWhatItDid(t *testing.T) {
 	for _, tc := range []struct {
 		window time.Duration
-		want   chat.Sent
+		want   inbound.Sent
 	}{
-		{0, chat.SentJoined}, // the default window: sent at once, it joins
-		{time.Nanosecond, chat.SentInterrupted},
+		{0, inbound.SentJoined}, // the default window: sent at once, it joins
+		{time.Nanosecond, inbound.SentInterrupted},
 	} {
 		t.Run(string(tc.want), func(t *testing.T) {
 			busy := agents.Assistant{Name: "busy", Turn: func(ctx context.Context, m string) (string, error) {
@@ -334,7 +335,7 @@ func TestAMessageSentAgainWhileATurnWorksDoesWhatItDid(t *testing.T) {
 			if err := svc.Send(ctx, "s", conv.ID, "first"); err != nil {
 				t.Fatal(err)
 			}
-			second := chat.Message{ID: "m-2", Text: "second"}
+			second := inbound.Message{ID: "m-2", Text: "second"}
 			for _, when := range []string{"first", "again"} {
 				if sent, err := svc.SendMessage(ctx, "s", conv.ID, second); err != nil || sent != tc.want {
 					t.Fatalf("%s: sent %q, err %v; want %q", when, sent, err, tc.want)
@@ -343,7 +344,7 @@ func TestAMessageSentAgainWhileATurnWorksDoesWhatItDid(t *testing.T) {
 			if n := len(nodesOf(t, db, conv.ID, tree.UserMessage)); n != 2 {
 				t.Errorf("%d user messages, want 2", n)
 			}
-			if n := len(nodesOf(t, db, conv.ID, tree.Stopped)); tc.want == chat.SentInterrupted && n != 1 {
+			if n := len(nodesOf(t, db, conv.ID, tree.Stopped)); tc.want == inbound.SentInterrupted && n != 1 {
 				t.Errorf("%d turns stopped, want 1", n)
 			}
 			if err := svc.Stop(ctx, "s", conv.ID); err != nil {

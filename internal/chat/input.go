@@ -8,7 +8,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
@@ -29,40 +31,6 @@ import (
 // interrupts it instead.
 // Config.BatchWindow may say otherwise.
 const DefaultBatchWindow = 2 * time.Second
-
-// Sent says what a message did, for the page to tell the sender.
-type Sent string
-
-// What a message can do.
-const (
-	SentTurn        Sent = ""            // started a turn
-	SentInterrupted Sent = "interrupted" // stopped the turn that worked and started a new one
-	SentJoined      Sent = "joined"      // joined the message before, whose turn starts again with both
-	SentQueued      Sent = "queued"      // waits for the running turn to end
-	SentAnswer      Sent = "answer"      // answered the question that waits, in words
-	SentChange      Sent = "change"      // changed an earlier answer: the flow goes on from there
-	SentSide        Sent = "side"        // asked on the side; the flow waits where it was
-)
-
-// Say is what the page tells the sender; "" when starting a turn needs no
-// word.
-func (s Sent) Say() string {
-	switch s {
-	case SentInterrupted:
-		return "Sent — it interrupted the reply."
-	case SentJoined:
-		return "Sent — joined to your last message."
-	case SentQueued:
-		return "Queued — it will be sent when the reply ends."
-	case SentAnswer:
-		return "Taken as your answer to the question."
-	case SentChange:
-		return "Taken as a change of an earlier answer: the conversation goes on from there, and the earlier version is kept."
-	case SentSide:
-		return "Asked on the side — the question above still waits for you."
-	}
-	return ""
-}
 
 // startLocked records m as a user message at HEAD and starts a turn of a
 // with it. c.mu is held.
@@ -85,24 +53,24 @@ const stoppedByMessage = "Stopped: you sent a new message."
 
 // whileWorkingLocked handles m, sent while the current turn works (it
 // waits on no question), as a's policy says. c.mu is held.
-func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m Message) (Sent, error) {
+func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m inbound.Message) (inbound.Sent, error) {
 	t := c.current
 	if a.Input == agents.Queue {
 		// Recorded, so that it is sent after a restart too.
-		n, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.Queued, Payload: tree.MustEncode(m.record())},
+		n, err := c.appendLocked(ctx, tree.Node{Parent: c.conv.Head, Kind: tree.Queued, Payload: tree.MustEncode(m.Record())},
 			tree.AppendOptions{Fork: true, Aside: true})
 		if err != nil {
 			return "", err
 		}
 		c.inbox.queueLocked(m, n.ID)
 		c.page.broadcastStatusLocked()
-		return SentQueued, nil
+		return inbound.SentQueued, nil
 	}
 	if c.path.Head() == t.id && c.page.draftLocked() == "" && s.since(t.started) < s.batchWindow {
 		// Nothing of the turn is recorded or shown: it goes away, and a
 		// turn starts again with both messages.
 		c.parkLocked()
-		return SentJoined, s.startLocked(ctx, c, a, m.record())
+		return inbound.SentJoined, s.startLocked(ctx, c, a, m.Record())
 	}
 	t.cancel(errInterrupted)
 	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.page.draftLocked()})},
@@ -113,7 +81,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 	c.current = nil
 	c.page.turnEndedLocked()
 	c.questions.withdrawLocked(t.place)
-	return SentInterrupted, s.startLocked(ctx, c, a, m.record())
+	return inbound.SentInterrupted, s.startLocked(ctx, c, a, m.Record())
 }
 
 // startQueuedLocked starts a turn with the messages queued while the last
@@ -144,17 +112,17 @@ func (s *Service) startQueuedLocked(c *conversation) {
 // joined is the user message of the messages queued while a turn worked,
 // which keeps the id each was sent with and names the nodes that recorded
 // them, sent from now on.
-func joined(queued []Message) tree.Message {
+func joined(queue []queued) tree.Message {
 	var m tree.Message
-	texts := make([]string, 0, len(queued))
-	for _, q := range queued {
-		texts = append(texts, q.Text)
-		m.Attachments = append(m.Attachments, q.Attachments...)
-		if q.ID != "" {
-			m.Parts = append(m.Parts, tree.Part{ID: q.ID, Text: q.Text})
+	texts := make([]string, 0, len(queue))
+	for _, q := range queue {
+		texts = append(texts, q.m.Text)
+		m.Attachments = append(m.Attachments, q.m.Attachments...)
+		if q.m.ID != "" {
+			m.Parts = append(m.Parts, tree.Part{ID: q.m.ID, Text: q.m.Text})
 		}
-		if q.queued != 0 {
-			m.Queued = append(m.Queued, q.queued)
+		if q.node != 0 {
+			m.Queued = append(m.Queued, q.node)
 		}
 	}
 	m.Text = strings.Join(texts, "\n\n")
@@ -178,6 +146,6 @@ func (c *conversation) retitleLocked(ctx context.Context) {
 			c.svc.log.Warn("set title", "conversation", c.conv.ID, "err", err)
 		}
 		conv := c.conv
-		c.page.broadcastLocked(Change{Title: &conv})
+		c.page.hub.BroadcastLocked(feed.Change{Title: &conv})
 	}
 }

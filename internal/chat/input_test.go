@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -27,9 +28,9 @@ func TestAMessageWhileTheReplyStreamsInterruptsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time" })
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind: what is 2+2?"})
-	if err != nil || sent != chat.SentInterrupted {
-		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentInterrupted)
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "never mind: what is 2+2?"})
+	if err != nil || sent != inbound.SentInterrupted {
+		t.Fatalf("sent %q, err %v; want %q", sent, err, inbound.SentInterrupted)
 	}
 	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	want := []tree.Kind{tree.UserMessage, tree.Stopped, tree.UserMessage, tree.AssistantMessage}
@@ -74,9 +75,9 @@ func TestQuickMessagesJoinIntoOneTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the model call", func(v pageview.View) bool { return len(fake.Requests()) == 1 })
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "in Europe"})
-	if err != nil || sent != chat.SentJoined {
-		t.Fatalf("sent %q, err %v; want %q", sent, err, chat.SentJoined)
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "in Europe"})
+	if err != nil || sent != inbound.SentJoined {
+		t.Fatalf("sent %q, err %v; want %q", sent, err, inbound.SentJoined)
 	}
 	v := waitView(t, svc, "s", conv.ID, "the reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
 	want := []tree.Kind{tree.UserMessage, tree.UserMessage, tree.AssistantMessage}
@@ -111,7 +112,7 @@ func TestAQueuingAssistantTakesMessagesInTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"second", "third"} {
-		if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: m}); err != nil || sent != chat.SentQueued {
+		if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: m}); err != nil || sent != inbound.SentQueued {
 			t.Fatalf("%s: sent %q, err %v; want queued", m, sent, err)
 		}
 	}
@@ -158,7 +159,7 @@ func TestQueuedMessagesAreSentAfterARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"second", "third"} {
-		if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, chat.Message{ID: "id-" + m, Text: m}); err != nil || sent != chat.SentQueued {
+		if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, inbound.Message{ID: "id-" + m, Text: m}); err != nil || sent != inbound.SentQueued {
 			t.Fatalf("%s: sent %q, err %v; want queued", m, sent, err)
 		}
 	}
@@ -170,7 +171,7 @@ func TestQueuedMessagesAreSentAfterARestart(t *testing.T) {
 	if !slices.Equal(v.Status.Queued, []string{"second", "third"}) {
 		t.Errorf("after the restart the page shows queued %q, want second and third", v.Status.Queued)
 	}
-	if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, chat.Message{ID: "id-second", Text: "second"}); err != nil || sent != chat.SentQueued {
+	if sent, err := s.svc.SendMessage(ctx, "s", conv.ID, inbound.Message{ID: "id-second", Text: "second"}); err != nil || sent != inbound.SentQueued {
 		t.Errorf("the second message sent again after the restart: %q, %v; want it known as queued", sent, err)
 	}
 	close(gate)

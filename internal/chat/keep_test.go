@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -60,7 +60,7 @@ func TestAnInterruptedReplyKeepsItsPartialText(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time" })
-	if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "never mind"}); err != nil || sent != chat.SentInterrupted {
+	if sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "never mind"}); err != nil || sent != inbound.SentInterrupted {
 		t.Fatalf("sent %q, err %v", sent, err)
 	}
 	v := waitView(t, svc, "s", conv.ID, "the new reply", func(v pageview.View) bool { return lastItem(v).Kind == tree.AssistantMessage })
@@ -126,8 +126,8 @@ func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
 	}
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	first := pendingElicit(v).Request.ID
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "make it 3 travellers, business class"})
-	if err != nil || sent != chat.SentAnswer {
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "make it 3 travellers, business class"})
+	if err != nil || sent != inbound.SentAnswer {
 		t.Fatalf("sent %q, err %v; want the words taken as the answer", sent, err)
 	}
 	v = waitView(t, svc, "s", conv.ID, "the form again", func(v pageview.View) bool {

@@ -80,7 +80,7 @@ func (s *Service) Moved(id string) {
 	}
 	c.questions.dropLocked()
 	c.inbox.takeQueueLocked()
-	c.page.goneLocked(errMoved)
+	c.page.hub.GoneLocked(errMoved)
 	s.log.Info("conversation moved to another node", "conversation", id)
 }
 

@@ -6,9 +6,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
-	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
 // What a user does to their conversations as a whole: name one, delete one,
@@ -24,33 +25,11 @@ type ConversationStore interface {
 	SearchConversations(ctx context.Context, session, query string) ([]tree.Conversation, error)
 }
 
-// MaxTitleLen is the longest title, in characters, a user can give a
-// conversation.
-const MaxTitleLen = 120
-
-// MaxQueryLen is the longest text, in characters, conversations are
-// searched for.
-const MaxQueryLen = 200
-
-// CheckTitle returns title as Rename records it, its runs of spaces and
-// line ends made one space, or why it cannot be a title: Invalid when it
-// is empty or longer than MaxTitleLen.
-func CheckTitle(title string) (string, error) {
-	title = words.Line(title)
-	if title == "" {
-		return "", apperr.Errorf(apperr.Invalid, "Type a name for the conversation.")
-	}
-	if n := utf8.RuneCountInString(title); n > MaxTitleLen {
-		return "", apperr.Errorf(apperr.Invalid, "That name is %d characters long; the limit is %d.", n, MaxTitleLen)
-	}
-	return title, nil
-}
-
 // Rename gives the conversation the title the user chose; from then on it
 // no longer follows the first message. Its open pages show it at once.
-// Errors: Invalid (see CheckTitle), and then nothing changes; NotFound.
+// Errors: Invalid (see inbound.CheckTitle), and then nothing changes; NotFound.
 func (s *Service) Rename(ctx context.Context, session, id, title string) error {
-	title, err := CheckTitle(title)
+	title, err := inbound.CheckTitle(title)
 	if err != nil {
 		return err
 	}
@@ -60,7 +39,7 @@ func (s *Service) Rename(ctx context.Context, session, id, title string) error {
 		}
 		c.conv.Title, c.conv.Named = title, true
 		conv := c.conv
-		c.page.broadcastLocked(Change{Title: &conv})
+		c.page.hub.BroadcastLocked(feed.Change{Title: &conv})
 		return nil
 	})
 }
@@ -98,14 +77,14 @@ var errDeleted = apperr.Errorf(apperr.NotFound, "The conversation was deleted.")
 
 // Search lists, newest first, the session's conversations whose title or
 // messages contain query (ignoring ASCII case); an empty query lists them
-// all. Errors: Invalid for a query longer than MaxQueryLen.
+// all. Errors: Invalid for a query longer than inbound.MaxQueryLen.
 func (s *Service) Search(ctx context.Context, session, query string) ([]tree.Conversation, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
 		return s.Conversations(ctx, session)
 	}
-	if n := utf8.RuneCountInString(query); n > MaxQueryLen {
-		return nil, apperr.Errorf(apperr.Invalid, "That search is %d characters long; the limit is %d.", n, MaxQueryLen)
+	if n := utf8.RuneCountInString(query); n > inbound.MaxQueryLen {
+		return nil, apperr.Errorf(apperr.Invalid, "That search is %d characters long; the limit is %d.", n, inbound.MaxQueryLen)
 	}
 	return s.store.SearchConversations(ctx, session, query)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -28,7 +28,7 @@ func TestRenameKeepsTheUsersName(t *testing.T) {
 	v := waitView(t, svc, "s1", conv.ID, "the reply", func(v pageview.View) bool { return !v.Status.Running })
 	first := v.Items[0].ID
 
-	for _, bad := range []string{" \n ", strings.Repeat("é", chat.MaxTitleLen+1)} {
+	for _, bad := range []string{" \n ", strings.Repeat("é", inbound.MaxTitleLen+1)} {
 		if err := svc.Rename(ctx, "s1", conv.ID, bad); apperr.CodeOf(err) != apperr.Invalid {
 			t.Errorf("rename to %.10q…: err = %v, want Invalid", bad, err)
 		}
@@ -43,7 +43,7 @@ func TestRenameKeepsTheUsersName(t *testing.T) {
 	if err := svc.Rename(ctx, "s1", conv.ID, " Lisbon\tin May "); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Edit(ctx, "s1", conv.ID, first, chat.Message{Text: "What is the weather in Paris?"}); err != nil {
+	if err := svc.Edit(ctx, "s1", conv.ID, first, inbound.Message{Text: "What is the weather in Paris?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitView(t, svc, "s1", conv.ID, "the edited turn's reply", func(v pageview.View) bool {
@@ -123,7 +123,7 @@ func TestSearchFindsByWhatWasSaid(t *testing.T) {
 			t.Errorf("search %q: %d conversations, want %d", tc.query, len(got), tc.want)
 		}
 	}
-	if _, err := svc.Search(ctx, "s1", strings.Repeat("x", chat.MaxQueryLen+1)); apperr.CodeOf(err) != apperr.Invalid {
+	if _, err := svc.Search(ctx, "s1", strings.Repeat("x", inbound.MaxQueryLen+1)); apperr.CodeOf(err) != apperr.Invalid {
 		t.Errorf("an overlong search: err = %v, want Invalid", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -34,7 +35,7 @@ func (m slowModel) Complete(ctx context.Context, _ llm.Request, _ func(string)) 
 
 // watchNew starts a conversation with agent and follows it as a page would,
 // until the test ends.
-func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation, *chat.Follower) {
+func watchNew(t *testing.T, svc *chat.Service, agent string) (tree.Conversation, *feed.Follower) {
 	t.Helper()
 	conv, err := svc.Create(t.Context(), "me", agent)
 	if err != nil {

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"time"
 )
@@ -46,7 +48,7 @@ func (s *Service) change(session, id string, set func(pg *page) bool) {
 	c.lock()
 	defer c.mu.Unlock()
 	if set(&c.page) {
-		c.page.broadcastLocked(Change{Notice: c.page.notice})
+		c.page.hub.BroadcastLocked(feed.Change{Notice: c.page.notice})
 	}
 }
 
@@ -75,13 +77,13 @@ func (pg *page) noticeLocked(n pageview.Notice) bool {
 // the reply ends"). It is said under the lock that decided it, so it is up
 // before the reply it talks about can arrive, and it goes when that reply
 // does (repliedLocked). c.mu is held.
-func (pg *page) saySentLocked(sent Sent, err error) {
+func (pg *page) saySentLocked(sent inbound.Sent, err error) {
 	say := sent.Say()
 	if err != nil || say == "" || pg.notice.Text == say && pg.notice.Info {
 		return
 	}
 	pg.notice, pg.noticeAt = pageview.Notice{Text: say, Info: true}, pg.c.svc.now()
-	pg.broadcastLocked(Change{Notice: pg.notice})
+	pg.hub.BroadcastLocked(feed.Change{Notice: pg.notice})
 }
 
 // repliedLocked clears, as the turn ends, a notice that told how a request
@@ -92,5 +94,5 @@ func (pg *page) repliedLocked() {
 		return
 	}
 	pg.notice = pageview.Notice{}
-	pg.broadcastLocked(Change{Notice: pg.notice})
+	pg.hub.BroadcastLocked(feed.Change{Notice: pg.notice})
 }

@@ -3,22 +3,19 @@ package chat
 import (
 	"time"
 
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
-	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // page is what the conversation's pages are told: the followers that
-// follow it (feed.go), the status of its turn, and its notice
+// follow it (package feed), the status of its turn, and its notice
 // (notice.go). It owns these fields, which conversation's mu guards; it
 // reads the tree, the turns and the questions through c, and nothing it
 // does changes them: the conversation's state flows into the page, never
 // back.
 type page struct {
-	c         *conversation
-	followers map[*Follower]struct{}
-	// pages counts the followers that want the page's changes (Want.Page):
-	// while there are none, nothing is built for them (showLocked).
-	pages    int
+	c        *conversation
+	hub      feed.Hub // the followers
 	status   pageview.Status
 	notice   pageview.Notice // shown on the conversation's pages until the next command
 	noticeAt time.Time       // when notice was set
@@ -43,90 +40,21 @@ func (pg *page) statusLocked() pageview.Status {
 }
 
 // turnStateLocked says what the turn does; c.mu is held.
-func (pg *page) turnStateLocked() TurnState {
+func (pg *page) turnStateLocked() feed.TurnState {
 	switch {
 	case !pg.c.running():
-		return TurnIdle
+		return feed.TurnIdle
 	case len(pg.c.questions.queueLocked()) > 0:
-		return TurnWaiting
+		return feed.TurnWaiting
 	}
-	return TurnRunning
-}
-
-// recordedFeedLocked hands n, just recorded, to the followers that want
-// nodes, and wakes the rest; c.mu is held.
-func (pg *page) recordedFeedLocked(n tree.Node) {
-	for f := range pg.followers {
-		if f.want.Nodes {
-			if f.rescan {
-				// reads the record when it catches up
-			} else if len(f.nodes) >= maxQueuedNodes {
-				f.nodes, f.rescan = nil, true
-			} else {
-				f.nodes = append(f.nodes, n)
-			}
-		}
-		f.wakeLocked()
-	}
-}
-
-// resyncLocked has every follower draw the conversation again, for changes
-// that remove what pages show; c.mu is held.
-func (pg *page) resyncLocked() {
-	for f := range pg.followers {
-		f.resync, f.changes = true, nil
-		f.wakeLocked()
-	}
-}
-
-// broadcastLocked hands ch to the followers that want it and wakes the
-// rest; c.mu is held. A status change replaces a status change still
-// queued, so streaming text coalesces.
-func (pg *page) broadcastLocked(ch Change) {
-	for f := range pg.followers {
-		wants := f.want.Page || f.want.Notices && ch.Item == nil && ch.Status == nil && ch.Title == nil
-		switch n := len(f.changes); {
-		case f.resync || !wants:
-			// only woken
-		case ch.Status != nil && n > 0 && f.changes[n-1].Status != nil:
-			f.changes[n-1] = ch
-		case n >= maxQueued:
-			f.resync, f.changes = true, nil
-		default:
-			f.changes = append(f.changes, ch)
-		}
-		f.wakeLocked()
-	}
-}
-
-// showLocked hands the change that build makes, an item or a status, to
-// the followers that want the page's changes and wakes the rest, as
-// broadcastLocked does; build returns false when there is nothing to show.
-// build runs once for all followers, and not at all when none shows the
-// page (a turn run for an MCP client, a page closed): the rest are only
-// woken, and what nobody reads is never built. c.mu is held.
-func (pg *page) showLocked(build func() (Change, bool)) {
-	if pg.pages == 0 {
-		pg.wakeAllLocked()
-		return
-	}
-	if ch, ok := build(); ok {
-		pg.broadcastLocked(ch)
-	}
+	return feed.TurnRunning
 }
 
 func (pg *page) broadcastStatusLocked() {
-	pg.showLocked(func() (Change, bool) {
+	pg.hub.ShowLocked(func() (feed.Change, bool) {
 		st := pg.statusLocked()
-		return Change{Status: &st}, true
+		return feed.Change{Status: &st}, true
 	})
-}
-
-// wakeAllLocked wakes every follower, handing none anything. c.mu is held.
-func (pg *page) wakeAllLocked() {
-	for f := range pg.followers {
-		f.wakeLocked()
-	}
 }
 
 // sessionRecordedLocked tells the followers of c's session that c recorded
@@ -145,26 +73,13 @@ func (pg *page) sessionRecordedLocked() {
 // command. c.mu is held.
 func (pg *page) sayLocked(n pageview.Notice) {
 	pg.notice, pg.noticeAt = n, pg.c.svc.now()
-	pg.broadcastLocked(Change{Notice: n})
+	pg.hub.BroadcastLocked(feed.Change{Notice: n})
 }
 
 // informLocked shows text as news on every open page of the conversation,
 // as Inform does. c.mu is held.
 func (pg *page) informLocked(text string) {
 	pg.sayLocked(pageview.Notice{Text: text, Info: true})
-}
-
-// watchedLocked reports whether a page, or another reader, follows the
-// conversation. c.mu is held.
-func (pg *page) watchedLocked() bool { return len(pg.followers) > 0 }
-
-// goneLocked tells every follower that the conversation is no longer
-// followed here, and why. c.mu is held.
-func (pg *page) goneLocked(err error) {
-	for f := range pg.followers {
-		f.gone = err
-		f.wakeLocked()
-	}
 }
 
 // draftLocked returns the flow's reply as it streams. c.mu is held.
@@ -205,24 +120,4 @@ func (pg *page) modelAnsweredLocked(since time.Time) {
 	if pg.modelSince == since {
 		pg.modelSince = time.Time{}
 	}
-}
-
-// followLocked hands f the conversation's changes from now on. c.mu is
-// held.
-func (pg *page) followLocked(f *Follower) {
-	pg.followers[f] = struct{}{}
-	if f.want.Page {
-		pg.pages++
-	}
-}
-
-// unfollowLocked stops handing f changes and reports whether it followed.
-// c.mu is held.
-func (pg *page) unfollowLocked(f *Follower) bool {
-	_, ok := pg.followers[f]
-	if ok && f.want.Page {
-		pg.pages--
-	}
-	delete(pg.followers, f)
-	return ok
 }

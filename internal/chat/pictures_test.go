@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -70,7 +71,7 @@ func TestAPictureIsScaledOnceForEveryLaterCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SendMessage(ctx, "me", conv.ID, chat.Message{Text: "look", Attachments: []tree.Attachment{files.Attachment(f)}}); err != nil {
+	if _, err := svc.SendMessage(ctx, "me", conv.ID, inbound.Message{Text: "look", Attachments: []tree.Attachment{files.Attachment(f)}}); err != nil {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "me", conv.ID, "the first reply", func(v pageview.View) bool { return len(v.Items) == 2 && lastItem(v).Text == "Seen." })

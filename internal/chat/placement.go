@@ -6,6 +6,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/history"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -112,9 +113,9 @@ func (flow) waitOnModel(t *turn) func() { return t.waitOnModel() }
 
 func (flow) showQuestion(t *turn, w *waiter) {
 	c := t.conv
-	c.page.showLocked(func() (Change, bool) {
+	c.page.hub.ShowLocked(func() (feed.Change, bool) {
 		it, ok := c.reader().Question(w.req.ID)
-		return Change{Item: &it}, ok
+		return feed.Change{Item: &it}, ok
 	})
 }
 

@@ -11,15 +11,15 @@ import (
 
 // Progress hands progress an implementation reports on pending elicit eid
 // to the agent that asked, if it listens, and shows it on the
-// conversation's pages. It is not recorded, and it changes no node, so the
-// tree inspectors have nothing to draw for it. Errors: Invalid without a
-// stage; NotFound; Conflict when eid is not pending; TooMany past
-// ProgressBurst reports on one question within ProgressWindow, in which
-// case the report is dropped and nobody is told of it.
+// conversation's pages. It is recorded with the answer (elicit.Response's
+// Progress, at most MaxRecordedProgress reports), not on its own: it
+// changes no node until then. Errors: Invalid for a report the request
+// does not take (elicit.Request.CheckProgress: no stage, or data that
+// breaks the request's progress schema); NotFound; Conflict when eid is
+// not pending; TooMany past ProgressBurst reports on one question within
+// ProgressWindow, in which case the report is dropped and nobody is told
+// of it.
 func (s *Service) Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error {
-	if p.Stage == "" {
-		return apperr.Errorf(apperr.Invalid, "A progress report needs a stage.")
-	}
 	var (
 		listen func(elicit.Request, elicit.Progress)
 		req    elicit.Request
@@ -29,11 +29,15 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		if w == nil {
 			return c.questions.notPendingLocked(eid)
 		}
+		if err := w.req.CheckProgress(p); err != nil {
+			return apperr.Errorf(apperr.Invalid, "That progress report can't be taken: %s.", err)
+		}
 		if !w.reports.allow(s.now()) {
 			return apperr.Errorf(apperr.TooMany, "Too many progress reports for this question: it takes at most %d a second.", ProgressBurst)
 		}
 		p.Message = lineend.Normalize(p.Message)
 		w.stage = &p
+		w.heard(p)
 		c.questions.broadcastItemLocked(eid)
 		listen, req = w.progress, c.questions.requestLocked(eid)
 		return nil
@@ -42,6 +46,20 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		listen(req, p)
 	}
 	return err
+}
+
+// MaxRecordedProgress is how many progress reports an answer records: past
+// it, each report takes the place of the last one kept, so the record
+// holds the first ones and the newest.
+const MaxRecordedProgress = 32
+
+// heard keeps p for the answer's record.
+func (w *waiter) heard(p elicit.Progress) {
+	if len(w.reported) == MaxRecordedProgress {
+		w.reported[MaxRecordedProgress-1] = p
+		return
+	}
+	w.reported = append(w.reported, p)
 }
 
 // A question takes at most ProgressBurst progress reports within any

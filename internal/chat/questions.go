@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -45,6 +46,7 @@ type waiter struct {
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
 	reports  progressLimit                         // when the last progress reports came (progress.go)
+	reported []elicit.Progress                     // the progress reported, for the answer's record (progress.go)
 	// by is the turn that asks: where it is placed says where the
 	// question shows and how its answer is recorded.
 	by *turn
@@ -182,9 +184,9 @@ func (qs *questions) broadcastItemLocked(eid string) {
 		w.by.place.showQuestion(w.by, w)
 		return
 	}
-	qs.c.page.showLocked(func() (Change, bool) {
+	qs.c.page.hub.ShowLocked(func() (feed.Change, bool) {
 		it, ok := qs.c.reader().Question(eid)
-		return Change{Item: &it}, ok
+		return feed.Change{Item: &it}, ok
 	})
 }
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -44,7 +44,7 @@ func TestRecoverWhileATurnWorksStopsItFirst(t *testing.T) {
 	}
 	greeted := reflog[0] // the move that sent "hi"
 	first := s.nodes(conv.ID, tree.UserMessage)[0]
-	if err := s.svc.Edit(ctx, "me", conv.ID, first.ID, chat.Message{Text: "work"}); err != nil {
+	if err := s.svc.Edit(ctx, "me", conv.ID, first.ID, inbound.Message{Text: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	<-started

@@ -21,6 +21,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -229,7 +230,7 @@ func TestReplayThatDivergesFailsLoudly(t *testing.T) {
 	s.restart()
 	v = waitView(t, s.svc, "me", conv.ID, "the turn to fail", func(v pageview.View) bool { return !v.Status.Running })
 	it := lastItem(v)
-	if it.Kind != tree.TurnError || it.Text != chat.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
+	if it.Kind != tree.TurnError || it.Text != words.DivergedText || !it.Diverged || !strings.Contains(it.Details, "replay diverged at call "+eid) ||
 		!strings.Contains(it.Details, `elicit form "Confirm?"`) || !strings.Contains(it.Details, `"Are you really sure?"`) {
 		t.Errorf("last item = %+v, want a short sentence, with details naming call %s and both calls", it, eid)
 	}

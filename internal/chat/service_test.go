@@ -14,6 +14,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
@@ -343,13 +345,13 @@ func TestBranchOperationsRefuseNodesThatAreNotThisConversations(t *testing.T) {
 	reflog, _ := db.Reflog(t.Context(), mine.ID)
 
 	for name, err := range map[string]error{
-		"edit their message":         svc.Edit(t.Context(), "s", mine.ID, theirMsg, chat.Message{Text: "hijack"}),
-		"edit a missing message":     svc.Edit(t.Context(), "s", mine.ID, 999999, chat.Message{Text: "hello"}),
+		"edit their message":         svc.Edit(t.Context(), "s", mine.ID, theirMsg, inbound.Message{Text: "hijack"}),
+		"edit a missing message":     svc.Edit(t.Context(), "s", mine.ID, 999999, inbound.Message{Text: "hello"}),
 		"switch to their message":    svc.Switch(t.Context(), "s", mine.ID, theirMsg),
 		"switch to a missing node":   svc.Switch(t.Context(), "s", mine.ID, 999999),
 		"change their answer":        svc.ChangeAnswer(t.Context(), "s", mine.ID, theirQuestion, accept(`{"answer":"b"}`)),
 		"change a missing answer":    svc.ChangeAnswer(t.Context(), "s", mine.ID, "nope", accept(`{"answer":"b"}`)),
-		"edit from another session":  svc.Edit(t.Context(), "intruder", mine.ID, before[0].ID, chat.Message{Text: "hello"}),
+		"edit from another session":  svc.Edit(t.Context(), "intruder", mine.ID, before[0].ID, inbound.Message{Text: "hello"}),
 		"retry their reply":          svc.Retry(t.Context(), "s", mine.ID, theirReply),
 		"retry a missing reply":      svc.Retry(t.Context(), "s", mine.ID, 999999),
 		"retry a message":            svc.Retry(t.Context(), "s", mine.ID, before[0].ID),
@@ -389,7 +391,7 @@ func TestEveryHeadMoveIsInTheReflog(t *testing.T) {
 		t.Errorf("the changed answer's branch = %+v, want 2 of 2", b)
 	}
 	nodes, _ := db.Nodes(t.Context(), conv.ID)
-	if err := svc.Edit(t.Context(), "s", conv.ID, nodes[0].ID, chat.Message{Text: "2"}); err != nil {
+	if err := svc.Edit(t.Context(), "s", conv.ID, nodes[0].ID, inbound.Message{Text: "2"}); err != nil {
 		t.Fatal(err)
 	}
 	question()
@@ -597,7 +599,7 @@ func TestGCRemovesOnlyWhatNoOneCanReach(t *testing.T) {
 	waitView(t, svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	nodes, _ := db.Nodes(t.Context(), conv.ID)
 	discarded := nodes[0].ID
-	if err := svc.Edit(t.Context(), "s", conv.ID, discarded, chat.Message{Text: "1"}); err != nil { // the first branch is left behind
+	if err := svc.Edit(t.Context(), "s", conv.ID, discarded, inbound.Message{Text: "1"}); err != nil { // the first branch is left behind
 		t.Fatal(err)
 	}
 	v := waitView(t, svc, "s", conv.ID, "the new question", func(v pageview.View) bool { return pendingElicit(v) != nil })
@@ -681,7 +683,7 @@ func TestConcurrentActionsAreSerialized(t *testing.T) {
 		t.Errorf("%d answers recorded, want 1", answers)
 	}
 	// Both tabs hear of the answer.
-	for name, tab := range map[string]*chat.Follower{"A": tabA, "B": tabB} {
+	for name, tab := range map[string]*feed.Follower{"A": tabA, "B": tabB} {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		heard := false
 		for !heard {

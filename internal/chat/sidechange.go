@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -102,14 +103,14 @@ func (s *Service) changeAsideLocked(ctx context.Context, c *conversation, eid st
 	}
 	s.rerunSideLocked(c, asst, q, n.ID)
 	// The old version's follow-ups leave the page with it.
-	c.page.resyncLocked()
+	c.page.hub.ResyncLocked()
 	return true, nil
 }
 
 // broadcastSideLocked re-sends side question q's item. c.mu is held.
 func (c *conversation) broadcastSideLocked(q tree.Node) {
-	c.page.showLocked(func() (Change, bool) {
+	c.page.hub.ShowLocked(func() (feed.Change, bool) {
 		it, ok := c.reader().Side(q)
-		return Change{Item: &it}, ok
+		return feed.Change{Item: &it}, ok
 	})
 }

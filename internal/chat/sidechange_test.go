@@ -10,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -50,7 +51,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	flow, head := pendingElicit(v).Request.ID, v.Conversation.Head
-	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
+	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "what drink is there?"}); err != nil || sent != inbound.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
 	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
@@ -62,7 +63,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 1)
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and what else?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "and what else?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, s.svc, conv.ID, 2)
@@ -103,7 +104,7 @@ func TestChangingASideAnswerRunsTheSideQuestionAgain(t *testing.T) {
 	}
 
 	// The thread goes on from the new version; the flow still works.
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and now?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "and now?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, s.svc, conv.ID, 2)

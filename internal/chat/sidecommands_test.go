@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
@@ -245,7 +246,7 @@ func TestRecoveringASideEntryBringsBackTheFlowBesideIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, r.svc, r.conv, 1)
-	if err := r.svc.Edit(ctx, "s", r.conv, first, chat.Message{Text: "Book me a train to Oslo"}); err != nil {
+	if err := r.svc.Edit(ctx, "s", r.conv, first, inbound.Message{Text: "Book me a train to Oslo"}); err != nil {
 		t.Fatal(err)
 	}
 	v = r.wait("the train question", func(v pageview.View) bool {

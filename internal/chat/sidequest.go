@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/middleware"
@@ -275,7 +276,7 @@ func (c *conversation) stopSidesLocked(ctx context.Context) (bool, error) {
 // and the thread so far, while HEAD stays where it is. node must be on
 // HEAD's branch. Invalid for an empty or overlong message.
 func (s *Service) AskAside(ctx context.Context, session, id string, node int64, text string) error {
-	text, err := checkMessage(text)
+	text, err := inbound.CheckMessage(text)
 	if err != nil {
 		return err
 	}

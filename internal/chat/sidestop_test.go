@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
@@ -41,7 +41,7 @@ func TestStopKeepsASideTurnsPartialReply(t *testing.T) {
 		t.Errorf("recorded stops %v, want one keeping the partial reply", stopped)
 	}
 
-	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what is 2+2?"}); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "what is 2+2?"}); err != nil {
 		t.Fatal(err)
 	}
 	waitView(t, svc, "s", conv.ID, "the next reply", func(v pageview.View) bool { return lastItem(v).Text == "Four." })

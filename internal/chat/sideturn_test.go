@@ -8,6 +8,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -82,9 +83,9 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid, head := pendingElicit(v).Request.ID, v.Conversation.Head
 
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "What's the weather in Tokyo?"})
-	if err != nil || sent != chat.SentSide {
-		t.Fatalf("a side question: sent %q, err %v; want %q", sent, err, chat.SentSide)
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "What's the weather in Tokyo?"})
+	if err != nil || sent != inbound.SentSide {
+		t.Fatalf("a side question: sent %q, err %v; want %q", sent, err, inbound.SentSide)
 	}
 	v = repliedSides(t, svc, conv.ID, 1)
 	side := sideItems(v)[0]
@@ -103,7 +104,7 @@ func TestASideQuestionIsATurnThatCallsTools(t *testing.T) {
 	}
 
 	// A follow-up: the model is given the thread so far.
-	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "And in Osaka?"}); err != nil {
+	if _, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "And in Osaka?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = repliedSides(t, svc, conv.ID, 2)
@@ -153,8 +154,8 @@ func TestTheModelDecidesWhatTypedTextIs(t *testing.T) {
 	v := waitView(t, svc, "s", conv.ID, "the form", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	eid := pendingElicit(v).Request.ID
 
-	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "how warm is it there?"})
-	if err != nil || sent != chat.SentSide {
+	sent, err := svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "how warm is it there?"})
+	if err != nil || sent != inbound.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
 	decisions := nodesOf(t, db, conv.ID, tree.Decision)
@@ -207,7 +208,7 @@ func TestASideTurnResumesAfterARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the question", func(v pageview.View) bool { return pendingElicit(v) != nil })
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "by the way?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "by the way?"}); err != nil {
 		t.Fatal(err)
 	}
 	s.restart()
@@ -248,7 +249,7 @@ func TestASideTurnAsksTheUser(t *testing.T) {
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
 	flow := pendingElicit(v).Request.ID
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "is it raining?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "is it raining?"}); err != nil {
 		t.Fatal(err)
 	}
 	v = waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {

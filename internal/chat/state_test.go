@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -103,7 +104,7 @@ func TestAnAgentsStateFollowsTheBranch(t *testing.T) {
 		}
 	}
 	porto := messageNode(t, s.svc, c.ID, "Porto")
-	if err := s.svc.Edit(t.Context(), "me", c.ID, porto, chat.Message{Text: "Faro"}); err != nil {
+	if err := s.svc.Edit(t.Context(), "me", c.ID, porto, inbound.Message{Text: "Faro"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := replyOf(t, s.svc, c.ID); got != "Lisbon, Faro" {

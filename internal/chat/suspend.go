@@ -46,7 +46,7 @@ func (s *Service) suspend(c *conversation, quiet time.Duration) {
 	c.lock()
 	defer c.mu.Unlock()
 	t := c.current
-	if t == nil || c.questions.waitedOnLocked() == 0 || c.page.watchedLocked() || s.since(c.active) < quiet {
+	if t == nil || c.questions.waitedOnLocked() == 0 || c.page.hub.WatchedLocked() || s.since(c.active) < quiet {
 		return
 	}
 	s.mu.Lock()

@@ -3,7 +3,7 @@ package chat_test
 import (
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -38,7 +38,7 @@ func TestTheTitleFollowsTheFirstMessageShown(t *testing.T) {
 	if got := title(); got != "2" {
 		t.Fatalf("title = %q", got)
 	}
-	if err := svc.Edit(t.Context(), "s", conv.ID, first, chat.Message{Text: "3"}); err != nil {
+	if err := svc.Edit(t.Context(), "s", conv.ID, first, inbound.Message{Text: "3"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := title(); got != "3" {

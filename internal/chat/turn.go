@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/replycap"
 	"github.com/sweatpants-go/sweatpants/internal/state"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/middleware"
 )
 
@@ -185,7 +186,7 @@ func (c *conversation) endedLocked(t *turn) {
 	c.page.turnEndedLocked()
 	c.page.repliedLocked()
 	if c.questions.withdrawLocked(t.place) {
-		c.page.resyncLocked() // its questions leave the page
+		c.page.hub.ResyncLocked() // its questions leave the page
 	} else {
 		c.page.broadcastStatusLocked()
 	}
@@ -247,7 +248,7 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	if errors.Is(err, errStopped) {
 		err = context.Canceled // worded as any stop
 	}
-	return tree.TurnError, failureMessage(err)
+	return tree.TurnError, words.Failure(err)
 }
 
 // appendLocked records n for the turn; a turn that is no longer the
@@ -322,7 +323,7 @@ func (s *Service) Stop(ctx context.Context, session, id string) error {
 		// Its questions are withdrawn now, not when the turn gets to its end:
 		// once the user is told it stopped, no answer can reach it.
 		if c.questions.withdrawLocked(c.current.place) {
-			c.page.resyncLocked()
+			c.page.hub.ResyncLocked()
 		}
 		return nil
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 	"github.com/sweatpants-go/sweatpants/llm/openai"
@@ -122,7 +123,7 @@ func TestADivergedTurnIsToldAndStartsAgainOnRetry(t *testing.T) {
 
 	v := waitView(t, s.svc, "me", conv, "the turn to end", func(v pageview.View) bool { return !v.Status.Running })
 	failed := lastItem(v)
-	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != chat.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
+	if failed.Kind != tree.TurnError || !failed.Diverged || failed.Text != words.DivergedText || !strings.Contains(failed.Details, "replay diverged at call "+old) {
 		t.Fatalf("last item %+v, want the turn's end saying the assistant changed, with the call in its details", failed)
 	}
 	if pendingElicit(v) != nil {

@@ -23,7 +23,7 @@ func TestAToolCallsEventsCarryItsAudit(t *testing.T) {
 		Decision: "allow", DecidedBy: "rule", Rule: "allow travel/search (policy:1)", Outcome: "ok", Started: 1700000000000, Duration: 1250,
 	})}
 	x := tree.NewIndex([]tree.Node{msg, call, ran})
-	f := newFeed(position{})
+	f := newRuns(position{})
 	var evs []Event
 	for _, n := range []tree.Node{msg, call, ran} {
 		evs = f.eventsOf(x, n, evs)

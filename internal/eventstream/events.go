@@ -4,7 +4,7 @@
 // returned, a question asked and answered (a tool call's approval also as
 // an approval), a block of the agent's code tried and then kept or gone
 // back from (fork.go), the run completed. It follows the conversation through the
-// chat service's feed (chat.Follower) and reads nothing else of it.
+// chat service's feed (feed.Follower) and reads nothing else of it.
 //
 // Every event but the reply's text derives from a node of the record, so
 // the stream is the record read in id order, and a client that reconnects

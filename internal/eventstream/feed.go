@@ -13,7 +13,7 @@ import (
 )
 
 // feed turns a conversation's nodes into events for one client.
-type feed struct {
+type runs struct {
 	pos     position             // where the client is
 	held    heldDraft            // what the client holds of the streaming reply
 	sides   map[int64]*heldDraft // and of each side question's, by its node
@@ -23,8 +23,8 @@ type feed struct {
 }
 
 // newFeed starts a feed for a client at position from.
-func newFeed(from position) *feed {
-	f := &feed{pos: from, runs: map[int64]runInfo{}, sides: map[int64]*heldDraft{}}
+func newRuns(from position) *runs {
+	f := &runs{pos: from, runs: map[int64]runInfo{}, sides: map[int64]*heldDraft{}}
 	f.held.resumed(from)
 	for _, sp := range from.sides {
 		d := &heldDraft{}
@@ -44,7 +44,7 @@ type runInfo struct {
 }
 
 // id is the position as an event id.
-func (f *feed) id() string {
+func (f *runs) id() string {
 	p := f.pos
 	p.held, p.sum = f.held.n, f.held.sum
 	for _, run := range slices.Sorted(maps.Keys(f.sides)) {
@@ -56,7 +56,7 @@ func (f *feed) id() string {
 }
 
 // side returns what the client holds of side question run's reply.
-func (f *feed) side(run int64) *heldDraft {
+func (f *runs) side(run int64) *heldDraft {
 	d := f.sides[run]
 	if d == nil {
 		d = &heldDraft{known: true}
@@ -66,7 +66,7 @@ func (f *feed) side(run int64) *heldDraft {
 }
 
 // eventsOf appends n's events to evs and moves the position past them.
-func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
+func (f *runs) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 	skip := 0
 	if n.ID == f.pos.node && f.pos.part > 0 {
 		skip = f.pos.part // the client has these of n's events
@@ -175,7 +175,7 @@ func (f *feed) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 // runOf returns the run n belongs to: the user message or side question
 // nearest above it (n itself if it is one), and whether that run answers
 // a side question. What it finds is kept for the nodes below.
-func (f *feed) runOf(x *tree.Index, n tree.Node) runInfo {
+func (f *runs) runOf(x *tree.Index, n tree.Node) runInfo {
 	// What is climbed is kept small: a stream that starts deep in a long
 	// conversation climbs the whole branch once.
 	type step struct {

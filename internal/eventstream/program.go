@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -18,7 +18,7 @@ import (
 // end: the stream gives the events of what is recorded from now on, such
 // as the run of a message the caller is about to send. Errors: NotFound.
 func OpenNew(ctx context.Context, svc Following, session, id string) (*Stream, error) {
-	return openAt(ctx, svc, session, id, func(l chat.Live) int64 { return l.Index.Newest() })
+	return openAt(ctx, svc, session, id, func(l feed.Live) int64 { return l.Index.Newest() })
 }
 
 // OpenRun opens the event stream of a conversation the session owns at the
@@ -28,7 +28,7 @@ func OpenNew(ctx context.Context, svc Following, session, id string) (*Stream, e
 // a retry that answers its questions). A conversation with no run yet
 // starts at its end, as OpenNew does. Errors: NotFound.
 func OpenRun(ctx context.Context, svc Following, session, id string) (*Stream, error) {
-	return openAt(ctx, svc, session, id, func(l chat.Live) int64 {
+	return openAt(ctx, svc, session, id, func(l feed.Live) int64 {
 		for i := len(l.Path) - 1; i >= 0; i-- {
 			if l.Path[i].Kind == tree.UserMessage {
 				return l.Path[i].ID - 1
@@ -43,19 +43,19 @@ func OpenRun(ctx context.Context, svc Following, session, id string) (*Stream, e
 // the record, and the nodes after that position are read from the index at
 // the first look: they include those recorded since the registration, so
 // nothing is missed and nothing handed twice.
-func openAt(ctx context.Context, svc Following, session, id string, at func(chat.Live) int64) (*Stream, error) {
-	f, err := svc.Follow(ctx, session, id, chat.Want{Nodes: true, After: math.MaxInt64})
+func openAt(ctx context.Context, svc Following, session, id string, at func(feed.Live) int64) (*Stream, error) {
+	f, err := svc.Follow(ctx, session, id, feed.Want{Nodes: true, After: math.MaxInt64})
 	if err != nil {
 		return nil, err
 	}
-	var fd *feed
-	f.Look(func(l chat.Live) {
+	var fd *runs
+	f.Look(func(l feed.Live) {
 		from := at(l)
-		fd = newFeed(position{node: from})
+		fd = newRuns(position{node: from})
 		fd.pending = l.Index.After(from)
 		fd.seed(l.Path)
 	})
-	return &Stream{f: f, feed: fd}, nil
+	return &Stream{f: f, runs: fd}, nil
 }
 
 // Ready returns the events there are now, without waiting: none when the
@@ -75,11 +75,11 @@ func (s *Stream) Ready() []Event {
 // its title, agent and times. The nodes recorded meanwhile stay for Next.
 func (s *Stream) Conversation() tree.Conversation {
 	var c tree.Conversation
-	s.f.Look(func(l chat.Live) {
+	s.f.Look(func(l feed.Live) {
 		c = l.Conversation
-		s.feed.pending = append(s.feed.pending, l.Nodes...)
+		s.runs.pending = append(s.runs.pending, l.Nodes...)
 		if l.Rescan {
-			s.feed.pending, s.feed.rescan = nil, true
+			s.runs.pending, s.runs.rescan = nil, true
 		}
 	})
 	return c
@@ -91,7 +91,7 @@ func (s *Stream) Conversation() tree.Conversation {
 // run then places the run's nodes in a step or two, where it would climb
 // the whole branch to its root to learn it is not under a side question
 // (runOf), which costs as much as the conversation is long.
-func (f *feed) seed(path tree.Path) {
+func (f *runs) seed(path tree.Path) {
 	for _, n := range path {
 		if n.Kind == tree.SideQuestion {
 			return // runOf finds the runs

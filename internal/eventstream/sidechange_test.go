@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -48,7 +49,7 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitView(t, s.svc, "s", conv.ID, "the flow's question", func(v pageview.View) bool { return pendingElicit(v) != nil })
-	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "what drink is there?"}); err != nil || sent != chat.SentSide {
+	if sent, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "what drink is there?"}); err != nil || sent != inbound.SentSide {
 		t.Fatalf("sent %q, err %v; want a side question", sent, err)
 	}
 	v := waitView(t, s.svc, "s", conv.ID, "the side question's question", func(v pageview.View) bool {
@@ -60,7 +61,7 @@ func TestTheEventStreamTellsASideAnswerChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 1)
-	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, chat.Message{Text: "and what else?"}); err != nil {
+	if _, err := s.svc.SendMessage(t.Context(), "s", conv.ID, inbound.Message{Text: "and what else?"}); err != nil {
 		t.Fatal(err)
 	}
 	repliedSides(t, s.svc, conv.ID, 2)

@@ -3,20 +3,20 @@ package eventstream
 import (
 	"context"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // Following is what the event stream needs of the chat service.
 type Following interface {
 	// Follow follows a conversation the session owns. Errors: NotFound.
-	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
+	Follow(ctx context.Context, session, id string, w feed.Want) (*feed.Follower, error)
 }
 
 // Stream follows a conversation's events for one client.
 type Stream struct {
-	f    *chat.Follower
-	feed *feed
+	f    *feed.Follower
+	runs *runs
 }
 
 // Open opens the event stream of a conversation the session owns. It
@@ -37,12 +37,12 @@ func Open(ctx context.Context, svc Following, session, id, lastID string) (*Stre
 	if from.part > 0 {
 		after--
 	}
-	f, err := svc.Follow(ctx, session, id, chat.Want{Nodes: true, After: after})
+	f, err := svc.Follow(ctx, session, id, feed.Want{Nodes: true, After: after})
 	if err != nil {
 		return nil, err
 	}
-	fd := newFeed(from)
-	f.Look(func(l chat.Live) {
+	fd := newRuns(from)
+	f.Look(func(l feed.Live) {
 		fd.pending = l.Nodes
 		err = from.check(l.Index, lastID)
 	})
@@ -50,7 +50,7 @@ func Open(ctx context.Context, svc Following, session, id, lastID string) (*Stre
 		f.Close()
 		return nil, err
 	}
-	return &Stream{f: f, feed: fd}, nil
+	return &Stream{f: f, runs: fd}, nil
 }
 
 // Close ends the stream.
@@ -79,8 +79,8 @@ const maxBatch = 256
 
 // take returns the events there are now, and whether more are waiting.
 func (s *Stream) take() (evs []Event, more bool) {
-	f := s.feed
-	s.f.Look(func(l chat.Live) {
+	f := s.runs
+	s.f.Look(func(l feed.Live) {
 		f.pending = append(f.pending, l.Nodes...)
 		if l.Rescan {
 			f.pending, f.rescan = nil, true

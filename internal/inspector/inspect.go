@@ -2,7 +2,7 @@
 // whole tree, its HEAD and its reflog laid open for developers, and, for an
 // open inspector, what changed since it was drawn — a few nodes and marks,
 // not the whole tree again. It follows the conversation through the chat
-// service's feed (chat.Follower) and reads nothing else of it.
+// service's feed (feed.Follower) and reads nothing else of it.
 package inspector
 
 import (
@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -18,7 +18,7 @@ import (
 // Following is what the inspector needs of the chat service.
 type Following interface {
 	// Follow follows a conversation the session owns. Errors: NotFound.
-	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
+	Follow(ctx context.Context, session, id string, w feed.Want) (*feed.Follower, error)
 }
 
 // Inspection is a conversation laid open for developers: every node of
@@ -108,7 +108,7 @@ type Sample struct {
 // Inspect returns the conversation's whole tree and reflog, as q asks.
 // Errors: NotFound for an unknown conversation, reflog entry or node.
 func Inspect(ctx context.Context, svc Following, session, id string, q Query) (Inspection, error) {
-	f, err := svc.Follow(ctx, session, id, chat.Want{})
+	f, err := svc.Follow(ctx, session, id, feed.Want{})
 	if err != nil {
 		return Inspection{}, err
 	}
@@ -124,7 +124,7 @@ func Inspect(ctx context.Context, svc Following, session, id string, q Query) (I
 // what the inspector shows, so that it can tell what changed since — a few
 // nodes and marks, not the whole tree again.
 type Watch struct {
-	f      *chat.Follower
+	f      *feed.Follower
 	view   view
 	resync bool // the follower was told to start over
 }
@@ -137,7 +137,7 @@ func Open(ctx context.Context, svc Following, session, id string, q Query) (*Wat
 	// Only the notices are queued: the inspector looks at the tree itself
 	// when woken, so queueing the page's changes for it would only make it
 	// fall behind and have a whole page view built for nothing.
-	f, err := svc.Follow(ctx, session, id, chat.Want{Notices: true})
+	f, err := svc.Follow(ctx, session, id, feed.Want{Notices: true})
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (w *Watch) Wait(ctx context.Context) (notices []pageview.Notice, moved bool
 		changes := u.Changes
 		if u.Resync != nil { // the notices queued before it are in its view
 			w.resync = true
-			changes = []chat.Change{{Notice: u.Resync.Notice}}
+			changes = []feed.Change{{Notice: u.Resync.Notice}}
 		}
 		for _, c := range changes {
 			notices = append(notices, c.Notice)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -21,7 +22,7 @@ func TestAnOpenInspectorLearnsHowATriedBlockEnded(t *testing.T) {
 	if _, err := db.CreateConversation(t.Context(), tree.Conversation{ID: "c1", Session: "dev", Agent: "concierge"}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := svc.Follow(t.Context(), "dev", "c1", chat.Want{})
+	f, err := svc.Follow(t.Context(), "dev", "c1", feed.Want{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +33,9 @@ func TestAnOpenInspectorLearnsHowATriedBlockEnded(t *testing.T) {
 		{ID: 2, Parent: 1, Kind: tree.Fork, Ref: "1-1", Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})},
 		{ID: 3, Parent: 2, Kind: tree.Notify, Ref: "1-1.1", Payload: []byte(`{"message":"looking"}`)},
 	}
-	live := func(head int64) chat.Live {
+	live := func(head int64) feed.Live {
 		x := tree.NewIndex(nodes)
-		return chat.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head)}
+		return feed.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head)}
 	}
 	for _, tc := range []struct {
 		name string
@@ -91,8 +92,8 @@ func TestATriedBlockShowsTheEndOnHEADsPath(t *testing.T) {
 		{ID: 8, Parent: 7, Kind: tree.AssistantMessage, Payload: tree.MustEncode(tree.Message{Text: "Went back."})},
 	}
 	x := tree.NewIndex(nodes)
-	live := func(head int64) chat.Live {
-		return chat.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head)}
+	live := func(head int64) feed.Live {
+		return feed.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head)}
 	}
 	for _, tc := range []struct {
 		head, end int64
@@ -127,31 +128,31 @@ func TestAnUndecidedBlockIsNotBeingTriedOnceItsTurnEnded(t *testing.T) {
 		{ID: 2, Parent: 1, Kind: tree.Fork, Ref: "1-1", Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})},
 		{ID: 3, Parent: 2, Kind: tree.Notify, Ref: "1-1.1", Payload: []byte(`{"message":"looking"}`)},
 	}
-	live := func(turn chat.TurnState) chat.Live {
+	live := func(turn feed.TurnState) feed.Live {
 		x := tree.NewIndex(nodes)
 		head := int64(len(nodes))
-		return chat.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head), Turn: turn}
+		return feed.Live{Conversation: tree.Conversation{ID: "c1", Head: head}, Index: x, Path: x.PathTo(head), Turn: turn}
 	}
 	v := view{f: f}
-	in := v.snapshot(live(chat.TurnRunning))
+	in := v.snapshot(live(feed.TurnRunning))
 	if _, ended := in.Ends[2]; ended || in.Undecided[2] {
 		t.Fatalf("while its turn runs the block shows ended %v, undecided %v; want it being tried", ended, in.Undecided[2])
 	}
 	nodes = append(nodes, tree.Node{ID: 4, Parent: 3, Kind: tree.Stopped, Payload: tree.MustEncode(tree.Message{Text: "Stopped."})})
-	ch, _, ok := v.grow(live(chat.TurnIdle), false)
+	ch, _, ok := v.grow(live(feed.TurnIdle), false)
 	if !ok {
 		t.Fatal("the turn's end is not a patch")
 	}
 	if !slices.Contains(ch.Marked, 2) || !ch.In.Undecided[2] {
 		t.Errorf("after its turn ended the block is marked %v, undecided %v; want it drawn again, undecided", ch.Marked, ch.In.Undecided[2])
 	}
-	if in := (&view{f: f}).snapshot(live(chat.TurnIdle)); !in.Undecided[2] {
+	if in := (&view{f: f}).snapshot(live(feed.TurnIdle)); !in.Undecided[2] {
 		t.Error("drawn after its turn ended, the block is not shown undecided")
 	}
 }
 
 // follower follows a conversation of its own, for a view to look through.
-func follower(t *testing.T) *chat.Follower {
+func follower(t *testing.T) *feed.Follower {
 	t.Helper()
 	svc, db := chattest.New(t, chat.Config{})
 	if err := db.EnsureSession(t.Context(), "dev"); err != nil {
@@ -160,7 +161,7 @@ func follower(t *testing.T) *chat.Follower {
 	if _, err := db.CreateConversation(t.Context(), tree.Conversation{ID: "c1", Session: "dev", Agent: "concierge"}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := svc.Follow(t.Context(), "dev", "c1", chat.Want{})
+	f, err := svc.Follow(t.Context(), "dev", "c1", feed.Want{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -15,9 +15,9 @@ import (
 // whole tree again.
 
 // view is what one inspector was last shown of a conversation's tree. It
-// looks at the conversation through its follower (chat.Follower.Look).
+// looks at the conversation through its follower (feed.Follower.Look).
 type view struct {
-	f    *chat.Follower
+	f    *feed.Follower
 	at   *tree.RefEntry // the reflog entry inspected; nil for HEAD
 	node int64          // the node picked to show the agents' state at; 0 for none
 
@@ -26,7 +26,7 @@ type view struct {
 	count   int
 	head    int64
 	tip     int64          // the end of the marked path: HEAD, or the inspected state
-	turn    chat.TurnState // what the running turn does, as the legend says
+	turn    feed.TurnState // what the running turn does, as the legend says
 	entries []shownEntry   // newest first
 	state   []AgentState   // the agents' state shown
 	// selOnPath is whether the node picked was shown on the marked path.
@@ -48,7 +48,7 @@ type shownEntry struct {
 // reflogMarks returns the reflog's rows as they are to be shown: which
 // entries' states are HEAD's, and the newest of them, the move HEAD's state
 // came from, as the one row marked.
-func reflogMarks(l chat.Live, reflog []tree.RefEntry) []shownEntry {
+func reflogMarks(l feed.Live, reflog []tree.RefEntry) []shownEntry {
 	current := l.Index.CurrentEntries(l.Path, states(reflog))
 	shown := make([]shownEntry, len(reflog))
 	here := false
@@ -61,7 +61,7 @@ func reflogMarks(l chat.Live, reflog []tree.RefEntry) []shownEntry {
 
 // showEntries puts entries, marked as shown, into in: their marks and the
 // nodes they moved HEAD to.
-func showEntries(l chat.Live, in *Inspection, entries []tree.RefEntry, shown []shownEntry) {
+func showEntries(l feed.Live, in *Inspection, entries []tree.RefEntry, shown []shownEntry) {
 	if in.Current == nil {
 		in.Current = make(map[int64]bool, len(entries))
 	}
@@ -81,11 +81,11 @@ func showEntries(l chat.Live, in *Inspection, entries []tree.RefEntry, shown []s
 
 // newView returns a view of f's conversation that has shown nothing yet,
 // of what q asks.
-func newView(ctx context.Context, f *chat.Follower, q Query) (view, error) {
+func newView(ctx context.Context, f *feed.Follower, q Query) (view, error) {
 	v := view{f: f, node: q.Node}
 	if q.Node != 0 {
 		var ok bool
-		f.Look(func(l chat.Live) { _, ok = l.Index.Node(q.Node) })
+		f.Look(func(l feed.Live) { _, ok = l.Index.Node(q.Node) })
 		if !ok {
 			return view{}, noNode(q.Node)
 		}
@@ -110,7 +110,7 @@ func newView(ctx context.Context, f *chat.Follower, q Query) (view, error) {
 // came (none leaves without a resync), HEAD moved, or a turn started or
 // ended.
 func (v *view) moved() (moved bool) {
-	v.f.Look(func(l chat.Live) {
+	v.f.Look(func(l feed.Live) {
 		moved = l.Index.Len() != v.count || l.Conversation.Head != v.head || l.Turn != v.turn
 	})
 	return moved
@@ -125,7 +125,7 @@ func (v *view) moved() (moved bool) {
 // the watch is woken for it.
 func (v *view) all(ctx context.Context) (Inspection, error) {
 	var in Inspection
-	v.f.Look(func(l chat.Live) { in = v.snapshot(l) })
+	v.f.Look(func(l feed.Live) { in = v.snapshot(l) })
 	reflog, err := v.f.Reflog(ctx)
 	if err != nil {
 		return Inspection{}, err
@@ -136,7 +136,7 @@ func (v *view) all(ctx context.Context) (Inspection, error) {
 	if v.node != 0 && in.Selected.ID == 0 {
 		return Inspection{}, noNode(v.node)
 	}
-	v.f.Look(func(l chat.Live) {
+	v.f.Look(func(l feed.Live) {
 		in.Reflog = reflog
 		v.entries = reflogMarks(l, reflog)
 		showEntries(l, &in, reflog, v.entries)
@@ -145,15 +145,15 @@ func (v *view) all(ctx context.Context) (Inspection, error) {
 }
 
 // snapshot copies the whole tree and takes it as shown.
-func (v *view) snapshot(l chat.Live) Inspection {
+func (v *view) snapshot(l feed.Live) Inspection {
 	x := l.Index
 	in := Inspection{
 		Conversation: l.Conversation,
 		Nodes:        make(map[int64]tree.Node, x.Len()),
 		Children:     make(map[int64][]int64, x.Len()),
 		Count:        x.Len(),
-		Running:      l.Turn != chat.TurnIdle,
-		Waiting:      l.Turn == chat.TurnWaiting,
+		Running:      l.Turn != feed.TurnIdle,
+		Waiting:      l.Turn == feed.TurnWaiting,
 		Retention:    v.f.Retention(),
 		At:           v.at,
 		OnPath:       map[int64]bool{},
@@ -186,7 +186,7 @@ func (v *view) snapshot(l chat.Live) Inspection {
 		in.OnPath[n.ID] = true
 	}
 	v.showState(x, &in, in.Path, tree.Path(in.Path).Contains)
-	v.showEnds(&in, where{onPath: tree.Path(in.Path).Contains, onHead: l.Path.Contains, running: l.Turn != chat.TurnIdle})
+	v.showEnds(&in, where{onPath: tree.Path(in.Path).Contains, onHead: l.Path.Contains, running: l.Turn != feed.TurnIdle})
 	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
 	wholeSamples(x, &in)
 	return in
@@ -235,7 +235,7 @@ func (v *view) changes(ctx context.Context, resync bool) (TreeChange, error) {
 	}
 	var ch TreeChange
 	var grown, ok bool
-	v.f.Look(func(l chat.Live) { ch, grown, ok = v.grow(l, resync) })
+	v.f.Look(func(l feed.Live) { ch, grown, ok = v.grow(l, resync) })
 	if !ok {
 		return v.redraw(ctx)
 	}
@@ -246,7 +246,7 @@ func (v *view) changes(ctx context.Context, resync bool) (TreeChange, error) {
 	if err != nil {
 		return TreeChange{}, err
 	}
-	v.f.Look(func(l chat.Live) { ok = v.addReflog(l, &ch, reflog) })
+	v.f.Look(func(l feed.Live) { ok = v.addReflog(l, &ch, reflog) })
 	if !ok {
 		return v.redraw(ctx)
 	}
@@ -265,7 +265,7 @@ func (v *view) redraw(ctx context.Context) (TreeChange, error) {
 // shown. grown says whether nodes came or HEAD moved (and so the reflog may
 // have grown); ok is false when the change is not a patch: nodes went, or
 // the tree was empty.
-func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
+func (v *view) grow(l feed.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	x := l.Index
 	head, turn := l.Conversation.Head, l.Turn
 	if !resync && x.Len() == v.count && head == v.head && turn == v.turn {
@@ -287,7 +287,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	}
 	in := &ch.In
 	*in = Inspection{Conversation: l.Conversation, Nodes: map[int64]tree.Node{}, Children: map[int64][]int64{},
-		Count: x.Len(), Running: turn != chat.TurnIdle, Waiting: turn == chat.TurnWaiting, Retention: v.f.Retention(), At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
+		Count: x.Len(), Running: turn != feed.TurnIdle, Waiting: turn == feed.TurnWaiting, Retention: v.f.Retention(), At: v.at, OnPath: map[int64]bool{}, Current: map[int64]bool{}}
 	in.HeadNode, _ = x.Node(head)
 	onTip := l.Path.Contains
 	if v.at != nil {
@@ -307,7 +307,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 	}
 	// A Fork node drawn already whose block stands otherwise now: an end
 	// came, HEAD moved to or from one, or the turn trying it ended.
-	w := where{onPath: onTip, onHead: l.Path.Contains, running: turn != chat.TurnIdle}
+	w := where{onPath: onTip, onHead: l.Path.Contains, running: turn != feed.TurnIdle}
 	for _, f := range v.refated(w) {
 		if !p.drawn[f] {
 			marked = append(marked, f)
@@ -358,7 +358,7 @@ func (v *view) grow(l chat.Live, resync bool) (ch TreeChange, grown, ok bool) {
 // fresh returns the nodes newer than the newest shown, oldest first, or
 // false when nodes shown are gone. Unless scan is set it looks first at the
 // end of HEAD's path, where new nodes mostly are.
-func (v *view) fresh(l chat.Live, scan bool) ([]tree.Node, bool) {
+func (v *view) fresh(l feed.Live, scan bool) ([]tree.Node, bool) {
 	var fresh []tree.Node
 	if !scan {
 		for i := len(l.Path) - 1; i >= 0 && l.Path[i].ID > v.newest; i-- {
@@ -388,7 +388,7 @@ func (v *view) fresh(l chat.Live, scan bool) ([]tree.Node, bool) {
 // addReflog adds to ch the reflog entries that are new and those whose
 // current mark changed, and takes them as shown; it reports false when
 // entries shown are gone.
-func (v *view) addReflog(l chat.Live, ch *TreeChange, reflog []tree.RefEntry) bool {
+func (v *view) addReflog(l feed.Live, ch *TreeChange, reflog []tree.RefEntry) bool {
 	k := len(reflog) // reflog[:k] are new
 	if len(v.entries) > 0 {
 		if i := slices.IndexFunc(reflog, func(e tree.RefEntry) bool { return e.ID <= v.entries[0].id }); i >= 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -72,8 +73,8 @@ func keyOf(started eventstream.RunStarted) string {
 
 // message is the conversation's message of call c: the call typed, and
 // its tool's name for a person reading the conversation.
-func (c call) message(limit int64) chat.Message {
-	return chat.Message{Text: c.Tool, Limit: int(limit),
+func (c call) message(limit int64) inbound.Message {
+	return inbound.Message{Text: c.Tool, Limit: int(limit),
 		Call: &tree.Call{Tool: c.Tool, Arguments: c.Arguments, Stateless: c.Stateless}}
 }
 

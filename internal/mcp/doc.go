@@ -14,7 +14,7 @@
 // adds through an Extension, outside any conversation.
 //
 // Calling a tool runs it as a durable turn of a conversation in the same
-// store as the browser's: the call is sent typed (chat.Message.Call), the
+// store as the browser's: the call is sent typed (inbound.Message.Call), the
 // built-in assistant Assistant (named AssistantName) runs it by invoking
 // the tool with the arguments (agents.Agent.Invoke) and returns its
 // outcome typed (chat.ReturnCall), and the call follows its run on the

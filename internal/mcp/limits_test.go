@@ -13,6 +13,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -29,11 +30,11 @@ func limitedServer(t *testing.T, maxBody int64) *mcp.Server {
 
 // A tool's arguments are bounded by the request that carries them, not by
 // the chat composer's limit on a message a person types: a call whose
-// arguments are longer than chat.MaxMessageLen runs.
+// arguments are longer than inbound.MaxMessageLen runs.
 func TestAToolsArgumentsAreNotBoundByTheComposersLimit(t *testing.T) {
 	eachRevision(t, func(t *testing.T, rev string) {
 		cs := connectHTTPAt(t, rev, mcp.Handler(limitedServer(t, 1<<20), ""), nil, nil)
-		long := strings.Repeat("x", 3*chat.MaxMessageLen)
+		long := strings.Repeat("x", 3*inbound.MaxMessageLen)
 		res := callTool(t, cs, &sdk.CallToolParams{Name: "host.add", Arguments: map[string]any{"greeting": long}})
 		if got := text(res); res.IsError || got != `{"text":"added `+long+`"}` {
 			t.Errorf("a call with %d characters of arguments: %.200q (error %v); want it run", len(long), got, res.IsError)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 )
 
@@ -48,7 +48,7 @@ func TestACallRecordedAsTextStillRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer es.Close()
-	if _, err := f.svc.SendMessage(ctx, f.owner, c.ID, chat.Message{Text: `{"tool":"calc.add","arguments":{"a":2,"b":3}}`}); err != nil {
+	if _, err := f.svc.SendMessage(ctx, f.owner, c.ID, inbound.Message{Text: `{"tool":"calc.add","arguments":{"a":2,"b":3}}`}); err != nil {
 		t.Fatal(err)
 	}
 	for {

@@ -13,6 +13,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -22,8 +24,8 @@ type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
 	Conversations(ctx context.Context, session string) ([]tree.Conversation, error)
 	Rename(ctx context.Context, session, id, title string) error
-	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
-	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
+	SendMessage(ctx context.Context, session, id string, m inbound.Message) (inbound.Sent, error)
+	Follow(ctx context.Context, session, id string, w feed.Want) (*feed.Follower, error)
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Stop(ctx context.Context, session, id string) error
 }
@@ -206,7 +208,7 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 // it in memory while it lasts, as an open page does: its calls then find
 // it loaded, not read back from the store each time. s.mu is held.
 func (s *Server) hold(ctx context.Context, ss *sdk.ServerSession, cv *conv) error {
-	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, chat.Want{})
+	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, feed.Want{})
 	if err != nil {
 		return err
 	}

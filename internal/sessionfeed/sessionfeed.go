@@ -1,5 +1,5 @@
 // Package sessionfeed follows every conversation of a session at once. A
-// chat.Follower follows one conversation, held in memory while it is
+// feed.Follower follows one conversation, held in memory while it is
 // followed; a reader of the record (the calls page, package calls) follows
 // a whole session instead, and is only told which of its conversations
 // recorded a node: it reads what they recorded from the store, so a

@@ -7,6 +7,8 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -46,10 +48,10 @@ type Chat interface {
 	View(ctx context.Context, session, id string) (pageview.View, error)
 	// Subscribe follows the conversation for one open page, from the view
 	// it returns. Errors: NotFound.
-	Subscribe(ctx context.Context, session, id string) (*chat.Follower, pageview.View, error)
+	Subscribe(ctx context.Context, session, id string) (*feed.Follower, pageview.View, error)
 	// Follow follows the conversation for a reader that is not the page
 	// (the inspector, the event stream). Errors: NotFound.
-	Follow(ctx context.Context, session, id string, w chat.Want) (*chat.Follower, error)
+	Follow(ctx context.Context, session, id string, w feed.Want) (*feed.Follower, error)
 
 	// Send sends a user message: it starts a turn, or, while a turn works
 	// or a question waits, does what chat.Service.SendMessage says.
@@ -59,7 +61,7 @@ type Chat interface {
 	// again with its id does what it did, and is not recorded again.
 	// Errors: as Send's; Invalid for a malformed id; Conflict for an id
 	// sent before with other words.
-	SendMessage(ctx context.Context, session, id string, m chat.Message) (chat.Sent, error)
+	SendMessage(ctx context.Context, session, id string, m inbound.Message) (inbound.Sent, error)
 	AskAside(ctx context.Context, session, id string, node int64, text string) error
 	// ContinueHere makes side question q's thread the flow, withdrawing
 	// the question that waits. Errors: NotFound for a side question not
@@ -83,7 +85,7 @@ type Chat interface {
 	// Edit sends m in place of user message msgID, on a new branch, with
 	// exactly m's files. Errors: NotFound, also for an unknown message;
 	// Invalid for a message with neither words nor files, or overlong.
-	Edit(ctx context.Context, session, id string, msgID int64, m chat.Message) error
+	Edit(ctx context.Context, session, id string, msgID int64, m inbound.Message) error
 	// Retry sends the message that reply answers again, on a new branch.
 	// Errors: NotFound, also for an unknown reply.
 	Retry(ctx context.Context, session, id string, reply int64) error

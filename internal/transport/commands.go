@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -87,7 +88,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 // that clears the sender's composer, unless typed in since, and its id; the message itself reaches
 // every open page through the stream. Any other client, a script, gets a
 // plain answer: 204 when the message started a turn, else 200 with JSON
-// {"sent", "say"} saying what it did instead (chat.Sent and its Say).
+// {"sent", "say"} saying what it did instead (inbound.Sent and its Say).
 func (s *Server) sendMessage(c echo.Context) error {
 	var in struct {
 		Message     *string `json:"message"`
@@ -108,7 +109,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 	if err := s.attach(ctx, session, conv, atts); err != nil {
 		return err
 	}
-	sent, err := s.chat.SendMessage(ctx, session, conv, chat.Message{ID: in.ID, Text: *in.Message, Attachments: atts})
+	sent, err := s.chat.SendMessage(ctx, session, conv, inbound.Message{ID: in.ID, Text: *in.Message, Attachments: atts})
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func (s *Server) sendMessage(c echo.Context) error {
 }
 
 // sentAnswer is what sendMessage tells a script about a message that did
-// more than start a turn: what it did (chat.Sent) and the words a page shows.
+// more than start a turn: what it did (inbound.Sent) and the words a page shows.
 type sentAnswer struct {
 	Sent string `json:"sent"`
 	Say  string `json:"say"`
@@ -195,7 +196,7 @@ func (s *Server) editMessage(c echo.Context) error {
 	if err := s.attach(ctx, session, conv, atts); err != nil {
 		return err
 	}
-	if err := s.chat.Edit(ctx, session, conv, node, chat.Message{Text: text, Attachments: atts}); err != nil {
+	if err := s.chat.Edit(ctx, session, conv, node, inbound.Message{Text: text, Attachments: atts}); err != nil {
 		return err
 	}
 	return newSSE(c).MarshalAndPatchSignals(map[string]any{"_editing": 0})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
@@ -85,7 +85,7 @@ func (s *Server) createConversation(c echo.Context) error {
 	_, hasMessage := form["message"]
 	atts, err := s.attachments(ctx, sessionOf(c), form.Get("attachments"))
 	if err == nil && hasMessage {
-		err = chat.Message{Text: n.Text, Attachments: atts}.Check()
+		_, err = inbound.Message{Text: n.Text, Attachments: atts}.Checked()
 	}
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.Internal {
@@ -105,7 +105,7 @@ func (s *Server) createConversation(c echo.Context) error {
 	if hasMessage {
 		err = s.attach(ctx, session, conv.ID, atts)
 		if err == nil {
-			_, err = s.chat.SendMessage(ctx, session, conv.ID, chat.Message{Text: n.Text, Attachments: atts})
+			_, err = s.chat.SendMessage(ctx, session, conv.ID, inbound.Message{Text: n.Text, Attachments: atts})
 		}
 		if err != nil {
 			if derr := s.chat.Delete(context.WithoutCancel(ctx), session, conv.ID); derr != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 )
 
 // TestSendMessageAnswers checks how POST /c/:id/messages answers: a page's
@@ -60,7 +60,7 @@ func TestSendMessageAnswers(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &got); err != nil {
 			t.Fatalf("got %q: %v", body, err)
 		}
-		if want := map[string]string{"sent": string(chat.SentSide), "say": chat.SentSide.Say()}; !maps.Equal(got, want) {
+		if want := map[string]string{"sent": string(inbound.SentSide), "say": inbound.SentSide.Say()}; !maps.Equal(got, want) {
 			t.Errorf("got %v, want %v", got, want)
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/lineend"
 	"github.com/sweatpants-go/sweatpants/internal/markdown"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
@@ -38,7 +38,7 @@ func (s *Server) stream(c echo.Context) error {
 type pageSource struct {
 	s     *Server
 	conv  string
-	sub   *chat.Follower
+	sub   *feed.Follower
 	first *pageview.View // drawn whole by the first Next
 }
 
@@ -80,7 +80,7 @@ func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v pageview.Vi
 	return patch(sse, templates.Title(v.Conversation))
 }
 
-func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string, ch chat.Change) error {
+func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string, ch feed.Change) error {
 	switch {
 	case ch.Item != nil && ch.New:
 		return patch(sse, templates.Item(conv, ch.Item), datastar.WithSelectorID("messages"), datastar.WithModeAppend())

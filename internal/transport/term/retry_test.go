@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -52,7 +53,7 @@ func TestADivergedTurnIsToldAndRetriedAtTheTerminal(t *testing.T) {
 	db.Close()
 
 	c := startConsoleOn(t, storetest.OpenAt(t, path), chat.Config{Assistants: registry.New(checkIn(2)), Model: offline.New()}, Config{Conversation: conv.ID})
-	c.expect("! " + chat.DivergedText)
+	c.expect("! " + words.DivergedText)
 	c.expect("/retry")
 	c.expect("you> ")
 	c.send("/retry")

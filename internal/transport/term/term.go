@@ -32,6 +32,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -40,7 +41,7 @@ import (
 // errors as the service documents them.
 type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
-	Subscribe(ctx context.Context, session, id string) (*chat.Follower, pageview.View, error)
+	Subscribe(ctx context.Context, session, id string) (*feed.Follower, pageview.View, error)
 	Send(ctx context.Context, session, id, text string) error
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
@@ -132,7 +133,7 @@ type tty struct {
 
 // update is one batch of changes, or the whole view after falling behind.
 type update struct {
-	changes []chat.Change
+	changes []feed.Change
 	resync  *pageview.View
 }
 
@@ -156,7 +157,7 @@ func readLines(ctx context.Context, in io.Reader) <-chan string {
 }
 
 // follow delivers the follower's changes until ctx ends.
-func follow(ctx context.Context, sub *chat.Follower) <-chan update {
+func follow(ctx context.Context, sub *feed.Follower) <-chan update {
 	out := make(chan update)
 	go func() {
 		for {

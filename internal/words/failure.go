@@ -1,4 +1,4 @@
-package chat
+package words
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 )
 
 // How a turn's failure reads. A turn that fails is recorded as a TurnError
-// (endOf); what the chat shows of it is worded here, one sentence
+// (package chat); what the chat shows of it is worded here, one sentence
 // per kind of failure a user can tell apart and act on.
 
 // The HTTP statuses of a provider's failure (llm.Error.Status) that read
 // apart. They are spelled here, not taken from net/http, so that the live
-// conversation links no HTTP.
+// conversation, which words this, links no HTTP.
 const (
 	statusUnauthorized    = 401
 	statusForbidden       = 403
@@ -32,10 +32,10 @@ const (
 // turn again from the user's message, which Retry does.
 const DivergedText = "The assistant has been updated since this turn began, so it cannot continue where it left off. Start again from your message to go on."
 
-// failureMessage words a turn's failure for the chat: a short sentence for
+// Failure words a turn's failure for the chat: a short sentence for
 // everyone, and the details behind it (the provider's own words, say) for
 // whoever opens them. A cancellation reads as a stop.
-func failureMessage(err error) tree.Message {
+func Failure(err error) tree.Message {
 	if errors.Is(err, context.Canceled) {
 		return tree.Message{Text: "Stopped."}
 	}

@@ -1,4 +1,4 @@
-package chat
+package words
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestFailureWording(t *testing.T) {
 		{"internal", "Something went wrong on our side. Please try again.", "", errors.New("disk on fire")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := failureMessage(tc.err)
+			got := Failure(tc.err)
 			if got.Text != tc.wantText {
 				t.Errorf("text = %q, want %q", got.Text, tc.wantText)
 			}
