@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"flag"
+	"io/fs"
 	"log/slog"
 
 	"github.com/sweatpants-go/sweatpants/agents"
@@ -56,6 +57,18 @@ type Config struct {
 	// a kind without one is shown as a form of its output schema. Each
 	// draws from the public view of its question (package component).
 	Components component.Set
+	// Modules are the application's browser code: JavaScript modules, each
+	// *.js file at the root of the file system served at /app/<name> and
+	// loaded by every conversation page under the page's content security
+	// policy (no inline script, no eval). A module implements methods
+	// (package protocol) by importing implement from /static/protocol.js:
+	//
+	//	import { implement } from '/static/protocol.js'
+	//	implement('take-photo', async (args, send) => { send({stage: 'capturing'}); return {...} })
+	//
+	// A method no module implements, and no component shows, is answered
+	// "unsupported" by the page at once.
+	Modules fs.FS
 	// Prompters ask those kinds at the terminal (the chat command), by
 	// kind name; a kind without one is asked as a form when its schema is
 	// a flat object, else as JSON.

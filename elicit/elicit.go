@@ -112,11 +112,10 @@ type Progress struct {
 // CheckProgress reports why p cannot be progress on r, if it cannot: a
 // report says something (a stage, or data), and data follows the
 // request's progress schema; a request that declares none takes stages
-// alone.
+// alone. A method's typed listener (protocol.Invoke) hears the reports
+// that carry data.
 func (r Request) CheckProgress(p Progress) error {
 	switch {
-	case len(p.Data) == 0 && r.Progress != nil:
-		return fmt.Errorf("this request's progress is data of its own schema, and the report has none")
 	case len(p.Data) > 0 && r.Progress == nil:
 		return fmt.Errorf("this request takes progress as stages, not data")
 	case len(p.Data) == 0 && p.Stage == "":

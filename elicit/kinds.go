@@ -91,9 +91,23 @@ const (
 	StageAcquiring            = "acquiring"
 )
 
-// LocateDevice asks for the device's location. A refused permission is
-// Denied: the user's choice, not an error.
-var LocateDevice = NewKind[LocationInput, Location]("location", "Share this device's location", Accept, Denied, Decline, Cancel)
+// LocationProgress is what a location request reports while it works: the
+// stage it is at (StageRequestingPermission, then StageAcquiring).
+type LocationProgress struct {
+	Status string `json:"status" enum:"requesting-permission,acquiring" desc:"What the device is doing"`
+}
+
+// LocateDevice asks for the device's location: the seed's getLocation, a
+// method (package protocol) whose progress is LocationProgress. A refused
+// permission is Denied: the user's choice, not an error; a frontend that
+// cannot locate (a terminal without a position) answers Unsupported.
+var LocateDevice = withProgress[LocationProgress](NewKind[LocationInput, Location]("location", "Share this device's location", Accept, Denied, Decline, Cancel, Unsupported))
+
+// withProgress gives k the progress schema of P.
+func withProgress[P, In, Out any](k *Kind[In, Out]) *Kind[In, Out] {
+	k.ProgressSchema = MustSchemaFor[P]()
+	return k
+}
 
 // ClipboardReadInput says why the agent wants the clipboard.
 type ClipboardReadInput struct {
@@ -108,7 +122,7 @@ type ClipboardText struct {
 // ReadClipboard asks for the text on the user's clipboard. Browsers read it
 // only after a click, so the user hands it over by pressing a button; a
 // refused permission is Denied.
-var ReadClipboard = NewKind[ClipboardReadInput, ClipboardText]("clipboard-read", "Paste from the clipboard", Accept, Denied, Decline, Cancel)
+var ReadClipboard = NewKind[ClipboardReadInput, ClipboardText]("clipboard-read", "Paste from the clipboard", Accept, Denied, Decline, Cancel, Unsupported)
 
 // ClipboardWriteInput is the text to put on the clipboard.
 type ClipboardWriteInput struct {
@@ -122,7 +136,7 @@ type ClipboardWritten struct {
 
 // WriteClipboard asks to put text on the user's clipboard. A refused
 // permission is Denied.
-var WriteClipboard = NewKind[ClipboardWriteInput, ClipboardWritten]("clipboard-write", "Copy to the clipboard", Accept, Denied, Decline, Cancel).
+var WriteClipboard = NewKind[ClipboardWriteInput, ClipboardWritten]("clipboard-write", "Copy to the clipboard", Accept, Denied, Decline, Cancel, Unsupported).
 	Check(func(_ ClipboardWriteInput, w ClipboardWritten) FieldErrors {
 		if !w.Copied {
 			return FieldErrors{{Field: "copied", Message: "must be true: a copy that did not happen is denied, not accepted"}}
