@@ -28,6 +28,7 @@ import (
 	"fmt"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -125,4 +126,15 @@ func Invoke[A, P, R any](ctx context.Context, m *Method[A, P, R], message string
 		return Outcome[R]{Status: Unsupported}, nil
 	}
 	return Outcome[R]{}, fmt.Errorf("protocol: %s ended with %q, which a method does not allow", m.Name, res.Action)
+}
+
+// Supported reports whether the frontend where the user is implements m,
+// for an agent that would rather ask before it calls: false only when a
+// frontend said which methods it implements and m is not one of them (a
+// call of m would then end Unsupported at once). The answer is recorded,
+// so a replayed turn takes the path the live one took. Outside a turn, or
+// where nothing keeps track, it is true.
+func Supported[A, P, R any](ctx context.Context, m *Method[A, P, R]) bool {
+	ok, err := primitive.ImplementedAPI.Call(ctx, m.Name)
+	return err != nil || ok
 }

@@ -36,6 +36,9 @@ type conversation struct {
 	sides   map[int64]*turn
 	active  time.Time       // when the last node was recorded
 	choices consent.Choices // the user's choices for the conversation on HEAD's branch, as read (package consent)
+	// implements are the methods its frontends said they implement, nil
+	// while none said (methods.go).
+	implements map[string]bool
 	// suspendTimer suspends the turn once nobody watched it for a while
 	// (suspend.go).
 	suspendTimer *time.Timer

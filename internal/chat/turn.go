@@ -201,7 +201,7 @@ func (c *conversation) turnContext(ctx context.Context, t *turn, a agents.Assist
 	ctx = primitive.Cores{
 		Elicit: t.elicit, Notify: t.notify, Show: t.show, Sample: t.sample, SampleRetry: t.sampleRetry,
 		Log: t.logLine, History: t.history, Now: t.now, Random: t.random, Version: t.version,
-		StateGet: t.stateGet, StateSet: t.stateSet, Fork: t.fork, ForkEnd: t.forkEnd,
+		StateGet: t.stateGet, StateSet: t.stateSet, Fork: t.fork, ForkEnd: t.forkEnd, Implemented: t.implemented,
 	}.Provide(ctx, a.Name)
 	ctx = agents.ToolAPI.Around(ctx, t.tool, middleware.Max)
 	ctx = middleware.History.Around(ctx, t.compact, middleware.Min)

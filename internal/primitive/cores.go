@@ -28,6 +28,7 @@ type Cores struct {
 	Now         middleware.Handler[struct{}, time.Time]
 	Random      middleware.Handler[struct{}, uint64]
 	Version     middleware.Handler[VersionRequest, int]
+	Implemented middleware.Handler[string, bool]
 	StateGet    middleware.Handler[StateKey, json.RawMessage]
 	StateSet    middleware.Handler[StateChange, struct{}]
 	Fork        middleware.Handler[ForkBlock, string]
@@ -51,6 +52,7 @@ func (c Cores) Provide(ctx context.Context, agent string) context.Context {
 	ctx = provide(ctx, StateSetAPI, c.StateSet)
 	ctx = provide(ctx, ForkAPI, c.Fork)
 	ctx = provide(ctx, ForkEndAPI, c.ForkEnd)
+	ctx = provide(ctx, ImplementedAPI, c.Implemented)
 	return provide(ctx, VersionAPI, c.Version)
 }
 

@@ -24,6 +24,12 @@ type VersionRequest struct {
 	Latest int
 }
 
+// ImplementedAPI says whether the frontend where the user is implements a
+// method, by its kind's name (protocol.Supported): true unless a frontend
+// said which methods it implements and this is not one of them. Its core
+// records the answer, so a replayed turn takes the same path.
+var ImplementedAPI = middleware.NewAPI[string, bool]("implemented")
+
 // VersionAPI makes a change of a turn's code replayable (turn.Version): its
 // core records which version of the change a live turn took, and answers
 // a replayed turn from its record.

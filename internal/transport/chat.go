@@ -79,6 +79,7 @@ type Chat interface {
 	// without a stage; NotFound; Conflict when eid is not pending; TooMany
 	// for a report past the rate a question takes.
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
+	Implements(ctx context.Context, session, id string, methods []string) error
 	// Stop halts the running turn. Errors: NotFound; Conflict when nothing
 	// runs.
 	Stop(ctx context.Context, session, id string) error

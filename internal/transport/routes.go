@@ -33,6 +33,7 @@ func (s *Server) routes(datastar []byte) {
 	e.POST("/c/:id/messages", s.sendMessage, cmd...)
 	e.POST("/c/:id/elicits/:eid", s.answerElicit, cmd...)
 	e.POST("/c/:id/elicits/:eid/progress", s.elicitProgress, cmd...)
+	e.POST("/c/:id/methods", s.implementsMethods, cmd...)
 	e.POST("/c/:id/stop", s.stopTurn, cmd...)
 	e.POST("/c/:id/messages/:node/edit", s.editMessage, cmd...)
 	e.POST("/c/:id/replies/:node/retry", s.retryReply, cmd...)

@@ -1,0 +1,70 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
+)
+
+// The methods a frontend implements (package protocol). A page says, as it
+// loads, which methods its modules implement; an agent may ask before it
+// calls one (protocol.Supported), and the answer is recorded, so that a
+// replayed turn takes the path the live one took. A method the page does
+// not implement is answered unsupported by the page itself, at once.
+
+// MaxMethods is how many method names a frontend may say it implements.
+const MaxMethods = 256
+
+// Implements records that a frontend of the conversation implements the
+// methods named, beside those its other pages said. Errors: Invalid for
+// more than MaxMethods names or a name no kind could have; NotFound.
+func (s *Service) Implements(ctx context.Context, session, id string, methods []string) error {
+	if len(methods) > MaxMethods {
+		return apperr.Errorf(apperr.Invalid, "A page implements at most %d methods; this one names %d.", MaxMethods, len(methods))
+	}
+	for _, m := range methods {
+		if !validMethodName(m) {
+			return apperr.Errorf(apperr.Invalid, "%q is not a method's name: 1 to 64 letters, digits, '-', '_' or '.'.", m)
+		}
+	}
+	return s.holding(ctx, session, id, func(c *conversation) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.implements == nil {
+			c.implements = map[string]bool{}
+		}
+		for _, m := range methods {
+			c.implements[m] = true
+		}
+		return nil
+	})
+}
+
+// validMethodName reports whether name could be a kind's name.
+func validMethodName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// A conversation forgets what its frontends implement when it leaves
+// memory; a page that opens it again says so again.
+
+// implemented is the core of protocol.Supported: whether the conversation's
+// frontends implement method, true when none said what they implement.
+func (t *turn) implemented(ctx context.Context, method string) (bool, error) {
+	return recordValue(t, ctx, "implemented "+method, func() bool {
+		c := t.conv
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.implements == nil || c.implements[method]
+	})
+}
