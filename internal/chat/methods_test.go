@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
@@ -71,6 +72,10 @@ func TestAMethodsProgressAndResultAreChecked(t *testing.T) {
 	err := svc.Progress(t.Context(), "me", conv.ID, req.ID, elicit.Progress{Data: json.RawMessage(`{"status":"dancing"}`)})
 	if apperr.CodeOf(err) != apperr.Invalid {
 		t.Fatalf("progress off its schema: %v, want Invalid", err)
+	}
+	big := elicit.Progress{Stage: "opening", Message: strings.Repeat("x", chat.MaxProgressBytes)}
+	if err := svc.Progress(t.Context(), "me", conv.ID, req.ID, big); apperr.CodeOf(err) != apperr.Invalid {
+		t.Fatalf("a report of %d bytes: %v, want Invalid", chat.MaxProgressBytes+7, err)
 	}
 	for _, s := range []string{"opening", "signing"} {
 		if err := svc.Progress(t.Context(), "me", conv.ID, req.ID, elicit.Progress{Stage: s, Data: json.RawMessage(`{"status":"` + s + `"}`)}); err != nil {

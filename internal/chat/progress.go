@@ -29,6 +29,9 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 		if w == nil {
 			return c.questions.notPendingLocked(eid)
 		}
+		if n := len(p.Stage) + len(p.Message) + len(p.Data); n > MaxProgressBytes {
+			return apperr.Errorf(apperr.Invalid, "That progress report is %d bytes; a report is at most %d.", n, MaxProgressBytes)
+		}
 		if err := w.req.CheckProgress(p); err != nil {
 			return apperr.Errorf(apperr.Invalid, "That progress report can't be taken: %s.", err)
 		}
@@ -47,6 +50,11 @@ func (s *Service) Progress(ctx context.Context, session, id, eid string, p elici
 	}
 	return err
 }
+
+// MaxProgressBytes bounds one progress report (its stage, message and
+// data together): progress says how the work goes, the result carries
+// what it made.
+const MaxProgressBytes = 4096
 
 // MaxRecordedProgress is how many progress reports an answer records: past
 // it, each report takes the place of the last one kept, so the record
