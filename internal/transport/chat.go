@@ -79,6 +79,9 @@ type Chat interface {
 	// without a stage; NotFound; Conflict when eid is not pending; TooMany
 	// for a report past the rate a question takes.
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
+	// Implements records the methods a page's modules implement (package
+	// protocol). Errors: NotFound; Invalid for a name no method has, or
+	// too many names.
 	Implements(ctx context.Context, session, id string, methods []string) error
 	// Stop halts the running turn. Errors: NotFound; Conflict when nothing
 	// runs.
