@@ -5,6 +5,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/internal/words"
 )
 
 // Method calls. A method a frontend implements (package protocol: the
@@ -60,23 +61,6 @@ type ProtocolResult struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
-// statusOf is the call's status an answer's action gives, in the words of
-// package protocol (which this package does not import: it is the
-// author's, and an author's calls are made from a turn).
-func statusOf(a elicit.Action) string {
-	switch a {
-	case elicit.Accept:
-		return "done"
-	case elicit.Decline:
-		return "declined"
-	case elicit.Denied:
-		return "denied"
-	case elicit.Unsupported:
-		return "unsupported"
-	}
-	return "cancelled" // cancel, and an answer a method does not take
-}
-
 // invoked returns the protocol.invoked of question r, recorded as rec,
 // when r calls a method.
 func invoked(rec Recorded, r elicit.Request) (ProtocolInvoked, bool) {
@@ -94,7 +78,7 @@ func callEnded(rec Recorded, eid string, r elicit.Response) []Event {
 	for _, p := range r.Progress {
 		evs = append(evs, Event{Type: EventProtocolProgress, Data: ProtocolProgress{Recorded: rec, Call: eid, Stage: p.Stage, Message: p.Message, Data: p.Data}})
 	}
-	res := ProtocolResult{Recorded: rec, Call: eid, Status: statusOf(r.Action)}
+	res := ProtocolResult{Recorded: rec, Call: eid, Status: words.Status(r.Action)}
 	if r.Action == elicit.Accept {
 		res.Result = r.Content
 	}
