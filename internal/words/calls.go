@@ -1,6 +1,7 @@
 package words
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
@@ -71,11 +72,23 @@ func ProgressOf(ps []elicit.Progress) []string {
 	return out
 }
 
-// after says the progress recorded with an answer, after it: " after
-// requesting-permission, acquiring"; "" for none.
+// after says the stages of the progress recorded with an answer, after
+// it, each once in the order first reported: " after
+// requesting-permission, acquiring" (a file's many "uploading" reports
+// are one); "" for none.
 func after(ps []elicit.Progress) string {
-	if len(ps) == 0 {
+	var stages []string
+	for i, p := range ps {
+		stage := p.Stage
+		if stage == "" {
+			stage = ProgressOf(ps[i : i+1])[0]
+		}
+		if !slices.Contains(stages, stage) {
+			stages = append(stages, stage)
+		}
+	}
+	if len(stages) == 0 {
 		return ""
 	}
-	return " after " + strings.Join(ProgressOf(ps), ", ")
+	return " after " + strings.Join(stages, ", ")
 }

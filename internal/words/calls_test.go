@@ -31,8 +31,12 @@ func TestCallWords(t *testing.T) {
 	if got, want := words.ProgressOf(progress), []string{"requesting-permission", "acquiring: Finding you", "status acquiring"}; !slices.Equal(got, want) {
 		t.Errorf("ProgressOf = %q, want %q", got, want)
 	}
-	if got, want := words.Answer(done), "accept: lat 38.72, lng -9.14 after requesting-permission, acquiring: Finding you, status acquiring"; got != want {
+	if got, want := words.Answer(done), "accept: lat 38.72, lng -9.14 after requesting-permission, acquiring, status acquiring"; got != want {
 		t.Errorf("Answer(done) = %q, want %q", got, want)
+	}
+	upload := elicit.Response{Action: elicit.Cancel, Progress: []elicit.Progress{{Stage: "uploading", Message: "10%"}, {Stage: "uploading", Message: "60%"}, {Stage: "stored"}}}
+	if got, want := words.Answer(upload), "cancel after uploading, stored"; got != want {
+		t.Errorf("Answer(a file's) = %q, want %q: each stage once", got, want)
 	}
 	for _, c := range []struct {
 		a    elicit.Action
