@@ -19,12 +19,12 @@
 // events were, for a node that gives more than one: a tool call, an
 // approval's question or answer, a method's call or its answer), and how
 // much of the streaming reply the client holds, with a hash of those bytes
-// (held.go). Resuming from an id
-// therefore needs nothing remembered on the server, skips nothing and
-// repeats nothing: the nodes after it are read from the record and the
-// reply's text goes on from the bytes the client holds, once the hash
-// shows they are the bytes the server has (after a restart the reply may
-// have been asked of the model again, and come out differently).
+// (held.go). Resuming from an id therefore needs nothing remembered on the
+// server, skips nothing and repeats nothing: the nodes after it are read
+// from the record and the reply's text goes on from the bytes the client
+// holds, once the hash shows they are the bytes the server has (after a
+// restart the reply may have been asked of the model again, and come out
+// differently).
 package eventstream
 
 import (
