@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/sweatpants-go/sweatpants/agents"
@@ -62,7 +63,7 @@ func callProgress(t *testing.T, svc *chat.Service, conv, eid, status string) {
 // the question's elicit); its answer as elicit.answered, then one
 // protocol.progress for each report the implementation made, recorded
 // with the answer, then protocol.result (done with the result, or denied,
-// unsupported). Read from the record it is the same stream, and a client
+// unsupported); stopped while it waits, the run's end closes it. Read from the record it is the same stream, and a client
 // that left between a node's events comes back to the next one.
 // testdata/protocol.golden holds the stream; -update rewrites it.
 func TestTheEventStreamAnnouncesMethodCalls(t *testing.T) {
@@ -123,10 +124,20 @@ func TestTheEventStreamAnnouncesMethodCalls(t *testing.T) {
 		t.Errorf("protocol.result = %+v, want unsupported", r)
 	}
 
+	// Stopped while it waits: the run's end closes it.
+	send(t, svc, "me", conv, "and there?")
+	f.until("the call", is(eventstream.EventProtocolInvoked))
+	if err := svc.Stop(t.Context(), "me", conv); err != nil {
+		t.Fatal(err)
+	}
+	if got := types(f.until("the stopped run's end", is(eventstream.EventRunCompleted))); slices.Contains(got, eventstream.EventProtocolResult) {
+		t.Fatalf("after Stop: %v, want no protocol.result", got)
+	}
+
 	// Read from the record, the stream is the one the client got.
 	whole := follow(t, svc, "me", conv, "")
 	var record []eventstream.Event
-	for range 3 {
+	for range 4 {
 		record = append(record, whole.until("a run's end", is(eventstream.EventRunCompleted))...)
 	}
 	if got, want := wire(t, record), wire(t, f.seen); got != want {
