@@ -40,6 +40,8 @@ type server struct {
 	db   *store.DB
 	// scope is the program's root scope for every turn (Config.Scope).
 	scope func(context.Context) context.Context
+	// kinds are the program's kinds besides the demo's (Config.Kinds).
+	kinds []elicit.Registered
 }
 
 func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *server {
@@ -52,7 +54,7 @@ func startServer(t *testing.T, reg *registry.Assistants, model llm.Provider) *se
 func (s *server) start() {
 	db := storetest.OpenAt(s.t, s.path)
 	_, isOffline := s.llm.(*offline.Provider)
-	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: kindset.New(demo.Kinds()...), DecideByRule: isOffline, Scope: s.scope})
+	s.db, s.svc = db, chat.New(chat.Config{Store: db, Assistants: s.reg, Model: s.llm, Kinds: kindset.New(append(demo.Kinds(), s.kinds...)...), DecideByRule: isOffline, Scope: s.scope})
 }
 
 func (s *server) stop() {

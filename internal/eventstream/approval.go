@@ -127,12 +127,15 @@ func asksApproval(n tree.Node) bool {
 	return n.Kind == tree.ElicitRequest && json.Unmarshal(n.Payload, &r) == nil && r.Kind == elicit.Approve.Name
 }
 
-// eventCount is how many events node n gives: two for a tool call and for
-// an approval's question and answer, one for every other node that gives
-// any.
+// eventCount is how many events node n gives: two for a tool call, for
+// an approval's question and answer and for a method's call; for a
+// method's answer, one for each progress report it recorded and two more;
+// one for every other node that gives any.
 func eventCount(x *tree.Index, n tree.Node) int {
 	switch {
-	case n.Kind == tree.ToolCall, asksApproval(n), n.Kind == tree.ElicitResponse && answersApproval(x, n):
+	case n.Kind == tree.ElicitResponse && answersMethod(x, n):
+		return 2 + progressCount(n)
+	case n.Kind == tree.ToolCall, asksApproval(n), callsMethod(n), n.Kind == tree.ElicitResponse && answersApproval(x, n):
 		return 2
 	}
 	return 1

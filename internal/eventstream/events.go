@@ -2,9 +2,10 @@
 // that is not the page (a script, another service, a terminal): a run
 // started, the reply's text as it streams, a tool called and what it
 // returned, a question asked and answered (a tool call's approval also as
-// an approval), a block of the agent's code tried and then kept or gone
-// back from (fork.go), the run completed. It follows the conversation through the
-// chat service's feed (feed.Follower) and reads nothing else of it.
+// an approval, a method's call also as a call: protocol.go), a block of
+// the agent's code tried and then kept or gone back from (fork.go), the
+// run completed. It follows the conversation through the chat service's
+// feed (feed.Follower) and reads nothing else of it.
 //
 // Every event but the reply's text derives from a node of the record, so
 // the stream is the record read in id order, and a client that reconnects
@@ -15,14 +16,15 @@
 //
 // An event's id is the stream's position after it, in full (position.go):
 // the newest node whose events were all sent (or how many of that node's
-// events were, for a node that gives two: a tool call, an approval's
-// question or answer), and how much of the streaming reply the client
-// holds, with a hash of those bytes (held.go). Resuming from an id
-// therefore needs nothing remembered on the server, skips nothing and
-// repeats nothing: the nodes after it are read from the record and the
-// reply's text goes on from the bytes the client holds, once the hash
-// shows they are the bytes the server has (after a restart the reply may
-// have been asked of the model again, and come out differently).
+// events were, for a node that gives more than one: a tool call, an
+// approval's question or answer, a method's call or its answer), and how
+// much of the streaming reply the client holds, with a hash of those bytes
+// (held.go). Resuming from an id therefore needs nothing remembered on the
+// server, skips nothing and repeats nothing: the nodes after it are read
+// from the record and the reply's text goes on from the bytes the client
+// holds, once the hash shows they are the bytes the server has (after a
+// restart the reply may have been asked of the model again, and come out
+// differently).
 package eventstream
 
 import (

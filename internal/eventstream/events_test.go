@@ -115,7 +115,8 @@ var (
 // eventsAssistants are the assistants of these tests: forecaster asks for
 // a city, reports progress, calls a tool and has the model reply; echo has
 // the model reply; rewriter streams a model call, then replies in words of
-// its own.
+// its own; booker's tool call asks for approval; locator calls a method
+// (protocol_test.go).
 func eventsAssistants() *registry.Assistants {
 	forecaster := agents.Assistant{Name: "forecaster", Turn: func(ctx context.Context, msg string) (string, error) {
 		res, err := turn.Ask(ctx, cityForm, "Which city?", struct{}{})
@@ -147,13 +148,13 @@ func eventsAssistants() *registry.Assistants {
 		}
 		return "In short: " + second.Content, nil
 	}}
-	return registry.New(echo, forecaster, rewriter, booker())
+	return registry.New(echo, forecaster, rewriter, booker(), locator())
 }
 
 func newEventsService(t *testing.T) (*chat.Service, *paced) {
 	t.Helper()
 	m := newPaced()
-	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true, Kinds: kindset.New(elicit.BuiltinKinds()...)})
+	svc := newServiceWith(t, chat.Config{Assistants: eventsAssistants(), Model: m, DecideByRule: true, Kinds: kindset.New(append(elicit.BuiltinKinds(), getSpot)...)})
 	return svc, m
 }
 

@@ -99,6 +99,9 @@ func (f *runs) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		if a, ok := approvalRequired(rec, r); ok {
 			data = append(data, Event{Type: EventApprovalRequired, Data: a})
 		}
+		if c, ok := invoked(rec, r); ok {
+			data = append(data, Event{Type: EventProtocolInvoked, Data: c})
+		}
 	case tree.ElicitResponse:
 		if ri.aside {
 			// A side turn's reply goes on afresh after an answer, the answer
@@ -114,6 +117,9 @@ func (f *runs) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		data = append(data, Event{Type: EventElicitAnswered, Data: answered})
 		if answersApproval(x, n) {
 			data = append(data, Event{Type: EventApprovalResolved, Data: approvalResolved(rec, n.Ref, r)})
+		}
+		if answersMethod(x, n) {
+			data = append(data, callEnded(rec, n.Ref, r)...)
 		}
 	case tree.Notify:
 		p, _ := tree.Decode[middleware.Progress](n)

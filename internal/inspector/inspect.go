@@ -71,6 +71,10 @@ type Inspection struct {
 	// a block HEAD's turn is trying.
 	Ends      map[int64]tree.Node
 	Undecided map[int64]bool
+	// Calls are the method calls among Nodes and their answers, each in
+	// words, by node (calls.go): a method's question and answer read as
+	// the call they are, with the progress recorded with the answer.
+	Calls map[int64]MethodCall
 }
 
 // AgentState is one agent's state as the inspector shows it: its value,

@@ -189,6 +189,7 @@ func (v *view) snapshot(l feed.Live) Inspection {
 	v.showEnds(&in, where{onPath: tree.Path(in.Path).Contains, onHead: l.Path.Contains, running: l.Turn != feed.TurnIdle})
 	v.drawn, v.newest, v.count, v.head, v.tip, v.turn = true, newest, x.Len(), head, tip, l.Turn
 	wholeSamples(x, &in)
+	methodCalls(x, &in)
 	return in
 }
 
@@ -340,6 +341,7 @@ func (v *view) grow(l feed.Live, resync bool) (ch TreeChange, grown, ok bool) {
 		}
 	}
 	wholeSamples(x, in)
+	methodCalls(x, in)
 	tipPath := l.Path
 	if v.at != nil {
 		tipPath = in.Path

@@ -63,10 +63,22 @@ const askTries = 3
 // capability; else answered here, with the answer returned: the kind's
 // automatic answer for a client that cannot be asked, a refusal (said to
 // the client in a log message) for a question no flat form can hold.
+//
+// A method's call (a question whose request declares a progress schema,
+// package protocol) is asked as a form in the same way, the client
+// answering for the device; with no form to ask, it is answered
+// unsupported at once: no implementation of it is where this client is,
+// and nothing made up stands for a device's result.
 func (w *watch) route(ctx context.Context, req elicit.Request) (map[string]any, chat.Answer) {
 	caps := w.req.ClientCapabilities()
 	form, why := flatForm(req.Schema)
+	method := req.Progress != nil && req.Allows(elicit.Unsupported)
 	switch {
+	case method && (caps == nil || caps.Elicitation == nil):
+		return nil, chat.Answer{Action: elicit.Unsupported}
+	case method && why != "":
+		w.log(ctx, fmt.Sprintf("The method %q (%s) cannot be called over MCP: %s. It was answered unsupported.", req.Message, req.Kind, why))
+		return nil, chat.Answer{Action: elicit.Unsupported}
 	case caps == nil || caps.Elicitation == nil:
 		auto := w.s.cfg.Kinds.Automatic(req)
 		return nil, chat.Answer{Action: auto.Action, Content: auto.Content, Text: auto.Text}

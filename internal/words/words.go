@@ -18,17 +18,27 @@ import (
 
 // Answer says how a question was answered, with the values: two
 // branches' answers differ at a glance ("accept: destination Oslo,
-// travellers 2", "in words: “make it 3”", "decline").
+// travellers 2", "in words: “make it 3”", "decline"), and the progress
+// recorded with it, a method's ("denied after requesting-permission").
 func Answer(r elicit.Response) string {
+	var said string
 	switch {
 	case r.Action == elicit.Other:
-		return "in words: “" + Title(r.Text) + "”"
+		said = "in words: “" + Title(r.Text) + "”"
 	case r.Action != elicit.Accept || len(r.Content) == 0:
-		return string(r.Action)
+		said = string(r.Action)
+	default:
+		said = "accept: " + fields(r.Content)
 	}
+	return said + after(r.Progress)
+}
+
+// fields says a JSON object's fields by name, in a stable order ("lat
+// 38.72, lng -9.14"); anything else as its text, on one line.
+func fields(raw json.RawMessage) string {
 	var fields map[string]any
-	if json.Unmarshal(r.Content, &fields) != nil {
-		return "accept: " + Title(string(r.Content))
+	if json.Unmarshal(raw, &fields) != nil {
+		return Title(string(raw))
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -40,7 +50,7 @@ func Answer(r elicit.Response) string {
 		b, _ := json.Marshal(fields[k])
 		parts[i] = k + " " + strings.Trim(string(b), `"`)
 	}
-	return "accept: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // Name is what a reader of the conversation calls a node of kind k:
@@ -69,6 +79,9 @@ func Node(n tree.Node) string {
 		says = quote(m.Text)
 	case tree.ElicitRequest:
 		r, _ := tree.Decode[elicit.Request](n)
+		if IsCall(r) {
+			return fmt.Sprintf("call #%d %s", n.ID, Invoked(r))
+		}
 		says = quote(r.Message)
 	case tree.ElicitResponse:
 		r, _ := tree.Decode[elicit.Response](n)
