@@ -33,13 +33,19 @@ func TestTheBrowserRunsMethods(t *testing.T) {
 		p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 59.9139, Longitude: 10.7522, Accuracy: playwright.Float(30)}))
 		p.willAskForLocation()
 		q := p.ask("where am i", "location")
-		p.watchStages()
+		// Each stage shows on the card while the method is at it: the
+		// second report, then the answer, are held until the stage before
+		// them has shown (the stream draws the latest state, and the
+		// stages of a quick device come faster than a test looks).
+		progress, answer := p.hold("**/elicits/*/progress", "acquiring"), p.hold("**/elicits/*", "")
 		p.must(q.GetByTestId("location-share").Click())
+		p.must(expect.Locator(q.GetByTestId("elicit-stage")).ToHaveText("Asking for permission…"))
+		p.must(expect.Locator(q.GetByTestId("location-share")).ToBeDisabled())
+		p.must(progress().Continue())
+		p.must(expect.Locator(q.GetByTestId("elicit-stage")).ToHaveText("Finding your location…"))
+		p.must(answer().Continue())
 		p.replied("You are at 59.9139, 10.7522 (within 30 m). Your device went through: requesting-permission → acquiring.")
 		p.must(expect.Locator(p.lastAnswered().GetByTestId("elicit-answer")).ToHaveText("Shared location 59.91390, 10.75220 (within 30 m)"))
-		if got, want := p.stagesShown(), []string{"Asking for permission…", "Finding your location…"}; !slices.Equal(got, want) {
-			t.Errorf("the card showed the stages %q, want %q", got, want)
-		}
 		// The answer is recorded with the progress it took, typed as the
 		// method declares it.
 		answered := p.events("run.completed").of("elicit.answered")
@@ -229,30 +235,34 @@ func (p *chatPage) announcements() func() [][]string {
 	}
 }
 
-// watchStages starts noting the stages the card shows, each as it shows.
-func (p *chatPage) watchStages() {
+// hold holds the page's next request to url whose body contains text
+// (any, for ""), letting the others through; it returns a function that
+// waits for the request held and hands it over, to let through when the
+// test says.
+func (p *chatPage) hold(url, text string) func() playwright.Route {
 	p.t.Helper()
-	_, err := p.Evaluate(`() => {
-  window.stagesShown = []
-  const note = () => {
-    for (const el of document.querySelectorAll('[data-testid=elicit-stage]')) {
-      if (window.stagesShown.at(-1) !== el.textContent) window.stagesShown.push(el.textContent)
-    }
-  }
-  new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true })
-  note()
-}`)
-	p.must(err)
-}
-
-// stagesShown are the stages the card showed since watchStages.
-func (p *chatPage) stagesShown() []string {
-	p.t.Helper()
-	v, err := p.Evaluate(`() => JSON.stringify(window.stagesShown)`)
-	p.must(err)
-	var out []string
-	p.must(json.Unmarshal([]byte(v.(string)), &out))
-	return out
+	held := make(chan playwright.Route, 1)
+	var once sync.Once
+	p.must(p.Route(url, func(r playwright.Route) {
+		data, _ := r.Request().PostData()
+		taken := false
+		if strings.Contains(data, text) {
+			once.Do(func() { taken = true; held <- r })
+		}
+		if !taken {
+			r.Fallback()
+		}
+	}))
+	return func() playwright.Route {
+		p.t.Helper()
+		select {
+		case r := <-held:
+			return r
+		case <-time.After(patience(10 * time.Second)):
+			p.t.Fatalf("the page sent no request to %s with %q", url, text)
+			return nil
+		}
+	}
 }
 
 // convEvents are a conversation's events, as its event stream gives them.

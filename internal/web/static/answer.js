@@ -15,7 +15,12 @@ export function reporter (url) {
   let chain = Promise.resolve()
   const report = (stage, message) => {
     const body = typeof stage === 'object' ? stage : (message ? { stage, message } : { stage })
-    chain = chain.then(() => post(`${url}/progress`, body)).catch(() => {})
+    chain = chain.then(() => post(`${url}/progress`, body)).then(async (res) => {
+      // A report the server refuses (data that breaks the method's
+      // progress schema) is the implementation's mistake: said where its
+      // author looks, not to the user, whose answer may still be taken.
+      if (res.status === 422) console.warn(`progress ${JSON.stringify(body)} refused: ${(await res.text()).trim()}`)
+    }).catch(() => {})
   }
   report.done = () => chain
   return report
