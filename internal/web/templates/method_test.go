@@ -120,6 +120,17 @@ func TestAnApplicationsMethodIsAMethodCard(t *testing.T) {
 		t.Error("a method card shows a form")
 	}
 
+	// Queued behind another question, its line carries the method, so
+	// that a page without it answers "unsupported" without waiting its turn.
+	e = &pageview.ElicitView{Request: req, State: pageview.Pending, Position: 2, Queued: 2}
+	doc = renderCard(t, e)
+	if got := attr(methodBody(t, doc), "data-testid"); got != "elicit-queued" {
+		t.Errorf("a queued method's %q carries the method, want its queued line", got)
+	}
+	if len(findAll(doc, byTestID("method-run"))) != 0 {
+		t.Error("a queued method can be run before its turn")
+	}
+
 	// Answered, it is not changed by filling in a form again: the method
 	// answered it, not typing.
 	e = &pageview.ElicitView{Request: req, State: pageview.Answered, Response: &elicit.Response{Action: elicit.Unsupported}}

@@ -170,3 +170,14 @@ func methodAttrs(conv string, e *pageview.ElicitView) templ.Attributes {
 	}
 	return a
 }
+
+// queuedMethod are the attributes of a queued question's line when it is
+// a method the page may answer "unsupported": a page that implements no
+// such method says so at once, not once the questions before it are
+// answered. Nothing runs from the line itself, which has no button.
+func queuedMethod(ctx context.Context, conv string, e *pageview.ElicitView) templ.Attributes {
+	if !isMethod(ctx, e.Request) || !e.Request.Allows(elicit.Unsupported) {
+		return nil
+	}
+	return methodAttrs(conv, e)
+}
