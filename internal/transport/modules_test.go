@@ -88,4 +88,14 @@ func TestTheApplicationsModulesAreServedAndLoaded(t *testing.T) {
 			t.Error("the page loads a file that is not a module at the root")
 		}
 	})
+
+	t.Run("not by other pages", func(t *testing.T) {
+		code, page := b.do(http.MethodGet, "/settings/permissions", "", "")
+		if code != http.StatusOK {
+			t.Fatalf("GET /settings/permissions = %d", code)
+		}
+		if strings.Contains(page, "/app/") || strings.Contains(page, "/static/protocol.js") {
+			t.Error("a page with no question on it loads the methods")
+		}
+	})
 }
