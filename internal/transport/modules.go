@@ -14,7 +14,7 @@ import (
 
 // modules are the application's browser modules (Config.Modules): the
 // *.js files at the root of its file system, served at /app/<name> and
-// loaded by every page after the built-in ones.
+// loaded by every conversation page after the built-in ones.
 type modules struct {
 	fsys  fs.FS
 	names []string // sorted: the order the pages load them in

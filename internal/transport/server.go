@@ -59,7 +59,7 @@ type Config struct {
 	ElicitComponents component.Set
 	// Modules are the application's browser modules (app.Config.Modules):
 	// each *.js file at its root is served at GET /app/<name> and loaded
-	// by every page, after the built-in methods; nil has none.
+	// by every conversation page, after the built-in methods; nil has none.
 	Modules fs.FS
 	// Datastar is the Datastar client the pages load, as found and checked
 	// at start (static.FindDatastar); nil serves the copy built into the

@@ -35,8 +35,8 @@ func WithElicitComponents(ctx context.Context, cs component.Set) context.Context
 }
 
 // WithModules returns ctx carrying the names of the application's browser
-// modules (app.Config.Modules), which every page loads from /app/<name>
-// after the built-in ones (Layout).
+// modules (app.Config.Modules), which every conversation page loads from
+// /app/<name> after the built-in methods (conversationLayout).
 func WithModules(ctx context.Context, names []string) context.Context {
 	return context.WithValue(ctx, modulesKey{}, names)
 }
