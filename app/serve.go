@@ -273,8 +273,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
-		ElicitComponents: p.cfg.Components,
-		Datastar:         client.JS, Metrics: tel.Handler(),
+		ElicitComponents: p.cfg.Components, Modules: p.cfg.Modules,
+		Datastar: client.JS, Metrics: tel.Handler(),
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
 		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore})
 	if node != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // routes lists every route of the app.
-func (s *Server) routes(datastar []byte) {
+func (s *Server) routes(datastar []byte, mods modules) {
 	e := s.echo
 	e.GET("/healthz", s.health)
 	e.GET("/readyz", s.ready)
@@ -17,6 +17,7 @@ func (s *Server) routes(datastar []byte) {
 		e.GET("/static/datastar.js", echo.WrapHandler(static.Datastar{JS: datastar}.Handler(http.NotFoundHandler())))
 	}
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(http.FS(static.Files)))))
+	e.GET("/app/:name", mods.serve)
 
 	// No group with middleware here: echo gives such a group a catch-all
 	// route, which would answer a wrong method 404 instead of 405. Each

@@ -5,6 +5,7 @@ package transport
 
 import (
 	"cmp"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -56,6 +57,10 @@ type Config struct {
 	// ElicitComponents are the browser components of the application's own
 	// elicit kinds.
 	ElicitComponents component.Set
+	// Modules are the application's browser modules (app.Config.Modules):
+	// each *.js file at its root is served at GET /app/<name> and loaded
+	// by every conversation page, after the built-in methods; nil has none.
+	Modules fs.FS
 	// Datastar is the Datastar client the pages load, as found and checked
 	// at start (static.FindDatastar); nil serves the copy built into the
 	// binary, if any.
@@ -134,16 +139,18 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
 	// Every page and patch is rendered with the request's context, so the
-	// application's components travel in it.
+	// application's components and the names of its modules travel in it.
+	mods := newModules(cfg.Modules)
 	s.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			c.SetRequest(r.WithContext(templates.WithElicitComponents(r.Context(), cfg.ElicitComponents)))
+			ctx := templates.WithElicitComponents(r.Context(), cfg.ElicitComponents)
+			c.SetRequest(r.WithContext(templates.WithModules(ctx, mods.names)))
 			return next(c)
 		}
 	})
 	s.echo.Use(s.session)
-	s.routes(cfg.Datastar)
+	s.routes(cfg.Datastar, mods)
 	s.mount(cfg.Mounts)
 	if cfg.Metrics != nil {
 		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))

@@ -2,8 +2,9 @@
 // stream's health on <html data-stream> (styled as a reconnecting banner),
 // turns a failed request with no better explanation into a notice (the
 // server pushes its own explanation over the stream; this is the fallback),
-// and runs what only the browser can do for an elicit: the device's
-// location, the clipboard, a file from the device.
+// and uploads a file a question asks for. Methods the browser implements
+// (the device's location, the clipboard) are protocol.js's.
+import { answer, refusal, reporter, showNotice, showProblem, unreachable } from './answer.js'
 import { shownName, sizeWords, upload } from './upload.js'
 
 const root = document.documentElement
@@ -14,7 +15,6 @@ const root = document.documentElement
 if (matchMedia('(pointer: coarse)').matches) {
   for (const input of document.querySelectorAll('[data-testid=composer-input]')) input.placeholder = 'Message the agent'
 }
-const unreachable = 'The server could not be reached. Check that it is running, then try again.'
 
 document.addEventListener('datastar-fetch', (evt) => {
   const { type, el, argsRaw } = evt.detail || {}
@@ -38,20 +38,6 @@ document.addEventListener('datastar-fetch', (evt) => {
   const status = argsRaw?.status
   showNotice(status ? refusal(status) : unreachable)
 })
-
-// refusal says what a refusal with status means, for when the server's own
-// explanation, which it pushes over the stream, cannot arrive: the stream
-// is down, and the page may show a question answered or withdrawn since.
-function refusal (status) {
-  switch (String(status)) {
-    case '409': return 'That was not done: the conversation moved on meanwhile (the question was answered or withdrawn elsewhere, or the turn stopped). Reload the page to see where it stands.'
-    case '404': return 'That was not done: the conversation or the question is no longer there. Reload the page to see where it stands.'
-    case '413': return 'That was not done: it is larger than the server takes.'
-    case '429': case '503': return 'That was not done: the server is busy for a moment. Try again shortly.'
-  }
-  if (Number(status) >= 500) return 'That was not done: something went wrong on the server. Try again in a moment.'
-  return `The server refused that request (HTTP ${status}).`
-}
 
 // Following the conversation. While the reader is at the bottom of the
 // chat, whatever the backend adds (a reply, a form, a side answer, a
@@ -110,83 +96,6 @@ document.addEventListener('input', (evt) => {
   }
 })
 
-// Device answers. Location and the clipboard need browser APIs, so a click
-// on a [data-device] button runs here: it does what the button says and
-// posts the answer as JSON to the card's [data-answer-url]. A refused
-// permission is the answer "denied", not an error. What the server does
-// with the answer comes back over the stream, like every other change.
-document.addEventListener('click', (evt) => {
-  const button = evt.target.closest?.('button[data-device]')
-  const card = button?.closest('[data-answer-url]')
-  if (!card) return
-  evt.preventDefault()
-  const work = devices[button.dataset.device]
-  if (!work || button.disabled) return
-  const url = card.dataset.answerUrl
-  const problem = (text) => {
-    const el = card.querySelector('[data-device-problem]')
-    if (el) el.textContent = text
-  }
-  problem('')
-  button.disabled = true
-  work(url, button).catch((err) => problem(err.message || String(err))).finally(() => { button.disabled = false })
-})
-
-const devices = {
-  // locate reports each stage as progress — asking for permission (only
-  // when the browser will ask), then finding the location — and answers
-  // with the position.
-  async locate (url, button) {
-    const progress = reporter(url)
-    let status
-    try { status = await navigator.permissions.query({ name: 'geolocation' }) } catch { /* no Permissions API: ask anyway */ }
-    if (status?.state === 'denied') return answer(url, { action: 'denied' })
-    if (status?.state === 'granted') progress('acquiring')
-    else {
-      progress('requesting-permission')
-      if (status) status.onchange = () => { if (status.state === 'granted') progress('acquiring') }
-    }
-    const high = button.dataset.accuracy === 'high'
-    let pos
-    try {
-      pos = await new Promise((resolve, reject) => navigator.geolocation.getCurrentPosition(resolve, reject,
-        { enableHighAccuracy: high, timeout: 60000, maximumAge: high ? 0 : 600000 }))
-    } catch (err) {
-      if (err.code === err.PERMISSION_DENIED) {
-        await progress.done()
-        return answer(url, { action: 'denied' })
-      }
-      throw new Error(`Your device could not find its location (${err.message || 'unknown error'}). Try again, or decline.`)
-    } finally {
-      if (status) status.onchange = null
-    }
-    const { latitude: lat, longitude: lng, accuracy } = pos.coords
-    await progress.done()
-    return answer(url, { action: 'accept', content: { lat, lng, accuracy: accuracy || 0 } })
-  },
-
-  async paste (url) {
-    let text
-    try {
-      text = await navigator.clipboard.readText()
-    } catch (err) {
-      if (err.name === 'NotAllowedError') return answer(url, { action: 'denied' })
-      throw new Error(`The clipboard could not be read (${err.message}).`)
-    }
-    return answer(url, { action: 'accept', content: { text } })
-  },
-
-  async copy (url, button) {
-    try {
-      await navigator.clipboard.writeText(button.dataset.clip ?? '')
-    } catch (err) {
-      if (err.name === 'NotAllowedError') return answer(url, { action: 'denied' })
-      throw new Error(`The text could not be copied (${err.message}).`)
-    }
-    return answer(url, { action: 'accept', content: { copied: true } })
-  }
-}
-
 // A question asking for a file. The file picked is checked against the
 // question's limit here, for a quick answer; uploaded (upload.js) with its
 // progress reported — uploading, a report a quarter of the way, stored —
@@ -202,10 +111,7 @@ document.addEventListener('change', async (evt) => {
   const file = input.files[0]
   input.value = '' // the same file may be picked again after a refusal
   const url = card.dataset.answerUrl
-  const problem = (text) => {
-    const el = card.querySelector('[data-device-problem]')
-    if (el) el.textContent = text
-  }
+  const problem = (text) => showProblem(card, text)
   problem('')
   const max = Number(input.dataset.max || 0)
   const name = shownName(file.name)
@@ -261,54 +167,6 @@ document.addEventListener('change', async (evt) => {
     input.disabled = false
   }
 })
-
-// reporter returns a function that posts progress stages to url in order;
-// its done() waits until every stage reported so far has arrived, so the
-// answer never overtakes them. A stage may carry a message, in words.
-function reporter (url) {
-  let chain = Promise.resolve()
-  const report = (stage, message) => {
-    chain = chain.then(() => post(`${url}/progress`, message ? { stage, message } : { stage })).catch(() => {})
-  }
-  report.done = () => chain
-  return report
-}
-
-// answer posts an answer and reports whether it was taken. A refusal the
-// server explains (a 422 shows beside the fields, anything else in the
-// notice) needs nothing more here; a server that cannot be reached does.
-async function answer (url, body) {
-  let res
-  try {
-    res = await post(url, body)
-  } catch {
-    showNotice(unreachable)
-    return false
-  }
-  if (!res.ok && res.status !== 422) showNotice((await res.text().catch(() => '')).trim() || refusal(res.status))
-  return res.ok
-}
-
-// post sends body as JSON; same-origin, so the server's cross-site check
-// lets it through.
-function post (url, body) {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body)
-  })
-}
-
-
-// showNotice is the fallback explanation, when the server's own (over the
-// stream) is not there.
-function showNotice (text) {
-  const notice = document.getElementById('notice')
-  if (!notice || notice.textContent.trim() !== '') return
-  notice.textContent = text
-  notice.dataset.fallback = '1'
-  notice.classList.add('shown')
-}
 
 // Starting a conversation is a plain form post, which also gives the
 // browser a new session. A second post of it (a double click, Enter twice)
@@ -470,7 +328,7 @@ document.addEventListener('submit', (evt) => {
   if ((card || form.id === 'composer') && evt.submitter) sendingButtons.set(form, evt.submitter)
 }, true)
 document.addEventListener('click', (evt) => {
-  const card = evt.target.closest?.('button[data-device]')?.closest(cardSel)
+  const card = evt.target.closest?.('button[data-run-method]')?.closest(cardSel)
   if (card?.dataset.state === 'pending') awaitAnswer(card)
 })
 

@@ -196,7 +196,7 @@ func ChatPage(v pageview.View, sh Shell) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Layout(pageTitle(v.Conversation)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = conversationLayout(pageTitle(v.Conversation)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	"github.com/a-h/templ"
 
@@ -21,13 +22,33 @@ import (
 // an application's are component.Func, which see the public view.
 type ElicitComponent func(conv string, e *pageview.ElicitView) templ.Component
 
-type componentsKey struct{}
+type (
+	componentsKey struct{}
+	modulesKey    struct{}
+)
 
 // WithElicitComponents returns ctx carrying cs, for the pages and patches
 // rendered with it: the transport puts an application's components into
 // every request's context.
 func WithElicitComponents(ctx context.Context, cs component.Set) context.Context {
 	return context.WithValue(ctx, componentsKey{}, cs)
+}
+
+// WithModules returns ctx carrying the names of the application's browser
+// modules (app.Config.Modules), which every conversation page loads from
+// /app/<name> after the built-in methods (conversationLayout).
+func WithModules(ctx context.Context, names []string) context.Context {
+	return context.WithValue(ctx, modulesKey{}, names)
+}
+
+// modulePaths are where the page loads the application's modules in ctx.
+func modulePaths(ctx context.Context) []string {
+	names, _ := ctx.Value(modulesKey{}).([]string)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = "/app/" + url.PathEscape(n)
+	}
+	return paths
 }
 
 // builtinComponent returns the component of a built-in kind other than the
@@ -114,4 +135,49 @@ func deviceAnswerPath(conv string, e *pageview.ElicitView) string {
 		return answerPath(conv, e) + "/change"
 	}
 	return answerPath(conv, e)
+}
+
+// isMethod reports whether r is asked as a method card (methodAsk): a kind
+// with no component (not a form, not a built-in kind, none of the
+// application's) whose request declares progress or takes "unsupported",
+// which is what a method a browser module implements does.
+func isMethod(ctx context.Context, r elicit.Request) bool {
+	if r.Kind == elicit.FormKind {
+		return false
+	}
+	if _, ok := askComponent(ctx, r.Kind); ok {
+		return false
+	}
+	return r.Progress != nil || r.Allows(elicit.Unsupported)
+}
+
+// methodAttrs make an element the body of a method card for protocol.js:
+// the method's name, its arguments (the request's input, as JSON), where
+// its answer goes, whether its progress is typed (posted with its data)
+// and whether the page answers "unsupported" when it has no
+// implementation. Like every attribute, they go through templ's escaping.
+func methodAttrs(conv string, e *pageview.ElicitView) templ.Attributes {
+	args := string(e.Request.Input)
+	if len(e.Request.Input) == 0 || args == "null" {
+		args = "{}"
+	}
+	a := templ.Attributes{"data-method": e.Request.Kind, "data-args": args, "data-answer-url": answerPath(conv, e)}
+	if e.Request.Progress != nil {
+		a["data-progress-data"] = true
+	}
+	if e.Request.Allows(elicit.Unsupported) {
+		a["data-unsupported"] = true
+	}
+	return a
+}
+
+// queuedMethod are the attributes of a queued question's line when it is
+// a method the page may answer "unsupported": a page that implements no
+// such method says so at once, not once the questions before it are
+// answered. Nothing runs from the line itself, which has no button.
+func queuedMethod(ctx context.Context, conv string, e *pageview.ElicitView) templ.Attributes {
+	if !isMethod(ctx, e.Request) || !e.Request.Allows(elicit.Unsupported) {
+		return nil
+	}
+	return methodAttrs(conv, e)
 }
