@@ -271,23 +271,18 @@ func (q *Question) Progress(stage string) {
 }
 
 // Report reports typed progress on the question, for a method (package
-// protocol) that declares its progress: data is encoded as the report's
-// data, which the server checks against the method's progress schema, and
-// its "status" or "stage" field, when it has one, names the report's stage
-// as the browser's reports do. It returns the error of the encoding only:
-// what the agent makes of the report is not the prompter's concern.
+// protocol) that declares its progress: data is the report's data, which
+// the server checks against the method's progress schema, and its "status"
+// or "stage" field names the report's stage (elicit.ProgressOf). It
+// returns the error of the encoding only: what the agent makes of the
+// report is not the prompter's concern.
 func (q *Question) Report(data any) error {
-	raw, err := json.Marshal(data)
+	p, err := elicit.ProgressOf(data)
 	if err != nil {
-		return fmt.Errorf("encode %s progress: %w", q.Request.Kind, err)
+		return fmt.Errorf("%s: %w", q.Request.Kind, err)
 	}
-	var named struct {
-		Stage  string `json:"stage"`
-		Status string `json:"status"`
-	}
-	json.Unmarshal(raw, &named) // data that is no object names no stage
 	if q.progress != nil {
-		q.progress(elicit.Progress{Stage: cmp.Or(named.Stage, named.Status), Data: raw})
+		q.progress(p)
 	}
 	return nil
 }
