@@ -23,7 +23,7 @@ func (p *chatPage) run(kind string) {
 
 // TestTheDemoMethodsInChromium calls the demo's own methods — a photo from
 // the camera and a desktop notification, implemented by the demo's module
-// (examples/demo/demoweb/modules/methods.js) with the browser's own APIs —
+// (examples/demo/demoweb/modules/device.js) with the browser's own APIs —
 // through the showcase: with the permission granted the reply says what
 // the device did, refused it says so, and both say the progress the page
 // reported. Chromium films a test pattern (--use-fake-device-for-media-stream,

@@ -18,7 +18,7 @@ import (
 
 // The demo's own methods (package protocol): a photo from the device's
 // camera and a notification on its desktop. The browser implements them
-// in the demo's module (demoweb's methods.js), the terminal with the
+// in the demo's module (demoweb's device.js), the terminal with the
 // demo's prompters (demoapp), a test with agenttest's scripted user.
 
 // PhotoArgs is what a photo is taken with: which camera, and how wide the

@@ -9,7 +9,7 @@ import (
 var modules embed.FS
 
 // Modules returns the demo's browser modules, for app.Config.Modules:
-// methods.js implements the demo's methods (demo.Device) in the browser.
+// device.js implements the demo's methods (demo.Device) in the browser.
 func Modules() fs.FS {
 	sub, err := fs.Sub(modules, "modules")
 	if err != nil {
