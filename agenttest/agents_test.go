@@ -13,6 +13,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/policy"
+	"github.com/sweatpants-go/sweatpants/protocol"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -173,4 +174,30 @@ var keeper = agents.Assistant{Name: "keeper", Turn: func(ctx context.Context, me
 		return "I could not add it: " + err.Error(), nil
 	}
 	return "Done, " + out + ".", nil
+}}
+
+// A scanner calls a method a frontend implements (package protocol) and
+// says how it ended and what progress it heard.
+type (
+	scanArgs struct {
+		Code string `json:"code" enum:"qr,barcode"`
+	}
+	scanProgress struct {
+		Status string `json:"status" enum:"aiming,reading"`
+	}
+	scanned struct {
+		Text string `json:"text" min:"1"`
+	}
+)
+
+var scan = protocol.Declare[scanArgs, scanProgress, scanned]("scan-code", "Scan a code with the camera")
+
+var scanner = agents.Assistant{Name: "scanner", Turn: func(ctx context.Context, message string) (string, error) {
+	var heard []string
+	out, err := protocol.Invoke(ctx, scan, "Point your camera at the code.", scanArgs{Code: "qr"},
+		func(p scanProgress) { heard = append(heard, p.Status) })
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %q after %v", out.Status, out.Result.Text, heard), nil
 }}

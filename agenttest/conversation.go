@@ -95,9 +95,18 @@ func (c *Conversation) respond(step UserStep) {
 	}
 }
 
-// answer sends resp to the service as the answer to req.
+// answer sends resp to the service as the answer to req, after the
+// progress it reports.
 func (c *Conversation) answer(req elicit.Request, resp elicit.Response) bool {
 	c.s.t.Helper()
+	// The progress a step reports goes first, as a browser reports it
+	// while it works; the service records it with the answer.
+	for _, p := range resp.Progress {
+		if err := c.s.svc.Progress(c.s.t.Context(), Session, c.ID, req.ID, p); err != nil {
+			c.s.t.Fatalf("agenttest: report progress on %s: %v", describeQuestion(req), err)
+			return false
+		}
+	}
 	err := c.s.svc.Answer(c.s.t.Context(), Session, c.ID, req.ID, chat.Answer{Action: resp.Action, Content: resp.Content, Text: resp.Text})
 	if err != nil {
 		c.s.t.Fatalf("agenttest: answer %s: %v", describeQuestion(req), err)

@@ -5,9 +5,9 @@
 //
 // A test scripts the model's steps, in order (Reply, Call, Fail), and the
 // user's answer to each question it expects (Answer, Decline, Cancel,
-// Deny, Say, Approve for a tool's approval, and GiveFile for a file, which
-// turn.OpenFile then reads),
-// and checks what the turn did:
+// Deny, Say, Unsupported, Approve for a tool's approval, and GiveFile for
+// a file, which turn.OpenFile then reads; a method's progress with
+// Reporting), and checks what the turn did:
 //
 //	func TestGreeter(t *testing.T) {
 //		got := agenttest.Run(t, greeter, "Hello!",

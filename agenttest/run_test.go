@@ -227,6 +227,11 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 			want: []string{`model call 1 (step 1, Reply "Hi!"): the request has no system prompt`},
 		},
 		{
+			name: "progress the method does not take", assistant: scanner,
+			opts: []agenttest.Option{agenttest.Kinds(scan), agenttest.User(agenttest.Answer("Point", scanned{Text: "x"}).Reporting(scanProgress{Status: "dancing"}))},
+			want: []string{`user step 1 (Answer "Point") does not fit scan-code "Point your camera at the code." with fields text: progress report 1: status: must be one of: aiming, reading`},
+		},
+		{
 			name: "a turn that fails", assistant: greeter,
 			opts: []agenttest.Option{agenttest.User(name), agenttest.Model(agenttest.Fail(&llm.Error{Provider: "scripted", Message: "overloaded"}))},
 			want: []string{`the turn failed: scripted: overloaded`},
@@ -252,6 +257,35 @@ func TestRunFailsWhatBreaksTheScript(t *testing.T) {
 			}
 			if !strings.Contains(got, "what happened:\n    user: Hello!") {
 				t.Errorf("the failure does not tell the run:\n%s", got)
+			}
+		})
+	}
+}
+
+// A scripted user answers a method as a frontend would: with its result
+// after the progress it reports, refusing its permission, or as a
+// frontend that cannot do it; the turn hears each outcome and the
+// progress, in process and through the service.
+func TestAScriptedUserAnswersAMethod(t *testing.T) {
+	tests := []struct {
+		name string
+		step agenttest.UserStep
+		want string
+	}{
+		{"a result", agenttest.Answer("Point", scanned{Text: "SP-42"}).Reporting(scanProgress{Status: "aiming"}, scanProgress{Status: "reading"}),
+			`done "SP-42" after [aiming reading]`},
+		{"a refused permission", agenttest.Deny("Point"), `denied "" after []`},
+		{"no camera", agenttest.Unsupported("Point"), `unsupported "" after []`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := agenttest.Run(t, scanner, "Scan this", agenttest.Kinds(scan), agenttest.User(tc.step))
+			if got.Reply != tc.want {
+				t.Errorf("in process: reply %q, want %q", got.Reply, tc.want)
+			}
+			s := agenttest.Serve(t, scanner, agenttest.Kinds(scan), agenttest.User(tc.step))
+			if reply := s.Send("Scan this").Reply(); reply != tc.want {
+				t.Errorf("through the service: reply %q, want %q", reply, tc.want)
 			}
 		})
 	}

@@ -82,6 +82,32 @@ func Deny(question string) UserStep {
 	return UserStep{question: question, resp: elicit.Response{Action: elicit.Denied}}
 }
 
+// Unsupported answers the question whose message contains question as a
+// frontend that cannot do what it asks does (a browser without a camera, a
+// terminal without a position): the method is unsupported where the user
+// is.
+func Unsupported(question string) UserStep {
+	return UserStep{question: question, resp: elicit.Response{Action: elicit.Unsupported}}
+}
+
+// Reporting has the step report progress before it answers, each value as
+// the typed progress of a method (package protocol) the question's method
+// declares — PhotoProgress{Status: "capturing"} — in order, as a browser
+// reports while it works. A value the method's progress schema refuses
+// fails the test.
+func (s UserStep) Reporting(progress ...any) UserStep {
+	s.resp.Progress = nil
+	for _, v := range progress {
+		p, err := elicit.ProgressOf(v)
+		if err != nil {
+			s.broken = err.Error()
+			return s
+		}
+		s.resp.Progress = append(s.resp.Progress, p)
+	}
+	return s
+}
+
 // Say answers the question whose message contains question in the user's
 // own words instead of its form (the action other).
 func Say(question, text string) UserStep {
@@ -123,7 +149,7 @@ func (s UserStep) matches(req elicit.Request) bool {
 // String names the step as the problems do: Answer "What should I call you?".
 func (s UserStep) String() string {
 	verb := map[elicit.Action]string{elicit.Accept: "Answer", elicit.Decline: "Decline", elicit.Cancel: "Cancel",
-		elicit.Denied: "Deny", elicit.Other: "Say"}[s.resp.Action]
+		elicit.Denied: "Deny", elicit.Other: "Say", elicit.Unsupported: "Unsupported"}[s.resp.Action]
 	out := fmt.Sprintf("%s %q", verb, s.question)
 	if s.tool != "" {
 		var a elicit.Approval
@@ -225,9 +251,15 @@ func (u *UserScript) check() []string {
 
 // checkAnswer checks resp against req as the server does (the action is
 // allowed, accepted content fits the schema and the kind's rules, in
-// kinds), and besides that accepted content names no field req lacks, which
-// a form the model wrote (ask_user) does not refuse by itself.
+// kinds), its progress reports fit the request's progress schema, and
+// besides that accepted content names no field req lacks, which a form the
+// model wrote (ask_user) does not refuse by itself.
 func checkAnswer(req elicit.Request, resp elicit.Response, kinds *kindset.Set) error {
+	for i, p := range resp.Progress {
+		if err := req.CheckProgress(p); err != nil {
+			return fmt.Errorf("progress report %d: %w", i+1, err)
+		}
+	}
 	if resp.Action == elicit.Accept && req.Schema != nil && req.Schema.Type == "object" {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(resp.Content, &fields) == nil {

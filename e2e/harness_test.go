@@ -70,7 +70,10 @@ func runTests(m *testing.M) int {
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(true),
 		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			// A camera that films a test pattern, for the demo's photo: a
+			// page sees it only where a test grants "camera".
+			"--use-fake-device-for-media-stream"},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "launch chromium:", err)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"go/format"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/playwright-community/playwright-go"
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver, to read the database
 )
@@ -129,28 +131,46 @@ func buildReadmeProgram(t *testing.T) string {
 	if require == nil || replace == nil {
 		t.Fatalf("the README's section does not say the require and the replace its go.mod needs:\n%s", section)
 	}
-	dir := t.TempDir()
 	files := map[string]string{
 		"main.go": block[1],
 		"go.mod":  "module example.com/greeter\n\n" + string(goLine) + "\n\n" + require[1] + "\n\n" + replace[1] + root + "\n",
 	}
+	return buildModule(t, "greeter", files)
+}
+
+// buildModule writes files as a module of its own in a temporary
+// directory, the replace of this module in its go.mod pointing at this
+// checkout, and builds the program name offline, with only what the
+// module cache holds (GOPROXY=off), as `make deps` leaves it.
+func buildModule(t *testing.T, name string, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.mod"] = regexp.MustCompile(`(?m)^(replace github\.com/sweatpants-go/sweatpants => ).*$`).
+		ReplaceAllLiteralString(files["go.mod"], "replace github.com/sweatpants-go/sweatpants => "+root)
 	// The module's requirements are ours, so our go.sum holds their sums.
 	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	files["go.sum"] = string(sums)
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+	dir := t.TempDir()
+	for path, text := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "greeter")
+	bin := filepath.Join(dir, name)
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the README's program: %v\n%s", err, out)
+		t.Fatalf("go build of %s: %v\n%s", name, err, out)
 	}
 	return bin
 }
@@ -180,4 +200,68 @@ func checkDatastarServed(t *testing.T, base string) {
 		hex.EncodeToString(sum[:]) != static.DatastarSHA256 {
 		t.Errorf("GET %s = %s, %s, sha256 %x; want the pinned Datastar client", src[1], res.Status, res.Header.Get("Content-Type"), sum)
 	}
+}
+
+// TestAnApplicationShipsAMethodOfItsOwn builds testdata/signer, a module of
+// its own that declares a method ("sign-here", package protocol) and
+// implements it in the browser with a JavaScript module it embeds and
+// hands to app.Config.Modules. The server serves the module as
+// JavaScript; in Chromium the method's run button opens the module's own
+// dialog, and the name signed there reaches the assistant, whose reply
+// says it. The dialog's other button declines. At the terminal its own
+// prompter signs.
+func TestAnApplicationShipsAMethodOfItsOwn(t *testing.T) {
+	files := map[string]string{}
+	err := filepath.WalkDir("testdata/signer", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel("testdata/signer", path)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildModule(t, "signer", files)
+
+	// At the terminal the same assistant is answered by the signer's
+	// prompter.
+	chat := exec.Command(bin, "chat", "--db", filepath.Join(t.TempDir(), "chat.db"))
+	chat.Stdin = strings.NewReader("Sign, please\nAnn Example\n")
+	out, err := chat.CombinedOutput()
+	if err != nil || !regexp.MustCompile(`signer> Signed “Lease of flat 3” by Ann Example at \S+Z\.`).Match(out) {
+		t.Errorf("signer chat (%v) did not sign:\n%s", err, out)
+	}
+
+	a := startBinary(t, bin, 0)
+
+	res, err := http.Get(a.URL + "/app/sign.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Type"), "javascript") || string(js) != files["web/sign.js"] {
+		t.Errorf("GET /app/sign.js = %s, %s; want the module the signer embeds", res.Status, res.Header.Get("Content-Type"))
+	}
+
+	p := &chatPage{t: t, Page: newPage(t)}
+	if _, err := p.Goto(a.URL + "/new"); err != nil {
+		t.Fatal(err)
+	}
+	p.send("I'm ready to sign")
+	p.run("sign-here")
+	dialog := p.GetByRole("dialog")
+	p.must(expect.Locator(dialog).ToContainText("Sign “Lease of flat 3”"))
+	p.must(dialog.GetByLabel("Your name").Fill("Ann Example"))
+	p.must(dialog.GetByRole("button", playwright.LocatorGetByRoleOptions{Name: "Sign", Exact: playwright.Bool(true)}).Click())
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText(regexp.MustCompile(`^Signed “Lease of flat 3” by Ann Example at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\.\s*$`)))
+	p.must(expect.Locator(dialog).ToHaveCount(0))
+
+	p.send("Once more")
+	p.run("sign-here")
+	p.must(p.GetByRole("dialog").GetByRole("button", playwright.LocatorGetByRoleOptions{Name: "Do not sign"}).Click())
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("The lease is not signed (declined)."))
 }

@@ -37,6 +37,7 @@ type Question struct {
 	out      io.Writer
 	read     func(label string) (string, error)
 	progress func(elicit.Progress)
+	bell     func() // rings the bell; nil writes BEL to out
 }
 
 // A lineReader reads a question's lines its own way: it shows the label,
@@ -59,8 +60,9 @@ type progressReporter interface {
 //
 // An in with a method ReadLine(label string) (string, error) is read
 // through it instead, and that method shows the label and echoes as it
-// sees fit; one with a method ReportProgress(elicit.Progress) hears what
-// Progress reports. The chat command asks its questions so.
+// sees fit, and rings the bell through its method Bell() if it has one;
+// one with a method ReportProgress(elicit.Progress) hears what Progress
+// and Report report. The chat command asks its questions so.
 func NewQuestion(req elicit.Request, in io.Reader, out io.Writer) *Question {
 	q := &Question{Request: req, out: out}
 	if pr, ok := in.(progressReporter); ok {
@@ -68,6 +70,12 @@ func NewQuestion(req elicit.Request, in io.Reader, out io.Writer) *Question {
 	}
 	if lr, ok := in.(lineReader); ok {
 		q.read = lr.ReadLine
+		// Its out shows control characters as escapes: the bell is its
+		// own to ring, or not rung at all.
+		q.bell = func() {}
+		if b, ok := in.(interface{ Bell() }); ok {
+			q.bell = b.Bell
+		}
 		return q
 	}
 	sc := bufio.NewScanner(in)
@@ -260,6 +268,36 @@ func (q *Question) Progress(stage string) {
 	if q.progress != nil {
 		q.progress(elicit.Progress{Stage: stage})
 	}
+}
+
+// Report reports typed progress on the question, for a method (package
+// protocol) that declares its progress: data is the report's data, which
+// the server checks against the method's progress schema, and its "status"
+// or "stage" field names the report's stage (elicit.ProgressOf). It
+// returns the error of the encoding only: what the agent makes of the
+// report is not the prompter's concern.
+func (q *Question) Report(data any) error {
+	p, err := elicit.ProgressOf(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", q.Request.Kind, err)
+	}
+	if q.progress != nil {
+		q.progress(p)
+	}
+	return nil
+}
+
+// Bell rings the terminal's bell, for a prompter whose question should
+// catch the user's ear (a notification). A question made with NewQuestion
+// writes the bell to its out; the chat command's terminal, which shows
+// every control character a prompter prints as an escape, rings it when
+// its line reader has a method Bell().
+func (q *Question) Bell() {
+	if q.bell != nil {
+		q.bell()
+		return
+	}
+	fmt.Fprint(q.out, "\a")
 }
 
 // Input decodes the request's input into v.

@@ -52,3 +52,54 @@ func TestAPrompterAnswersWhatTheUserTypes(t *testing.T) {
 		})
 	}
 }
+
+// reporter is a line reader as the chat command's terminal is one: it
+// hears the progress a prompter reports and rings its own bell.
+type reporter struct {
+	lines []string
+	heard []elicit.Progress
+	rung  int
+}
+
+func (r *reporter) Read([]byte) (int, error) { return 0, nil }
+
+func (r *reporter) ReadLine(string) (string, error) {
+	line := r.lines[0]
+	r.lines = r.lines[1:]
+	return line, nil
+}
+
+func (r *reporter) ReportProgress(p elicit.Progress) { r.heard = append(r.heard, p) }
+func (r *reporter) Bell()                            { r.rung++ }
+
+// A prompter reports a method's typed progress: the data travels as it
+// is, and its status names the stage, as the browser's reports do; a
+// bell rings through the terminal's own, never as a raw character in
+// what is printed.
+func TestAPrompterReportsTypedProgressAndRingsTheBell(t *testing.T) {
+	req := elicit.Request{Kind: "take-photo", Message: "Smile!", Actions: []elicit.Action{elicit.Accept}}
+	r := &reporter{lines: []string{"ok"}}
+	var out strings.Builder
+	q := terminal.NewQuestion(req, r, &out)
+	if err := q.Report(map[string]string{"status": "capturing"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Report(func() {}); err == nil {
+		t.Error("a report that cannot be encoded was taken")
+	}
+	q.Bell()
+	want := []elicit.Progress{{Stage: "capturing", Data: []byte(`{"status":"capturing"}`)}}
+	if len(r.heard) != 1 || r.heard[0].Stage != want[0].Stage || string(r.heard[0].Data) != string(want[0].Data) {
+		t.Errorf("heard %+v, want %+v", r.heard, want)
+	}
+	if r.rung != 1 || strings.Contains(out.String(), "\a") {
+		t.Errorf("the bell rang %d times, printed %q; want once, through the terminal", r.rung, out.String())
+	}
+
+	// A question read from a plain reader writes the bell to its out.
+	out.Reset()
+	terminal.NewQuestion(req, strings.NewReader(""), &out).Bell()
+	if out.String() != "\a" {
+		t.Errorf("printed %q, want the bell", out.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/protocol"
 )
 
 // Options tune the demo agents.
@@ -31,9 +32,15 @@ func Agents(opts Options) []agents.Assistant {
 	return []agents.Assistant{Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general}
 }
 
-// Kinds lists the elicit kinds the demo agents ask with, for
-// app.Config.Kinds, so that the server checks their answers by each kind's
-// rules: the built-in kinds and the flight selection.
+// Kinds lists the elicit kinds the demo agents ask with, so that the
+// server checks their answers by each kind's rules: the built-in kinds,
+// and the demo's own (OwnKinds).
 func Kinds() []elicit.Registered {
-	return append(elicit.BuiltinKinds(), PickFlight)
+	return append(elicit.BuiltinKinds(), OwnKinds()...)
+}
+
+// OwnKinds lists the demo's own kinds, for app.Config.Kinds: the flight
+// selection and the methods of its protocol Device.
+func OwnKinds() []elicit.Registered {
+	return append([]elicit.Registered{PickFlight}, protocol.Kinds(Device)...)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
@@ -103,6 +102,8 @@ func Demos() *agents.Agent {
 		declare(a, "fillProfile", "Fill in a profile", "Ask the user to fill in a profile form about themselves", showProfile),
 		declare(a, "compareFares", "Compare fares (a table and a chart)", "Compare the fares and prices of flights: show a table and a bar chart of them", showFares),
 		declare(a, "showTemperatures", "Temperatures through the year (a line chart)", "Show temperatures, the weather through the year, as a line chart", showTemperatures),
+		declare(a, "takePhoto", "Take a photo", "Take a photo, a selfie or a snapshot with the user's camera", showPhoto),
+		declare(a, "notifyMe", "Send me a notification", "Notify the user: show a notification, an alert, on their desktop", showNotification),
 	}
 	return a
 }
@@ -153,7 +154,7 @@ func Showcase() agents.Assistant {
 	}
 	return agents.Assistant{
 		Name:        "showcase",
-		Description: "Asks every kind of question: location, a file, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once; shows a table and charts.",
+		Description: "Asks every kind of question: location, a file, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once, a photo, a desktop notification; shows a table and charts.",
 		Turn:        loop.Turn,
 		Starters:    []string{"Show me what you can ask", "Compare fares in a table and a chart"},
 	}
@@ -168,6 +169,8 @@ func outcome(a elicit.Action, none string) string {
 		return "You dismissed the question — " + none
 	case elicit.Denied:
 		return "Permission was refused — " + none
+	case elicit.Unsupported:
+		return "Your device can't do that here — " + none
 	}
 	return none
 }
@@ -177,26 +180,17 @@ func showLocation(ctx context.Context, in where) (string, error) {
 	if in.Precise {
 		accuracy = "high"
 	}
-	var (
-		mu     sync.Mutex // progress arrives on the reporting request's goroutine
-		stages []string
-	)
+	var heard stages
 	res, err := turn.AskWithProgress(ctx, elicit.LocateDevice, "May I see where you are?", elicit.LocationInput{Accuracy: accuracy},
-		func(p elicit.Progress) { mu.Lock(); stages = append(stages, p.Stage); mu.Unlock() })
+		func(p elicit.Progress) { heard.add(p.Stage) })
 	if err != nil {
 		return "", err
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if res.Action != elicit.Accept {
 		return outcome(res.Action, "I don't know where you are."), nil
 	}
 	l := res.Content
-	steps := ""
-	if len(stages) > 0 {
-		steps = " Your device went through: " + strings.Join(stages, " → ") + "."
-	}
-	return fmt.Sprintf("You are at %.4f, %.4f (within %.0f m).%s", l.Lat, l.Lng, l.Accuracy, steps), nil
+	return fmt.Sprintf("You are at %.4f, %.4f (within %.0f m).%s", l.Lat, l.Lng, l.Accuracy, heard.said()), nil
 }
 
 func showPaste(ctx context.Context, _ noInput) (string, error) {

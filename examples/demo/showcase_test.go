@@ -34,6 +34,10 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		{"book a flight", "flight", "", ""},
 		{"profile", elicit.FormKind, "Tell me about yourself:", ""},
 		{"together", elicit.FormKind, "How much luggage are you bringing?", ""},
+		{"take a photo", "take-photo", "May I take a photo with your camera?", `"facing":"environment"`},
+		{"take a selfie", "take-photo", "May I take a photo with your camera?", `"facing":"user"`},
+		{"notify me", "notify-desktop", "May I show you a notification on your desktop?", `"title":"Sweatpants"`},
+		{"send me a desktop notification", "notify-desktop", "May I show you a notification on your desktop?", ""},
 		{"surprise me", "choice", "What would you like to try?", ""},
 	}
 	model := offline.New()

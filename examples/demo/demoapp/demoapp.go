@@ -1,9 +1,10 @@
 // Package demoapp is the demo as an application: the app.Config that
 // bin/sweatpants (cmd/web) hands to app.Main, written as any application
 // writes its own. It adds the demo's flight kind with its browser and
-// terminal forms, a --demo-pace flag, and a Setup that makes and stocks
-// the flight catalogue's tables in the database and lists the general
-// assistant higher with a real model.
+// terminal forms, the demo's methods (a photo, a desktop notification)
+// with their browser module and terminal prompters, a --demo-pace flag,
+// and a Setup that makes and stocks the flight catalogue's tables in the
+// database and lists the general assistant higher with a real model.
 package demoapp
 
 import (
@@ -15,7 +16,6 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/app"
-	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/examples/demo/demoweb"
 	"github.com/sweatpants-go/sweatpants/examples/flights/flightsdb"
@@ -37,9 +37,14 @@ func Config() app.Config {
 		// The tools served over MCP (docs/mcp.md), the showcase's questions
 		// among them.
 		Agents:     []*agents.Agent{demo.Weather, demo.Notes, demo.Travel, demo.FlightAgent, demo.Packer, demo.Diner, demo.Demos()},
-		Kinds:      []elicit.Registered{demo.PickFlight},
+		Kinds:      demo.OwnKinds(),
 		Components: demoweb.Components(),
-		Prompters:  map[string]terminal.Prompter{demo.PickFlight.Name: terminal.PromptFunc(promptFlight)},
+		Modules:    demoweb.Modules(),
+		Prompters: map[string]terminal.Prompter{
+			demo.PickFlight.Name:    terminal.PromptFunc(promptFlight),
+			demo.TakePhoto.Name:     terminal.PromptFunc(promptPhoto),
+			demo.NotifyDesktop.Name: terminal.PromptFunc(promptNotify),
+		},
 		Flags: func(fs *flag.FlagSet) {
 			pace = DefaultPace
 			fs.Var(paceFlag{&pace}, "demo-pace", "how long each progress step of the demo agents takes")
