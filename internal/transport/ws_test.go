@@ -219,4 +219,3 @@ func TestAWebSocketRefusesBadInput(t *testing.T) {
 		t.Errorf("after the refusals: %d items (%v), want none recorded", len(v.Items), err)
 	}
 }
-

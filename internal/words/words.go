@@ -48,9 +48,23 @@ func fields(raw json.RawMessage) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		b, _ := json.Marshal(fields[k])
-		parts[i] = k + " " + strings.Trim(string(b), `"`)
+		parts[i] = k + " " + clipValue(strings.Trim(string(b), `"`))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// maxValueWords is how many characters of one value fields says: a photo's
+// data URL or a long text reads as its start and its length.
+const maxValueWords = 80
+
+// clipValue says v, or, past maxValueWords characters, its start and how
+// long it is.
+func clipValue(v string) string {
+	if utf8.RuneCountInString(v) <= maxValueWords {
+		return v
+	}
+	r := []rune(v)
+	return fmt.Sprintf("%s… (%d characters)", string(r[:maxValueWords-20]), len(r))
 }
 
 // Name is what a reader of the conversation calls a node of kind k:

@@ -7,6 +7,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
+	"strings"
 )
 
 // A node in words names it as a reader knows it, with its number and what
@@ -100,5 +101,16 @@ func TestATitleIsOneLineWithoutControlCharacters(t *testing.T) {
 	}
 	if got := words.Line(" \x00 "); got != "" {
 		t.Errorf("Line of controls alone = %q, want empty", got)
+	}
+}
+
+// A long value, such as a photo's data URL, reads as its start and its
+// length, not whole.
+func TestALongValueReadsAsItsStart(t *testing.T) {
+	photo := "data:image/jpeg;base64," + strings.Repeat("A", 7000)
+	req := elicit.Request{Kind: "take-photo", Progress: &elicit.Schema{Type: "object"}}
+	got := words.Called(req, elicit.Response{Action: elicit.Accept, Content: json.RawMessage(`{"image":"` + photo + `","width":320}`)})
+	if len(got) > 150 || !strings.HasPrefix(got, "take-photo → done (image data:image/jpeg;base64,") || !strings.Contains(got, "(7023 characters), width 320") {
+		t.Fatalf("Called = %q, want the image clipped with its length, then the width", got)
 	}
 }

@@ -91,6 +91,11 @@ func (a *asking) ReadLine(label string) (string, error) {
 // ReportProgress hands progress on the question to the service.
 func (a *asking) ReportProgress(p elicit.Progress) { a.t.report(a.ctx, a.eid, p) }
 
+// Bell rings the terminal's bell (terminal.Question.Bell): the one control
+// character a prompter may send, since every other one a question shows
+// is written as an escape.
+func (a *asking) Bell() { io.WriteString(a.t.cfg.Out, "\a") }
+
 // fieldErrors returns the per-field problems of a refused answer, or a
 // non-nil empty list when the problem is with the answer as a whole.
 func fieldErrors(err error) elicit.FieldErrors {

@@ -150,3 +150,35 @@ func TestAnApplicationsMethodIsAMethodCard(t *testing.T) {
 		t.Error("a request that is not a method is drawn as one")
 	}
 }
+
+// A photo a method returned shows as the image, from its data URL; a value
+// that only looks like one (anything but base64 after the prefix) shows as
+// text, so a result can never make an attribute or a URL of its own.
+func TestAPhotoAnswerShowsAsAnImage(t *testing.T) {
+	type photo struct {
+		Image string `json:"image" title:"Photo"`
+	}
+	req := elicit.Request{ID: "5-1", Kind: "take-photo", Message: "Smile", Schema: elicit.MustSchemaFor[photo](),
+		Progress: elicit.MustSchemaFor[photo](), Actions: []elicit.Action{elicit.Accept, elicit.Unsupported}}
+	for _, tc := range []struct {
+		image string
+		shown bool
+	}{
+		{"data:image/jpeg;base64,/9j/4AAQSkZJRg==", true},
+		{"data:image/png;base64,iVBORw0KGgo=", true},
+		{`data:image/png;base64,iVBO" onerror="alert(1)`, false},
+		{"data:text/html;base64,PHNjcmlwdD4=", false},
+		{"javascript:alert(1)", false},
+	} {
+		content, _ := json.Marshal(photo{Image: tc.image})
+		e := &pageview.ElicitView{Request: req, State: pageview.Answered, Response: &elicit.Response{Action: elicit.Accept, Content: content}}
+		doc := renderCard(t, e)
+		imgs := findAll(doc, byTag("img"))
+		switch {
+		case tc.shown && (len(imgs) != 1 || attr(imgs[0], "src") != tc.image || attr(imgs[0], "alt") != "Photo"):
+			t.Errorf("%q: %d images, want it shown as the photo", tc.image, len(imgs))
+		case !tc.shown && len(imgs) != 0:
+			t.Errorf("%q: shown as an image (src %q), want text", tc.image, attr(imgs[0], "src"))
+		}
+	}
+}
