@@ -131,7 +131,7 @@ func promptLocation(q *terminal.Question) (elicit.Response, error) {
 		return elicit.Response{}, err
 	}
 	if q.Errors == nil {
-		q.Progress(elicit.StageRequestingPermission)
+		q.Report(elicit.LocationProgress{Status: elicit.StageRequestingPermission})
 	}
 	if in.Accuracy == "high" {
 		q.Printf("  As precise as you can, please.\n")
@@ -146,7 +146,7 @@ func promptLocation(q *terminal.Question) (elicit.Response, error) {
 			q.Problem("Type two numbers separated by a comma, latitude first, like 52.37,4.89.")
 			continue
 		}
-		q.Progress(elicit.StageAcquiring)
+		q.Report(elicit.LocationProgress{Status: elicit.StageAcquiring})
 		return terminal.Accept(elicit.Location{Lat: lat, Lng: lng})
 	}
 }
