@@ -14,6 +14,7 @@ import (
 // the one that runs. Closed again, the editor sends nothing: the call runs
 // as asked. Deny takes a reason, which the agent is told.
 func TestTheApprovalCardByKeyboard(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.start("approve a tool call", "approval")
@@ -74,6 +75,7 @@ func TestTheApprovalCardByKeyboard(t *testing.T) {
 // Stop withdraws a waiting approval like any question: the call it asked
 // about stays in view, marked withdrawn, with nothing left to press.
 func TestStopWithdrawsAnApproval(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	p.start("approve a tool call", "approval")

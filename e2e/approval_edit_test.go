@@ -12,6 +12,7 @@ import (
 // the card, naming the rule, with what was typed kept and the card still
 // waiting; fixed, the edited call runs, and the audit holds it alone.
 func TestAnEditTheRulesForbidIsRefusedOnTheCard(t *testing.T) {
+	t.Parallel()
 	rules := filepath.Join(t.TempDir(), "policy.rules")
 	if err := os.WriteFile(rules, []byte("finalDeny notes/remember_note if text ~ \"*password*\"\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // branch asks again. The audit page lists every call made, newest first,
 // nothing missing: with the arguments each ran with and who decided it.
 func TestConsentFromTheCardToTheAudit(t *testing.T) {
+	t.Parallel()
 	note := func(reason, text string) llmtest.Reply {
 		return llmtest.Reply{Chunks: []string{reason},
 			ToolCalls: []llmtest.ToolCall{{ID: "call_" + text, Name: "remember_note", Arguments: `{"text":"` + text + `"}`}}}
@@ -85,6 +86,7 @@ func TestConsentFromTheCardToTheAudit(t *testing.T) {
 // without a card in another conversation, the settings page lists it, and
 // once revoked there the next call asks again.
 func TestAlwaysAllowIsASettingToRevoke(t *testing.T) {
+	t.Parallel()
 	note := func(text string) llmtest.Reply {
 		return llmtest.Reply{Chunks: []string{"Noting it."},
 			ToolCalls: []llmtest.ToolCall{{ID: "call_" + text, Name: "remember_note", Arguments: `{"text":"` + text + `"}`}}}

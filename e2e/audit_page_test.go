@@ -16,6 +16,7 @@ import (
 // settings page shows the program's rules (--policy) as written, each
 // with the file's name and line (not the folders it is in).
 func TestTheAuditAndPermissionsPagesFromTheHeader(t *testing.T) {
+	t.Parallel()
 	rules := filepath.Join(t.TempDir(), "policy.rules")
 	if err := os.WriteFile(rules, []byte("finalDeny */delete*\nallow showcase/*\n"), 0o600); err != nil {
 		t.Fatal(err)

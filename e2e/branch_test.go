@@ -10,6 +10,7 @@ import (
 func (p *chatPage) userTurn() playwright.Locator { return p.GetByTestId("user-turn").First() }
 
 func TestEditAnEarlierMessageBranchesAndKeepsBothBranches(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Rome")
@@ -51,6 +52,7 @@ func TestEditAnEarlierMessageBranchesAndKeepsBothBranches(t *testing.T) {
 }
 
 func TestChangeAnEarlierAnswerContinuesOnANewBranch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Lisbon")
@@ -82,6 +84,7 @@ func TestChangeAnEarlierAnswerContinuesOnANewBranch(t *testing.T) {
 }
 
 func TestRetryAReplySendsItsMessageAgainOnANewBranch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("A weekend away")

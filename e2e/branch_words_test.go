@@ -11,6 +11,7 @@ import (
 // kept — and the switcher back to it is labelled, big enough to tap, and
 // works from the keyboard.
 func TestAnEditSaysANewVersionWasMadeAndTheEarlierIsKept(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("A weekend away")
@@ -62,6 +63,7 @@ func TestAnEditSaysANewVersionWasMadeAndTheEarlierIsKept(t *testing.T) {
 
 // A retried reply and a changed answer say what happened too.
 func TestARetryAndAChangedAnswerSayWhatHappened(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Lisbon")

@@ -9,6 +9,7 @@ import (
 // refused answer, answered and withdrawn — light and dark, and what there
 // is to press in it is big enough to hit.
 func TestCardsAreAccessible(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	eachCardKind(t, func(t *testing.T, k cardKind) {
 		p, q := k.open(t, a)
@@ -32,6 +33,7 @@ func TestCardsAreAccessible(t *testing.T) {
 // refused answer marks the fields to fix, each described by its problem,
 // and puts focus on the first of them.
 func TestFormFieldsSayWhatTheyNeed(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.ask("profile", "form")
@@ -63,6 +65,7 @@ func TestFormFieldsSayWhatTheyNeed(t *testing.T) {
 // two radio buttons with neither picked; without a default it stays a
 // choice to make.
 func TestABooleanWithADefaultIsASwitch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Porto")
@@ -90,6 +93,7 @@ func TestABooleanWithADefaultIsASwitch(t *testing.T) {
 // whose own answers say no (an approval's Deny) has neither: a question
 // closed unanswered would only be a no that says less.
 func TestDeclineAndCancelAreExplained(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	eachCardKind(t, func(t *testing.T, k cardKind) {
 		p, q := k.open(t, a)

@@ -23,6 +23,7 @@ func (p *chatPage) focused(loc playwright.Locator) bool {
 // or its heading when there is nothing to type in), an answer taken gives
 // it back to the composer.
 func TestFocusFollowsTheQuestions(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.start("pick a colour", "choice")
@@ -44,6 +45,7 @@ func TestFocusFollowsTheQuestions(t *testing.T) {
 // A question that comes up while the user writes in the composer leaves
 // focus, and what they wrote, where it is.
 func TestAQuestionDoesNotTakeFocusFromTheWriter(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	p.start("together", "") // two agents ask at once; one waits behind the other
@@ -78,6 +80,7 @@ func TestAQuestionDoesNotTakeFocusFromTheWriter(t *testing.T) {
 
 // The progress bar says what it measures and how far it has come.
 func TestTheProgressBarIsNamed(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

@@ -8,6 +8,7 @@ import (
 // (the button says so and takes no second press), and lands once, when the
 // connection is back.
 func TestAnAnswerSentOfflineShowsItIsOnItsWay(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.start("pick a colour", "choice")
@@ -29,6 +30,7 @@ func TestAnAnswerSentOfflineShowsItIsOnItsWay(t *testing.T) {
 
 // So does a message sent while the connection is down.
 func TestAMessageSentOfflineShowsItIsOnItsWay(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	p.start("pick a colour", "choice")

@@ -107,6 +107,7 @@ func (p *chatPage) lastAssistant() playwright.Locator {
 }
 
 func TestTripFormFlow(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.must(expect.Locator(p.GetByTestId("model-badge")).ToHaveText("offline model"))
@@ -147,6 +148,7 @@ func TestTripFormFlow(t *testing.T) {
 }
 
 func TestDeclineTakesAnotherPath(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("A weekend away")
@@ -163,6 +165,7 @@ func TestDeclineTakesAnotherPath(t *testing.T) {
 }
 
 func TestInvalidValueShowsFieldErrorAndFormStays(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Trip for a big group")
@@ -183,6 +186,7 @@ func TestInvalidValueShowsFieldErrorAndFormStays(t *testing.T) {
 }
 
 func TestMissingRequiredAnswer(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Somewhere warm")
@@ -200,6 +204,7 @@ func TestMissingRequiredAnswer(t *testing.T) {
 }
 
 func TestReloadMidFlowKeepsPendingForm(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Kyoto")
@@ -217,6 +222,7 @@ func TestReloadMidFlowKeepsPendingForm(t *testing.T) {
 }
 
 func TestTheNewestStaysInViewUnlessTheReaderScrolledUp(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.must(p.SetViewportSize(1280, 500)) // one finished trip fills it
@@ -258,6 +264,7 @@ func TestTheNewestStaysInViewUnlessTheReaderScrolledUp(t *testing.T) {
 }
 
 func TestOnAPhoneNothingIsCutOff(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.must(p.SetViewportSize(390, 844))
@@ -284,6 +291,7 @@ func TestOnAPhoneNothingIsCutOff(t *testing.T) {
 }
 
 func TestUserAndModelTextIsEscaped(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	hostile := `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`
@@ -311,6 +319,7 @@ func TestUserAndModelTextIsEscaped(t *testing.T) {
 }
 
 func TestConversationSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Porto")
@@ -336,6 +345,7 @@ func TestConversationSurvivesARestart(t *testing.T) {
 }
 
 func TestTwoTabsAnsweringAtOnceConverge(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

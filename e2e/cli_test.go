@@ -38,6 +38,7 @@ func runBin(t *testing.T, env []string, args ...string) (stdout, stderr string, 
 }
 
 func TestCLIHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -61,6 +62,7 @@ func TestCLIHelpAndVersion(t *testing.T) {
 }
 
 func TestCLIRefusesBadInvocations(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "x.db")
 	tests := []struct {
 		name string
@@ -92,6 +94,7 @@ func TestCLIRefusesBadInvocations(t *testing.T) {
 // pid, and the first serves on. A server killed outright leaves no lock
 // behind: the next one starts on the same file.
 func TestCLISecondProcessOnTheDatabase(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	want := "another sweatpants process (pid " + strconv.Itoa(a.cmd.Process.Pid) + ") is using the database " + a.db
 	for _, args := range [][]string{

@@ -21,6 +21,7 @@ import (
 // form waits, a survivor takes it over and the answer given there
 // finishes the turn exactly once.
 func TestServersOnOneDatabaseShareAConversation(t *testing.T) {
+	t.Parallel()
 	db := pgtest.Schema(t)
 	a, b, c := startAppOn(t, db), startAppOn(t, db), startAppOn(t, db)
 	cl := newEventsClient(t, a)
@@ -134,6 +135,7 @@ func ids(evs []streamEvent) string {
 // tab on the other node goes on after a reconnect: its next message is
 // answered there.
 func TestTwoTabsOnTwoNodes(t *testing.T) {
+	t.Parallel()
 	db := pgtest.Schema(t)
 	a, b := startAppOn(t, db), startAppOn(t, db)
 	bc, err := browser.NewContext()

@@ -11,6 +11,7 @@ import (
 // On a phone a code block's Copy button sits beside the code, never on
 // it: a line of code as long as the screen stays readable to its end.
 func TestCopyLeavesALongLineOfCodeReadableOnAPhone(t *testing.T) {
+	t.Parallel()
 	long := "book --city Nice --from Lisbon --travellers 2 --cabin economy --hotel none --window-seat"
 	model := llmtest.NewServer(t, llmtest.Text("Run this:\n\n```sh\n"+long+"\nbook --confirm\n```\n"))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)

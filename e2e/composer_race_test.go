@@ -10,6 +10,7 @@ import (
 // send is still on its way, stays in the composer: the answer empties the
 // composer only if it still holds the words sent.
 func TestWordsTypedBeforeTheSendIsAnsweredStay(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Oslo")

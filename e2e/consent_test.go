@@ -16,6 +16,7 @@ import (
 // server restarts with it still waiting; approved over JSON, the call runs
 // exactly once, and the model is not asked again for what it had said.
 func TestAnApprovalSurvivesSIGKILLAndTheCallRunsOnce(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t,
 		llmtest.Reply{Chunks: []string{"I'll keep that for you."},
 			ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "remember_note", Arguments: `{"text":"buy milk"}`}}},

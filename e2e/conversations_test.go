@@ -40,6 +40,7 @@ func postAs(t *testing.T, page playwright.Page, url string, form map[string]any)
 // nothing changes; the name chosen then stays, whatever is sent next.
 // Another browser cannot rename it.
 func TestRenameAConversation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	url := p.startWith(a, "assistant", "What is the weather in Lisbon?")
@@ -102,6 +103,7 @@ func TestRenameAConversation(t *testing.T) {
 // there, and the browser goes on to its next conversation. Another browser
 // cannot delete it.
 func TestDeleteAConversation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	keep := p.startWith(a, "assistant", "What is the weather in Paris?")
@@ -150,6 +152,7 @@ func TestDeleteAConversation(t *testing.T) {
 // The sidebar's search finds conversations by their title and by what was
 // said in them, as the user types; clearing it lists them all again.
 func TestSearchConversations(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	p.startWith(a, "assistant", "What is the weather in Lisbon?")
@@ -178,6 +181,7 @@ func TestSearchConversations(t *testing.T) {
 // Opening new chats records nothing: a conversation is recorded with its
 // first message, so no empty "New conversation" piles up in the sidebar.
 func TestNewChatsThatSayNothingLeaveNoConversation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	_, err := p.Goto(a.URL + "/")
@@ -196,6 +200,7 @@ func TestNewChatsThatSayNothingLeaveNoConversation(t *testing.T) {
 // A conversation not started yet offers the agent's starters; one click
 // sends one.
 func TestAStarterSendsItself(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	_, err := p.Goto(a.URL + "/new?agent=chat")

@@ -15,6 +15,7 @@ import (
 // resend is the answer already recorded, not a conflict, so no alert says
 // the question was already answered, and the trip is planned once.
 func TestTheResendAfterACrashIsNotAConflict(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

@@ -17,6 +17,7 @@ import (
 // conversation is recorded. The same post without a Referer, as curl or a
 // script sends it, still starts a conversation.
 func TestAPostFromAnotherSiteStartsNothing(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	post := func(message, referer string) (int, string, []*http.Cookie) {
 		t.Helper()

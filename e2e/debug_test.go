@@ -17,6 +17,7 @@ import (
 // as the chat in another tab makes the next call, keeping open what the
 // reader opened; and it links both ways with the tree inspector.
 func TestTheDebugPageShowsEachCallLive(t *testing.T) {
+	t.Parallel()
 	plan := llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`)
 	plan.Usage = &llmtest.Usage{PromptTokens: 812, CompletionTokens: 41, TotalTokens: 853}
 	plan.Delay = 150 * time.Millisecond
@@ -84,6 +85,7 @@ func TestTheDebugPageShowsEachCallLive(t *testing.T) {
 // The chat's pages name the model alone; where it is served from, a host
 // and a port, is for the developers' calls page.
 func TestTheModelsEndpointShowsOnTheCallsPageOnly(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Hello."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	endpoint := strings.TrimPrefix(model.URL, "http://")
@@ -114,6 +116,7 @@ func TestTheModelsEndpointShowsOnTheCallsPageOnly(t *testing.T) {
 // A call lists the tools it offered by name; each tool's schema waits
 // behind its name, so that a list of calls is not pages of schemas.
 func TestTheCallsPageFoldsEachToolsSchema(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "concierge")

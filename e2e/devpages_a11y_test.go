@@ -10,6 +10,7 @@ import (
 // tree inspector with branches, a node opened and the reflog, an inspected
 // state, and the debug pages of a conversation and of the server.
 func TestTheDevelopersPagesAreAccessibleLightAndDark(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Lisbon")

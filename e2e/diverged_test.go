@@ -16,6 +16,7 @@ import (
 // turn again from the message: the assistant asks afresh and answers, and
 // the conversation goes on.
 func TestADivergedTurnOffersToStartAgainFromTheMessage(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Bergen")

@@ -10,11 +10,15 @@ import (
 // A form waiting for an answer survives the server being killed: the page
 // reconnects by itself, the same form is there, and answering it finishes
 // the turn exactly once.
-func TestPendingFormSurvivesSIGKILL(t *testing.T) { pendingFormSurvivesSIGKILL(t, startApp(t)) }
+func TestPendingFormSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
+	pendingFormSurvivesSIGKILL(t, startApp(t))
+}
 
 // The same on PostgreSQL (--db postgres://…): what the user sees does not
 // depend on the engine.
 func TestPendingFormSurvivesSIGKILLOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	pendingFormSurvivesSIGKILL(t, startAppOn(t, pgtest.Schema(t)))
 }
 

@@ -16,6 +16,7 @@ import (
 // and resume after a dropped connection from the bytes the client holds; a
 // side reply stopped mid-stream ends with what had streamed.
 func TestTheEventStreamSendsASideRepliesDeltas(t *testing.T) {
+	t.Parallel()
 	side := []string{"Lisbon ", "is ", "sunny ", "and ", "warm."}
 	model := llmtest.NewServer(t, llmtest.Text("Hello."), llmtest.Text(side...), llmtest.Reply{Chunks: []string{"Let me think "}, Hold: true})
 	gate := newModelGate(t, model)

@@ -23,6 +23,7 @@ import (
 // run with nothing missing and nothing twice, and the deltas joined are
 // the reply.
 func TestTheEventStreamResumesAfterADroppedConnection(t *testing.T) {
+	t.Parallel()
 	story := []string{"Once ", "upon ", "a ", "time ", "a ", "fox ", "found ", "a ", "map ", "and ", "went ", "north."}
 	sequel := []string{"Then ", "it ", "came ", "home ", "again."}
 	model := llmtest.NewServer(t, llmtest.Text(story...), llmtest.Text(sequel...))

@@ -14,6 +14,7 @@ import (
 // a toggle; then the temperatures demo draws a line per city. A reload
 // shows the same figures.
 func TestTheShowcaseShowsATableAndCharts(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.ask("surprise me", "choice")
@@ -92,6 +93,7 @@ func TestTheShowcaseShowsATableAndCharts(t *testing.T) {
 // runs, no element or handler is added, and the chart has the bars its
 // values say.
 func TestAModelsFigureShowsItsWordsAsText(t *testing.T) {
+	t.Parallel()
 	const (
 		script  = `<script>window.__fig = 1</script>`
 		handler = `"onload="window.__fig=2`
@@ -172,6 +174,7 @@ func toFloats(v any) []float64 {
 // At the terminal, the fares demo prints its table as aligned text and its
 // bar chart as rows of blocks, a bar per fare as long as the fare.
 func TestTerminalFigures(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("compare prices")
 	a.expect(strings.Join([]string{

@@ -20,6 +20,7 @@ import (
 // dismissing are answers as for any kind; a file of another session is
 // not taken. One server serves every case, each its own browser session.
 func TestAnAgentAsksForAFile(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	run := func(name string, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {

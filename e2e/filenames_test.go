@@ -12,6 +12,7 @@ import (
 // and once stored: never a path, never a right-to-left override that makes
 // the name read as another.
 func TestAFileChipShowsTheNameAsKept(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	held := make(chan playwright.Route, 1)
@@ -35,6 +36,7 @@ func TestAFileChipShowsTheNameAsKept(t *testing.T) {
 // A file question dismissed while its file uploads stops the upload: the
 // agent hears the dismissal, and no file is kept for it.
 func TestDismissingAFileQuestionMidUploadKeepsNoFile(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	q := p.ask("give you a file", "file")

@@ -38,6 +38,7 @@ func (p *chatPage) attachFile(name, mime string, content []byte) {
 // another browser is not found them; a picture is served as one, with
 // nosniff.
 func TestFilesSentWithAMessageReachTheModel(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Hello!"), llmtest.Text("A dot and two cities."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -104,6 +105,7 @@ func TestFilesSentWithAMessageReachTheModel(t *testing.T) {
 // and nothing of them is recorded. Killed between an upload and the send,
 // the server keeps no message and the file went nowhere.
 func TestRefusedFilesSayWhyAndNothingIsRecorded(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, "SWEATPANTS_MAX_FILE_SIZE=1000")
 	p := openAgent(t, a, "assistant")
 	p.send("Hi")
@@ -138,6 +140,7 @@ func TestRefusedFilesSayWhyAndNothingIsRecorded(t *testing.T) {
 // them and the model is given them again. A picture in SVG, which could
 // hold a script, is not taken, and nothing of it runs.
 func TestAnEditKeepsTheFilesAndAnSVGIsNotTaken(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Hello!"), llmtest.Text("Two cities."), llmtest.Text("Still two cities."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -174,6 +177,7 @@ func TestAnEditKeepsTheFilesAndAnSVGIsNotTaken(t *testing.T) {
 // A file dropped on the composer is uploaded and sent with the next
 // message, as one picked is; the offline model says what it received.
 func TestAFileDroppedOnTheComposerIsSent(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.dropFile("#composer", "trips.csv", "text/csv", "city,days\nOslo,3\nBergen,2\n")

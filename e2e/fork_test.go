@@ -9,6 +9,7 @@ import (
 // the trips planned on this version of the conversation, so an edit of an
 // earlier message shows that branch's plan and a switch back the other's.
 func TestTheConciergesPlanFollowsAnEditAndASwitch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Lisbon")
@@ -40,6 +41,7 @@ func TestTheConciergesPlanFollowsAnEditAndASwitch(t *testing.T) {
 // with SIGKILL while the tried option's question waits, the server asks it
 // again after a restart, and the answer finishes the turn once.
 func TestTryingACheaperOptionGoesBackOrKeepsIt(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Rome")

@@ -9,6 +9,7 @@ import (
 // for the user, an answer shows its values, a call id says what it numbers,
 // the reflog's "to" goes to its node, and gc says how long it keeps things.
 func TestTheInspectorSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

@@ -10,6 +10,7 @@ import (
 // with the tool call that changed it; the node picked is marked, and the
 // page says the node is off HEAD's branch.
 func TestTheInspectorShowsTheStateAtANodeOfAnotherBranch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Bergen")

@@ -10,6 +10,7 @@ import (
 // The inspector draws every branch and the reflog, stays live, and recovers
 // a discarded branch with its waiting form live again.
 func TestInspectorShowsTheTreeAndRecoversADiscardedBranch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Rome")
@@ -81,6 +82,7 @@ func newPageIn(t *testing.T, bc playwright.BrowserContext) playwright.Page {
 // With a small limit, the branch is compacted: the inspector shows the
 // summary node with the original messages it stands for under it.
 func TestCompactionShowsInTheInspector(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, "SWEATPANTS_COMPACT_TOKENS=30")
 	p := openChat(t, a)
 	for _, city := range []string{"Oslo", "Riga"} {
@@ -142,6 +144,7 @@ func sameAsFresh(t *testing.T, ins *chatPage) string {
 // two branches, HEAD's mark moving. A node opened for its payload stays
 // open meanwhile, as the tree is patched, not drawn anew.
 func TestTheLiveInspectorShowsWhatAFreshOneShows(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Rome")

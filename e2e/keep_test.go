@@ -12,6 +12,7 @@ import (
 // Stop keeps the reply streamed so far, marked as stopped, and it is still
 // there after a reload.
 func TestStopKeepsThePartialReply(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a **time**, "}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -34,6 +35,7 @@ func TestStopKeepsThePartialReply(t *testing.T) {
 
 // A reply interrupted by a new message keeps its partial text too.
 func TestAnInterruptedReplyKeepsItsPartialText(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true}, llmtest.Text("Four."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -48,6 +50,7 @@ func TestAnInterruptedReplyKeepsItsPartialText(t *testing.T) {
 // Stop keeps the question card, marked withdrawn, with no way to answer it,
 // before and after a reload.
 func TestStopKeepsTheQuestionWithdrawn(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")
@@ -71,6 +74,7 @@ func TestStopKeepsTheQuestionWithdrawn(t *testing.T) {
 // A double click on Submit sends the answer once: the trip is planned once
 // and no alert says the question was already answered.
 func TestADoubleClickOnSubmitAnswersOnce(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	// The answers the page posts, counted as they start, and the requests
@@ -110,6 +114,7 @@ func TestADoubleClickOnSubmitAnswersOnce(t *testing.T) {
 // The page sending the answer just recorded again (a resend after a lost
 // response) is told it went through; a different answer is still refused.
 func TestAResendOfTheSameAnswerIsNotAConflict(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")
@@ -131,6 +136,7 @@ func TestAResendOfTheSameAnswerIsNotAConflict(t *testing.T) {
 // A form answered in words comes back filled in from the words, and
 // submitting it plans that trip.
 func TestAFormAnsweredInWordsComesBackFilledIn(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Porto")

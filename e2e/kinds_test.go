@@ -16,6 +16,7 @@ import (
 // content refused beside its field. One server serves every case; each
 // case is its own browser session, and they run in parallel.
 func TestElicitKindsInChromium(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	run := func(name string, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {

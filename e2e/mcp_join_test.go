@@ -25,6 +25,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // nothing; a conversation the browser starts after joining does not take
 // them away.
 func TestABrowserSeesTheConversationsOfMCPCallsWithTheToken(t *testing.T) {
+	t.Parallel()
 	const token = "e2e-mcp-token-1234567890"
 	a := startApp(t, "SWEATPANTS_MCP_TOKEN="+token)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -29,6 +29,7 @@ func (p *chatPage) run(kind string) {
 // reported. Chromium films a test pattern (--use-fake-device-for-media-stream,
 // in the harness); a page sees the camera only where "camera" is granted.
 func TestTheDemoMethodsInChromium(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	run := func(name string, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {

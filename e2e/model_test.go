@@ -15,6 +15,7 @@ import (
 // calls the location tool, whose question reaches the browser's location
 // component; the inspector shows the model call and the tool call.
 func TestTheModelReachesTheLocationThroughAToolCall(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a, "geolocation")
 	p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 59.9139, Longitude: 10.7522, Accuracy: playwright.Float(30)}))
@@ -39,6 +40,7 @@ func TestTheModelReachesTheLocationThroughAToolCall(t *testing.T) {
 // A failed model call shows a short sentence, the provider's words behind
 // Details; Retry calls the model again without asking the form again.
 func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), llmtest.Fail(400, "This model does not take requests about Nice on Mondays."), llmtest.Text("Day 1: ", "the sea."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "concierge")
@@ -69,6 +71,7 @@ func TestAModelFailureIsRetriedWithoutAskingAgain(t *testing.T) {
 // While a model call has sent nothing, the page says how long the turn has
 // been waiting on it.
 func TestThePageSaysHowLongTheModelKeepsItWaiting(t *testing.T) {
+	t.Parallel()
 	slow := llmtest.Text("Day 1: ", "the sea.")
 	slow.Delay = 2500 * time.Millisecond
 	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), slow)
@@ -86,6 +89,7 @@ func TestThePageSaysHowLongTheModelKeepsItWaiting(t *testing.T) {
 // copies the code; a <script> the model writes is shown as text and does
 // not run.
 func TestAReplyRendersAsMarkdown(t *testing.T) {
+	t.Parallel()
 	plan := "| Day | Plan |\n|---|---|\n| 1 | **The sea** |\n\n```\nbook --city Nice\n```\n\n<script>window.__md = 1</script>"
 	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"Plan a trip to Nice"}`), llmtest.Text(plan))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
@@ -112,6 +116,7 @@ func TestAReplyRendersAsMarkdown(t *testing.T) {
 // replies stay replies after earlier
 // messages are summarized, and the chat shows where that happened.
 func TestCompactionKeepsTheConversation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, "SWEATPANTS_COMPACT_TOKENS=200")
 	p := openChat(t, a)
 	for i, city := range []string{"Oslo", "Riga", "Porto"} {

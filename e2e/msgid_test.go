@@ -17,6 +17,7 @@ import (
 // the message it has. The message shows once, its turn runs once, the
 // composer is cleared, and the next message gets an id of its own.
 func TestAMessageResentAfterALostResponseShowsOnce(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Oslo")
@@ -95,6 +96,7 @@ func TestAMessageResentAfterALostResponseShowsOnce(t *testing.T) {
 // origin, where browsers have no crypto.randomUUID: the composer still
 // gives its messages ids, of random bytes.
 func TestAMessageHasAnIDWhereTheBrowserHasNoRandomUUID(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	p.must(p.AddInitScript(playwright.Script{Content: playwright.String(`Object.defineProperty(Crypto.prototype, 'randomUUID', {value: undefined})`)}))

@@ -31,6 +31,7 @@ func lastUserContent(t *testing.T, model *llmtest.Server) string {
 // conversation's page shows it with the message, and the model is given
 // it. The page with a file waiting is accessible.
 func TestAFileAttachedOnTheNewChatPageGoesWithTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Two cities."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -50,6 +51,7 @@ func TestAFileAttachedOnTheNewChatPageGoesWithTheFirstMessage(t *testing.T) {
 // attached, the new version carries exactly those, to the page and to the
 // model; the old version, switched back to, still shows its own.
 func TestAnEditTakesOutAFileAndAttachesAnother(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Read."), llmtest.Text("Read again."))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -89,6 +91,7 @@ func TestAnEditTakesOutAFileAndAttachesAnother(t *testing.T) {
 // the page says why, keeps the words and the files to take out, and no
 // conversation is recorded until the message fits.
 func TestRefusedFilesOnTheNewChatPageSayWhyAndCreateNothing(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, "SWEATPANTS_MAX_FILE_SIZE=1000", "SWEATPANTS_MAX_MESSAGE_FILES_SIZE=1500")
 	p := openAgent(t, a, "assistant")
 	p.attachFile("big.txt", "text/plain", []byte(strings.Repeat("x", 2000)))
@@ -118,6 +121,7 @@ func TestRefusedFilesOnTheNewChatPageSayWhyAndCreateNothing(t *testing.T) {
 // A first message sent while its file is still uploading waits for it
 // and goes with it, rather than leaving the page without it.
 func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	held := make(chan playwright.Route, 1)
@@ -148,6 +152,7 @@ func TestTheFirstMessageWaitsForItsFileToUpload(t *testing.T) {
 // uploads share one session however many start together, so none is
 // refused as another's and none leaves the composer.
 func TestSeveralFilesAtOnceOnAFreshNewChatPageAllGoWithTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	names := []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"}
 	for _, how := range []string{"picked", "dropped"} {
 		t.Run(how, func(t *testing.T) {
@@ -199,6 +204,7 @@ func (p *chatPage) dropFiles(selector string, names []string) {
 // on a slow link or a busy machine the page is usable a while before
 // them) are sent once they have, not lost: a second pick keeps the first.
 func TestFilesPickedBeforeThePageScriptsLoadedAreSent(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	held := make(chan playwright.Route, 1)

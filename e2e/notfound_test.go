@@ -8,6 +8,7 @@ import (
 // this browser's, a page that does not exist — is a page that says so, with
 // a way back.
 func TestANotFoundPageWithAWayBack(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	owner := openChat(t, a)
 	owner.send("Plan a trip")
@@ -33,6 +34,7 @@ func TestANotFoundPageWithAWayBack(t *testing.T) {
 
 // On a touch screen the composer does not mention Shift+Enter.
 func TestTheComposerOnATouchScreen(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := phonePage(t)
 	_, err := p.Goto(a.URL + "/")

@@ -27,6 +27,7 @@ import (
 // server whose command is not there, failed, saying so; it passes the
 // accessibility check light and dark.
 func TestAnOutsideServerAsksInThePage(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var painted []string
 	srv := mcp.NewServer(&mcp.Implementation{Name: "paint", Version: "1"}, nil)

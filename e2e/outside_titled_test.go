@@ -27,6 +27,7 @@ import (
 // reaches the server as its schema says — the options' values, lists of
 // them, the fields left empty left out — and the answer shows the titles.
 func TestAnOutsideServersTitledQuestionIsAnsweredInThePage(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "internal", "mcpconn", "testdata", "titled_options.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ import (
 // names its assistant, not the demo's, and its database has none of the
 // demo's tables.
 func TestAnApplicationOfItsOwn(t *testing.T) {
+	t.Parallel()
 	bin := buildReadmeProgram(t)
 
 	out, err := exec.Command(bin, "help").CombinedOutput()
@@ -211,6 +212,7 @@ func checkDatastarServed(t *testing.T, base string) {
 // says it. The dialog's other button declines. At the terminal its own
 // prompter signs.
 func TestAnApplicationShipsAMethodOfItsOwn(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	err := filepath.WalkDir("testdata/signer", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

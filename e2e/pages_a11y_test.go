@@ -39,6 +39,7 @@ func (p *chatPage) evalFloat(expr string) float64 {
 // On a desktop the sidebar and the header stay where they are while a long
 // conversation scrolls beneath them, and the composer stays at the bottom.
 func TestTheSidebarAndHeaderStayPutWhileTheMessagesScroll(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	p.must(p.SetViewportSize(1280, 600))
@@ -76,6 +77,7 @@ func phonePage(t *testing.T) *chatPage {
 // On a phone the top bar stays small, the conversations wait behind a
 // button, and no page is wider than the screen.
 func TestOnAPhoneTheTopBarIsSmallAndNothingOverflows(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := phonePage(t)
 	fits := func(what string) {
@@ -127,6 +129,7 @@ func TestOnAPhoneTheTopBarIsSmallAndNothingOverflows(t *testing.T) {
 // token by token. While it streams it is drawn outside the log, marked
 // busy; each message is labelled with who said it.
 func TestAScreenReaderHearsEachReplyOnce(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Lisbon ", "is ", "sunny ", "today."}})
 	gate := newModelGate(t, model) // the reply streams as far as the test lets it
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
@@ -183,6 +186,7 @@ func TestAScreenReaderHearsEachReplyOnce(t *testing.T) {
 // Esc stops a running turn from the composer, and cancels an edit in
 // progress instead when there is one.
 func TestEscStopsATurnAndCancelsAnEdit(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -208,6 +212,7 @@ func TestEscStopsATurnAndCancelsAnEdit(t *testing.T) {
 // A notice of what a message sent while the agent worked did goes once the
 // reply it speaks of has arrived.
 func TestANoticeOfAMessageSentMidReplyGoesWithTheReply(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
 		llmtest.Reply{Chunks: []string{"Fo", "ur."}})
 	gate := newModelGate(t, model) // the second reply waits until the notice was seen
@@ -231,6 +236,7 @@ func TestANoticeOfAMessageSentMidReplyGoesWithTheReply(t *testing.T) {
 // The buttons beside a message are readable (4.5:1) and big enough to tap
 // (24 px), in the light theme and the dark one.
 func TestMessageToolsAreReadableAndBigEnough(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
 		t.Run(fmt.Sprint(*scheme), func(t *testing.T) {
@@ -251,6 +257,7 @@ func TestMessageToolsAreReadableAndBigEnough(t *testing.T) {
 
 // axe-core finds nothing serious on the shell's pages.
 func TestTheShellsPagesPassAxe(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	_, err := p.Goto(a.URL + "/new?agent=chat")

@@ -24,6 +24,7 @@ func (p *chatPage) fitsThePhone(what string) {
 // On a 390 px phone nothing of a card makes the page wider than the
 // screen: each kind open, after an error and answered.
 func TestCardsFitAPhone(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	eachCardKind(t, func(t *testing.T, k cardKind) {
 		p := openAgent(t, a, k.agent)
@@ -44,6 +45,7 @@ func TestCardsFitAPhone(t *testing.T) {
 // cut short when it is long, the model, and one button for the rest
 // (rename, delete, the agent, the developers' links).
 func TestOnAPhoneTheHeaderIsOneRow(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := phonePage(t)
 	_, err := p.Goto(a.URL + "/new?agent=chat")

@@ -9,6 +9,7 @@ import (
 // axe-core finds nothing serious on a conversation's page while a reply
 // streams, light and dark.
 func TestAStreamingReplyPassesAxe(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Lisbon ", "is ", "sunny"}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -20,6 +21,7 @@ func TestAStreamingReplyPassesAxe(t *testing.T) {
 // So it does with a side question open under a reply, being written, then
 // answered.
 func TestASideQuestionPassesAxe(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.send("What's the weather in Paris?")

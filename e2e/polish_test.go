@@ -12,6 +12,7 @@ import (
 // the new chat page and on a conversation's: the page never shows the
 // system's theme first, then flips.
 func TestAThemeChosenIsThereAtFirstPaint(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	page := newPageWith(t, playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeLight})
 	p := &chatPage{t: t, Page: page}
@@ -65,6 +66,7 @@ func TestAThemeChosenIsThereAtFirstPaint(t *testing.T) {
 // the page's scripts have loaded (here, they never do: a slow connection
 // at its slowest).
 func TestEnterSendsTheFirstMessageBeforeThePageScriptsLoad(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	p.must(p.Route(regexp.MustCompile(`/static/(glue|datastar)\.js$`), func(r playwright.Route) { _ = r.Abort() }))
@@ -80,6 +82,7 @@ func TestEnterSendsTheFirstMessageBeforeThePageScriptsLoad(t *testing.T) {
 // A message sent while the connection is down lands within a few seconds
 // of the connection coming back, however long it was down, and once.
 func TestAMessageSentOfflineLandsSoonAfterTheConnectionIsBack(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a)
 	p.start("pick a colour", "choice")
@@ -117,6 +120,7 @@ func TestAMessageSentOfflineLandsSoonAfterTheConnectionIsBack(t *testing.T) {
 // the page's scripts have loaded is sent, once, when they have: it is
 // neither turned into a new line nor wiped.
 func TestEnterSendsBeforeTheConversationsScriptsLoad(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.send("What's the weather in Paris?")

@@ -20,6 +20,7 @@ import (
 // the card; Stop withdraws a method that waits and the method hears of it.
 // One server serves every case; each is a browser session of its own.
 func TestTheBrowserRunsMethods(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	run := func(name string, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {
@@ -160,6 +161,7 @@ implement('location', (args, send, ctx) => new Promise((resolve) => {
 // A location the page waits on survives the server being killed: the page
 // reconnects, the same card asks again, and its answer is recorded once.
 func TestAWaitingLocationSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openShowcase(t, a, "geolocation")
 	p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 52.3731, Longitude: 4.8922, Accuracy: playwright.Float(25)}))

@@ -12,6 +12,7 @@ import (
 // recoveries it goes back through; the "to" column names its node; a retry
 // is logged as a retry; and exactly one row is marked as HEAD's.
 func TestTheReflogSaysEachMoveOnceAndMarksOneRow(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.planTrip("Lisbon")

@@ -12,6 +12,7 @@ import (
 // and the user sees only the reply; cut after it showed, what showed stays,
 // in one bubble that ends saying it broke off, and Retry asks for the reply again.
 func TestAReplyThatBreaksOffKeepsWhatShowedAndRetries(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t,
 		llmtest.Reply{Chunks: []string{"\n\n"}, Cut: true}, llmtest.Text("Four."),
 		llmtest.Reply{Chunks: []string{"Once upon ", "a time"}, Cut: true}, llmtest.Text("Once upon a time, the end."))
@@ -39,6 +40,7 @@ func TestAReplyThatBreaksOffKeepsWhatShowedAndRetries(t *testing.T) {
 // with a note saying so, and the conversation's page stays light when it
 // is loaded again.
 func TestAnEndlessReplyIsCutAtTheBound(t *testing.T) {
+	t.Parallel()
 	chunks := make([]string, 5<<20/(4<<10)) // 5 MB, 4 KiB a chunk
 	for i := range chunks {
 		chunks[i] = strings.Repeat("all work and no play ", 4<<10/21) + "\n\n"

@@ -14,6 +14,7 @@ import (
 // title in the header and in the sidebar, and what is being typed. Code in
 // a reply, and the page's own words around it all, stay left to right.
 func TestRightToLeftTextReadsRightToLeft(t *testing.T) {
+	t.Parallel()
 	const (
 		ask   = "תכנן לי טיול לאילת"
 		city  = "אילת"

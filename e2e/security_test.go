@@ -24,6 +24,7 @@ var shownAs = strings.ReplaceAll(forgedEvent, "\r", "\n")
 // OpenAI-compatible endpoint, then loads the conversation again: no script
 // ran, and each text is shown as it was written.
 func TestForgedStreamEventsRunNoScript(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Call("plan-trip", `{"request":"a trip"}`), llmtest.Text("Your plan: ", forgedEvent))
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openChat(t, a)
@@ -102,6 +103,7 @@ func TestForgedStreamEventsRunNoScript(t *testing.T) {
 // taking the browser's conversations along), leave the browser with a
 // session that owns none of them.
 func TestStartingAConversationTwiceAtOnceKeepsTheBrowsersConversations(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("first conversation")

@@ -97,6 +97,7 @@ func (h *httpClient) start(message string) (string, error) {
 // cookie the browser keeps, it still has every conversation, and a request
 // a tab sent with the previous cookie still works and moves the tab along.
 func TestChatsStartedAtOnceStrandNoConversation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	first := newHTTPClient(t, a, "127.0.0.1")
 	var earlier []string
@@ -174,6 +175,7 @@ func TestChatsStartedAtOnceStrandNoConversation(t *testing.T) {
 // 503 and Retry-After, never 500; and a new visitor still gets the health
 // check, the new-chat page and a new conversation.
 func TestOneClientCannotLockOthersOut(t *testing.T) {
+	t.Parallel()
 	a := startAppUnder(t, 256)
 	madeUp := newHTTPClient(t, a, "127.0.0.1")
 	madeUp.setCookie("0123456789abcdef0123456789abcdef")

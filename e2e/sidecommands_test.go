@@ -11,6 +11,7 @@ import (
 // brings the form back, waiting, with the thread beside it, and the trip
 // is planned from it. The reflog words both moves.
 func TestASideThreadContinuedAsTheFlowAndBack(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

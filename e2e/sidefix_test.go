@@ -9,6 +9,7 @@ import (
 // Stop during a side question's streamed reply keeps what had streamed, in
 // the side question's place and marked as stopped, after a reload too.
 func TestStopKeepsASideRepliesPartialText(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Hello."), llmtest.Reply{Chunks: []string{"Once upon a **time**, "}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
 	p := openAgent(t, a, "assistant")
@@ -39,6 +40,7 @@ func TestStopKeepsASideRepliesPartialText(t *testing.T) {
 // again from the new answer: its reply follows it, the flow's form still
 // waits and works, and no notice says the question was not found.
 func TestChangeAnswerOnASideQuestionsCard(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.send("Plan a trip to Rome")

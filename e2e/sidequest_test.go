@@ -3,6 +3,7 @@ package e2e
 import "testing"
 
 func TestSideQuestionWhileAFormWaits(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")
@@ -29,6 +30,7 @@ func TestSideQuestionWhileAFormWaits(t *testing.T) {
 }
 
 func TestAnAnswerInWordsIsTakenAsTheFormsAnswer(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

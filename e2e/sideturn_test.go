@@ -14,6 +14,7 @@ import (
 // follow-up is answered from the thread (typed in the composer, then with
 // Follow up), and the trip form still works after them.
 func TestASideQuestionIsAnsweredByAToolAndFollowedUp(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")
@@ -54,6 +55,7 @@ func TestASideQuestionIsAnsweredByAToolAndFollowedUp(t *testing.T) {
 // A side thread beside a reply: asked with Ask aside, answered in place,
 // while the conversation stays where it was.
 func TestAThreadBesideAReply(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.send("What's the weather in Paris?")
@@ -74,6 +76,7 @@ func TestAThreadBesideAReply(t *testing.T) {
 // A message sent while the reply streams stops it, says so, and starts a
 // turn with the new message.
 func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
+	t.Parallel()
 	// The second reply waits until the notice of the interruption was
 	// seen (it goes when the reply is in).
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
@@ -97,6 +100,7 @@ func TestAMessageSentMidReplyInterruptsIt(t *testing.T) {
 // A streamed reply grows in place, rendered as it comes, and ends as the
 // model's text rendered once: the draft gives way to the reply.
 func TestAStreamedReplyGrowsAndEndsExact(t *testing.T) {
+	t.Parallel()
 	chunks := []string{"Here is the plan:\n\n", "| Day | City |\n", "|---|---|\n", "| 1 | Oslo |\n", "| 2 | Bergen |\n\n",
 		"```go\nfmt.Println(\"hi\")\n```\n\n", "Enjoy **every** minute."}
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: chunks, Gap: 250 * time.Millisecond})
@@ -147,6 +151,7 @@ func TestAStreamedReplyGrowsAndEndsExact(t *testing.T) {
 // A side question's turn asks the user in its own place, beside the
 // flow's form, which still waits.
 func TestASideQuestionAsksTheUser(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "assistant")
 	p.send("Plan a trip to Rome")

@@ -6,6 +6,7 @@ import "testing"
 // "Are we there yet?" gets a friendly reply and no trip form; a trip asked
 // for next still gets its form.
 func TestTheConciergeAnswersSmallTalk(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Are we there yet?")

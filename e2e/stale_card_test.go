@@ -13,6 +13,7 @@ import (
 // page still shows it waiting), is refused with words saying what
 // happened and what to do, not an HTTP status.
 func TestAStaleCardSaysWhatHappenedWhileTheStreamIsDown(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t,
 		llmtest.Reply{Chunks: []string{"I'll keep that for you."},
 			ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "remember_note", Arguments: `{"text":"buy milk"}`}}},

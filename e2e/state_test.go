@@ -11,6 +11,7 @@ import (
 // another branch, and switches back; an inspected reflog entry shows the
 // state of its time.
 func TestTheInspectorShowsTheAgentsStateOfTheBranch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Bergen")

@@ -3,6 +3,7 @@ package e2e
 import "testing"
 
 func TestStopWithdrawsThePendingForm(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")
@@ -20,6 +21,7 @@ func TestStopWithdrawsThePendingForm(t *testing.T) {
 }
 
 func TestStopHaltsTheAgentMidWork(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip")

@@ -12,6 +12,7 @@ import (
 // once: no second bubble that reads as another message. So does a side
 // answer stopped as it streamed.
 func TestAStoppedReplyIsMarkedOnce(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a **time**, "}, Hold: true},
 		llmtest.Text("Hello."), llmtest.Reply{Chunks: []string{"A shorter one: "}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
@@ -71,6 +72,7 @@ func (p *chatPage) markedStoppedOnce(what string, turn playwright.Locator, parti
 // which is all it stops; while the conversation's own reply streams it is
 // Stop.
 func TestStopSaysWhatItStops(t *testing.T) {
+	t.Parallel()
 	model := llmtest.NewServer(t, llmtest.Text("Hello."), llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true},
 		llmtest.Reply{Chunks: []string{"Long ago, "}, Hold: true})
 	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)

@@ -64,6 +64,7 @@ var reference = regexp.MustCompile(`SP-[0-9A-Z]{6}`)
 // 1. A flight to Tokyo next Friday: read from the words, searched with
 // progress, picked with a seat, allowed, booked with a reference.
 func TestStoryBooksAFlight(t *testing.T) {
+	t.Parallel()
 	// The search's progress shows for one step of the demo's pace; a
 	// longer one leaves the new page's stream, which connects after the
 	// first message is sent, time to see it on a loaded machine.
@@ -85,6 +86,7 @@ func TestStoryBooksAFlight(t *testing.T) {
 // 2. Mid-selection, the weather in Tokyo is a side question the weather
 // agent answers; the picker still works after it.
 func TestStorySideQuestionWhileThePickerWaits(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
@@ -99,6 +101,7 @@ func TestStorySideQuestionWhileThePickerWaits(t *testing.T) {
 // 3. Editing the first message to Osaka books Osaka on a new branch; the
 // Tokyo branch and its booking stay.
 func TestStoryEditToOsakaBranches(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
@@ -137,6 +140,7 @@ func TestStoryEditToOsakaBranches(t *testing.T) {
 
 // 4. The weather here asks for the device's location.
 func TestStoryWeatherHere(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openAgent(t, a, "chat", "geolocation")
 	p.must(p.Context().SetGeolocation(&playwright.Geolocation{Latitude: 35.6595, Longitude: 139.7005, Accuracy: playwright.Float(30)}))
@@ -148,6 +152,7 @@ func TestStoryWeatherHere(t *testing.T) {
 // 5. No booking unless allowed, none when stopped mid-search, and exactly
 // one after a kill -9 while the picker waited.
 func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, "SWEATPANTS_DEMO_PACE=2s")
 	p := openAgent(t, a, "chat")
 	p.send("Book me a flight to Tokyo next Friday")
@@ -182,6 +187,7 @@ func TestStoryNoBookingWithoutAYesAndExactlyOneAfterACrash(t *testing.T) {
 // approval as o, the booking's reference; then the weather at a
 // place typed as lat,lng.
 func TestStoryAtTheTerminal(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "chat", "--demo-pace", "0")
 	a.say("Book me a flight to Tokyo next Friday")
 	a.expect("Which flight to Tokyo on Friday")
@@ -202,6 +208,7 @@ func TestStoryAtTheTerminal(t *testing.T) {
 
 // The story's chat is the app's default: a first visit talks to it.
 func TestTheChatIsTheDefault(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := &chatPage{t: t, Page: newPage(t)}
 	_, err := p.Goto(a.URL + "/")
@@ -217,6 +224,7 @@ func TestTheChatIsTheDefault(t *testing.T) {
 // SWEATPANTS_SCREENSHOTS set to a directory (make screenshots) the images
 // are written there; otherwise to a temporary one, so every run takes them.
 func TestTourScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SWEATPANTS_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()

@@ -141,6 +141,7 @@ func planTrip(t *testing.T, env ...string) *app {
 // call and the form's wait, under the service name sweatpants; none holds
 // what the user wrote.
 func TestTheBinaryExportsSpansToTheConfiguredCollector(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ variable, suffix string }{
 		{"SWEATPANTS_OTLP_ENDPOINT", ""},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT", ""},
@@ -207,6 +208,7 @@ func checkExported(t *testing.T, a *app, col *collector) {
 // With no collector configured, the binary sends nothing, not even to the
 // standard OTLP/HTTP port on this machine, and says traces are off.
 func TestTheBinaryExportsNothingWhenNoCollectorIsConfigured(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:4318")
 	if err != nil {
 		t.Skipf("the standard OTLP/HTTP port is taken, so a stray export could not be seen there: %v", err)
@@ -231,6 +233,7 @@ func TestTheBinaryExportsNothingWhenNoCollectorIsConfigured(t *testing.T) {
 // calls' latency and tokens, the form's wait and the database's commits,
 // with plausible values, and nothing the user or the model wrote.
 func TestMetricsShowATurnAndNoUserText(t *testing.T) {
+	t.Parallel()
 	a := planTrip(t)
 	var metrics string
 	waitFor(t, 10*time.Second, "the turn to end in /metrics", func() bool {

@@ -155,6 +155,7 @@ func (a *termApp) exit() {
 }
 
 func TestTerminalLocation(t *testing.T) {
+	t.Parallel()
 	t.Run("typed", func(t *testing.T) {
 		a := startTerm(t, "--agent", "showcase")
 		a.say("where am i")
@@ -189,6 +190,7 @@ func TestTerminalLocation(t *testing.T) {
 }
 
 func TestTerminalChoiceOwnText(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("pick a colour")
 	a.expect("Which colour should the theme be?")
@@ -202,6 +204,7 @@ func TestTerminalChoiceOwnText(t *testing.T) {
 }
 
 func TestTerminalOffScriptIsOther(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("pick a colour")
 	a.expect("Pick one [1-4]: ")
@@ -217,6 +220,7 @@ func TestTerminalOffScriptIsOther(t *testing.T) {
 }
 
 func TestTerminalFlight(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("book a flight")
 	a.expect("Which flight to Lisbon?")
@@ -232,6 +236,7 @@ func TestTerminalFlight(t *testing.T) {
 }
 
 func TestTerminalFormInvalidValue(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("profile")
 	a.expect("Tell me about yourself:")
@@ -260,6 +265,7 @@ func TestTerminalFormInvalidValue(t *testing.T) {
 }
 
 func TestTerminalDecline(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("confirm")
 	a.expect("/d declines · /c cancels")
@@ -277,6 +283,7 @@ func TestTerminalDecline(t *testing.T) {
 }
 
 func TestTerminalClipboard(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("paste")
 	a.expect("Paste the text (/r refuses): ")
@@ -292,6 +299,7 @@ func TestTerminalClipboard(t *testing.T) {
 }
 
 func TestTerminalQueue(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("together")
 	// packer and diner ask at once, in either order; the terminal asks the
@@ -315,6 +323,7 @@ func TestTerminalQueue(t *testing.T) {
 }
 
 func TestTerminalContinue(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "data", "terminal.db")
 	a := startTermDB(t, db, "--agent", "showcase")
 	a.say("confirm")
@@ -340,6 +349,7 @@ func TestTerminalContinue(t *testing.T) {
 // Ctrl-C while the agent waits stops its turn, the way the browser's Stop
 // does; Ctrl-C at the message prompt ends the program cleanly.
 func TestTerminalCtrlC(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("confirm")
 	a.expect("[y/n]: ")
@@ -370,6 +380,7 @@ func TestTerminalCtrlC(t *testing.T) {
 // something the tool does not take are refused with why, and the fixed
 // ones are what the call runs with.
 func TestTerminalApproval(t *testing.T) {
+	t.Parallel()
 	a := startTerm(t, "--agent", "showcase")
 	a.say("approve a tool call")
 	a.expect("Allow archiveDrafts?")

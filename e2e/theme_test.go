@@ -11,6 +11,7 @@ import (
 // The page follows the system's dark mode, and the toggle overrides it for
 // this browser, across reloads.
 func TestDarkModeFollowsTheSystemAndTheToggle(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	page := newPageWith(t, playwright.BrowserNewContextOptions{ColorScheme: playwright.ColorSchemeDark})
 	p := &chatPage{t: t, Page: page}

@@ -5,6 +5,7 @@ import "testing"
 // The title is the first message as shown: editing it retitles the page,
 // the sidebar and the window; switching back restores it.
 func TestTheTitleFollowsAnEditOfTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	p := openChat(t, a)
 	p.send("Plan a trip to Oslo")
