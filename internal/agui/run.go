@@ -112,8 +112,10 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 	}
 	r.follower = f
 	defer f.Close()
+	// The state is read before the run acts, so that what the run changes
+	// comes as deltas after the snapshot.
 	var b branch
-	f.Look(func(l feed.Live) { b = branchOf(l.Path) })
+	f.Look(func(l feed.Live) { b, r.sent = branchOf(l.Path), statesOf(l.Path) })
 
 	act, err := r.plan(b)
 	if err != nil {
@@ -132,12 +134,14 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 	if err := r.send(Event{Type: RunStarted, ThreadID: r.conv, RunID: r.in.RunID, ProtocolVersion: ProtocolVersion}); err != nil {
 		return err
 	}
-	f.Look(func(l feed.Live) { r.sent = statesOf(l.Path) })
 	if err := r.send(Event{Type: StateSnapshot, Snapshot: r.sent.snapshot()}); err != nil {
 		return err
 	}
 	if act == nil {
 		// Nothing new to run: the client is told where the thread is.
+		if err := r.syncState(); err != nil {
+			return err
+		}
 		if len(b.pending) > 0 {
 			return r.send(r.interrupted(b.pending))
 		}
