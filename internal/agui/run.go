@@ -73,6 +73,12 @@ type run struct {
 	text     string // the open text message's id, "" for none
 	held     int    // bytes of the reply the client holds
 	finished *Event // the run's last event, once its end was seen
+	// ours is the turn this run follows: the node of its message, once
+	// known. Until then, starts says which message starts it: the events
+	// of other turns (one that ran before a queued message) are not this
+	// run's.
+	ours   int64
+	starts string
 }
 
 // branch is what a run reads of the conversation's branch before it acts.
@@ -202,9 +208,12 @@ func (r *run) plan(b branch) (func(context.Context) error, error) {
 	for k < len(prior) && k < len(b.users) && strings.TrimSpace(prior[k].Text()) == b.users[k].text {
 		k++
 	}
+	r.starts = msg.Text
 	switch {
 	case k < len(prior):
 		return nil, apperr.Errorf(apperr.Invalid, "The messages differ from the thread's at user message %d: only the last message may be new or an edit of one of the thread's.", k+1)
+	case k == len(b.users) && len(b.pending) > 0:
+		return nil, apperr.Errorf(apperr.Conflict, "A question waits on this thread (interrupt %q): answer it with a resume entry before a new message.", b.pending[0].Ref)
 	case k == len(b.users):
 		return func(ctx context.Context) error {
 			_, err := r.svc.SendMessage(ctx, r.session, r.conv, msg)
@@ -242,6 +251,9 @@ func (r *run) resume(b branch) (func(context.Context) error, error) {
 		default:
 			return nil, apperr.Errorf(apperr.Invalid, "A resume entry's status is resolved or cancelled, not %q.", e.Status)
 		}
+	}
+	if len(b.users) > 0 {
+		r.ours = b.users[len(b.users)-1].node
 	}
 	return func(ctx context.Context) error {
 		for i, e := range r.in.Resume {
@@ -285,7 +297,7 @@ func branchOf(path tree.Path) branch {
 // on turns one event of the run feed into AG-UI's. Questions asked are
 // gathered, to end the run once the events of their node are all read.
 func (r *run) on(ev eventstream.Event, asked *[]eventstream.ElicitAsked, approvals *[]eventstream.ApprovalRequired) error {
-	if r.finished != nil {
+	if r.finished != nil || !r.follows(ev) {
 		return nil
 	}
 	switch d := ev.Data.(type) {
@@ -359,6 +371,34 @@ func (r *run) on(ev eventstream.Event, asked *[]eventstream.ElicitAsked, approva
 		r.finished = &end
 	}
 	return nil
+}
+
+// follows reports whether ev is of the turn this run follows, and learns
+// which turn that is from the run.started of the message it sent.
+func (r *run) follows(ev eventstream.Event) bool {
+	var run int64
+	switch d := ev.Data.(type) {
+	case eventstream.RunStarted:
+		if r.ours == 0 && !d.Aside && strings.TrimSpace(d.Text) == strings.TrimSpace(r.starts) {
+			r.ours = d.Node
+		}
+		return false
+	case eventstream.TokenDelta:
+		run = d.Run
+	case eventstream.ToolCall:
+		run = d.Run
+	case eventstream.ToolResult:
+		run = d.Run
+	case eventstream.ElicitAsked:
+		run = d.Run
+	case eventstream.ApprovalRequired:
+		run = d.Run
+	case eventstream.RunCompleted:
+		run = d.Run
+	default:
+		return false
+	}
+	return r.ours != 0 && run == r.ours
 }
 
 // callID is the AG-UI id of the tool call recorded at node.
