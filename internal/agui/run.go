@@ -98,10 +98,18 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 		return apperr.Errorf(apperr.Invalid, "A run needs a threadId and a runId.")
 	}
 	r.conv = r.in.ThreadID
+	var b branch
+	var act func(context.Context) error
 	f, err := r.svc.Follow(ctx, r.session, r.conv, feed.Want{})
-	if apperr.CodeOf(err) == apperr.NotFound {
+	switch {
+	case apperr.CodeOf(err) == apperr.NotFound:
+		// A new thread: the input is checked before a conversation is
+		// made for it, so that a refused one leaves none behind.
 		if len(r.in.Resume) > 0 {
 			return apperr.Errorf(apperr.NotFound, "There is no thread %q to resume here.", r.in.ThreadID)
+		}
+		if act, err = r.plan(b); err != nil {
+			return err
 		}
 		if r.session, err = newSession(); err != nil {
 			return err
@@ -111,22 +119,23 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 			return err
 		}
 		r.conv = c.ID
-		f, err = r.svc.Follow(ctx, r.session, r.conv, feed.Want{})
-	}
-	if err != nil {
+		if f, err = r.svc.Follow(ctx, r.session, r.conv, feed.Want{}); err != nil {
+			return err
+		}
+		r.sent = states{}
+	case err != nil:
 		return err
+	default:
+		// The state is read before the run acts, so that what the run
+		// changes comes as deltas after the snapshot.
+		f.Look(func(l feed.Live) { b, r.sent = branchOf(l.Path), statesOf(l.Path) })
+		if act, err = r.plan(b); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	r.follower = f
 	defer f.Close()
-	// The state is read before the run acts, so that what the run changes
-	// comes as deltas after the snapshot.
-	var b branch
-	f.Look(func(l feed.Live) { b, r.sent = branchOf(l.Path), statesOf(l.Path) })
-
-	act, err := r.plan(b)
-	if err != nil {
-		return err
-	}
 	es, err := eventstream.OpenNew(ctx, r.svc, r.session, r.conv)
 	if err != nil {
 		return err
@@ -208,7 +217,11 @@ func (r *run) plan(b branch) (func(context.Context) error, error) {
 	for k < len(prior) && k < len(b.users) && strings.TrimSpace(prior[k].Text()) == b.users[k].text {
 		k++
 	}
-	r.starts = msg.Text
+	checked, err := msg.Checked()
+	if err != nil {
+		return nil, err
+	}
+	msg, r.starts = checked, checked.Text
 	switch {
 	case k < len(prior):
 		return nil, apperr.Errorf(apperr.Invalid, "The messages differ from the thread's at user message %d: only the last message may be new or an edit of one of the thread's.", k+1)

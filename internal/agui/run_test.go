@@ -206,3 +206,27 @@ func TestRunAsksAndResumes(t *testing.T) {
 		t.Errorf("refused runs recorded %d nodes", got-n)
 	}
 }
+
+// A new thread whose input cannot run leaves no conversation behind.
+func TestARefusedNewThreadRecordsNothing(t *testing.T) {
+	svc := newService(t)
+	for _, tc := range []struct {
+		name string
+		msgs []agui.Message
+		want string
+	}{
+		{"no message", nil, "nothing to run"},
+		{"an empty message", []agui.Message{user("m", "  ")}, "type a message"},
+		{"a history the thread does not have", []agui.Message{user("a", "Hi"), user("b", "Weather?")}, "differ"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := run(t, svc, session, agui.Input{ThreadID: "new", RunID: "r", Messages: tc.msgs})
+			if len(evs) != 1 || evs[0].Type != agui.RunError || !strings.Contains(strings.ToLower(evs[0].Message), tc.want) {
+				t.Errorf("events %+v, want RUN_ERROR saying %q", evs, tc.want)
+			}
+			if convs, err := svc.Conversations(t.Context(), session); err != nil || len(convs) != 0 {
+				t.Errorf("conversations %v (%v), want none", convs, err)
+			}
+		})
+	}
+}
