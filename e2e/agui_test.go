@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/llm/llmtest"
 )
@@ -88,15 +90,22 @@ func TestAGUIClientBooksAFlightThroughInterruptsAcrossAKill(t *testing.T) {
 	}
 }
 
-// The reply of a model that streams comes as one text message whose
-// contents, joined, are the reply.
+// The reply of a model that streams comes as it streams: the client holds
+// the first words while the model has sent no more, then the rest; the
+// contents of the one text message, joined, are the reply.
 func TestAGUIClientStreamsAReply(t *testing.T) {
 	cl := newAGUIClient(t)
 	story := []string{"Once ", "upon ", "a ", "time ", "a ", "fox ", "went ", "north."}
 	model := llmtest.NewServer(t, llmtest.Text(story...))
-	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+model.URL)
-	got := cl.run(a, "story")["story"]
-	if got.Outcome != "success" || got.Text != strings.Join(story, "") || got.Deltas < 1 {
+	gate := newModelGate(t, model)
+	a := startApp(t, "SWEATPANTS_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+gate.URL)
+	gate.allow(3)
+	got := cl.runWatching(a, "story", func(text string) {
+		if text == strings.Join(story[:3], "") {
+			gate.allow(len(story) - 3)
+		}
+	})["story"]
+	if got.Outcome != "success" || got.Text != strings.Join(story, "") || got.Deltas < 2 {
 		t.Fatalf("the story: %q, %d deltas %q (error %q), want the model's reply", got.Outcome, got.Deltas, got.Text, got.Error)
 	}
 	if got.Events[0] != "RUN_STARTED" || got.Events[len(got.Events)-1] != "RUN_FINISHED" || !slices.Contains(got.Events, "TEXT_MESSAGE_END") {
@@ -215,14 +224,37 @@ func newAGUIClient(t *testing.T) *aguiClient {
 
 func (c *aguiClient) run(a *app, phase string) map[string]aguiRun {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience(60e9))
+	return c.runWatching(a, phase, func(string) {})
+}
+
+// runWatching runs a phase as run does, and hands text the text the
+// client holds of the reply each time it grows.
+func (c *aguiClient) runWatching(a *app, phase string, text func(string)) map[string]aguiRun {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), patience(60*time.Second))
 	defer cancel()
 	script, _ := filepath.Abs(filepath.Join("testdata", "agui", "client.cjs"))
 	cmd := exec.CommandContext(ctx, c.node, script, a.URL, c.state, phase)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+c.libs)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		var held string
+		if rest, ok := strings.CutPrefix(sc.Text(), "TEXT "); ok && json.Unmarshal([]byte(rest), &held) == nil {
+			text(held)
+			continue
+		}
+		stderr.WriteString(sc.Text() + "\n")
+	}
+	if err := cmd.Wait(); err != nil {
 		c.t.Fatalf("the AG-UI client's %s: %v\n%s", phase, err, stderr.String())
 	}
 	var out map[string]aguiRun

@@ -57,7 +57,10 @@ async function run(agent, params) {
   const sub = {
     onEvent({ event }) { seen.events.push(event.type); },
     onRunStartedEvent({ event }) { agent.threadId = event.threadId; },
-    onTextMessageContentEvent({ event }) { seen.text += event.delta; seen.deltas++; },
+    onTextMessageContentEvent({ event }) {
+      seen.text += event.delta; seen.deltas++;
+      process.stderr.write("TEXT " + JSON.stringify(seen.text) + "\n"); // for a test that paces the model
+    },
     onToolCallStartEvent({ event }) { seen.tools.push(event.toolCallName); },
     onToolCallResultEvent({ event }) { seen.results[event.toolCallId] = event.content; },
     onStateSnapshotEvent() { seen.states++; },
