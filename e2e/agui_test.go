@@ -114,9 +114,9 @@ func TestAGUIClientStreamsAReply(t *testing.T) {
 }
 
 // What POST /agui refuses before a run: another site's page (403), a body
-// that is not JSON (400), one over the size limit (413); and a resume of
-// another session's thread, or of a question not waiting, gets RUN_ERROR
-// and records nothing.
+// that is not JSON (400), one over the size limit (413), a run past the
+// session's streams (429); and a resume of another session's thread, or
+// of a question not waiting, gets RUN_ERROR and records nothing.
 func TestAGUIRefusesBadInput(t *testing.T) {
 	a := startApp(t)
 	post := func(body string, header ...string) (int, string, http.Header) {
@@ -167,6 +167,21 @@ func TestAGUIRefusesBadInput(t *testing.T) {
 	again := `{"threadId":"` + thread[1] + `","runId":"r3","messages":[]}`
 	if _, body, _ := post(again, "Cookie", cookie); !strings.Contains(body, `"id":"`+eid[1]+`"`) || !strings.Contains(body, `"type":"interrupt"`) {
 		t.Errorf("after refused resumes, the thread: %s, want the picker still waiting", body)
+	}
+
+	// A run is a stream of the session's: past the session's streams
+	// (32, the thread's event stream open in each), it is refused 429.
+	for range 32 {
+		req, _ := http.NewRequest(http.MethodGet, a.URL+"/c/"+thread[1]+"/events", nil)
+		req.Header.Set("Cookie", cookie)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("an event stream: %v %v", res, err)
+		}
+		defer res.Body.Close()
+	}
+	if code, body, _ := post(again, "Cookie", cookie); code != http.StatusTooManyRequests {
+		t.Errorf("a run past the session's streams: %d %s, want 429", code, body)
 	}
 }
 
