@@ -97,45 +97,11 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 	if r.in.ThreadID == "" || r.in.RunID == "" {
 		return apperr.Errorf(apperr.Invalid, "A run needs a threadId and a runId.")
 	}
-	r.conv = r.in.ThreadID
-	var b branch
-	var act func(context.Context) error
-	f, err := r.svc.Follow(ctx, r.session, r.conv, feed.Want{})
-	switch {
-	case apperr.CodeOf(err) == apperr.NotFound:
-		// A new thread: the input is checked before a conversation is
-		// made for it, so that a refused one leaves none behind.
-		if len(r.in.Resume) > 0 {
-			return apperr.Errorf(apperr.NotFound, "There is no thread %q to resume here.", r.in.ThreadID)
-		}
-		if act, err = r.plan(b); err != nil {
-			return err
-		}
-		if r.session, err = newSession(); err != nil {
-			return err
-		}
-		c, err := r.svc.Create(ctx, r.session, r.in.agent())
-		if err != nil {
-			return err
-		}
-		r.conv = c.ID
-		if f, err = r.svc.Follow(ctx, r.session, r.conv, feed.Want{}); err != nil {
-			return err
-		}
-		r.sent = states{}
-	case err != nil:
+	b, act, err := r.open(ctx, newSession)
+	if err != nil {
 		return err
-	default:
-		// The state is read before the run acts, so that what the run
-		// changes comes as deltas after the snapshot.
-		f.Look(func(l feed.Live) { b, r.sent = branchOf(l.Path), statesOf(l.Path) })
-		if act, err = r.plan(b); err != nil {
-			f.Close()
-			return err
-		}
 	}
-	r.follower = f
-	defer f.Close()
+	defer r.follower.Close()
 	es, err := eventstream.OpenNew(ctx, r.svc, r.session, r.conv)
 	if err != nil {
 		return err
@@ -162,6 +128,57 @@ func (r *run) run(ctx context.Context, newSession func() (string, error)) error 
 		}
 		return r.send(Event{Type: RunFinished, ThreadID: r.conv, RunID: r.in.RunID, Outcome: &Outcome{Type: "success"}})
 	}
+	return r.follow(ctx, es)
+}
+
+// open finds the thread, or makes a conversation for a new one, reads its
+// branch and checks the input against it (plan). It leaves r.follower
+// open on the conversation when it succeeds.
+func (r *run) open(ctx context.Context, newSession func() (string, error)) (branch, func(context.Context) error, error) {
+	r.conv = r.in.ThreadID
+	var b branch
+	f, err := r.svc.Follow(ctx, r.session, r.conv, feed.Want{})
+	if err == nil {
+		// The state is read before the run acts, so that what the run
+		// changes comes as deltas after the snapshot.
+		f.Look(func(l feed.Live) { b, r.sent = branchOf(l.Path), statesOf(l.Path) })
+		act, err := r.plan(b)
+		if err != nil {
+			f.Close()
+			return b, nil, err
+		}
+		r.follower = f
+		return b, act, nil
+	}
+	if apperr.CodeOf(err) != apperr.NotFound {
+		return b, nil, err
+	}
+	// A new thread: the input is checked before a conversation is made
+	// for it, so that a refused one leaves none behind.
+	if len(r.in.Resume) > 0 {
+		return b, nil, apperr.Errorf(apperr.NotFound, "There is no thread %q to resume here.", r.in.ThreadID)
+	}
+	act, err := r.plan(b)
+	if err != nil {
+		return b, nil, err
+	}
+	if r.session, err = newSession(); err != nil {
+		return b, nil, err
+	}
+	c, err := r.svc.Create(ctx, r.session, r.in.agent())
+	if err != nil {
+		return b, nil, err
+	}
+	r.conv, r.sent = c.ID, states{}
+	if r.follower, err = r.svc.Follow(ctx, r.session, r.conv, feed.Want{}); err != nil {
+		return b, nil, err
+	}
+	return b, act, nil
+}
+
+// follow sends the run's events as the feed gives them, until its end:
+// its run.completed, or a question it asks.
+func (r *run) follow(ctx context.Context, es *eventstream.Stream) error {
 	for r.finished == nil {
 		evs, err := es.Next(ctx)
 		if err != nil {

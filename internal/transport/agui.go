@@ -31,19 +31,23 @@ func (s *Server) aguiRun(c echo.Context) error {
 		return badBody(err)
 	}
 	fresh := false
-	if sessionOf(c) == "" {
+	if sessionOf(c) == "" && len(in.Resume) == 0 {
 		// A client with no session yet can only start a thread: it is
-		// given its session now, to count its stream against.
+		// given its session now, to count its stream against. One that
+		// resumes owns no thread to resume, and is told so at once,
+		// holding no stream and issued no session.
 		if _, err := s.startSession(c); err != nil {
 			return err
 		}
 		fresh = true
 	}
-	release, err := s.acquireStream(c)
-	if err != nil {
-		return err
+	if sessionOf(c) != "" {
+		release, err := s.acquireStream(c)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
 	newSession := func() (string, error) {
 		if fresh {
 			return sessionOf(c), nil
@@ -65,7 +69,7 @@ func (s *Server) aguiRun(c echo.Context) error {
 		}
 		return sse.Send(datastar.EventType(ev.Type), []string{string(b)})
 	}
-	err = agui.Run(c.Request().Context(), s.chat, sessionOf(c), newSession, in, emit)
+	err := agui.Run(c.Request().Context(), s.chat, sessionOf(c), newSession, in, emit)
 	if err != nil && sse == nil {
 		return err
 	}
