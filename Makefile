@@ -8,13 +8,17 @@ PLAYWRIGHT_DRIVER_VERSION := 1.52.0
 # MCP_NODE and MCP_CONFORMANCE, and skips without them.
 MCP_NODE_VERSION        := 22.23.3
 MCP_CONFORMANCE_VERSION := 0.2.0-alpha.12
+# The AG-UI client library the AG-UI test drives the program with, on that
+# Node, installed under .cache/ by e2e-deps (scripts/agui-deps.sh).
+AGUI_CLIENT_VERSION     := 1.0.0
 
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_DRIVER_VERSION)
 export PLAYWRIGHT_NODEJS_PATH := $(shell command -v node)
 export CHROMIUM_PATH ?= /usr/bin/chromium
-export MCP_NODE_VERSION MCP_CONFORMANCE_VERSION
+export MCP_NODE_VERSION MCP_CONFORMANCE_VERSION AGUI_CLIENT_VERSION
 export MCP_NODE        := $(CURDIR)/.cache/node-$(MCP_NODE_VERSION)/package/bin/node
 export MCP_CONFORMANCE := $(CURDIR)/.cache/mcp-conformance-$(MCP_CONFORMANCE_VERSION)/node_modules/.bin/conformance
+export AGUI_CLIENT     := $(CURDIR)/.cache/agui-client-$(AGUI_CLIENT_VERSION)/node_modules
 
 .PHONY: run build test unit e2e bench generate check deps e2e-deps mcp-deps pg-deps clean screenshots
 
@@ -119,8 +123,9 @@ deps:
 	$(GO) mod download
 	./scripts/datastar.sh
 
-e2e-deps:
+e2e-deps: mcp-deps
 	./scripts/e2e-deps.sh
+	./scripts/agui-deps.sh
 
 ## pg-deps: PostgreSQL from Debian's packages, for the tests' throwaway
 ## servers

@@ -32,6 +32,7 @@ func (s *Server) routes(datastar []byte, mods modules) {
 	e.GET("/c/:id/stream", s.stream)
 	e.GET("/c/:id/events", s.events)
 	e.GET("/c/:id/ws", s.webSocket)
+	e.POST("/agui", s.aguiRun, s.limitBody)
 	e.POST("/c/:id/messages", s.sendMessage, cmd...)
 	e.POST("/c/:id/elicits/:eid", s.answerElicit, cmd...)
 	e.POST("/c/:id/elicits/:eid/progress", s.elicitProgress, cmd...)
