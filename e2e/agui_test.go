@@ -32,6 +32,7 @@ import (
 // changed in the client is a new branch: the picker for the new city, and
 // the state of that branch, without the booking.
 func TestAGUIClientBooksAFlightThroughInterruptsAcrossAKill(t *testing.T) {
+	t.Parallel()
 	cl := newAGUIClient(t)
 	a := startApp(t)
 
@@ -94,6 +95,7 @@ func TestAGUIClientBooksAFlightThroughInterruptsAcrossAKill(t *testing.T) {
 // the first words while the model has sent no more, then the rest; the
 // contents of the one text message, joined, are the reply.
 func TestAGUIClientStreamsAReply(t *testing.T) {
+	t.Parallel()
 	cl := newAGUIClient(t)
 	story := []string{"Once ", "upon ", "a ", "time ", "a ", "fox ", "went ", "north."}
 	model := llmtest.NewServer(t, llmtest.Text(story...))
@@ -118,6 +120,7 @@ func TestAGUIClientStreamsAReply(t *testing.T) {
 // session's streams (429); and a resume of another session's thread, or
 // of a question not waiting, gets RUN_ERROR and records nothing.
 func TestAGUIRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	post := func(body string, header ...string) (int, string, http.Header) {
 		req, _ := http.NewRequest(http.MethodPost, a.URL+"/agui", strings.NewReader(body))
