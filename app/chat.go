@@ -52,6 +52,7 @@ func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 
@@ -100,7 +101,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 	defer svc.Close()
 
 	prompters := term.Builtin()
-	for kind, pr := range p.cfg.Prompters {
+	for kind, pr := range p.prompters() {
 		prompters.Register(kind, pr)
 	}
 	return term.Run(ctx, term.Config{

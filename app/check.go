@@ -35,6 +35,7 @@ func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, c
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
 )
@@ -30,6 +31,13 @@ const defaultCommand = "serve"
 // and opens the database and the service's configuration with p.open, as
 // they do, so that it runs what they run.
 func (p *program) commands() []command {
+	own := p.ownCommands()
+	// help stays last.
+	return slices.Concat(own[:len(own)-1], p.pluginCommands(), own[len(own)-1:])
+}
+
+// ownCommands are the program's commands, without the plugins'.
+func (p *program) ownCommands() []command {
 	return []command{
 		{name: "serve", args: "[flags]", does: "serve the app over HTTP (the default command)",
 			run:  p.serveUntilInterrupted,

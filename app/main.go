@@ -65,6 +65,8 @@ type program struct {
 	stdout, stderr io.Writer
 	// interrupts delivers Ctrl-C (Main's); nil when ctx alone ends a run.
 	interrupts <-chan os.Signal
+	// plugs are the application's plugins, read and checked by run.
+	plugs []plug
 }
 
 func newProgram(cfg Config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) *program {
@@ -75,6 +77,9 @@ func newProgram(cfg Config, getenv func(string) string, stdin io.Reader, stdout,
 func (p *program) run(ctx context.Context, args []string) error {
 	if len(p.cfg.Assistants) == 0 {
 		return errors.New("the application has no assistants: app.Config.Assistants must name one at least")
+	}
+	if err := p.readPlugins(); err != nil {
+		return err
 	}
 	name := defaultCommand // so that flags alone serve
 	if len(args) > 0 {

@@ -135,6 +135,7 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 

@@ -145,6 +145,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 
@@ -266,17 +267,30 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
+	mounts = append(mounts, p.pluginRoutes()...)
+	modules, err := p.modules()
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
 	defer watchStore(ctx, db, storeCheckEvery, log)()
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
-	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
+	tcfg := transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
-		ElicitComponents: p.cfg.Components, Modules: p.cfg.Modules,
+		ElicitComponents: p.components(), Modules: modules,
 		Datastar: client.JS, Metrics: tel.Handler(),
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
-		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore})
+		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore}
+	// A plugin's route that the program serves, or another plugin's, stops
+	// serve before it listens, naming both.
+	if err := tcfg.CheckMounts(); err != nil {
+		ln.Close()
+		return err
+	}
+	var routes http.Handler = transport.NewServer(tcfg)
 	if node != nil {
 		routes = routed(node, routes)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/plugin"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -53,6 +54,12 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 	}
 	// The servers close first: a command a server runs as ends with us.
 	o := &opened{db: db, outside: outside, close: func() { outside.Close(); db.Close(); release() }}
+	stopPlugins, err := p.startPlugins(ctx, plugin.Env{Command: command, DB: db.App(), Getenv: p.getenv, Log: log}, db)
+	o.close = func() { stopPlugins(); outside.Close(); db.Close(); release() }
+	if err != nil {
+		o.close()
+		return nil, err
+	}
 	cfg, err := p.chatConfig(ctx, command, db, rules, contextTokens, log)
 	if err != nil {
 		o.close()
@@ -115,8 +122,8 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		Log:        log,
 		Assistants: registry.New(assistants...),
 		Model:      provider,
-		Kinds:      kindset.New(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
-		Scope:      within(root, scope),
+		Kinds:      kindset.New(append(elicit.BuiltinKinds(), p.pluginKinds()...)...),
+		Scope:      within(within(root, p.pluginScope()), scope),
 		// The offline model cannot weigh words: a plain rule decides what a
 		// message typed while a question waits is.
 		DecideByRule: isOffline,
