@@ -15,7 +15,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/plugintools"
+	"github.com/sweatpants-go/sweatpants/internal/telemetry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/plugin"
@@ -32,6 +34,25 @@ import (
 type plug struct {
 	name  string
 	parts plugin.Parts
+	// ext is a built-in plugin's extension; nil for any other.
+	ext pluginhost.Extension
+}
+
+// builtinPlugins are the program's own plugins, before the application's:
+// telemetry.
+func (p *program) builtinPlugins() []plugin.Plugin {
+	return []plugin.Plugin{telemetry.NewPlugin(moduleVersion())}
+}
+
+// extensions are the built-in plugins' extensions (package pluginhost).
+func (p *program) extensions() []pluginhost.Extension {
+	var out []pluginhost.Extension
+	for _, pl := range p.plugs {
+		if pl.ext != nil {
+			out = append(out, pl.ext)
+		}
+	}
+	return out
 }
 
 // readPlugins reads the parts of the application's plugins and checks
@@ -41,7 +62,9 @@ type plug struct {
 func (p *program) readPlugins() error {
 	p.plugs = nil
 	seen := map[string]bool{}
-	for i, pl := range p.cfg.Plugins {
+	builtin := p.builtinPlugins()
+	for i, pl := range append(builtin, p.cfg.Plugins...) {
+		i -= len(builtin)
 		if pl == nil {
 			return fmt.Errorf("app.Config.Plugins[%d] is nil", i)
 		}
@@ -53,7 +76,8 @@ func (p *program) readPlugins() error {
 			return fmt.Errorf("two plugins are named %q: a plugin's name must be its own", name)
 		}
 		seen[name] = true
-		p.plugs = append(p.plugs, plug{name, pl.Parts()})
+		ext, _ := pl.(pluginhost.Extension)
+		p.plugs = append(p.plugs, plug{name, pl.Parts(), ext})
 	}
 	checks := []func() error{p.checkPluginCommands, p.checkPluginKinds, p.checkPluginFlags}
 	for _, pl := range p.plugs {

@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/cluster"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
@@ -51,7 +52,6 @@ type serveConfig struct {
 	clientStreams  int                    // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
 	uploads        transport.UploadLimits // Total 0: a quarter of maxConns
 
-	otlpEndpoint string
 	datastar     string // the client's file; "": the binary's own, else the Go module cache
 	policy       ruleFile
 	servers      serverFile
@@ -132,8 +132,6 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(intFlag[int]{&cfg.clientStreams, 1, "a positive number of streams"}, "max-streams-per-client",
 		fmt.Sprintf("open pages one client address may have followed at once (default: %d, at most half of --max-streams)",
 			transport.DefaultMaxStreamsPerClient))
-	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
-		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
 	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
@@ -211,13 +209,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
-	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, p.getenv)
-	if err != nil {
-		return err
-	}
-	defer stopTelemetry() // last: the spans of turns that Close ends are sent
-
-	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability)}, log)
 	if err != nil {
 		return err
 	}
@@ -225,7 +217,6 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	app, db := o.chat, o.db
 	o.outside.Start(ctx) // connected at once, so that the settings page says how each is
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
-	observe(&app, tel)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -259,8 +250,14 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		l.svc = svc
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
-	tel.CountLive(svc.Loaded)
 	defer svc.Close()
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr()}
+	for _, ext := range p.extensions() {
+		if err := ext.Serving(ctx, serving); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 
 	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg, ln, log)
 	if err != nil {
@@ -281,7 +278,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 		ElicitComponents: p.components(), Modules: modules,
-		Datastar: client.JS, Metrics: tel.Handler(),
+		Datastar: client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
 		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore}
 	// A plugin's route that the program serves, or another plugin's, stops
@@ -304,8 +301,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
-		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len())
+	log.Info("serving", append([]any{"url", "http://" + ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
+		"datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len()}, serving.Logged...)...)
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

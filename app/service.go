@@ -14,6 +14,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/plugin"
@@ -48,6 +49,11 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 	if err != nil {
 		return nil, err
 	}
+	for _, ext := range p.extensions() {
+		if err := ext.Opening(ctx, &pluginhost.Opening{Command: command, Store: &opts, Getenv: p.getenv, Log: log}); err != nil {
+			return nil, err
+		}
+	}
 	db, release, err := openStore(ctx, p.cfg.Name, path, opts)
 	if err != nil {
 		return nil, err
@@ -67,6 +73,12 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 	}
 	if outside != nil {
 		cfg.Scope = within(cfg.Scope, func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) })
+	}
+	for _, ext := range p.extensions() {
+		if err := ext.Configure(ctx, &cfg); err != nil {
+			o.close()
+			return nil, err
+		}
 	}
 	o.chat = cfg
 	return o, nil
