@@ -52,12 +52,12 @@ type serveConfig struct {
 	clientStreams  int                    // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
 	uploads        transport.UploadLimits // Total 0: a quarter of maxConns
 
-	datastar     string // the client's file; "": the binary's own, else the Go module cache
-	policy       ruleFile
-	servers      serverFile
-	mcpToken     string        // the bearer token of /mcp; "": open, on loopback only
-	mcpIdle      time.Duration // how long a session of /mcp may go without a request
-	files        files.Limits
+	datastar string // the client's file; "": the binary's own, else the Go module cache
+	policy   ruleFile
+	servers  serverFile
+	mcpToken string        // the bearer token of /mcp; "": open, on loopback only
+	mcpIdle  time.Duration // how long a session of /mcp may go without a request
+	files    files.Limits
 }
 
 // serveSynopsis heads serve's usage.
@@ -278,7 +278,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 		ElicitComponents: p.components(), Modules: modules,
-		Datastar: client.JS,
+		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
 		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore}
 	// A plugin's route that the program serves, or another plugin's, stops
