@@ -49,7 +49,7 @@ func (p *program) ownCommands() []command {
 			run: p.check,
 			help: func() {
 				var db string
-				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}, &serverFile{}, new(int)), deploycheck.Synopsis(p.cfg.Name))
+				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}, new(int)), deploycheck.Synopsis(p.cfg.Name))
 			}},
 		{name: mcpCommand, args: "[flags]", does: "serve the agents' tools over MCP on stdio",
 			run:  p.serveMCP,

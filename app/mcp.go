@@ -109,7 +109,6 @@ type mcpConfig struct {
 	agent    string
 	ownNames bool
 	policy   ruleFile
-	servers  serverFile
 
 	// contextTokens is the tokens a request may hold; 0: no bound.
 	contextTokens int
@@ -130,7 +129,6 @@ func (p *program) mcpFlags(cfg *mcpConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.agent, "agent", "", "serve only this agent's tools (default: every agent's)")
 	fs.BoolVar(&cfg.ownNames, "own-names", false, "list the tools under their own names, without the agent's name and a dot before them")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
-	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	contextTokensFlag(fs, &cfg.contextTokens, "")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
@@ -165,7 +163,7 @@ func (p *program) serveMCP(ctx context.Context, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{}, log)
+	o, err := p.open(ctx, mcpCommand, cfg.db, cfg.policy.rules, cfg.contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/plugintools"
 	"github.com/sweatpants-go/sweatpants/internal/store"
@@ -39,9 +40,9 @@ type plug struct {
 }
 
 // builtinPlugins are the program's own plugins, before the application's:
-// telemetry.
+// telemetry and the MCP client.
 func (p *program) builtinPlugins() []plugin.Plugin {
-	return []plugin.Plugin{telemetry.NewPlugin(moduleVersion())}
+	return []plugin.Plugin{telemetry.NewPlugin(moduleVersion()), mcpconn.NewPlugin(p.cfg.Name, buildVersion(p.cfg.Name), p.cfg.MCPServers)}
 }
 
 // extensions are the built-in plugins' extensions (package pluginhost).
@@ -174,7 +175,7 @@ func (p *program) checkPluginFlags() error {
 	bare := *p
 	bare.plugs = nil
 	sets := []*flag.FlagSet{bare.serveFlags(&serveConfig{}), bare.chatFlags(&chatConfig{}),
-		bare.checkFlags(new(string), &ruleFile{}, &serverFile{}, new(int)), bare.mcpFlags(&mcpConfig{})}
+		bare.checkFlags(new(string), &ruleFile{}, new(int)), bare.mcpFlags(&mcpConfig{})}
 	for _, fs := range sets {
 		if err := p.pluginFlags(fs); err != nil {
 			return err

@@ -23,7 +23,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
-	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -54,7 +53,6 @@ type serveConfig struct {
 
 	datastar string // the client's file; "": the binary's own, else the Go module cache
 	policy   ruleFile
-	servers  serverFile
 	mcpToken string        // the bearer token of /mcp; "": open, on loopback only
 	mcpIdle  time.Duration // how long a session of /mcp may go without a request
 	files    files.Limits
@@ -133,7 +131,6 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		fmt.Sprintf("open pages one client address may have followed at once (default: %d, at most half of --max-streams)",
 			transport.DefaultMaxStreamsPerClient))
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
-	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
 		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
 	fs.Var(durationFlag{&cfg.mcpIdle, positive, "a positive duration such as 1h or 10m"}, "mcp-idle",
@@ -209,13 +206,12 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
-	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability)}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability)}, log)
 	if err != nil {
 		return err
 	}
 	defer o.close()
 	app, db := o.chat, o.db
-	o.outside.Start(ctx) // connected at once, so that the settings page says how each is
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -280,7 +276,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
-		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore}
+		MCPServers: serving.MCPServers, Files: fstore}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {
@@ -302,7 +298,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving", append([]any{"url", "http://" + ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
-		"datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len()}, serving.Logged...)...)
+		"datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none")}, serving.Logged...)...)
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
