@@ -32,8 +32,8 @@ const defaultCommand = "serve"
 // they do, so that it runs what they run.
 func (p *program) commands() []command {
 	own := p.ownCommands()
-	// help stays last.
-	return slices.Concat(own[:len(own)-1], p.pluginCommands(), own[len(own)-1:])
+	// version and help stay last.
+	return slices.Concat(own[:len(own)-2], p.pluginCommands(), own[len(own)-2:])
 }
 
 // ownCommands are the program's commands, without the plugins'.
@@ -51,9 +51,6 @@ func (p *program) ownCommands() []command {
 				var db string
 				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}, new(int)), deploycheck.Synopsis(p.cfg.Name))
 			}},
-		{name: mcpCommand, args: "[flags]", does: "serve the agents' tools over MCP on stdio",
-			run:  p.serveMCP,
-			help: func() { printFlags(p.stdout, p.mcpFlags(&mcpConfig{}), p.mcpSynopsis()) }},
 		{name: "version", does: "print the version",
 			run: p.version,
 			help: func() {

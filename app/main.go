@@ -69,6 +69,8 @@ type program struct {
 	plugs []plug
 	// pluginsErr is what is wrong with them; nil for nothing.
 	pluginsErr error
+	// flagsErr is the first clash of a plugin's flag that TurnFlags met.
+	flagsErr error
 }
 
 func newProgram(cfg Config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) *program {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/component"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/plugintools"
@@ -40,9 +42,11 @@ type plug struct {
 }
 
 // builtinPlugins are the program's own plugins, before the application's:
-// telemetry and the MCP client.
+// telemetry, the MCP client and the MCP server.
 func (p *program) builtinPlugins() []plugin.Plugin {
-	return []plugin.Plugin{telemetry.NewPlugin(moduleVersion()), mcpconn.NewPlugin(p.cfg.Name, buildVersion(p.cfg.Name), p.cfg.MCPServers)}
+	server := mcp.NewPlugin(mcp.PluginConfig{Name: p.cfg.Name, Version: buildVersion(p.cfg.Name), Agents: p.cfg.Agents,
+		OwnNames: p.cfg.MCP.OwnNames, Extension: p.cfg.MCP.Extension.extension(), Tasks: tasks(p.cfg.MCP.Tasks)})
+	return []plugin.Plugin{telemetry.NewPlugin(moduleVersion()), mcpconn.NewPlugin(p.cfg.Name, buildVersion(p.cfg.Name), p.cfg.MCPServers), server}
 }
 
 // extensions are the built-in plugins' extensions (package pluginhost).
@@ -66,6 +70,9 @@ func (p *program) readPlugins() error {
 	builtin := p.builtinPlugins()
 	for i, pl := range append(builtin, p.cfg.Plugins...) {
 		i -= len(builtin)
+		if a, ok := pl.(pluginhost.Attacher); ok {
+			a.Attach(p)
+		}
 		if pl == nil {
 			return fmt.Errorf("app.Config.Plugins[%d] is nil", i)
 		}
@@ -175,13 +182,49 @@ func (p *program) checkPluginFlags() error {
 	bare := *p
 	bare.plugs = nil
 	sets := []*flag.FlagSet{bare.serveFlags(&serveConfig{}), bare.chatFlags(&chatConfig{}),
-		bare.checkFlags(new(string), &ruleFile{}, new(int)), bare.mcpFlags(&mcpConfig{})}
+		bare.checkFlags(new(string), &ruleFile{}, new(int))}
 	for _, fs := range sets {
 		if err := p.pluginFlags(fs); err != nil {
 			return err
 		}
 	}
+	// A plugin's command that runs turns defines the plugins' flags
+	// through TurnFlags, which keeps the first clash.
+	p.flagsErr = nil
+	for _, pl := range p.plugs {
+		for _, c := range pl.parts.Commands {
+			if c.Flags != nil {
+				c.Flags(flag.NewFlagSet(c.Name, flag.ContinueOnError))
+			}
+			if p.flagsErr != nil {
+				return p.flagsErr
+			}
+		}
+	}
 	return nil
+}
+
+// TurnFlags implements pluginhost.Host: the flags of a built-in plugin's
+// command that runs turns, as the program's own commands that do have
+// them, and what opens its turns.
+func (p *program) TurnFlags(fs *flag.FlagSet) func(ctx context.Context, command, db string, log *slog.Logger) (*pluginhost.Opened, error) {
+	var rules ruleFile
+	var contextTokens int
+	fs.Var(policyFlag{&rules}, "policy", policyUsage)
+	contextTokensFlag(fs, &contextTokens, "")
+	if p.cfg.Flags != nil {
+		p.cfg.Flags(fs)
+	}
+	if err := p.pluginFlags(fs); err != nil && p.flagsErr == nil {
+		p.flagsErr = err
+	}
+	return func(ctx context.Context, command, db string, log *slog.Logger) (*pluginhost.Opened, error) {
+		o, err := p.open(ctx, command, db, rules.rules, contextTokens, store.Options{}, log)
+		if err != nil {
+			return nil, err
+		}
+		return &pluginhost.Opened{DB: o.db, Chat: o.chat, Close: o.close}, nil
+	}
 }
 
 // pluginFlags defines the plugins' flags on fs, a command's that runs
@@ -232,7 +275,11 @@ func (p *program) pluginCommands() []command {
 				}
 				return fs
 			}
-			synopsis := wrap(fmt.Sprintf("Usage: %s %s %s", p.cfg.Name, c.Name, c.Args)) + "\n\n" + wrap(strings.ToUpper(c.Does[:min(1, len(c.Does))])+c.Does[min(1, len(c.Does)):]+" (plugin "+pl.name+").")
+			help := c.Help
+			if help == "" {
+				help = strings.ToUpper(c.Does[:min(1, len(c.Does))]) + c.Does[min(1, len(c.Does)):] + "."
+			}
+			synopsis := strings.TrimSpace(fmt.Sprintf("Usage: %s %s %s", p.cfg.Name, c.Name, c.Args)) + "\n\n" + wrap(help)
 			out = append(out, command{name: c.Name, args: c.Args, does: c.Does,
 				run: func(ctx context.Context, args []string) error {
 					fs := flags()
@@ -243,7 +290,11 @@ func (p *program) pluginCommands() []command {
 					if err != nil {
 						return err
 					}
-					return c.Run(ctx, plugin.CommandEnv{Args: fs.Args(), Stdin: p.stdin, Stdout: p.stdout, Stderr: p.stderr, Getenv: p.getenv})
+					err = c.Run(ctx, plugin.CommandEnv{Stdin: p.stdin, Stdout: p.stdout, Stderr: p.stderr, Getenv: p.getenv})
+					if u := (*pluginhost.UsageError)(nil); errors.As(err, &u) {
+						return &usageError{u.Command, u.Err}
+					}
+					return err
 				},
 				help: func() { printFlags(p.stdout, flags(), synopsis) }})
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/cluster"
 	"github.com/sweatpants-go/sweatpants/internal/files"
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
@@ -53,8 +52,6 @@ type serveConfig struct {
 
 	datastar string // the client's file; "": the binary's own, else the Go module cache
 	policy   ruleFile
-	mcpToken string        // the bearer token of /mcp; "": open, on loopback only
-	mcpIdle  time.Duration // how long a session of /mcp may go without a request
 	files    files.Limits
 }
 
@@ -72,7 +69,7 @@ more: docs/configuration.md); without a key the built-in offline model answers.`
 func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, mcpIdle: mcp.DefaultSessionIdle, maxReply: chat.DefaultMaxReply, compact: 16000,
+		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns(), files: files.DefaultLimits(),
 		uploads: transport.UploadLimits{PerSession: transport.DefaultMaxUploads, PerClient: transport.DefaultMaxUploadsPerClient,
@@ -131,10 +128,6 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		fmt.Sprintf("open pages one client address may have followed at once (default: %d, at most half of --max-streams)",
 			transport.DefaultMaxStreamsPerClient))
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
-	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
-		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
-	fs.Var(durationFlag{&cfg.mcpIdle, positive, "a positive duration such as 1h or 10m"}, "mcp-idle",
-		"how long an MCP session of /mcp may go without a request before it is closed and forgotten (its client then begins a new one)")
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	if p.cfg.Flags != nil {
@@ -247,7 +240,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
 	defer svc.Close()
-	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr()}
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log}
 	for _, ext := range p.extensions() {
 		if err := ext.Serving(ctx, serving); err != nil {
 			ln.Close()
@@ -255,12 +248,6 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg, ln, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	mounts = append(mounts, p.pluginRoutes()...)
 	modules, err := p.modules()
 	if err != nil {
 		ln.Close()
@@ -275,7 +262,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
-		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
+		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
 		MCPServers: serving.MCPServers, Files: fstore}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.

@@ -165,7 +165,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", nodeURL: "http://10.0.0.5:9090", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, datastar: "vendor/datastar.js", mcpToken: "t0ken", mcpIdle: 10 * time.Minute,
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, datastar: "vendor/datastar.js",
 		policy: ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
 		files: files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"},
 			MaxSession: 5000, MaxTotal: 9000, Reserve: 7000},

@@ -11,7 +11,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -114,9 +113,6 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 		if err := policy.Check(a.Policy...); err != nil {
 			return chat.Config{}, fmt.Errorf("the policy of assistant %s: %w", a.Name, err)
 		}
-	}
-	if len(p.cfg.Agents) > 0 {
-		assistants = append(slices.Clip(assistants), mcp.NewTools(p.cfg.Agents...).Assistant())
 	}
 	return chat.Config{
 		Store:      db,

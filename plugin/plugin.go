@@ -118,21 +118,23 @@ type Route struct {
 	Handler http.Handler
 }
 
-// Command is a command of a plugin's, run as NAME [flags] [args].
+// Command is a command of a plugin's, run as NAME [flags]: as the
+// program's own, it takes flags and no arguments.
 type Command struct {
 	// Name is what the command line names; Args what follows it in the
-	// program's usage; Does what it does in a few words, for the usage.
-	Name, Args, Does string
+	// program's usage ("[flags]"); Does what it does in a few words, for
+	// the program's usage; Help, when set, what it does in a paragraph,
+	// for its own.
+	Name, Args, Does, Help string
 	// Flags, when set, defines its flags; they are read from the
 	// environment as every command's are.
 	Flags func(fs *flag.FlagSet)
-	// Run runs it, with the arguments left after the flags in env.Args.
+	// Run runs it once its flags are read.
 	Run func(ctx context.Context, env CommandEnv) error
 }
 
 // CommandEnv is what a plugin's command runs with.
 type CommandEnv struct {
-	Args           []string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string

@@ -12,11 +12,13 @@ package pluginhost
 
 import (
 	"context"
+	"flag"
 	"log/slog"
 	"net"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
@@ -53,6 +55,12 @@ type Serving struct {
 	DB      *store.DB
 	// Addr is where the server listens.
 	Addr net.Addr
+	// MaxBody is the most bytes a request's body may hold (--max-body).
+	MaxBody int64
+	Log     *slog.Logger
+	// Join, when a plugin sets it, lets a browser join a session the
+	// plugin owns conversations in (GET and POST /join).
+	Join *transport.Join
 	// MCPServers, when a plugin sets it, gives the settings page the
 	// outside MCP servers as they are now.
 	MCPServers func() []templates.MCPServer
@@ -60,3 +68,41 @@ type Serving struct {
 	// slog takes them: what each plugin runs with.
 	Logged []any
 }
+
+// Host is what the program does for a built-in plugin's command that
+// runs turns, so that it runs what serve and chat run: the program
+// implements it and hands it to each built-in plugin that is an Attacher,
+// before it asks for the plugin's parts.
+type Host interface {
+	// TurnFlags defines on fs the flags every command that runs turns
+	// has beside its own (--policy, --context-tokens, the application's
+	// and the plugins'), and returns what opens the command's turns with
+	// their values once fs is parsed: the database at db, locked for this
+	// process, and the service's configuration over it.
+	TurnFlags(fs *flag.FlagSet) func(ctx context.Context, command, db string, log *slog.Logger) (*Opened, error)
+}
+
+// Attacher is a built-in plugin with commands that run turns.
+type Attacher interface {
+	Attach(h Host)
+}
+
+// Opened is a command's database and the configuration of the chat
+// service over it (what the program's commands open).
+type Opened struct {
+	DB   *store.DB
+	Chat chat.Config
+	// Close stops the plugins, closes the database and gives its lock
+	// back.
+	Close func()
+}
+
+// UsageError is a mistake in the command line of a built-in plugin's
+// command: the program says it, points at the command's help and exits 2.
+type UsageError struct {
+	Command string
+	Err     error
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
