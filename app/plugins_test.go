@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -219,4 +221,32 @@ func TestAPluginsMigrationAddedBelowAnAppliedOneStopsTheCommand(t *testing.T) {
 // newKindsLike is a kind called name.
 func newKindsLike(name string) []elicit.Registered {
 	return []elicit.Registered{elicit.NewKind[struct{}, struct{}](name, "A kind of the test's.")}
+}
+
+func TestAPluginsCommandRunsWithItsFlags(t *testing.T) {
+	var who string
+	hello := plugin.New("hello", plugin.Parts{Commands: []plugin.Command{{Name: "hello", Args: "[flags]", Does: "say hello",
+		Flags: func(fs *flag.FlagSet) { fs.StringVar(&who, "who", "world", "whom to greet") },
+		Run: func(_ context.Context, env plugin.CommandEnv) error {
+			_, err := fmt.Fprintf(env.Stdout, "hello, %s\n", who)
+			return err
+		}}}})
+	var out strings.Builder
+	p := newProgram(toolLister(hello), func(k string) string { return map[string]string{"SWEATPANTS_WHO": "Ann"}[k] }, strings.NewReader(""), &out, io.Discard)
+	if err := p.run(context.Background(), []string{"hello"}); err != nil || out.String() != "hello, Ann\n" {
+		t.Errorf("hello with SWEATPANTS_WHO=Ann: %v, %q; want %q", err, out.String(), "hello, Ann\n")
+	}
+	help, _, err := runWith(toolLister(hello), "help")
+	if err != nil || !regexp.MustCompile(`(?m)^  greeter hello \[flags\]\s+say hello$`).MatchString(help) {
+		t.Errorf("help (%v) does not list the plugin's command:\n%s", err, help)
+	}
+	help, _, err = runWith(toolLister(hello), "help", "hello")
+	if err != nil || !strings.Contains(help, "Usage: greeter hello [flags]\n\nSay hello.") || !strings.Contains(help, "--who (SWEATPANTS_WHO, default world)") {
+		t.Errorf("help hello (%v):\n%s", err, help)
+	}
+	_, _, err = runWith(toolLister(hello), "hello", "there")
+	var usage *usageError
+	if !errors.As(err, &usage) || usage.cmd != "hello" {
+		t.Errorf("hello there: %v, want a usage error of hello", err)
+	}
 }
