@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"database/sql"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
