@@ -250,3 +250,24 @@ func TestAPluginsCommandRunsWithItsFlags(t *testing.T) {
 		t.Errorf("hello there: %v, want a usage error of hello", err)
 	}
 }
+
+func TestAPluginsBrowserModuleIsServedBesideTheApplications(t *testing.T) {
+	cfg := toolLister(plugin.New("bell", plugin.Parts{Modules: fstest.MapFS{"bell.js": {Data: []byte("export const ring = 1\n")}}}))
+	cfg.Modules = fstest.MapFS{"own.js": {Data: []byte("export const own = 1\n")}}
+	addr := startServerWith(t, cfg)
+	for path, want := range map[string]string{"/app/bell.js": "export const ring = 1\n", "/app/own.js": "export const own = 1\n"} {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || string(body) != want {
+			t.Errorf("GET %s = %s %q, want 200 %q", path, res.Status, body, want)
+		}
+	}
+	_, _, err := runWith(toolLister(plugin.New("bell", plugin.Parts{Modules: fstest.MapFS{"own.js": {}}}), plugin.New("more", plugin.Parts{Modules: fstest.MapFS{"own.js": {}}})), "version")
+	if want := `plugin more: the browser module "own.js" is plugin bell's already`; err == nil || err.Error() != want {
+		t.Errorf("two plugins' own.js: %v, want %q", err, want)
+	}
+}
