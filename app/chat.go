@@ -22,7 +22,6 @@ type chatConfig struct {
 	session      string
 	maxReply     int
 	policy       ruleFile
-	servers      serverFile
 
 	// contextTokens is the tokens a request may hold; 0: no bound.
 	contextTokens int
@@ -48,10 +47,10 @@ func (p *program) chatFlags(cfg *chatConfig) *flag.FlagSet {
 	fs.Var(maxReplyFlag(&cfg.maxReply), "max-reply", maxReplyUsage)
 	contextTokensFlag(fs, &cfg.contextTokens, "")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
-	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 
@@ -82,7 +81,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{}, log)
+	o, err := p.open(ctx, "chat", cfg.db, cfg.policy.rules, cfg.contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}
@@ -100,7 +99,7 @@ func (p *program) chat(ctx context.Context, args []string) error {
 	defer svc.Close()
 
 	prompters := term.Builtin()
-	for kind, pr := range p.cfg.Prompters {
+	for kind, pr := range p.prompters() {
 		prompters.Register(kind, pr)
 	}
 	return term.Run(ctx, term.Config{

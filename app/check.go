@@ -20,21 +20,22 @@ const CheckCommand = "check"
 
 // checkFlags defines check's flags, and the application's (Setup may need
 // them to make its assistants), on a new flag set, writing the database's
-// path into db, the policy's rule file into rules, the outside MCP
-// servers into servers and the context's tokens into contextTokens: the
-// turns are replayed under the rules they will run under, offered the same
-// outside servers' tools (from the record), their requests trimmed as the
-// server trims them (else a trimmed request would read as a divergence).
-func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, contextTokens *int) *flag.FlagSet {
+// path into db, the policy's rule file into rules and the context's tokens
+// into contextTokens: the turns are replayed under the rules they will run
+// under, their requests trimmed as the server trims them (else a trimmed
+// request would read as a divergence). The MCP client's plugin adds
+// --mcp-servers, so that they are offered the same outside servers' tools
+// (from the record).
+func (p *program) checkFlags(db *string, rules *ruleFile, contextTokens *int) *flag.FlagSet {
 	fs := flag.NewFlagSet(CheckCommand, flag.ContinueOnError)
 	*db = "data/" + p.cfg.Name + ".db"
 	fs.Var(nonEmptyFlag{db}, "db", "the database to check: the server's SQLite file, while it runs or not (only read, as a snapshot), or a postgres:// URL")
 	fs.Var(policyFlag{rules}, "policy", policyUsage+"; give the server's")
-	fs.Var(serversFlag{servers}, "mcp-servers", serversUsage+"; give the server's (none is called)")
 	contextTokensFlag(fs, contextTokens, "; give the server's")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 
@@ -44,9 +45,8 @@ func (p *program) checkFlags(db *string, rules *ruleFile, servers *serverFile, c
 func (p *program) check(ctx context.Context, args []string) error {
 	var db string
 	var rules ruleFile
-	var servers serverFile
 	var contextTokens int
-	err := parseFlags(p.checkFlags(&db, &rules, &servers, &contextTokens), deploycheck.Synopsis(p.cfg.Name), args, p.getenv, p.stdout)
+	err := parseFlags(p.checkFlags(&db, &rules, &contextTokens), deploycheck.Synopsis(p.cfg.Name), args, p.getenv, p.stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -63,7 +63,7 @@ func (p *program) check(ctx context.Context, args []string) error {
 		target = snap
 	}
 	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o, err := p.open(ctx, CheckCommand, target, rules.rules, servers, contextTokens, store.Options{}, log)
+	o, err := p.open(ctx, CheckCommand, target, rules.rules, contextTokens, store.Options{}, log)
 	if err != nil {
 		return err
 	}

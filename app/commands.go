@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/sweatpants-go/sweatpants/internal/deploycheck"
 )
@@ -30,6 +31,13 @@ const defaultCommand = "serve"
 // and opens the database and the service's configuration with p.open, as
 // they do, so that it runs what they run.
 func (p *program) commands() []command {
+	own := p.ownCommands()
+	// version and help stay last.
+	return slices.Concat(own[:len(own)-2], p.pluginCommands(), own[len(own)-2:])
+}
+
+// ownCommands are the program's commands, without the plugins'.
+func (p *program) ownCommands() []command {
 	return []command{
 		{name: "serve", args: "[flags]", does: "serve the app over HTTP (the default command)",
 			run:  p.serveUntilInterrupted,
@@ -41,11 +49,8 @@ func (p *program) commands() []command {
 			run: p.check,
 			help: func() {
 				var db string
-				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}, &serverFile{}, new(int)), deploycheck.Synopsis(p.cfg.Name))
+				printFlags(p.stdout, p.checkFlags(&db, &ruleFile{}, new(int)), deploycheck.Synopsis(p.cfg.Name))
 			}},
-		{name: mcpCommand, args: "[flags]", does: "serve the agents' tools over MCP on stdio",
-			run:  p.serveMCP,
-			help: func() { printFlags(p.stdout, p.mcpFlags(&mcpConfig{}), p.mcpSynopsis()) }},
 		{name: "version", does: "print the version",
 			run: p.version,
 			help: func() {

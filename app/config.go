@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/mcpclient"
+	"github.com/sweatpants-go/sweatpants/plugin"
 	"github.com/sweatpants-go/sweatpants/policy"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
@@ -105,6 +106,14 @@ type Config struct {
 	// as for the program's own flags, whose names it must not reuse. A
 	// flag writes where the application reads it back in Setup.
 	Flags func(fs *flag.FlagSet)
+
+	// Plugins add to the program what their authors wrote apart: routes,
+	// commands, tool sources, middleware, elicit kinds with their forms,
+	// tables, flags, and what starts and stops with a command (package
+	// plugin, docs/plugins.md). They are checked before any command runs;
+	// each plugin's parts are wired where the application's own go, a
+	// plugin's scope inside the program's middleware and outside Scope.
+	Plugins []plugin.Plugin
 
 	// Setup, when set, is called by serve, chat and any other command that
 	// runs the application's turns, once its flags are read, the database

@@ -57,7 +57,7 @@ func TestTheApplicationsConfigReachesItsTurns(t *testing.T) {
 				}}, nil
 			}
 			p := newProgram(cfg, func(k string) string { return tt.env[k] }, nil, io.Discard, io.Discard)
-			o, err := p.open(t.Context(), "chat", filepath.Join(t.TempDir(), "x.db"), nil, serverFile{}, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+			o, err := p.open(t.Context(), "chat", filepath.Join(t.TempDir(), "x.db"), nil, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}

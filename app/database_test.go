@@ -16,7 +16,7 @@ import (
 // demo's: the flight catalogue is the demo's own (examples/flights).
 func TestANewDatabaseHasNoFlightsTable(t *testing.T) {
 	p := newProgram(testConfig(), func(string) string { return "" }, nil, io.Discard, io.Discard)
-	o, err := p.open(t.Context(), "chat", filepath.Join(t.TempDir(), "greeter.db"), nil, serverFile{}, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+	o, err := p.open(t.Context(), "chat", filepath.Join(t.TempDir(), "greeter.db"), nil, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSetupMakesTheApplicationsOwnTables(t *testing.T) {
 	}
 	for _, command := range []string{"serve", "chat"} {
 		p := newProgram(cfg, func(string) string { return "" }, nil, io.Discard, io.Discard)
-		o, err := p.open(t.Context(), command, path, nil, serverFile{}, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+		o, err := p.open(t.Context(), command, path, nil, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatalf("%s: %v", command, err)
 		}

@@ -82,10 +82,11 @@
 // Config holds what an application adds, every field but Assistants
 // optional: its own elicit kinds (Kinds) with their browser components
 // (Components) and terminal prompters (Prompters), its own middleware and
-// values (Scope), a model (Model), its own flags (Flags), and a Setup that
-// runs once the database is open and the model chosen, for what needs
-// them: an application's own tables are made there, by its own migrations
-// (Env.DB's Migrate), as the demo makes its flight catalogue's; an
+// values (Scope), a model (Model), its own flags (Flags), plugins
+// (Plugins, package plugin), and a Setup that runs once the database is
+// open and the model chosen, for what needs them: an application's own
+// tables are made there, by its own migrations (Env.DB's Migrate), or by
+// a plugin's, as the demo's flight catalogue makes its own; an
 // application that makes none has none. Tests drive the program through Run, which Main calls with
 // os.Args, the environment and the standard streams.
 package app

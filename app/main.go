@@ -65,16 +65,29 @@ type program struct {
 	stdout, stderr io.Writer
 	// interrupts delivers Ctrl-C (Main's); nil when ctx alone ends a run.
 	interrupts <-chan os.Signal
+	// plugs are the application's plugins, read and checked by run.
+	plugs []plug
+	// pluginsErr is what is wrong with them; nil for nothing.
+	pluginsErr error
+	// flagsErr is the first clash of a plugin's flag that TurnFlags met.
+	flagsErr error
 }
 
 func newProgram(cfg Config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) *program {
-	return &program{cfg: cfg, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	p := &program{cfg: cfg, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(cfg.Assistants) > 0 { // else run refuses the application first
+		p.pluginsErr = p.readPlugins()
+	}
+	return p
 }
 
 // run runs the command args name; flags alone serve.
 func (p *program) run(ctx context.Context, args []string) error {
 	if len(p.cfg.Assistants) == 0 {
 		return errors.New("the application has no assistants: app.Config.Assistants must name one at least")
+	}
+	if p.pluginsErr != nil {
+		return p.pluginsErr
 	}
 	name := defaultCommand // so that flags alone serve
 	if len(args) > 0 {

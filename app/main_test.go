@@ -224,7 +224,7 @@ func TestReady(t *testing.T) {
 	}
 
 	p := newProgram(testConfig(), func(string) string { return "" }, nil, io.Discard, io.Discard)
-	o, err := p.open(context.Background(), "serve", filepath.Join(t.TempDir(), "x.db"), nil, serverFile{}, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+	o, err := p.open(context.Background(), "serve", filepath.Join(t.TempDir(), "x.db"), nil, defaultContextTokens, store.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

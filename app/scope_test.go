@@ -87,7 +87,7 @@ func TestContextTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := newProgram(testConfig(), func(string) string { return "" }, nil, io.Discard, io.Discard)
-		o, err := p.open(t.Context(), "serve", filepath.Join(t.TempDir(), "x.db"), nil, serverFile{}, cfg.contextTokens, store.Options{}, slog.New(slog.DiscardHandler))
+		o, err := p.open(t.Context(), "serve", filepath.Join(t.TempDir(), "x.db"), nil, cfg.contextTokens, store.Options{}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

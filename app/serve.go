@@ -18,11 +18,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/cluster"
 	"github.com/sweatpants-go/sweatpants/internal/files"
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
-	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -51,13 +50,9 @@ type serveConfig struct {
 	clientStreams  int                    // 0: transport.DefaultMaxStreamsPerClient, at most half of maxStreams
 	uploads        transport.UploadLimits // Total 0: a quarter of maxConns
 
-	otlpEndpoint string
-	datastar     string // the client's file; "": the binary's own, else the Go module cache
-	policy       ruleFile
-	servers      serverFile
-	mcpToken     string        // the bearer token of /mcp; "": open, on loopback only
-	mcpIdle      time.Duration // how long a session of /mcp may go without a request
-	files        files.Limits
+	datastar string // the client's file; "": the binary's own, else the Go module cache
+	policy   ruleFile
+	files    files.Limits
 }
 
 // serveSynopsis heads serve's usage.
@@ -74,7 +69,7 @@ more: docs/configuration.md); without a key the built-in offline model answers.`
 func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	*cfg = serveConfig{addr: "127.0.0.1:8080", db: "data/" + p.cfg.Name + ".db", durability: string(store.CrashSafe),
-		logFormat: "text", maxBody: transport.DefaultMaxBody, mcpIdle: mcp.DefaultSessionIdle, maxReply: chat.DefaultMaxReply, compact: 16000,
+		logFormat: "text", maxBody: transport.DefaultMaxBody, maxReply: chat.DefaultMaxReply, compact: 16000,
 		suspend: chat.DefaultSuspendAfter, retention: chat.DefaultGCRetention, readTimeout: 30 * time.Second, idleTimeout: 2 * time.Minute,
 		maxConns: defaultMaxConns(), files: files.DefaultLimits(),
 		uploads: transport.UploadLimits{PerSession: transport.DefaultMaxUploads, PerClient: transport.DefaultMaxUploadsPerClient,
@@ -132,19 +127,13 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.Var(intFlag[int]{&cfg.clientStreams, 1, "a positive number of streams"}, "max-streams-per-client",
 		fmt.Sprintf("open pages one client address may have followed at once (default: %d, at most half of --max-streams)",
 			transport.DefaultMaxStreamsPerClient))
-	fs.Var(endpointFlag{&cfg.otlpEndpoint}, "otlp-endpoint",
-		"OTLP/HTTP collector to send traces to, as its base URL (http://localhost:4318); default: OTEL_EXPORTER_OTLP_ENDPOINT, else no traces")
 	fs.Var(policyFlag{&cfg.policy}, "policy", policyUsage)
-	fs.Var(serversFlag{&cfg.servers}, "mcp-servers", serversUsage)
-	fs.StringVar(&cfg.mcpToken, "mcp-token", "",
-		"the bearer token MCP clients must send to /mcp; required when listening beyond loopback, where /mcp is open without one (docs/mcp.md)")
-	fs.Var(durationFlag{&cfg.mcpIdle, positive, "a positive duration such as 1h or 10m"}, "mcp-idle",
-		"how long an MCP session of /mcp may go without a request before it is closed and forgotten (its client then begins a new one)")
 	fs.StringVar(&cfg.datastar, "datastar", "",
 		"the Datastar client's file (bundles/datastar.js of "+static.DatastarModule+"@"+static.DatastarVersion+"); default: the binary's own copy, else the Go module cache's")
 	if p.cfg.Flags != nil {
 		p.cfg.Flags(fs)
 	}
+	p.pluginFlags(fs) // a clash was refused before any command ran
 	return fs
 }
 
@@ -210,21 +199,13 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
-	tel, traces, stopTelemetry, err := startTelemetry(ctx, cfg.otlpEndpoint, p.getenv)
-	if err != nil {
-		return err
-	}
-	defer stopTelemetry() // last: the spans of turns that Close ends are sent
-
-	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.servers, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability), Committed: tel.Committed}, log)
+	o, err := p.open(ctx, "serve", cfg.db, cfg.policy.rules, cfg.contextTokens, store.Options{Durability: store.Durability(cfg.durability)}, log)
 	if err != nil {
 		return err
 	}
 	defer o.close()
 	app, db := o.chat, o.db
-	o.outside.Start(ctx) // connected at once, so that the settings page says how each is
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
-	observe(&app, tel)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -258,10 +239,16 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		l.svc = svc
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
-	tel.CountLive(svc.Loaded)
 	defer svc.Close()
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log}
+	for _, ext := range p.extensions() {
+		if err := ext.Serving(ctx, serving); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 
-	mounts, join, err := p.mcpMount(ctx, db, svc, app, cfg, ln, log)
+	modules, err := p.modules()
 	if err != nil {
 		ln.Close()
 		return err
@@ -270,13 +257,20 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	defer watchStore(ctx, db, storeCheckEvery, log)()
 	reaper := newIdleReaper(cfg.maxConns)
 	maxStreams, clientStreams := cfg.streamLimits()
-	var routes http.Handler = transport.NewServer(transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
+	tcfg := transport.Config{Chat: readyChat{svc, db}, Calls: calls.New(db, svc), Log: log, MaxBody: cfg.maxBody,
 		MaxStreamsTotal: maxStreams, MaxStreamsPerClient: clientStreams, Uploads: cfg.uploadLimits(),
 		SecureCookies: cfg.secureCookies, TrustedProxies: cfg.trustedProxies, AllowedHosts: cfg.allowedHosts,
-		ElicitComponents: p.cfg.Components, Modules: p.cfg.Modules,
-		Datastar: client.JS, Metrics: tel.Handler(),
-		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: mounts, Join: join,
-		MCPServers: func() []templates.MCPServer { return serverViews(o.outside) }, Files: fstore})
+		ElicitComponents: p.components(), Modules: modules,
+		Datastar:    client.JS,
+		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
+		MCPServers: serving.MCPServers, Files: fstore}
+	// A plugin's route that the program serves, or another plugin's, stops
+	// serve before it listens, naming both.
+	if err := tcfg.CheckMounts(); err != nil {
+		ln.Close()
+		return err
+	}
+	var routes http.Handler = transport.NewServer(tcfg)
 	if node != nil {
 		routes = routed(node, routes)
 	}
@@ -290,8 +284,8 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ConnState:         reaper.track,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
-		"traces", cmp.Or(traces, "off"), "datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none"), "mcp_servers", o.outside.Len())
+	log.Info("serving", append([]any{"url", "http://" + ln.Addr().String(), "db", shownDB(cfg.db), "model", app.Model.Name(), "durability", cfg.durability,
+		"datastar", client.From, "policy", cmp.Or(cfg.policy.path, "none")}, serving.Logged...)...)
 	fmt.Fprintf(p.stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)

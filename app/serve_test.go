@@ -15,7 +15,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
-	"github.com/sweatpants-go/sweatpants/mcpclient"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -166,9 +165,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", nodeURL: "http://10.0.0.5:9090", durability: "power-loss", logFormat: "json", maxBody: 1024,
 		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
-		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, otlpEndpoint: "http://collector:4318", datastar: "vendor/datastar.js", mcpToken: "t0ken", mcpIdle: 10 * time.Minute,
-		policy:  ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
-		servers: serverFile{path: servers, servers: []mcpclient.Server{{Name: "search", URL: "https://search.example/mcp"}}},
+		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, datastar: "vendor/datastar.js",
+		policy: ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
 		files: files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"},
 			MaxSession: 5000, MaxTotal: 9000, Reserve: 7000},
 		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second}}

@@ -11,11 +11,11 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
-	"github.com/sweatpants-go/sweatpants/internal/mcp"
-	"github.com/sweatpants-go/sweatpants/internal/mcpconn"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/plugin"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
 
@@ -24,9 +24,6 @@ import (
 type opened struct {
 	db   *store.DB
 	chat chat.Config
-	// outside are the outside MCP servers every turn's context holds; nil
-	// for none.
-	outside *mcpconn.Servers
 	// close closes the database and gives its lock back.
 	close func()
 }
@@ -35,31 +32,41 @@ type opened struct {
 // for this process (lockDB), the model, the default middleware (requests
 // trimmed to contextTokens, from the command's --context-tokens), the
 // permission policy (the application's rules, then rules, read from the
-// command's --policy), the outside MCP servers (the application's, then
-// those of the command's --mcp-servers), the application's own
-// middleware, its kinds, and what its Setup makes of them. The
+// command's --policy), the plugins (their migrations, Start and scopes;
+// the built-in ones' hooks), the application's own middleware, its kinds,
+// and what its Setup makes of them. The
 // chat.Config it returns has Store, Assistants, Model, Kinds, Scope,
 // DecideByRule and Log set; the command adds its own settings before
 // chat.New. Every command that runs the application's turns, or replays
 // them, opens them here, so that all of them run the same code.
-func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, servers serverFile, contextTokens int, opts store.Options, log *slog.Logger) (*opened, error) {
-	outside, err := p.outside(command, servers)
-	if err != nil {
-		return nil, err
+func (p *program) open(ctx context.Context, command, path string, rules []policy.Rule, contextTokens int, opts store.Options, log *slog.Logger) (*opened, error) {
+	for _, ext := range p.extensions() {
+		if err := ext.Opening(ctx, &pluginhost.Opening{Command: command, Store: &opts, Getenv: p.getenv, Log: log}); err != nil {
+			return nil, err
+		}
 	}
 	db, release, err := openStore(ctx, p.cfg.Name, path, opts)
 	if err != nil {
 		return nil, err
 	}
-	// The servers close first: a command a server runs as ends with us.
-	o := &opened{db: db, outside: outside, close: func() { outside.Close(); db.Close(); release() }}
+	stopPlugins, err := p.startPlugins(ctx, plugin.Env{Command: command, DB: db.App(), Getenv: p.getenv, Log: log}, db)
+	// The plugins stop first: a command an outside MCP server runs as
+	// ends with us.
+	o := &opened{db: db, close: func() { stopPlugins(); db.Close(); release() }}
+	if err != nil {
+		o.close()
+		return nil, err
+	}
 	cfg, err := p.chatConfig(ctx, command, db, rules, contextTokens, log)
 	if err != nil {
 		o.close()
 		return nil, err
 	}
-	if outside != nil {
-		cfg.Scope = within(cfg.Scope, func(ctx context.Context) context.Context { return mcpconn.With(ctx, outside) })
+	for _, ext := range p.extensions() {
+		if err := ext.Configure(ctx, &cfg); err != nil {
+			o.close()
+			return nil, err
+		}
 	}
 	o.chat = cfg
 	return o, nil
@@ -107,16 +114,13 @@ func (p *program) chatConfig(ctx context.Context, command string, db *store.DB, 
 			return chat.Config{}, fmt.Errorf("the policy of assistant %s: %w", a.Name, err)
 		}
 	}
-	if len(p.cfg.Agents) > 0 {
-		assistants = append(slices.Clip(assistants), mcp.NewTools(p.cfg.Agents...).Assistant())
-	}
 	return chat.Config{
 		Store:      db,
 		Log:        log,
 		Assistants: registry.New(assistants...),
 		Model:      provider,
-		Kinds:      kindset.New(append(elicit.BuiltinKinds(), p.cfg.Kinds...)...),
-		Scope:      within(root, scope),
+		Kinds:      kindset.New(append(elicit.BuiltinKinds(), p.pluginKinds()...)...),
+		Scope:      within(within(root, p.pluginScope()), scope),
 		// The offline model cannot weigh words: a plain rule decides what a
 		// message typed while a question waits is.
 		DecideByRule: isOffline,

@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweatpants-go/sweatpants/app"
-	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/plugin"
 )
 
 // BenchmarkNewDatabase times what a new database costs before the first
 // serve: opening and migrating it, which is all an application without
-// tables of its own pays ("framework"), and then the demo's Setup, which
+// tables of its own pays ("framework"), and then the demo's catalogue plugin, which
 // makes its catalogue's tables and stocks them with the seed's flights
 // ("demo"). The process's own start (flags, model, listener) is not in it.
 func BenchmarkNewDatabase(b *testing.B) {
@@ -35,7 +34,7 @@ func BenchmarkNewDatabase(b *testing.B) {
 						b.Fatal(err)
 					}
 					if tc.demo {
-						_, err = Config().Setup(b.Context(), app.Env{Command: "serve", DB: db.App(), Model: offline.New(), Offline: true,
+						err = Config().Plugins[0].Parts().Start(b.Context(), plugin.Env{Command: "serve", DB: db.App(),
 							Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)})
 						if err != nil {
 							b.Fatal(err)

@@ -3,22 +3,22 @@
 // writes its own. It adds the demo's flight kind with its browser and
 // terminal forms, the demo's methods (a photo, a desktop notification)
 // with their browser module and terminal prompters, a --demo-pace flag,
-// and a Setup that makes and stocks the flight catalogue's tables in the
-// database and lists the general assistant higher with a real model.
+// the flight catalogue as a plugin (its tables in the database, stocked,
+// and in every turn's scope), and a Setup that lists the general
+// assistant higher with a real model.
 package demoapp
 
 import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/app"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/examples/demo/demoweb"
-	"github.com/sweatpants-go/sweatpants/examples/flights/flightsdb"
+	"github.com/sweatpants-go/sweatpants/plugin"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
@@ -49,32 +49,18 @@ func Config() app.Config {
 			pace = DefaultPace
 			fs.Var(paceFlag{&pace}, "demo-pace", "how long each progress step of the demo agents takes")
 		},
+		Plugins: []plugin.Plugin{&catalogue{}},
 		Setup: func(ctx context.Context, env app.Env) (app.Turns, error) {
-			return setup(ctx, env, pace)
+			return setup(env, pace), nil
 		},
 	}
 }
 
-// setup makes the flight catalogue's tables (the demo's own: an
-// application that is not the demo has none), stocks the catalogue the
-// flight agent searches and books in, puts it in every turn's scope, and
-// makes the demo agents with pace. With a real model the general assistant comes right after the chat, ahead of
-// the scripted agents: it can hold a conversation the offline one cannot.
-func setup(ctx context.Context, env app.Env, pace time.Duration) (app.Turns, error) {
-	catalogue, err := flightsdb.Open(ctx, env.DB, nil)
-	if err != nil {
-		return app.Turns{}, err
-	}
-	// check only reads: the catalogue a waiting turn booked from is there.
-	if env.Command != app.CheckCommand {
-		if err := catalogue.Seed(ctx, time.Now()); err != nil {
-			return app.Turns{}, fmt.Errorf("stock the flight catalogue: %w", err)
-		}
-	}
-	return app.Turns{
-		Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline}),
-		Scope:      func(ctx context.Context) context.Context { return demo.Catalogue.With(ctx, catalogue) },
-	}, nil
+// setup makes the demo agents with pace. With a real model the general
+// assistant comes right after the chat, ahead of the scripted agents: it
+// can hold a conversation the offline one cannot.
+func setup(env app.Env, pace time.Duration) app.Turns {
+	return app.Turns{Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline})}
 }
 
 // paceFlag is a duration of zero or more.

@@ -11,8 +11,10 @@ import (
 	"github.com/sweatpants-go/sweatpants/app"
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/examples/demo"
+	"github.com/sweatpants-go/sweatpants/examples/flights"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/plugin"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
@@ -59,22 +61,25 @@ func TestChatHelpNamesTheDefaultAgent(t *testing.T) {
 	}
 }
 
-// TestSetupStocksTheCatalogueForEveryTurn: the flight agent finds the
-// catalogue Setup stocked in the database in every turn's scope.
-func TestSetupStocksTheCatalogueForEveryTurn(t *testing.T) {
+// TestTheCataloguePluginStocksTheCatalogueForEveryTurn: the flight agent
+// finds the catalogue the plugin stocked in the database in every turn's
+// scope.
+func TestTheCataloguePluginStocksTheCatalogueForEveryTurn(t *testing.T) {
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "x.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	turns, err := Config().Setup(t.Context(), app.Env{Command: "serve", DB: db.App(), Model: offline.New(), Offline: true,
-		Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	parts := Config().Plugins[0].Parts()
+	if err := parts.Start(t.Context(), plugin.Env{Command: "serve", DB: db.App(), Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
-	cat := demo.Catalogue.Get(turns.Scope(context.Background()))
+	cat := demo.Catalogue.Get(parts.Scope(context.Background()))
 	if cat == nil {
 		t.Fatal("a turn's scope holds no catalogue")
+	}
+	if fs, err := cat.Search(t.Context(), flights.Query{To: "Tokyo"}); err != nil || len(fs) == 0 {
+		t.Errorf("the catalogue finds %d flights (%v), want the seed's", len(fs), err)
 	}
 }
 
