@@ -24,6 +24,7 @@ import (
 // plugin that wants a route the program serves stops the start, naming
 // both.
 func TestAPluginFromAModuleOfItsOwn(t *testing.T) {
+	t.Parallel()
 	bin := buildModule(t, "notesplugin", moduleFiles(t, "testdata/notesplugin"))
 
 	a := startBinary(t, bin, 0, "SWEATPANTS_NOTES_HEADING=To do")
