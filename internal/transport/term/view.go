@@ -58,7 +58,13 @@ func (t *tty) apply(u update) bool {
 			printed = t.setStatus(*c.Status) || printed
 		case c.Title != nil:
 		default:
-			if c.Notice.Text != "" {
+			// News (what a message did, an answer kept) is said in
+			// brackets, as the terminal's other notes; a problem is marked.
+			switch {
+			case c.Notice.Text != "" && c.Notice.Info:
+				t.say("  (%s)", c.Notice.Text)
+				printed = true
+			case c.Notice.Text != "":
 				t.say("  ! %s", c.Notice.Text)
 				printed = true
 			}
