@@ -25,10 +25,74 @@ func TestScenarioOverSSEAndPOST(t *testing.T) {
 }
 
 // The scenario over the WebSocket binding: events and commands on one
-// connection.
+// connection. Then, on the same server, what the binding refuses: each
+// refusal says why with its status or close code, and records nothing.
 func TestScenarioOverWebSocket(t *testing.T) {
 	a := startApp(t)
-	runScenario(t, &feedDriver{t: t, a: a, cl: newEventsClient(t, a), link: &wsLink{}})
+	d := &feedDriver{t: t, a: a, cl: newEventsClient(t, a), link: &wsLink{}}
+	runScenario(t, d)
+	webSocketRefusals(t, d)
+}
+
+// webSocketRefusals sends the binary what the WebSocket binding refuses,
+// on d's conversation, and then checks nothing of it was recorded: the
+// next event after the last one d read is the message sent after them.
+func webSocketRefusals(t *testing.T, d *feedDriver) {
+	ctx, cancel := context.WithTimeout(context.Background(), patience(20*time.Second))
+	defer cancel()
+	if _, code := d.dial(ctx, "", d.cl.http, http.Header{"Origin": {"https://evil.example"}}); code != http.StatusForbidden {
+		t.Errorf("a page of another site = %d, want 403", code)
+	}
+	if _, code := d.dial(ctx, "", newEventsClient(t, d.a).http, nil); code != http.StatusNotFound {
+		t.Errorf("another session = %d, want 404", code)
+	}
+	closes := []struct {
+		what   string
+		frames func(*websocket.Conn) error
+		want   websocket.StatusCode
+	}{
+		{"a binary frame", func(c *websocket.Conn) error {
+			return c.Write(ctx, websocket.MessageBinary, []byte(`{"id":"1","type":"send","text":"binary"}`))
+		}, websocket.StatusUnsupportedData},
+		{"a frame over 64 KiB", func(c *websocket.Conn) error {
+			big := `{"id":"1","type":"send","text":"` + strings.Repeat("x", 65<<10) + `"}`
+			return c.Write(ctx, websocket.MessageText, []byte(big))
+		}, websocket.StatusMessageTooBig},
+		{"a flood of commands", func(c *websocket.Conn) error {
+			for i := range 100 {
+				// Commands that would record nothing even if run: the
+				// flood is cut off for its pace alone.
+				if err := c.Write(ctx, websocket.MessageText, fmt.Appendf(nil, `{"id":"%d","type":"dance"}`, i)); err != nil {
+					return nil // closed already
+				}
+			}
+			return nil
+		}, websocket.StatusPolicyViolation},
+	}
+	for _, c := range closes {
+		conn, code := d.dial(ctx, "?after="+url.QueryEscape(d.last), d.cl.http, nil)
+		if conn == nil {
+			t.Fatalf("dial for %s = %d", c.what, code)
+		}
+		if err := c.frames(conn); err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		var err error
+		for err == nil {
+			_, _, err = conn.Read(ctx)
+		}
+		if got := websocket.CloseStatus(err); got != c.want {
+			t.Errorf("%s closed the connection with %v (%v), want %v", c.what, got, err, c.want)
+		}
+		conn.CloseNow()
+	}
+
+	d.link.close()
+	d.events, d.ended = d.link.open(d, d.last)
+	d.send("Plan a trip to Rome")
+	if e := d.next("the message after the refusals"); e.Type != "run.started" || e.Data["text"] != "Plan a trip to Rome" {
+		t.Fatalf("the first event after the refusals is %s %s, want the next message's run.started:%s", e.Type, e.Raw, describeEvents(d.seen))
+	}
 }
 
 // feedDriver drives the scenario over a transport of typed events (the
