@@ -118,6 +118,7 @@ func Run(ctx context.Context, cfg Config) error {
 type tty struct {
 	cfg     Config
 	id      string
+	agent   string // the conversation's assistant
 	out     io.Writer
 	lines   <-chan string // closed at the end of the input
 	changes <-chan update
