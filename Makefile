@@ -85,9 +85,12 @@ screenshots: build e2e-deps
 ## uploaded (throughput, and the heap above idle), then two 15 MB pictures
 ## a turn over three turns (what each model call is given and costs); then the same load on
 ## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
-## every answer landing on another node than its stream's (docs/performance.md)
+## every answer landing on another node than its stream's; and a program's
+## answer round trip at 100 conversations over SSE + POST and over the
+## WebSocket (docs/performance.md)
 bench: build pg-deps
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
+	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -mode transports
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/chat/ ./internal/store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./internal/transport/
 	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./turn/

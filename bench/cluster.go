@@ -13,7 +13,7 @@ import (
 // runCluster is runOnce on PostgreSQL: cfg.nodes servers on a fresh schema
 // of pg, their logs in dir. The server figures are the nodes' together:
 // CPU and peak RSS summed; PostgreSQL's own CPU is given apart.
-func runCluster(ctx context.Context, cfg config, pg *postgres, dir string, rate float64) (*results, error) {
+func runCluster(ctx context.Context, cfg config, pg *postgres, dir string, rate float64, makeUser newUser) (*results, error) {
 	cpu0, pgCPU0 := selfCPU(), pg.cpu()
 	schema, url, err := pg.schema(ctx)
 	if err != nil {
@@ -41,7 +41,7 @@ func runCluster(ctx context.Context, cfg config, pg *postgres, dir string, rate 
 		nodes = append(nodes, srv)
 		bases = append(bases, srv.base)
 	}
-	res, runErr := drive(ctx, cfg, rate, bases)
+	res, runErr := drive(ctx, cfg, rate, bases, makeUser)
 	var cpu time.Duration
 	res.ServerPeakRSS = 0
 	for _, s := range nodes {

@@ -4,11 +4,12 @@
 // trip is the time from sending an answer to the arrival of the stream's
 // next event.
 //
-//	go run ./bench -bin bin/sweatpants [-mode both|paced|saturate]
+//	go run ./bench -bin bin/sweatpants [-mode both|paced|saturate|transports]
 //	    [-rate 200] [-seed 1] [-conversations 1000] [-rounds 20]
 //	    [-durability process-crash|power-loss] [-json] [-timeout 5m]
 //	    [-step-timeout 1m] [-setup-parallel 64]
 //	    [-db sqlite|postgres|postgres://…] [-nodes 1] [-cross]
+//	    [-transports sse,ws]
 //
 // It measures two ways, each against a fresh server and database:
 //
@@ -22,6 +23,13 @@
 //
 // -mode both, the default, runs the paced run and then the saturated one,
 // and prints both results; -rate 0 alone means -mode saturate.
+//
+// -mode transports measures the answer round trip of a program rather
+// than a page, over each transport -transports names, one after another,
+// each against a fresh server, at -rate (0: the closed loop) and with 100
+// conversations unless -conversations says otherwise: sse is the event
+// stream (GET /c/:id/events) with the page's POSTs sent as JSON, ws the
+// WebSocket (GET /c/:id/ws). See transports.go.
 //
 // -db postgres runs the servers on a throwaway PostgreSQL the bench starts
 // (internal/store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
@@ -82,6 +90,7 @@ type config struct {
 	db            string // dbSQLite, dbPostgres or a postgres:// URL
 	nodes         int
 	cross         bool
+	transports    []string // -mode transports: the transports measured, in order
 }
 
 // The values of -db.
@@ -95,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var cfg config
 	fs.StringVar(&cfg.bin, "bin", "", "the sweatpants binary to run (required)")
-	fs.StringVar(&cfg.mode, "mode", modeBoth, "both (a paced run, then a saturated one), paced, or saturate")
+	fs.StringVar(&cfg.mode, "mode", modeBoth, "both (a paced run, then a saturated one), paced, saturate, or transports (a program's round trip over each of -transports)")
 	fs.Float64Var(&cfg.rate, "rate", 200, "answers per second in total across all browsers in the paced run; 0 alone means -mode saturate")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the paced run's think times")
 	fs.IntVar(&cfg.conversations, "conversations", 1000, "simulated browsers, each with one conversation")
@@ -108,11 +117,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run), postgres (a durable throwaway server, a schema per run) or a postgres:// URL (that database, a new schema per run, left there)")
 	fs.IntVar(&cfg.nodes, "nodes", 1, "servers on the one database (-db postgres); browser i uses node i mod N")
 	fs.BoolVar(&cfg.cross, "cross", false, "answer on the next node, not the one with the stream (-nodes 2 or more)")
+	transports := fs.String("transports", transportSSE+","+transportWS, "with -mode transports: the transports measured, comma-separated: "+transportSSE+" (the event stream and POSTs), "+transportWS+" (the WebSocket)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	if cfg.rate == 0 && !isSet(fs, "mode") {
 		cfg.mode = modeSaturate
+	}
+	if cfg.mode == modeTransports && !isSet(fs, "conversations") {
+		cfg.conversations = 100
+	}
+	for _, name := range strings.Split(*transports, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cfg.transports = append(cfg.transports, name)
+		}
 	}
 	if err := cfg.check(fs.Args()); err != nil {
 		return cfg, err
@@ -139,11 +157,13 @@ func (cfg config) check(rest []string) error {
 		return fmt.Errorf("unexpected arguments %q", rest)
 	case cfg.bin == "":
 		return errors.New("-bin is required")
-	case cfg.mode != modeBoth && cfg.mode != modePaced && cfg.mode != modeSaturate:
-		return fmt.Errorf("-mode must be both, paced or saturate, not %q", cfg.mode)
+	case cfg.mode != modeBoth && cfg.mode != modePaced && cfg.mode != modeSaturate && cfg.mode != modeTransports:
+		return fmt.Errorf("-mode must be both, paced, saturate or transports, not %q", cfg.mode)
 	case !(cfg.rate >= 0) || math.IsInf(cfg.rate, 0):
 		return fmt.Errorf("-rate must be a number of answers per second, not %v", cfg.rate)
-	case cfg.rate == 0 && cfg.mode != modeSaturate:
+	case cfg.mode == modeTransports && (len(cfg.transports) == 0 || cfg.onPostgres()):
+		return errors.New("-mode transports needs -transports and runs on SQLite")
+	case cfg.rate == 0 && cfg.mode != modeSaturate && cfg.mode != modeTransports:
 		return fmt.Errorf("-mode %s needs a -rate above 0", cfg.mode)
 	case cfg.conversations < 1 || cfg.rounds < 1:
 		return errors.New("-conversations and -rounds must be at least 1")
@@ -228,11 +248,14 @@ func run(cfg config, stdout, stderr io.Writer) error {
 		}
 		defer pg.stop()
 	}
+	if cfg.mode == modeTransports {
+		return runTransports(ctx, cfg, stdout, stderr)
+	}
 	var all []*results
 	for _, rate := range cfg.plan() {
 		name := runName(rate)
 		fmt.Fprintf(stderr, "bench: %s run: %d conversations × %d rounds…\n", name, cfg.conversations, cfg.rounds)
-		res, err := runOnce(ctx, cfg, pg, rate)
+		res, err := runOnce(ctx, cfg, pg, rate, pageUser)
 		if err != nil {
 			return fmt.Errorf("%s run: %w", name, err)
 		}
@@ -265,10 +288,10 @@ func report(w io.Writer, asJSON bool, all []*results) error {
 }
 
 // runOnce starts a server, or cfg.nodes of them, on a fresh database (a
-// SQLite file, or a schema on pg), drives the browsers against it at rate
-// answers per second in total (0: closed loop), stops it and returns what
-// was measured, all within cfg.timeout.
-func runOnce(ctx context.Context, cfg config, pg *postgres, rate float64) (*results, error) {
+// SQLite file, or a schema on pg), drives the users makeUser makes against
+// it at rate answers per second in total (0: closed loop), stops it and
+// returns what was measured, all within cfg.timeout.
+func runOnce(ctx context.Context, cfg config, pg *postgres, rate float64, makeUser newUser) (*results, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.timeout,
 		fmt.Errorf("the run took longer than -timeout %v", cfg.timeout))
 	defer cancel()
@@ -280,14 +303,14 @@ func runOnce(ctx context.Context, cfg config, pg *postgres, rate float64) (*resu
 	defer os.RemoveAll(dir)
 
 	if pg != nil {
-		return runCluster(ctx, cfg, pg, dir, rate)
+		return runCluster(ctx, cfg, pg, dir, rate, makeUser)
 	}
 	cpu0 := selfCPU()
 	srv, err := startServer(cfg.bin, dir, "", "", cfg.durability, cfg.conversations, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	res, runErr := drive(ctx, cfg, rate, []string{srv.base})
+	res, runErr := drive(ctx, cfg, rate, []string{srv.base}, makeUser)
 	res.ServerPeakRSS = srv.peakRSS()
 	res.DBBytes, res.WALBytes = srv.dbSizes()
 	res.Durability = cfg.durability
@@ -317,11 +340,37 @@ func since(before, after time.Duration) time.Duration {
 	return after - before
 }
 
-// drive runs the browsers against the servers at bases, browser i on
-// bases[i mod N] (see nodeOf): setup for all of them, then, once every one
-// is ready, the timed phase, paced at rate answers per second in total or,
-// at 0, in the closed loop.
-func drive(ctx context.Context, cfg config, rate float64, bases []string) (*results, error) {
+// user is one simulated user of a run: set up before the timed phase
+// (its stream open, its first question shown), then answering rounds
+// questions, each round trip recorded; its stream stays open until
+// closeStream.
+type user interface {
+	setup(ctx context.Context, rounds int) error
+	run(ctx context.Context, rounds int, began time.Time, record func(sent time.Time, d time.Duration)) error
+	closeStream()
+}
+
+// newUser makes user n of a run, whose page and stream are on the node at
+// base and whose answers go to the node at answers, sharing transport's
+// connections, each step bounded by timeout, thinking as pace says.
+type newUser func(n int, base, answers string, transport http.RoundTripper, timeout time.Duration, pace *thinker) (user, error)
+
+// pageUser is a browser on the app's page: its Datastar stream and its
+// POST commands (browser.go).
+func pageUser(n int, base, answers string, transport http.RoundTripper, timeout time.Duration, pace *thinker) (user, error) {
+	b, err := newBrowser(n, base, answers, transport, timeout)
+	if err != nil {
+		return nil, err
+	}
+	b.pace = pace
+	return b, nil
+}
+
+// drive runs the users that makeUser makes against the servers at bases,
+// user i on bases[i mod N] (see nodeOf): setup for all of them, then, once
+// every one is ready, the timed phase, paced at rate answers per second in
+// total or, at 0, in the closed loop.
+func drive(ctx context.Context, cfg config, rate float64, bases []string, makeUser newUser) (*results, error) {
 	res := &results{
 		Mode:          runName(rate),
 		DB:            cfg.engine(),
@@ -352,7 +401,7 @@ func drive(ctx context.Context, cfg config, rate float64, bases []string) (*resu
 	for i := range cfg.conversations {
 		streams.Go(func() {
 			stream, answers := nodeOf(i, len(bases), cfg.cross)
-			b, err := browse(ctx, cfg, i+1, bases[stream], bases[answers], transport, newThinker(mean, cfg.seed, i+1), setupSlots, ready, start, col)
+			b, err := browse(ctx, cfg, i+1, bases[stream], bases[answers], transport, makeUser, newThinker(mean, cfg.seed, i+1), setupSlots, ready, start, col)
 			if err != nil {
 				cancel(err)
 			}
@@ -399,7 +448,7 @@ func nodeOf(i, n int, cross bool) (stream, answers int) {
 
 // linger keeps b's stream open, once b has finished without err, until end
 // is closed or ctx ends, and then closes it.
-func linger(ctx context.Context, b *browser, err error, end <-chan struct{}) {
+func linger(ctx context.Context, b user, err error, end <-chan struct{}) {
 	if err == nil {
 		select {
 		case <-end:
@@ -409,18 +458,17 @@ func linger(ctx context.Context, b *browser, err error, end <-chan struct{}) {
 	b.closeStream()
 }
 
-// browse is one browser's life up to its last answer: set up (holding one
-// of setupSlots), report on ready, wait for start, answer every round,
-// thinking first as pace says, and tell col when it is done. It returns the
-// browser, if it made one, with its stream still open.
-func browse(ctx context.Context, cfg config, n int, base, answers string, transport http.RoundTripper, pace *thinker,
-	setupSlots chan struct{}, ready chan<- error, start <-chan struct{}, col *collector) (*browser, error) {
-	b, err := newBrowser(n, base, answers, transport, cfg.stepTimeout)
+// browse is one user's life up to its last answer: made by makeUser, set
+// up (holding one of setupSlots), report on ready, wait for start, answer
+// every round, thinking first as pace says, and tell col when it is done.
+// It returns the user, if it made one, with its stream still open.
+func browse(ctx context.Context, cfg config, n int, base, answers string, transport http.RoundTripper, makeUser newUser, pace *thinker,
+	setupSlots chan struct{}, ready chan<- error, start <-chan struct{}, col *collector) (user, error) {
+	b, err := makeUser(n, base, answers, transport, cfg.stepTimeout, pace)
 	if err != nil {
 		ready <- err
 		return nil, err
 	}
-	b.pace = pace
 	select {
 	case setupSlots <- struct{}{}:
 	case <-ctx.Done():

@@ -31,7 +31,8 @@ func ms(d time.Duration) float64 {
 
 // results is what one bench run measured.
 type results struct {
-	Mode           string  `json:"mode"` // modePaced or modeSaturated
+	Mode           string  `json:"mode"`                // modePaced or modeSaturated
+	Transport      string  `json:"transport,omitempty"` // -mode transports: the transport measured
 	Pacing         *pacing `json:"pacing,omitempty"`
 	Conversations  int     `json:"conversations"`
 	Rounds         int     `json:"rounds"`
@@ -157,6 +158,9 @@ func (r *results) writeText(w io.Writer) error {
 			p.AchievedRate, r.Conversations, p.AllActiveS, p.AllActiveCount)
 	} else if r.Mode != "" {
 		line("mode", "%s", r.Mode+" (closed loop: each answer as soon as its question arrives)")
+	}
+	if r.Transport != "" {
+		line("transport", "%s", transportNames[r.Transport])
 	}
 	line("conversations", "%d", r.Conversations)
 	line("rounds", "%d", r.Rounds)

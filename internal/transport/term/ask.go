@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
@@ -30,7 +32,9 @@ func (t *tty) ask(ctx context.Context, it *pageview.Item, pos, queued int) error
 	t.say("%s", req.Message)
 	q := terminal.NewQuestion(req, &asking{t: t, ctx: ctx, eid: req.ID}, t.out)
 	if hint := q.Hint(); hint != "" {
-		t.say("  (%s)", hint)
+		t.say("  (%s · /m <words> sends a message meanwhile)", hint)
+	} else {
+		t.say("  (/m <words> sends a message meanwhile)")
 	}
 	prompter := t.cfg.Prompters.For(req)
 	if fp, ok := prompter.(filePrompter); ok && t.cfg.Files != nil {
@@ -83,9 +87,49 @@ type asking struct {
 // Read is never called: a terminal.Question reads through ReadLine.
 func (a *asking) Read([]byte) (int, error) { return 0, io.EOF }
 
-// ReadLine reads the answer's next line at the terminal.
+// ReadLine reads the answer's next line at the terminal. A line /m
+// <words> is a message sent while the question waits, not a line of the
+// answer: once sent, the same prompt asks again, unless the service took
+// the words for the answer.
 func (a *asking) ReadLine(label string) (string, error) {
-	return a.t.read(a.ctx, label, func() bool { return !a.t.pending(a.eid) })
+	for {
+		line, err := a.t.read(a.ctx, label, func() bool { return !a.t.pending(a.eid) })
+		if err != nil {
+			return "", err
+		}
+		cmd, words, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if cmd != "/m" {
+			return line, nil
+		}
+		if answered, err := a.t.meanwhile(a.ctx, strings.TrimSpace(words)); err != nil || answered {
+			if answered {
+				a.t.answered[a.eid] = true
+				err = errWithdrawn // answered by the words: this prompt is done
+			}
+			return "", err
+		}
+	}
+}
+
+// meanwhile sends words while a question waits, as the page's composer
+// does then; answered is true when the service took them for the answer
+// (or a change of an earlier one), which ends the question's prompt.
+func (t *tty) meanwhile(ctx context.Context, words string) (answered bool, err error) {
+	if words == "" {
+		t.say("  ! Write your message after /m.")
+		return false, nil
+	}
+	sent, err := t.cfg.Chat.SendMessage(ctx, t.cfg.Session, t.id, inbound.Message{Text: words})
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return false, fmt.Errorf("send: %w", err)
+		}
+		t.say("  ! %s", apperr.MessageOf(err))
+		return false, nil
+	}
+	// What the words did comes as the conversation's notice, to every
+	// terminal and page on it (view.go prints it).
+	return sent == inbound.SentAnswer || sent == inbound.SentChange, nil
 }
 
 // ReportProgress hands progress on the question to the service.

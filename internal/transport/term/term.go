@@ -11,9 +11,13 @@
 // declines, /c cancels, /r refuses a device permission, /o <words> answers
 // in one's own words (other), /? lists the ones a question allows. At a
 // numbered or yes/no prompt, words that are neither are the answer other.
+// While a question waits, /m <words> sends a message, as the page's
+// composer does then: a side question is answered on the side and the
+// question waits on; words the service takes for the answer answer it.
 // At the message prompt, /retry takes the last turn again, as the page's
 // Retry does: the way on from a failed turn, one the assistant's changed
-// code cannot continue included.
+// code cannot continue included; /edit <words> sends words in place of the
+// last message, on a new branch, as the page's Edit does.
 //
 // Ctrl-C (an interrupt, when Config.Interrupts delivers them) stops the
 // agent's turn while it works or waits for an answer, as the browser's Stop
@@ -33,6 +37,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -43,6 +48,8 @@ type Chat interface {
 	Create(ctx context.Context, session, agent string) (tree.Conversation, error)
 	Subscribe(ctx context.Context, session, id string) (*feed.Follower, pageview.View, error)
 	Send(ctx context.Context, session, id, text string) error
+	SendMessage(ctx context.Context, session, id string, m inbound.Message) (inbound.Sent, error)
+	Edit(ctx context.Context, session, id string, msgID int64, m inbound.Message) error
 	Answer(ctx context.Context, session, id, eid string, a chat.Answer) error
 	Progress(ctx context.Context, session, id, eid string, p elicit.Progress) error
 	Stop(ctx context.Context, session, id string) error
@@ -111,6 +118,7 @@ func Run(ctx context.Context, cfg Config) error {
 type tty struct {
 	cfg     Config
 	id      string
+	agent   string // the conversation's assistant
 	out     io.Writer
 	lines   <-chan string // closed at the end of the input
 	changes <-chan update
@@ -226,8 +234,11 @@ func (t *tty) message(ctx context.Context) error {
 	if line == "/retry" {
 		return t.retry(ctx)
 	}
+	if cmd, words, _ := strings.Cut(line, " "); cmd == "/edit" {
+		return t.edit(ctx, strings.TrimSpace(words))
+	}
 	if strings.HasPrefix(line, "/") {
-		t.say("  ! %s means something only while a question waits; /retry takes the last turn again; end with Ctrl-D or Ctrl-C.", line)
+		t.say("  ! %s means something only while a question waits; /retry takes the last turn again, /edit <words> changes your last message; end with Ctrl-D or Ctrl-C.", line)
 		return nil
 	}
 	if err := t.cfg.Chat.Send(ctx, t.cfg.Session, t.id, line); err != nil {
@@ -263,6 +274,36 @@ func (t *tty) retry(ctx context.Context) error {
 		t.say("  ! %s", apperr.MessageOf(err))
 		return nil
 	}
+	t.sent = true
+	return nil
+}
+
+// edit sends words in place of the last message of the branch, as the
+// page's Edit does: a new branch beside the old one, where a new turn
+// starts.
+func (t *tty) edit(ctx context.Context, words string) error {
+	var last int64
+	for _, it := range t.items {
+		if it.Kind == tree.UserMessage {
+			last = it.ID
+		}
+	}
+	switch {
+	case last == 0:
+		t.say("  ! There is no message to edit yet; type one.")
+		return nil
+	case words == "":
+		t.say("  ! Write the new words after /edit.")
+		return nil
+	}
+	if err := t.cfg.Chat.Edit(ctx, t.cfg.Session, t.id, last, inbound.Message{Text: words}); err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			return fmt.Errorf("edit: %w", err)
+		}
+		t.say("  ! %s", apperr.MessageOf(err))
+		return nil
+	}
+	t.say("  (Edited: your message is now “%s”, on a new branch.)", words)
 	t.sent = true
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 // greet prints what the conversation is and how to use the terminal, then
 // the conversation so far when it is continued.
 func (t *tty) greet(v pageview.View) {
+	t.agent = v.Conversation.Agent
 	t.say("Conversation %s with %s (model: %s).", v.Conversation.ID, v.Conversation.Agent, v.Model)
 	t.say("Type a message and press Enter; Ctrl-C stops the agent, Ctrl-D ends. A question takes /d to decline, /c to cancel, /? for more.")
 	for _, it := range v.Items {
@@ -58,7 +59,13 @@ func (t *tty) apply(u update) bool {
 			printed = t.setStatus(*c.Status) || printed
 		case c.Title != nil:
 		default:
-			if c.Notice.Text != "" {
+			// News (what a message did, an answer kept) is said in
+			// brackets, as the terminal's other notes; a problem is marked.
+			switch {
+			case c.Notice.Text != "" && c.Notice.Info:
+				t.say("  (%s)", c.Notice.Text)
+				printed = true
+			case c.Notice.Text != "":
 				t.say("  ! %s", c.Notice.Text)
 				printed = true
 			}
@@ -138,7 +145,13 @@ func (t *tty) show(it pageview.Item) bool {
 		if !it.Replied {
 			return false
 		}
-		t.say("  (aside) %s> %s", agentOf(it), it.Reply)
+		// A side question is answered by the conversation's assistant,
+		// which its item does not name.
+		name := agentOf(it)
+		if it.Agent == "" && t.agent != "" {
+			name = t.agent
+		}
+		t.say("  (aside) %s> %s", name, it.Reply)
 	case tree.Figure:
 		// A table or a chart, as aligned text, set off by an indent.
 		t.say("  %s", strings.ReplaceAll(strings.TrimSuffix(figure.Text(*it.Figure), "\n"), "\n", "\n  "))
