@@ -28,8 +28,9 @@ const modeTransports = "transports"
 
 // The transports -transports may name.
 const (
-	transportSSE = "sse" // GET /c/:id/events, commands as the page's POSTs in JSON
-	transportWS  = "ws"  // GET /c/:id/ws, events and commands on one connection
+	transportSSE  = "sse"  // GET /c/:id/events, commands as the page's POSTs in JSON
+	transportWS   = "ws"   // GET /c/:id/ws, events and commands on one connection
+	transportAGUI = "agui" // POST /agui: a run per message or answer, its AG-UI events as the response
 )
 
 // transportUser returns the maker of users on the transport named name:
@@ -41,8 +42,10 @@ func transportUser(name string) (newUser, error) {
 		open = func(*feedUser) feedLink { return &sseFeed{} }
 	case transportWS:
 		open = func(*feedUser) feedLink { return &wsFeed{} }
+	case transportAGUI:
+		open = func(*feedUser) feedLink { return newAGUIFeed() }
 	default:
-		return nil, fmt.Errorf("there is no transport %q: the transports are %s and %s", name, transportSSE, transportWS)
+		return nil, fmt.Errorf("there is no transport %q: the transports are %s, %s and %s", name, transportSSE, transportWS, transportAGUI)
 	}
 	return func(n int, base, _ string, transport http.RoundTripper, timeout time.Duration, pace *thinker) (user, error) {
 		jar, err := cookiejar.New(nil)
@@ -404,8 +407,9 @@ func (l *wsFeed) close() {
 
 // transportNames say what each transport is, in results.
 var transportNames = map[string]string{
-	transportSSE: "SSE + POST (GET /c/:id/events, answers POSTed as JSON)",
-	transportWS:  "WebSocket (GET /c/:id/ws, answers as commands on it)",
+	transportSSE:  "SSE + POST (GET /c/:id/events, answers POSTed as JSON)",
+	transportWS:   "WebSocket (GET /c/:id/ws, answers as commands on it)",
+	transportAGUI: "AG-UI (POST /agui, a run per answer: resume in, the run's events out)",
 }
 
 // runTransports measures each transport of cfg.transports in turn, each
@@ -449,4 +453,111 @@ func runTransports(ctx context.Context, cfg config, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%-4s p50 %.3f ms  p99 %.3f ms  (%d round trips)\n", res.Transport, res.P50ms, res.P99ms, res.RoundTrips)
 	}
 	return nil
+}
+
+// aguiFeed is AG-UI (POST /agui): each message and each answer is a run
+// of its own, whose events are the response, until the run ends with the
+// next question as an interrupt. The runs' events come on one channel, an
+// interrupt read as the question it asks (elicit.asked), so that the
+// round trip is measured as for the others: from just before the answer
+// (a resume) is sent to the first event of its run (RUN_STARTED, sent once
+// the answer was taken).
+type aguiFeed struct {
+	events chan event
+	errc   chan error
+	runs   atomic.Int64
+	cancel context.CancelFunc
+	ctx    context.Context
+}
+
+func newAGUIFeed() *aguiFeed {
+	return &aguiFeed{events: make(chan event, 64), errc: make(chan error, 1)}
+}
+
+func (l *aguiFeed) open(ctx context.Context, u *feedUser) (<-chan event, <-chan error, error) {
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	return l.events, l.errc, nil
+}
+
+func (l *aguiFeed) send(ctx context.Context, u *feedUser, text string) error {
+	return l.run(ctx, u, map[string]any{"messages": []map[string]any{{"id": "m1", "role": "user", "content": text}}})
+}
+
+func (l *aguiFeed) answer(ctx context.Context, u *feedUser, eid string) error {
+	return l.run(ctx, u, map[string]any{"messages": []any{},
+		"resume": []map[string]any{{"interruptId": eid, "status": "resolved", "payload": map[string]string{"answer": "x"}}}})
+}
+
+// run posts one RunAgentInput and returns once the server took it (the
+// response's headers); its events then follow on the feed's channel.
+func (l *aguiFeed) run(ctx context.Context, u *feedUser, in map[string]any) error {
+	in["threadId"], in["runId"] = u.conv, fmt.Sprintf("run-%d", l.runs.Add(1))
+	body, _ := json.Marshal(in)
+	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, u.base+"/agui", strings.NewReader(string(body)))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	timer := time.AfterFunc(u.timeout, l.cancel) // only the headers are bounded
+	res, err := u.client.Do(req)
+	if !timer.Stop() {
+		err = errors.Join(err, fmt.Errorf("no response within %v", u.timeout))
+	}
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		got, _ := io.ReadAll(io.LimitReader(res.Body, 4<<10))
+		res.Body.Close()
+		return fmt.Errorf("status %d: %s", res.StatusCode, clip(string(got), 300))
+	}
+	go func() {
+		defer res.Body.Close()
+		err := readEvents(res.Body, time.Now, func(ev event) bool {
+			var e struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+				Outcome *struct {
+					Interrupts []struct {
+						ID string `json:"id"`
+					} `json:"interrupts"`
+				} `json:"outcome"`
+			}
+			json.Unmarshal([]byte(ev.Data), &e)
+			ev.Name = e.Type
+			if e.Type == "RUN_ERROR" {
+				l.fail(fmt.Errorf("RUN_ERROR: %s", e.Message))
+				return false
+			}
+			if e.Type == "RUN_FINISHED" && e.Outcome != nil && len(e.Outcome.Interrupts) > 0 {
+				ev.Name = "elicit.asked"
+				ev.Data = fmt.Sprintf(`{"elicit":%q}`, e.Outcome.Interrupts[0].ID)
+			}
+			select {
+			case l.events <- ev:
+				return true
+			case <-l.ctx.Done():
+				return false
+			}
+		})
+		if err != nil && !errors.Is(err, io.EOF) && l.ctx.Err() == nil {
+			l.fail(err)
+		}
+	}()
+	return nil
+}
+
+// fail ends the feed with err, the first one said.
+func (l *aguiFeed) fail(err error) {
+	select {
+	case l.errc <- err:
+	default:
+	}
+}
+
+func (l *aguiFeed) close() {
+	if l.cancel != nil {
+		l.cancel()
+	}
 }

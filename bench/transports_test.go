@@ -16,7 +16,7 @@ func TestTransportsFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := cfg.transports, []string{"sse", "ws"}; !slices.Equal(got, want) {
+		if got, want := cfg.transports, []string{"sse", "ws", "agui"}; !slices.Equal(got, want) {
 			t.Errorf("transports %q, want %q", got, want)
 		}
 		if cfg.conversations != 100 {
@@ -40,19 +40,19 @@ func TestTransportsFlags(t *testing.T) {
 			t.Errorf("%q: no error", args)
 		}
 	}
-	if _, err := transportUser("carrier-pigeon"); err == nil || !strings.Contains(err.Error(), "sse and ws") {
+	if _, err := transportUser("carrier-pigeon"); err == nil || !strings.Contains(err.Error(), "sse, ws and agui") {
 		t.Errorf("an unknown transport: %v, want an error naming the transports", err)
 	}
 }
 
-// TestTransportsAgainstServer measures both transports against the binary
+// TestTransportsAgainstServer measures the three transports against the binary
 // named by SWEATPANTS_BIN, and is skipped without one.
 func TestTransportsAgainstServer(t *testing.T) {
 	bin := os.Getenv("SWEATPANTS_BIN")
 	if bin == "" {
 		t.Skip("SWEATPANTS_BIN is not set")
 	}
-	cfg := config{bin: bin, mode: modeTransports, rate: 50, seed: 1, conversations: 5, rounds: 3, transports: []string{"sse", "ws"},
+	cfg := config{bin: bin, mode: modeTransports, rate: 50, seed: 1, conversations: 5, rounds: 3, transports: []string{"sse", "ws", "agui"},
 		timeout: time.Minute, stepTimeout: 10 * time.Second, setupParallel: 2}
 	var stdout, stderr bytes.Buffer
 	if err := run(cfg, &stdout, &stderr); err != nil {
@@ -64,13 +64,15 @@ func TestTransportsAgainstServer(t *testing.T) {
 		"== ws: 5 conversations, paced at 50.0 answers/s in total ==\n",
 		"transport          SSE + POST",
 		"transport          WebSocket",
+		"== agui: 5 conversations, paced at 50.0 answers/s in total ==\n",
+		"transport          AG-UI",
 		"== answer → event round trip ==\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "round trips        15\n"); n != 2 {
-		t.Errorf("%d blocks with 15 round trips, want 2:\n%s", n, out)
+	if n := strings.Count(out, "round trips        15\n"); n != 3 {
+		t.Errorf("%d blocks with 15 round trips, want 3:\n%s", n, out)
 	}
 }
