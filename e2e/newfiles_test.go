@@ -200,9 +200,11 @@ func (p *chatPage) dropFiles(selector string, names []string) {
 	p.must(err)
 }
 
-// Files picked before the page's scripts have loaded (they are deferred;
-// on a slow link or a busy machine the page is usable a while before
-// them) are sent once they have, not lost: a second pick keeps the first.
+// Files picked or dropped before the page's scripts have loaded (they are
+// deferred; on a slow link or a busy machine the page is usable a while
+// before them) are sent once they have, not lost: a second pick keeps the
+// first, and a drop neither replaces them nor takes the browser away to
+// open the file.
 func TestFilesPickedBeforeThePageScriptsLoadedAreSent(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
@@ -219,12 +221,14 @@ func TestFilesPickedBeforeThePageScriptsLoadedAreSent(t *testing.T) {
 	}
 	p.attachFile("notes.txt", "text/plain", []byte("buy milk\n"))
 	p.attachFile("list.txt", "text/plain", []byte("eggs\n"))
+	p.dropFiles("#composer", []string{"dropped.txt"})
 	p.must(p.Unroute("**/static/files.js")) // the conversation's page loads it too
 	p.must(script.Continue())
-	p.must(expect.Locator(p.storedChips()).ToHaveCount(2))
+	p.must(expect.Locator(p.storedChips()).ToHaveCount(3))
 	p.send("Here are my notes")
 	files := p.GetByTestId("attachment-file")
-	p.must(expect.Locator(files).ToHaveCount(2))
+	p.must(expect.Locator(files).ToHaveCount(3))
 	p.must(expect.Locator(files.First()).ToContainText("notes.txt"))
-	p.must(expect.Locator(files.Last()).ToContainText("list.txt"))
+	p.must(expect.Locator(files.Nth(1)).ToContainText("list.txt"))
+	p.must(expect.Locator(files.Last()).ToContainText("dropped.txt"))
 }

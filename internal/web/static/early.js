@@ -54,19 +54,35 @@
   })
 })()
 
-// Files picked with an Attach button before files.js has loaded. The input
-// holds only the last pick, so a second pick before then would drop the
-// first: each pick's files are kept here, and the input emptied for the
-// next, until files.js takes them (it sets the list to null, and from then
-// on hears picks itself).
+// Files picked with an Attach button, or dropped on a form that takes
+// files, before files.js has loaded. The input holds only the last pick,
+// so a second pick before then would drop the first: each pick's files are
+// kept here, and the input emptied for the next, until files.js takes them
+// (it sets the list to null, and from then on hears picks and drops
+// itself). A drop not caught here would have the browser leave the page
+// to open the file.
 ;(function () {
   const early = []
   window.sweatpantsPicked = early
+  const waiting = () => window.sweatpantsPicked === early
   document.addEventListener('change', (evt) => {
-    if (window.sweatpantsPicked !== early) return
+    if (!waiting()) return
     const input = evt.target.closest?.('input[data-attach]')
     if (!input?.files?.length) return
     early.push({ input, files: [...input.files] })
     input.value = ''
+  })
+  const takesFiles = (evt) => {
+    const form = evt.target.closest?.('form')
+    return form?.querySelector('[data-files]') && evt.dataTransfer?.types?.includes('Files') ? form : null
+  }
+  document.addEventListener('dragover', (evt) => {
+    if (waiting() && takesFiles(evt)) evt.preventDefault()
+  })
+  document.addEventListener('drop', (evt) => {
+    const form = waiting() && takesFiles(evt)
+    if (!form || !evt.dataTransfer.files.length) return
+    evt.preventDefault()
+    early.push({ input: form, files: [...evt.dataTransfer.files] })
   })
 })()

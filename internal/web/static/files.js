@@ -103,7 +103,7 @@ document.addEventListener('change', (evt) => {
   if (input) picked(input)
 })
 
-// Files picked before this module loaded (it is deferred, and a page is
+// Files picked or dropped before this module loaded (it is deferred, and a page is
 // usable before then on a slow link or a busy machine) were kept by
 // early.js, each pick's: they are sent now, in the order picked.
 const early = window.sweatpantsPicked || []
