@@ -9,26 +9,20 @@ import (
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/share"
 )
 
-// Share is a read-only link to a conversation's branch as it stood at
-// Node: the root to Node, nothing after. The store keeps a hash of its
-// token, never the token.
-type Share struct {
-	ID           int64
-	Conversation string
-	Node         int64
-	Created      time.Time
-	Expires      time.Time
-}
+// Share is a read-only link to a conversation's branch (share.Link).
+type Share = share.Link
 
-// CreateShare records a share of conversation's branch up to node, found
+// CreateShare records a share of conversation's branch up to node, under
+// title (the conversation's as it is now), found
 // by tokenHash (the hex SHA-256 of its token), that expires after ttl. A
 // node the conversation does not have is Invalid, and nothing is
 // recorded. The caller checks that the conversation is the user's.
-func (db *DB) CreateShare(ctx context.Context, conversation string, node int64, tokenHash string, ttl time.Duration) (Share, error) {
+func (db *DB) CreateShare(ctx context.Context, conversation string, node int64, title, tokenHash string, ttl time.Duration) (Share, error) {
 	now := db.now()
-	sh := Share{Conversation: conversation, Node: node, Created: time.UnixMilli(now.UnixMilli()), Expires: time.UnixMilli(now.Add(ttl).UnixMilli())}
+	sh := Share{Conversation: conversation, Node: node, Title: title, Created: time.UnixMilli(now.UnixMilli()), Expires: time.UnixMilli(now.Add(ttl).UnixMilli())}
 	err := db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM nodes WHERE id = ? AND conversation_id = ?`, node, conversation).Scan(&n); err != nil {
@@ -41,8 +35,8 @@ func (db *DB) CreateShare(ctx context.Context, conversation string, node int64, 
 		if _, err := tx.ExecContext(ctx, `DELETE FROM shares WHERE conversation_id = ? AND expires_at <= ?`, conversation, now.UnixMilli()); err != nil {
 			return fmt.Errorf("create share: %w", err)
 		}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO shares(token_hash, conversation_id, node, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?) RETURNING id`, tokenHash, conversation, node, sh.Created.UnixMilli(), sh.Expires.UnixMilli()).Scan(&sh.ID); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO shares(token_hash, conversation_id, node, title, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, tokenHash, conversation, node, title, sh.Created.UnixMilli(), sh.Expires.UnixMilli()).Scan(&sh.ID); err != nil {
 			return fmt.Errorf("create share: %w", err)
 		}
 		return nil
@@ -53,12 +47,12 @@ func (db *DB) CreateShare(ctx context.Context, conversation string, node int64, 
 	return sh, nil
 }
 
-const shareCols = `id, conversation_id, node, created_at, expires_at`
+const shareCols = `id, conversation_id, node, title, created_at, expires_at`
 
 func scanShare(row interface{ Scan(...any) error }, extra ...any) (Share, error) {
 	var sh Share
 	var created, expires int64
-	err := row.Scan(append([]any{&sh.ID, &sh.Conversation, &sh.Node, &created, &expires}, extra...)...)
+	err := row.Scan(append([]any{&sh.ID, &sh.Conversation, &sh.Node, &sh.Title, &created, &expires}, extra...)...)
 	sh.Created, sh.Expires = time.UnixMilli(created), time.UnixMilli(expires)
 	return sh, err
 }

@@ -31,11 +31,11 @@ func testSharesAreFoundUntilRevokedOrExpired(t *testing.T, target string) {
 	first := appendMessage(t, db, "c1", 0, tree.UserMessage, "hello", false)
 	other := appendMessage(t, db, "c2", 0, tree.UserMessage, "elsewhere", false)
 
-	day, err := db.CreateShare(ctx, "c1", first.ID, "hash-day", 24*time.Hour)
+	day, err := db.CreateShare(ctx, "c1", first.ID, "Hello", "hash-day", 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hour, err := db.CreateShare(ctx, "c1", first.ID, "hash-hour", time.Hour)
+	hour, err := db.CreateShare(ctx, "c1", first.ID, "Hello", "hash-hour", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func testSharesAreFoundUntilRevokedOrExpired(t *testing.T, target string) {
 	})
 
 	t.Run("a node of another conversation is refused", func(t *testing.T) {
-		if _, err := db.CreateShare(ctx, "c1", other.ID, "hash-bad", time.Hour); apperr.CodeOf(err) != apperr.Invalid {
+		if _, err := db.CreateShare(ctx, "c1", other.ID, "Hello", "hash-bad", time.Hour); apperr.CodeOf(err) != apperr.Invalid {
 			t.Errorf("got %v, want Invalid", err)
 		}
 		if _, err := db.ShareByToken(ctx, "hash-bad"); apperr.CodeOf(err) != apperr.NotFound {
@@ -95,7 +95,7 @@ func testSharesAreFoundUntilRevokedOrExpired(t *testing.T, target string) {
 	})
 
 	t.Run("deleted with its conversation", func(t *testing.T) {
-		if _, err := db.CreateShare(ctx, "c1", first.ID, "hash-last", time.Hour); err != nil {
+		if _, err := db.CreateShare(ctx, "c1", first.ID, "Hello", "hash-last", time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.DeleteConversation(ctx, "me", "c1"); err != nil {

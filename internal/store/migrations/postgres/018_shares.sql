@@ -5,6 +5,7 @@ CREATE TABLE shares (
     token_hash      text NOT NULL UNIQUE,
     conversation_id text NOT NULL REFERENCES conversations(id),
     node            bigint NOT NULL,
+    title           text NOT NULL,
     created_at      bigint NOT NULL,
     expires_at      bigint NOT NULL
 );
