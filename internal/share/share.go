@@ -93,13 +93,15 @@ func (s *Service) Create(ctx context.Context, session, conversation string, node
 	return l, token, nil
 }
 
-// List lists the session's conversation's live links, newest first.
-// Errors: NotFound for a conversation not the session's.
-func (s *Service) List(ctx context.Context, session, conversation string) ([]Link, error) {
-	if _, err := s.records.Conversation(ctx, session, conversation); err != nil {
-		return nil, err
+// List returns the session's conversation with its live links, newest
+// first. Errors: NotFound for a conversation not the session's.
+func (s *Service) List(ctx context.Context, session, conversation string) (tree.Conversation, []Link, error) {
+	c, err := s.records.Conversation(ctx, session, conversation)
+	if err != nil {
+		return c, nil, err
 	}
-	return s.records.Shares(ctx, conversation)
+	ls, err := s.records.Shares(ctx, conversation)
+	return c, ls, err
 }
 
 // Revoke deletes link id of the session's conversation: it is gone.

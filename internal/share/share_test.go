@@ -108,7 +108,7 @@ func TestALinkShowsTheBranchAsItStood(t *testing.T) {
 				t.Errorf("%s: %v, want %s", c.name, err, c.code)
 			}
 		}
-		if ls, _ := svc.List(ctx, "me", "c1"); len(ls) != 1 {
+		if _, ls, _ := svc.List(ctx, "me", "c1"); len(ls) != 1 {
 			t.Errorf("after the refusals the conversation has %d links, want 1", len(ls))
 		}
 		if err := svc.Revoke(ctx, "you", "c1", l.ID); apperr.CodeOf(err) != apperr.NotFound {
