@@ -8,7 +8,8 @@ import (
 // A conversation's owner makes a read-only link from its header; a reader
 // in another browser, with no session, sees the branch as it stood — the
 // messages, the approval and the tool call — and nothing said after, with
-// nothing on the page that acts; revoked, the link is gone.
+// nothing on the page that acts; revoked, the link is gone. Both pages
+// pass the accessibility check.
 func TestASharedLinkShowsTheBranchAsItStood(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
@@ -23,6 +24,7 @@ func TestASharedLinkShowsTheBranchAsItStood(t *testing.T) {
 	owner.must(err)
 	owner.must(owner.GetByTestId("shares-link").Click())
 	owner.must(expect.Page(owner.Page).ToHaveURL(regexp.MustCompile(`/shares$`)))
+	checkAccessible(t, owner.Page, "the page of shared links")
 	owner.must(owner.GetByTestId("share-make").Click())
 	link, err := owner.GetByTestId("share-url").GetAttribute("href")
 	owner.must(err)
@@ -46,6 +48,7 @@ func TestASharedLinkShowsTheBranchAsItStood(t *testing.T) {
 	reader.must(expect.Locator(reader.GetByTestId("shared-items")).Not().ToContainText("pick a colour"))
 	reader.must(expect.Locator(reader.GetByTestId("shared-items")).Not().ToContainText("green"))
 	reader.must(expect.Locator(reader.Locator("form, button, textarea, input")).ToHaveCount(0))
+	checkAccessible(t, reader.Page, "a shared link's page")
 	cookies, err := reader.Context().Cookies()
 	reader.must(err)
 	if len(cookies) != 0 {
