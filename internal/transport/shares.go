@@ -89,6 +89,7 @@ func (s *Server) createShare(c echo.Context) error {
 		return err
 	}
 	url := "/s/" + token
+	c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the token
 	if wantsJSON(c) {
 		return c.JSON(http.StatusCreated, shareMade{ID: l.ID, URL: url, Node: l.Node, Expires: l.Expires.UTC().Format(time.RFC3339)})
 	}

@@ -136,6 +136,20 @@ func TestASharedLinkShowsTheBranchAsItStood(t *testing.T) {
 	if code, body := alice.do(http.MethodGet, "/c/"+conv+"/export.json", "", ""); code != http.StatusOK || !strings.Contains(body, "later words") {
 		t.Errorf("the owner's export of HEAD: %d %s", code, body)
 	}
+	nodes, err := a.db.Nodes(t.Context(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strconv.FormatInt(nodes[0].ID, 10)
+	if code, body := alice.do(http.MethodGet, "/c/"+conv+"/export.json?node="+first, "", ""); code != http.StatusOK ||
+		!strings.Contains(body, "first words") || strings.Contains(body, "later words") {
+		t.Errorf("the owner's export of node %s: %d %s", first, code, body)
+	}
+	for _, node := range []string{"99999", "x", "-1"} {
+		if code, _ := alice.do(http.MethodGet, "/c/"+conv+"/export.json?node="+node, "", ""); code != http.StatusBadRequest {
+			t.Errorf("an export of node %q: %d, want 400", node, code)
+		}
+	}
 
 	t.Run("refusals record nothing", func(t *testing.T) {
 		bob.start("assistant", "bob's own")
