@@ -19,6 +19,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/cluster"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
+	"github.com/sweatpants-go/sweatpants/internal/share"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/internal/web/static"
@@ -263,7 +264,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
-		MCPServers: serving.MCPServers, Files: fstore}
+		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db)}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {

@@ -44,6 +44,7 @@ func (db *DB) DeleteConversation(ctx context.Context, session, id string) error 
 			return fmt.Errorf("delete conversation's files: %w", err)
 		}
 		for _, q := range []string{
+			`DELETE FROM shares WHERE conversation_id = ?`,
 			`DELETE FROM reflog WHERE conversation_id = ?`,
 			`DELETE FROM nodes WHERE conversation_id = ?`,
 			`DELETE FROM conversations WHERE id = ?`,

@@ -106,7 +106,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	if code >= 500 && !slices.Contains([]apperr.Code{apperr.Unavailable, apperr.NoRoom}, apperr.CodeOf(err)) && !wasCut { // a limit reached, or a cut, is in the access log
-		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		path := c.Request().URL.Path
+		if c.Path() == "/s/:token" {
+			path = c.Path() // a shared link's token is never logged
+		}
+		s.log.Error("request failed", "method", c.Request().Method, "path", path, "err", err)
 	}
 	if code == http.StatusNotFound && wantsPage(c.Request()) {
 		// A person who followed a link or typed an address gets a page

@@ -70,6 +70,15 @@ func (s *Server) routes(datastar []byte, mods modules) {
 		e.POST("/files", s.upload)
 		e.GET("/files/:file", s.download)
 	}
+	if s.shares != nil {
+		// A link's token is :token, never :id: the access log writes the
+		// route's pattern and an :id as a conversation's, never a token.
+		e.GET("/c/:id/shares", s.sharesPage)
+		e.POST("/c/:id/shares", s.createShare, s.limitBody)
+		e.POST("/c/:id/shares/:share/revoke", s.revokeShare, s.limitBody)
+		e.GET("/c/:id/export.json", s.exportBranch)
+		e.GET("/s/:token", s.sharedPage)
+	}
 	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)

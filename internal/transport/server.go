@@ -90,6 +90,11 @@ type Config struct {
 	Files Files
 	// Uploads bound the uploads read at once and how long one may stall.
 	Uploads UploadLimits
+	// Shares, when set, serves the shared links (share.Service over the
+	// store): GET and POST /c/:id/shares, POST /c/:id/shares/:share/revoke,
+	// GET /s/:token (and .json) and GET /c/:id/export.json; without it they
+	// are not found.
+	Shares Shares
 }
 
 // Server serves the app.
@@ -101,6 +106,7 @@ type Server struct {
 	programRules []string
 	join         *Join
 	files        Files
+	shares       Shares
 	mcpServers   func() []templates.MCPServer
 	log          *slog.Logger
 	maxBody      int64
@@ -131,7 +137,7 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
 	cfg.Uploads = cfg.Uploads.orDefaults()
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
 		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)),
 		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New()}

@@ -49,9 +49,10 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 
 // ownsNothing reports whether route answers the same to every session: the
 // page's scripts and styles and the health checks, which a page load asks
-// for several times and which need no read of the session.
+// for several times and which need no read of the session, and a shared
+// link, whose reader is nobody's session.
 func ownsNothing(route string) bool {
-	return strings.HasPrefix(route, "/static/") || route == "/healthz" || route == "/readyz"
+	return strings.HasPrefix(route, "/static/") || route == "/healthz" || route == "/readyz" || route == "/s/:token"
 }
 
 func sessionOf(c echo.Context) string {
