@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"cmp"
 	"net/http"
 	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
 const (
@@ -33,6 +36,16 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 		a, ok, err := s.signedInAccount(c)
 		if err != nil {
 			return err
+		}
+		if s.signin.Accounts != nil {
+			shown := templates.SignedIn{Offered: true}
+			if s.signin.OIDC != nil {
+				shown.SignInURL = "/signin"
+			}
+			if ok {
+				shown.Name = cmp.Or(a.Name, a.Email, "signed in")
+			}
+			c.SetRequest(c.Request().WithContext(templates.WithSignedIn(c.Request().Context(), shown)))
 		}
 		if ok {
 			c.Set(accountKey, a)

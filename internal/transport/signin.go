@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -82,6 +83,7 @@ type OIDCConfig struct {
 type OIDC struct {
 	cfg      OIDCConfig
 	oauth    oauth2.Config
+	provider *oidc.Provider
 	verifier *oidc.IDTokenVerifier
 	key      []byte // signs the sign-in flow's cookie
 }
@@ -110,6 +112,7 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 		cfg: cfg,
 		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
 			Endpoint: p.Endpoint(), Scopes: []string{oidc.ScopeOpenID, "email", "profile"}},
+		provider: p,
 		verifier: p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: cfg.Now}),
 		key:      key,
 	}, nil
@@ -233,6 +236,14 @@ func (s *Server) signinCallback(c echo.Context) error {
 	if err := idt.Claims(&claims); err != nil {
 		return signinRefused(c, "The ID token's claims could not be read.")
 	}
+	if claims.Email == "" && claims.Name == "" {
+		// A provider may keep the profile for its userinfo endpoint.
+		info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil || info.Subject != idt.Subject || info.Claims(&claims) != nil {
+			s.log.Info("sign-in refused: userinfo", "err", err)
+			return signinRefused(c, "The sign-in provider did not say who you are (its userinfo could not be read).")
+		}
+	}
 	if msg := o.allows(claims.Email, claims.Verified, claims.Groups); msg != "" {
 		return signinRefused(c, msg)
 	}
@@ -310,7 +321,7 @@ func (s *Server) signedInAccount(c echo.Context) (Account, bool, error) {
 	if s.signin.TrustedHeader && s.proxies.trusts(r.RemoteAddr) {
 		user, email := r.Header.Get("X-Forwarded-User"), r.Header.Get("X-Forwarded-Email")
 		if user != "" || email != "" {
-			return s.signin.Accounts.SignIn(r.Context(), Identity{Issuer: "trusted-header", Subject: cmpOr(user, email), Email: email, Name: user}, "")
+			return s.signin.Accounts.SignIn(r.Context(), Identity{Issuer: "trusted-header", Subject: cmp.Or(user, email), Email: email, Name: user}, "")
 		}
 	}
 	ck, err := c.Cookie(signinCookie)
@@ -318,13 +329,6 @@ func (s *Server) signedInAccount(c echo.Context) (Account, bool, error) {
 		return Account{}, false, nil
 	}
 	return s.signin.Accounts.SignedIn(r.Context(), ck.Value)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // accountOf returns the account the request is signed in to, if any.

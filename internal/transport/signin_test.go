@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -208,8 +209,12 @@ func TestSignInWithOpenIDOwnsConversationsByAccount(t *testing.T) {
 	if n := a.count(t, `SELECT COUNT(*) FROM signins`); n != 1 {
 		t.Fatalf("%d sign-ins recorded, want 1", n)
 	}
-	if code, _ := first.do("GET", "/c/"+conv, "", ""); code != http.StatusOK {
+	code, page := first.do("GET", "/c/"+conv, "", "")
+	if code != http.StatusOK {
 		t.Fatalf("the conversation started before signing in: %d, want 200 (claimed by the account)", code)
+	}
+	if !strings.Contains(page, `data-testid="signed-in-as" dir="auto">Test User<`) || !strings.Contains(page, `data-testid="sign-out"`) {
+		i := strings.Index(page, `class="account"`); t.Errorf("the page does not show who is signed in, with a Sign out button: %s", page[max(i, 0):min(len(page), max(i, 0)+400)])
 	}
 	// Another browser of the same account sees it; another account does not.
 	second := a.browser(t)
@@ -238,6 +243,9 @@ func TestSignInWithOpenIDOwnsConversationsByAccount(t *testing.T) {
 	}
 	if code, _ := first.do("GET", "/c/"+conv, "", ""); code != http.StatusNotFound {
 		t.Errorf("after sign-out: %d, want 404", code)
+	}
+	if _, page := first.do("GET", "/new", "", ""); !strings.Contains(page, `href="/signin" data-testid="sign-in"`) {
+		t.Errorf("after sign-out the page offers no Sign in link")
 	}
 	if code, _ := second.do("GET", "/c/"+conv, "", ""); code != http.StatusOK {
 		t.Errorf("the other browser after the first signed out: %d, want 200", code)
@@ -325,4 +333,44 @@ func TestSignInRefusesAnExpiredToken(t *testing.T) {
 	b := a.browser(t)
 	back := b.login(p, a.srv.URL+"/signin", p.user1(), a.srv.URL+"/signin/callback")
 	refusedPage(t, a, b, back, "expired")
+}
+
+func TestTrustedHeaderSignsInFromTrustedProxiesOnly(t *testing.T) {
+	a := newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...), Model: offline.New()},
+		func(db *store.DB, cfg *Config) {
+			cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+			cfg.SignIn = SignIn{Accounts: testAccounts{db, nil}, TrustedHeader: true}
+		})
+	viaProxy := func() *browser { return a.browser(t).elsewhere("127.0.0.2") }
+	ann := viaProxy()
+	conv := ann.startAs("ann", "Plan a trip")
+	// Another browser behind the proxy, as the same person, sees it.
+	if code, _ := viaProxy().do("GET", "/c/"+conv, "", "", "X-Forwarded-User", "ann"); code != http.StatusOK {
+		t.Errorf("ann from another browser: %d, want 200", code)
+	}
+	if code, _ := viaProxy().do("GET", "/c/"+conv, "", "", "X-Forwarded-User", "bob"); code != http.StatusNotFound {
+		t.Errorf("bob: %d, want 404", code)
+	}
+	// The header from anyone but the proxy names nobody.
+	if code, _ := a.browser(t).do("GET", "/c/"+conv, "", "", "X-Forwarded-User", "ann"); code != http.StatusNotFound {
+		t.Errorf("ann's header, not from the proxy: %d, want 404", code)
+	}
+}
+
+// startAs starts a conversation as the proxy names user.
+func (b *browser) startAs(user, message string) string {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.app.srv.URL+"/c", strings.NewReader(url.Values{"agent": {"concierge"}, "message": {message}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", b.app.srv.URL)
+	req.Header.Set("X-Forwarded-User", user)
+	res, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		b.t.Fatalf("POST /c = %d, want 303", res.StatusCode)
+	}
+	return strings.TrimPrefix(res.Header.Get("Location"), "/c/")
 }
