@@ -116,6 +116,9 @@ type Server struct {
 	uploadStall  time.Duration
 	echo         *echo.Echo
 	signin       SignIn
+	// signinRecheck is how often a signed-in stream checks its sign-in
+	// (SigninRecheck when 0; tests make it short).
+	signinRecheck time.Duration
 }
 
 // NewServer returns the app's HTTP handler. Requests for a host the app is

@@ -50,6 +50,10 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 		if ok {
 			c.Set(accountKey, a)
 			c.Set(sessionCookie, a.ID)
+			if secret, ok := signinSecret(c); ok && longLived(c.Path()) {
+				stop := s.watchSignin(c, secret)
+				defer stop()
+			}
 			return next(c)
 		}
 		ck, err := c.Cookie(sessionCookie)

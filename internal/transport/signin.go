@@ -324,11 +324,57 @@ func (s *Server) signedInAccount(c echo.Context) (Account, bool, error) {
 			return s.signin.Accounts.SignIn(r.Context(), Identity{Issuer: "trusted-header", Subject: cmp.Or(user, email), Email: email, Name: user}, "")
 		}
 	}
-	ck, err := c.Cookie(signinCookie)
-	if err != nil || !validSession.MatchString(ck.Value) {
+	secret, ok := signinSecret(c)
+	if !ok {
 		return Account{}, false, nil
 	}
-	return s.signin.Accounts.SignedIn(r.Context(), ck.Value)
+	return s.signin.Accounts.SignedIn(r.Context(), secret)
+}
+
+// signinSecret is the sign-in secret the browser's cookie carries.
+func signinSecret(c echo.Context) (string, bool) {
+	ck, err := c.Cookie(signinCookie)
+	if err != nil || !validSession.MatchString(ck.Value) {
+		return "", false
+	}
+	return ck.Value, true
+}
+
+// longLived reports whether route is a stream, which a browser keeps open
+// for as long as the page is.
+func longLived(route string) bool {
+	return strings.HasSuffix(route, "/stream") || strings.HasSuffix(route, "/events") || strings.HasSuffix(route, "/ws") || route == "/agui"
+}
+
+// SigninRecheck is how often a stream of a signed-in browser checks that
+// the sign-in still holds: signed out (on any node) or its account
+// disabled, the stream is cut within this long, and the browser, which
+// reconnects, owns nothing any more.
+const SigninRecheck = 5 * time.Second
+
+// watchSignin cuts the request's context once the sign-in secret no longer
+// stands for an account; stop ends the watch.
+func (s *Server) watchSignin(c echo.Context, secret string) (stop func()) {
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	c.SetRequest(c.Request().WithContext(ctx))
+	every := cmp.Or(s.signinRecheck, SigninRecheck)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			_, ok, err := s.signin.Accounts.SignedIn(ctx, secret)
+			if err == nil && !ok {
+				cancel()
+				return
+			}
+		}
+	}()
+	return cancel
 }
 
 // accountOf returns the account the request is signed in to, if any.

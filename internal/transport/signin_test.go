@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -373,4 +374,71 @@ func (b *browser) startAs(user, message string) string {
 		b.t.Fatalf("POST /c = %d, want 303", res.StatusCode)
 	}
 	return strings.TrimPrefix(res.Header.Get("Location"), "/c/")
+}
+
+// openStream opens path's stream in the browser and returns a channel
+// closed once the server ends it.
+func (b *browser) openStream(path string) <-chan struct{} {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, b.app.srv.URL+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithCancel(context.Background())
+	b.t.Cleanup(cancel)
+	res, err := b.c.Do(req.WithContext(ctx))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		b.t.Fatalf("GET %s = %d, want 200", path, res.StatusCode)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer res.Body.Close()
+		io.Copy(io.Discard, res.Body)
+	}()
+	return ended
+}
+
+func TestSignOutAndADisabledAccountCutOpenStreams(t *testing.T) {
+	a, p := newSigninApp(t, nil)
+	a.server.signinRecheck = 20 * time.Millisecond
+	first, second := a.browser(t), a.browser(t)
+	first.signIn(p, p.user1())
+	second.signIn(p, p.user1())
+	conv := first.start("concierge", "Plan a trip")
+	firstStream, secondStream := first.openStream("/c/"+conv+"/events"), second.openStream("/c/"+conv+"/stream")
+	if code, _, _ := first.post("/signout", nil); code != http.StatusSeeOther {
+		t.Fatalf("POST /signout = %d", code)
+	}
+	select {
+	case <-firstStream:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the signed-out browser's event stream is still open")
+	}
+	select {
+	case <-secondStream:
+		t.Fatal("the other browser's stream ended at the first's sign-out")
+	default:
+	}
+	ro, err := sql.Open("sqlite", "file:"+a.db.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var id string
+	if err := ro.QueryRow(`SELECT id FROM accounts`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.db.DisableAccount(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-secondStream:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the disabled account's stream is still open")
+	}
+	if code, _ := second.do("GET", "/c/"+conv, "", ""); code != http.StatusNotFound {
+		t.Errorf("the disabled account's browser: %d, want 404", code)
+	}
 }
