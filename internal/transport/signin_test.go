@@ -23,6 +23,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
@@ -99,7 +100,8 @@ func newSigninApp(t *testing.T, now func() time.Time) (*testApp, *provider) {
 	svc := chat.New(chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: offline.New(), DecideByRule: true, Store: db})
 	server, handler := newServer(Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MaxBody: 4 << 10, SignIn: SignIn{Accounts: testAccounts{db, svc}, OIDC: o}})
+		MaxBody: 4 << 10, SignIn: SignIn{Accounts: testAccounts{db, svc}, OIDC: o},
+		Files: files.New(db, files.Options{Limits: files.DefaultLimits(), Spool: t.TempDir()})})
 	h = handler
 	srv.Start()
 	t.Cleanup(func() {
@@ -206,6 +208,11 @@ func TestSignInWithOpenIDOwnsConversationsByAccount(t *testing.T) {
 	a, p := newSigninApp(t, nil)
 	first := a.browser(t)
 	conv := first.start("concierge", "Plan a trip") // anonymous, before signing in
+	code, body, sent := first.upload(part{"notes.txt", "", []byte("my notes")})
+	if code != http.StatusOK || len(sent) != 1 {
+		t.Fatalf("upload = %d %s", code, body)
+	}
+	file := sent[0]
 	first.signIn(p, p.user1())
 	if n := a.count(t, `SELECT COUNT(*) FROM signins`); n != 1 {
 		t.Fatalf("%d sign-ins recorded, want 1", n)
@@ -229,6 +236,17 @@ func TestSignInWithOpenIDOwnsConversationsByAccount(t *testing.T) {
 		if code, _ := stranger.do("GET", path, "", ""); code != http.StatusNotFound {
 			t.Errorf("another account's GET %s: %d, want 404", path, code)
 		}
+	}
+	if _, code := stranger.dialWS(conv, "", "Origin", a.srv.URL); code != http.StatusNotFound {
+		t.Errorf("another account's WebSocket: %d, want 404", code)
+	}
+	// A file the first browser sent anonymously is the account's, and no
+	// other account's.
+	if res, _ := first.fetch(file.URL); res.StatusCode != http.StatusOK {
+		t.Errorf("the account's own file, sent before signing in: %d, want 200", res.StatusCode)
+	}
+	if res, _ := stranger.fetch(file.URL); res.StatusCode != http.StatusNotFound {
+		t.Errorf("another account's GET of the file: %d, want 404", res.StatusCode)
 	}
 	if code, _ := stranger.do("POST", "/c/"+conv+"/messages", "application/json", `{"message":"hi"}`, "Datastar-Request", "true"); code != http.StatusNotFound {
 		t.Errorf("another account's message: %d, want 404", code)
