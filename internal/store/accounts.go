@@ -44,7 +44,7 @@ func (db *DB) SignIn(ctx context.Context, who Identity, signin, newAccount strin
 		}
 	}
 	err = db.tx(ctx, func(ctx context.Context, tx *txn) error {
-		if err := tx.serialize(ctx, "account:"+who.Issuer+"\x00"+who.Subject); err != nil {
+		if err := tx.serialize(ctx, fmt.Sprintf("account:%d:%s%s", len(who.Issuer), who.Issuer, who.Subject)); err != nil {
 			return err
 		}
 		now := db.now().UnixMilli()
