@@ -56,6 +56,8 @@ func (sc signinConfig) signin(ctx context.Context, db *store.DB, svc *chat.Servi
 		return si, nil
 	}
 	si.Accounts = accounts{db: db, svc: svc}
+	// Beyond loopback, nobody starts anything anonymously.
+	si.Required = !loopbackAddr(addr)
 	return si, nil
 }
 

@@ -99,6 +99,9 @@ func (s *Server) startSession(c echo.Context) (string, error) {
 	if a, ok := accountOf(c); ok {
 		return a.ID, nil // an account's conversations stay the account's
 	}
+	if s.signin.Required {
+		return "", signInFirst()
+	}
 	sent, _ := c.Get(cookieSent).(string)
 	id, err := s.chat.RotateSession(c.Request().Context(), sent, s.clientAddr(c.Request()))
 	if err != nil {

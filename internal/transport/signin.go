@@ -63,6 +63,17 @@ type SignIn struct {
 	// X-Forwarded-Email headers an authenticating proxy sets, from the
 	// trusted proxies (Config.TrustedProxies) only.
 	TrustedHeader bool
+	// Required, when set, lets nobody start anything without signing in:
+	// the home page sends a browser to sign in, and starting a
+	// conversation or sending a file is refused (401). Without it a
+	// browser may chat anonymously, and keeps what it made when it signs in.
+	Required bool
+}
+
+// signInFirst is the answer to a browser that is not signed in starting
+// something where sign-in is required.
+func signInFirst() error {
+	return echo.NewHTTPError(http.StatusUnauthorized, "Sign in first: this server keeps conversations for signed-in people only.")
 }
 
 // OIDCConfig is how the program signs people in with an OpenID provider.

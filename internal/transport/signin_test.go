@@ -460,3 +460,26 @@ func TestSignOutAndADisabledAccountCutOpenStreams(t *testing.T) {
 		t.Errorf("the disabled account's browser: %d, want 404", code)
 	}
 }
+
+func TestWhereSignInIsRequiredNobodyStartsAnythingAnonymously(t *testing.T) {
+	a, p := newSigninApp(t, nil)
+	a.server.signin.Required = true
+	anon := a.browser(t)
+	if code, _, loc := anon.get(a.srv.URL+"/", func(string) bool { return true }); code != http.StatusSeeOther || loc != a.srv.URL+"/signin" {
+		t.Errorf("GET / = %d to %q, want 303 to /signin", code, loc)
+	}
+	if code, body, _ := anon.post("/c", url.Values{"agent": {"concierge"}, "message": {"hi"}}); code != http.StatusUnauthorized || !strings.Contains(body, "Sign in first") {
+		t.Errorf("an anonymous chat = %d %q, want 401 saying to sign in", code, body)
+	}
+	if code, body, _ := anon.upload(part{"notes.txt", "", []byte("x")}); code != http.StatusUnauthorized {
+		t.Errorf("an anonymous upload = %d %q, want 401", code, body)
+	}
+	if n := a.count(t, `SELECT COUNT(*) FROM sessions`); n != 0 {
+		t.Errorf("%d sessions recorded for anonymous browsers, want none", n)
+	}
+	anon.signIn(p, p.user1())
+	conv := anon.start("concierge", "Plan a trip")
+	if code, _ := anon.do("GET", "/c/"+conv, "", ""); code != http.StatusOK {
+		t.Errorf("signed in: %d, want 200", code)
+	}
+}
