@@ -222,7 +222,8 @@ func TestSignInWithOpenIDOwnsConversationsByAccount(t *testing.T) {
 		t.Fatalf("the conversation started before signing in: %d, want 200 (claimed by the account)", code)
 	}
 	if !strings.Contains(page, `data-testid="signed-in-as" dir="auto">Test User<`) || !strings.Contains(page, `data-testid="sign-out"`) {
-		i := strings.Index(page, `class="account"`); t.Errorf("the page does not show who is signed in, with a Sign out button: %s", page[max(i, 0):min(len(page), max(i, 0)+400)])
+		i := strings.Index(page, `class="account"`)
+		t.Errorf("the page does not show who is signed in, with a Sign out button: %s", page[max(i, 0):min(len(page), max(i, 0)+400)])
 	}
 	// Another browser of the same account sees it; another account does not.
 	second := a.browser(t)
