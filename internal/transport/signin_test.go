@@ -484,3 +484,19 @@ func TestWhereSignInIsRequiredNobodyStartsAnythingAnonymously(t *testing.T) {
 		t.Errorf("signed in: %d, want 200", code)
 	}
 }
+
+func TestSignInRefusesAnotherDomainOrGroup(t *testing.T) {
+	a, p := newSigninApp(t, nil)
+	a.server.signin.OIDC.cfg.Domains = []string{"example.com"}
+	b := a.browser(t)
+	back := b.login(p, a.srv.URL+"/signin", p.user1(), a.srv.URL+"/signin/callback")
+	refusedPage(t, a, b, back, "Accounts of zitadel.ch may not sign in here.")
+
+	a.server.signin.OIDC.cfg.Domains = []string{"Zitadel.CH"}
+	a.server.signin.OIDC.cfg.Groups = []string{"staff"}
+	back = b.login(p, a.srv.URL+"/signin", p.user1(), a.srv.URL+"/signin/callback")
+	refusedPage(t, a, b, back, "You are in none of the groups that may sign in here.")
+
+	a.server.signin.OIDC.cfg.Groups = nil
+	b.signIn(p, p.user1())
+}
