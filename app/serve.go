@@ -54,6 +54,7 @@ type serveConfig struct {
 	datastar string // the client's file; "": the binary's own, else the Go module cache
 	policy   ruleFile
 	files    files.Limits
+	signin   signinConfig
 }
 
 // serveSynopsis heads serve's usage.
@@ -116,6 +117,7 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"comma-separated host names the app is served as; IP addresses and localhost are always answered, other names refused")
 	fs.Var(prefixesFlag{&cfg.trustedProxies, new(string)}, "trusted-proxies",
 		"comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-Proto is believed")
+	cfg.signin.flags(fs)
 	fs.Var(boolFlag{&cfg.secureCookies}, "secure-cookies", "mark the session cookie Secure (the app is reached over HTTPS)")
 	fs.Var(durationFlag{&cfg.readTimeout, positive, "a positive duration such as 30s"}, "read-timeout",
 		"longest time to read a request, body included (streams excepted)")
@@ -254,6 +256,11 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
+	signin, err := cfg.signin.signin(ctx, db, svc, ln.Addr(), cfg.trustedProxies)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	defer collectFiles(ctx, fstore, filesGCEvery, log)() // before the database closes
 	defer watchStore(ctx, db, storeCheckEvery, log)()
 	reaper := newIdleReaper(cfg.maxConns)
@@ -264,7 +271,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
-		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db)}
+		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {

@@ -146,6 +146,9 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_MAX_SESSION_FILES_SIZE": "5000", "SWEATPANTS_MAX_FILES_SIZE": "9000", "SWEATPANTS_DISK_RESERVE": "7000",
 		"SWEATPANTS_MAX_UPLOADS_PER_SESSION": "2", "SWEATPANTS_MAX_UPLOADS_PER_CLIENT": "6", "SWEATPANTS_MAX_UPLOADS": "11",
 		"SWEATPANTS_UPLOAD_STALL": "9s",
+		"SWEATPANTS_OIDC_ISSUER":  "https://id.example", "SWEATPANTS_OIDC_CLIENT_ID": "chat", "SWEATPANTS_OIDC_CLIENT_SECRET": "s3cret",
+		"SWEATPANTS_OIDC_REDIRECT_URL": "https://chat.example/signin/callback", "SWEATPANTS_OIDC_ALLOWED_DOMAINS": "example.com, example.org",
+		"SWEATPANTS_OIDC_ALLOWED_GROUPS": "staff", "SWEATPANTS_TRUSTED_HEADER_SIGNIN": "true", "SWEATPANTS_OPEN_WITHOUT_SIGNIN": "true",
 	}
 	var flags serveConfig
 	n := 0
@@ -169,7 +172,10 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		policy: ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
 		files: files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"},
 			MaxSession: 5000, MaxTotal: 9000, Reserve: 7000},
-		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second}}
+		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second},
+		signin: signinConfig{oidc: transport.OIDCConfig{Issuer: "https://id.example", ClientID: "chat", ClientSecret: "s3cret",
+			RedirectURL: "https://chat.example/signin/callback", Domains: []string{"example.com", "example.org"}, Groups: []string{"staff"}},
+			trustedHeader: true, open: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}

@@ -178,18 +178,7 @@ func (s *Service) RotateSession(ctx context.Context, prev, client string) (strin
 	if err != nil {
 		return "", err
 	}
-	if prev == "" || next == prev {
-		return next, nil // nothing moved: no session, or a pinned one
-	}
-	s.always.Forget(prev, next) // moved with the conversations
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.live {
-		if c.owner == prev {
-			c.owner = next
-		}
-	}
-	s.sessions.Rotated(prev, next)
+	s.Claimed(prev, next) // nothing moved when prev is "" or pinned (next == prev)
 	return next, nil
 }
 

@@ -28,6 +28,9 @@ func render(c echo.Context, status int, comp templ.Component) error {
 // with none (a first visit, or any request without a cookie), the page of a
 // conversation not started yet. Nothing is written.
 func (s *Server) home(c echo.Context) error {
+	if _, ok := accountOf(c); !ok && s.signin.Required && s.signin.OIDC != nil {
+		return c.Redirect(http.StatusSeeOther, "/signin")
+	}
 	convs, err := s.chat.Conversations(c.Request().Context(), sessionOf(c))
 	if err != nil {
 		return err

@@ -95,6 +95,9 @@ type Config struct {
 	// GET /s/:token (and .json) and GET /c/:id/export.json; without it they
 	// are not found.
 	Shares Shares
+	// SignIn, when its Accounts is set, lets people sign in (GET /signin,
+	// POST /signout): a signed-in browser owns what its account owns.
+	SignIn SignIn
 }
 
 // Server serves the app.
@@ -118,6 +121,10 @@ type Server struct {
 	uploads      *holdLimit
 	uploadStall  time.Duration
 	echo         *echo.Echo
+	signin       SignIn
+	// signinRecheck is how often a signed-in stream checks its sign-in
+	// (SigninRecheck when 0; tests make it short).
+	signinRecheck time.Duration
 }
 
 // NewServer returns the app's HTTP handler. Requests for a host the app is
@@ -140,7 +147,7 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
 		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)),
-		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New()}
+		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New(), signin: cfg.SignIn}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.Use(s.accessLog, newHosts(cfg.AllowedHosts).checkHost, securityHeaders, guardLineEnds)
@@ -157,6 +164,9 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	})
 	s.echo.Use(s.session)
 	s.routes(cfg.Datastar, mods)
+	if cfg.SignIn.Accounts != nil {
+		s.signinRoutes()
+	}
 	s.mount(cfg.Mounts)
 	if cfg.Metrics != nil {
 		s.echo.GET("/metrics", echo.WrapHandler(cfg.Metrics))

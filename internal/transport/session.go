@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"cmp"
 	"net/http"
 	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 )
 
 const (
@@ -27,6 +30,31 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if ownsNothing(c.Path()) {
 			return next(c) // no session read for what every session shares
+		}
+		// A signed-in browser owns what its account owns; its own cookie
+		// session, if any, is not read (signing in claimed it).
+		a, ok, err := s.signedInAccount(c)
+		if err != nil {
+			return err
+		}
+		if s.signin.Accounts != nil {
+			shown := templates.SignedIn{Offered: true}
+			if s.signin.OIDC != nil {
+				shown.SignInURL = "/signin"
+			}
+			if ok {
+				shown.Name = cmp.Or(a.Name, a.Email, "signed in")
+			}
+			c.SetRequest(c.Request().WithContext(templates.WithSignedIn(c.Request().Context(), shown)))
+		}
+		if ok {
+			c.Set(accountKey, a)
+			c.Set(sessionCookie, a.ID)
+			if secret, ok := signinSecret(c); ok && longLived(c.Path()) {
+				stop := s.watchSignin(c, secret)
+				defer stop()
+			}
+			return next(c)
 		}
 		ck, err := c.Cookie(sessionCookie)
 		if err != nil || !validSession.MatchString(ck.Value) {
@@ -64,10 +92,17 @@ func sessionOf(c echo.Context) string {
 // recorded by the service, that takes over the conversations of the one its
 // cookie carried (if the server issued that one). Rotating on every new
 // conversation means an id planted in the browser by someone else never owns
-// what its user starts. The id the cookie carried is handed over as sent,
+// what its user starts. A signed-in browser's session is its account's,
+// never rotated. The id the cookie carried is handed over as sent,
 // not as resolved: two chats started at once with the same cookie must end
 // on the same successor.
 func (s *Server) startSession(c echo.Context) (string, error) {
+	if a, ok := accountOf(c); ok {
+		return a.ID, nil // an account's conversations stay the account's
+	}
+	if s.signin.Required {
+		return "", signInFirst()
+	}
 	sent, _ := c.Get(cookieSent).(string)
 	id, err := s.chat.RotateSession(c.Request().Context(), sent, s.clientAddr(c.Request()))
 	if err != nil {

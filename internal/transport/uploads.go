@@ -148,6 +148,9 @@ func (s *Server) upload(c echo.Context) error {
 	// session.
 	session := sessionOf(c)
 	fresh := session == ""
+	if fresh && s.signin.Required {
+		return signInFirst()
+	}
 	if fresh {
 		session = chat.NewSessionID()
 	}
