@@ -48,6 +48,12 @@ func (r Reader) Items() []Item {
 		}
 		it.Branch = r.branchOf(it, answer)
 		it.Continued = it.Kind == tree.Stopped && r.Index.Continues(it.ID)
+		if it.Kind == tree.AssistantMessage {
+			it.Rated = true
+			if f, _, ok := r.Index.FeedbackOn(it.ID); ok {
+				it.Feedback = &f
+			}
+		}
 	}
 	return items
 }
@@ -62,6 +68,7 @@ func (r Reader) Node(n tree.Node) (Item, bool) {
 	if items[0].Elicit != nil {
 		r.Live.Question(items[0].Elicit)
 	}
+	items[0].Rated = items[0].Kind == tree.AssistantMessage
 	return items[0], true
 }
 

@@ -79,6 +79,10 @@ type Item struct {
 	Anchor int64
 	// Asks are the questions the side question's turn asked the user.
 	Asks []Item
+	// Rated is set on a reply, which can be given feedback; Feedback is
+	// the feedback that counts on it, if any (tree.Index.FeedbackOn).
+	Rated    bool
+	Feedback *tree.FeedbackRecord
 	// Continuable: its thread can become the flow (chat.Service.ContinueHere); Continued: where one did.
 	Continuable, Continued bool
 }

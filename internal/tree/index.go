@@ -335,7 +335,7 @@ func (x *Index) Sides(id int64) []Node {
 
 // Reachable returns the ids garbage collection keeps: every node of path
 // (HEAD's branch) and the whole subtree of each side question asked from
-// it, and the decisions taken and messages queued at it; for each head of a reflog entry that has not expired, the head with
+// it, and the decisions taken, messages queued and feedback given at it; for each head of a reflog entry that has not expired, the head with
 // its ancestors and its whole subtree, so that recovering the entry finds
 // its branch whole; and every node young says is too young to collect,
 // with its ancestors. A nil young keeps no node for its age.
@@ -364,7 +364,7 @@ func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[i
 	for _, n := range path {
 		keep[n.ID] = true
 		for _, c := range x.children[n.ID] {
-			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision || k == Queued {
+			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision || k == Queued || k == Feedback {
 				withSubtree(c)
 			}
 		}
