@@ -115,4 +115,10 @@ func TestFeedbackOnARepliesEndpoint(t *testing.T) {
 	if code != 200 || !strings.Contains(page, `data-rating="down"`) || !strings.Contains(page, "&lt;b&gt;better&lt;/b&gt; now") || strings.Contains(page, "<b>better") {
 		t.Errorf("the page does not show the feedback given, escaped")
 	}
+
+	// The tree inspector says what each feedback node records.
+	code, treePage := owner.do("GET", "/c/"+conv+"/tree", "", "")
+	if want := fmt.Sprintf("thumbs down on #%d: “&lt;b&gt;better&lt;/b&gt; now”", reply); code != 200 || !strings.Contains(treePage, want) {
+		t.Errorf("the inspector does not say %q", want)
+	}
 }
