@@ -121,4 +121,10 @@ func TestFeedbackOnARepliesEndpoint(t *testing.T) {
 	if want := fmt.Sprintf("thumbs down on #%d: “&lt;b&gt;better&lt;/b&gt; now”", reply); code != 200 || !strings.Contains(treePage, want) {
 		t.Errorf("the inspector does not say %q", want)
 	}
+
+	// The calls page shows it beside the model call that made the reply.
+	code, calls := owner.do("GET", "/c/"+conv+"/debug", "", "")
+	if want := "👎 bad reply: &lt;b&gt;better&lt;/b&gt; now"; code != 200 || !strings.Contains(calls, want) {
+		t.Errorf("the calls page does not say %q", want)
+	}
 }
