@@ -174,3 +174,42 @@ func TestRefusedFeedbackRecordsNothing(t *testing.T) {
 		t.Error("the page shows feedback after refusals")
 	}
 }
+
+// A side question's reply is given feedback like any reply, shown on its
+// side question's item.
+func TestFeedbackOnASideReply(t *testing.T) {
+	svc, conv, v := echoed(t, "hi")
+	if err := svc.AskAside(t.Context(), "me", conv, lastItem(v).ID, "why?"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv, "the side reply", func(v pageview.View) bool {
+		it := lastItem(v)
+		return it.Kind == tree.SideQuestion && it.Replied
+	})
+	side := lastItem(v)
+	if !side.Rated || side.ReplyNode == 0 {
+		t.Fatalf("side item %+v, want its reply offered feedback", side)
+	}
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, side.ReplyNode, chat.Feedback{Rating: tree.ThumbsUp, Comment: "clear"}); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = svc.View(t.Context(), "me", conv)
+	if got := lastItem(v).Feedback; got == nil || *got != (tree.FeedbackRecord{Rating: tree.ThumbsUp, Comment: "clear"}) {
+		t.Errorf("the side item shows %+v, want thumbs up with the comment", got)
+	}
+	if flow := v.Items[1]; flow.Kind != tree.AssistantMessage || flow.Feedback != nil {
+		t.Errorf("the flow's reply is %+v, want it without the side reply's feedback", flow)
+	}
+
+	// A follow-up goes on from the side reply, not from its feedback.
+	if err := svc.AskAside(t.Context(), "me", conv, lastItem(v).Anchor, "and then?"); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, svc, "me", conv, "the follow-up's reply", func(v pageview.View) bool {
+		it := lastItem(v)
+		return it.Kind == tree.SideQuestion && it.Text == "and then?" && it.Replied
+	})
+	if got := v.Items[len(v.Items)-2].Feedback; got == nil || got.Rating != tree.ThumbsUp {
+		t.Errorf("after a follow-up the first side reply shows %+v, want its thumbs up", got)
+	}
+}

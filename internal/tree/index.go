@@ -284,14 +284,15 @@ func (x *Index) SideEnd(q int64) (Node, bool) {
 // the turn goes on from it), and the newest version is the current one:
 // its nodes are newer than those of the versions before. The follow-ups
 // hanging from the turn's end are turns of their own and are not walked,
-// nor is the flow that goes on from it once the thread was continued.
+// nor is the flow that goes on from it once the thread was continued, nor
+// the feedback given on its reply.
 func (x *Index) SideTip(q int64) int64 {
 	tip := q
 	stack := slices.Clone(x.children[q])
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.nodes[id].Kind == SideQuestion || x.Continues(id) {
+		if k := x.nodes[id].Kind; k == SideQuestion || k == Feedback || x.Continues(id) {
 			continue
 		}
 		tip = max(tip, id)
