@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -74,13 +75,13 @@ type FeedbackGiven struct {
 func (s *Service) FeedbackOf(ctx context.Context, session, id string) ([]FeedbackGiven, error) {
 	var out []FeedbackGiven
 	err := s.with(ctx, session, id, func(c *conversation) error {
-		var replies []int64
+		rated := map[int64]bool{}
 		for _, n := range c.idx.Nodes() {
-			if n.Kind == tree.Feedback && !slices.Contains(replies, n.Parent) {
-				replies = append(replies, n.Parent)
+			if n.Kind == tree.Feedback {
+				rated[n.Parent] = true
 			}
 		}
-		slices.Sort(replies)
+		replies := slices.Sorted(maps.Keys(rated))
 		for _, reply := range replies {
 			if r, n, ok := c.idx.FeedbackOn(reply); ok {
 				out = append(out, FeedbackGiven{Reply: reply, Current: c.path.Contains(reply), Rating: r.Rating, Comment: r.Comment, Node: n.ID, At: n.At})
