@@ -94,3 +94,27 @@ func TestFeedbackOnAReplyFollowsItsBranch(t *testing.T) {
 	p.must(expect.Locator(down()).ToHaveAttribute("aria-pressed", "true"))
 	p.must(expect.Locator(fb().GetByTestId("feedback-comment")).ToContainText("<i>too vague</i>"))
 }
+
+// A side question's reply takes feedback of its own, kept after a reload;
+// the reply it was asked beside keeps none.
+func TestFeedbackOnASideReply(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	p := openAgent(t, a, "assistant")
+	p.send("What's the weather in Paris?")
+	p.must(expect.Locator(p.lastAssistant()).ToContainText("Paris"))
+	reply := p.GetByTestId("reply-turn").Last()
+	p.must(reply.GetByTestId("ask-aside").Click())
+	p.must(reply.GetByTestId("aside-input").Fill("And in Lisbon?"))
+	p.must(reply.GetByTestId("aside-send").Click())
+	side := p.GetByTestId("side-quest")
+	p.must(expect.Locator(side.GetByTestId("side-reply")).ToContainText("Lisbon"))
+
+	p.must(side.GetByTestId("feedback-up").Click())
+	p.must(expect.Locator(side.GetByTestId("feedback-up")).ToHaveAttribute("aria-pressed", "true"))
+	_, err := p.Reload()
+	p.must(err)
+	p.waitForStream()
+	p.must(expect.Locator(side.GetByTestId("feedback-up")).ToHaveAttribute("aria-pressed", "true"))
+	p.must(expect.Locator(p.GetByTestId("reply-turn").Last().GetByTestId("feedback-up").First()).ToHaveAttribute("aria-pressed", "false"))
+}
