@@ -102,6 +102,9 @@ type Call struct {
 	// Tools are the calls the answer asked for, in its order, with their
 	// results once they ran.
 	Tools []Tool
+	// Feedback is what the user thought of the reply this call made (the
+	// call nearest above the reply), the newest given; nil when none is.
+	Feedback *tree.FeedbackRecord
 }
 
 // Trouble reports whether the call failed, was refused or was made again.

@@ -149,6 +149,16 @@ func read(conv tree.Conversation, nodes []tree.Node, f Filter, rs records) Conve
 					break
 				}
 			}
+		case tree.Feedback:
+			// Beside the call that made the reply: the nearest above it.
+			rec, err := decodeRecord[tree.FeedbackRecord](rs, n)
+			p, ok := ancestor(func(p tree.Node) bool { return p.Kind == tree.Sample })
+			if c := calls[p.ID]; err == nil && ok && c != nil {
+				c.Feedback = &rec
+				if rec.Rating == tree.NoRating && rec.Comment == "" {
+					c.Feedback = nil // taken back
+				}
+			}
 		case tree.Log:
 			rec, err := decodeRecord[tree.LogRecord](rs, n)
 			if err != nil {

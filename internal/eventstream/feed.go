@@ -132,6 +132,8 @@ func (f *runs) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 		data = append(data, Event{Type: EventForkTried, Data: ForkTried{Recorded: rec, Call: n.Ref, Agent: n.Agent, Label: r.Label}})
 	case tree.ForkEnd:
 		data = append(data, Event{Type: EventForkEnded, Data: forkEnded(x, rec, n)})
+	case tree.Feedback:
+		data = append(data, feedbackGiven(rec, n))
 	case tree.AssistantMessage, tree.SideReply, tree.Stopped, tree.TurnError:
 		if n.Kind == tree.Stopped && closesTry(x, n) {
 			// The stop that closed a tried branch gone back from ends no

@@ -48,6 +48,12 @@ func (r Reader) Items() []Item {
 		}
 		it.Branch = r.branchOf(it, answer)
 		it.Continued = it.Kind == tree.Stopped && r.Index.Continues(it.ID)
+		if it.Kind == tree.AssistantMessage {
+			it.Rated, it.ReplyNode = true, it.ID
+			if f, _, ok := r.Index.FeedbackOn(it.ID); ok {
+				it.Feedback = &f
+			}
+		}
 	}
 	return items
 }
@@ -61,6 +67,9 @@ func (r Reader) Node(n tree.Node) (Item, bool) {
 	}
 	if items[0].Elicit != nil {
 		r.Live.Question(items[0].Elicit)
+	}
+	if items[0].Kind == tree.AssistantMessage {
+		items[0].Rated, items[0].ReplyNode = true, n.ID
 	}
 	return items[0], true
 }
@@ -102,6 +111,12 @@ func (r Reader) Side(n tree.Node) (Item, bool) {
 		it.Reply, it.Replied, it.Details, it.Ended, it.Partial = em.Text, true, em.Details, end.Kind, em.Partial
 		it.Continuable = len(r.Index.Sides(end.ID)) == 0 && r.Live.Waiting()
 		last = end.ID
+		if end.Kind == tree.SideReply {
+			it.Rated, it.ReplyNode = true, end.ID
+			if f, _, ok := r.Index.FeedbackOn(end.ID); ok {
+				it.Feedback = &f
+			}
+		}
 	} else if draft, working := r.Live.SideDraft(q.ID); working {
 		// Its turn works: its questions are those of the version it
 		// works on, the newest (tree.Index.SideTip).

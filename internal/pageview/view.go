@@ -79,6 +79,13 @@ type Item struct {
 	Anchor int64
 	// Asks are the questions the side question's turn asked the user.
 	Asks []Item
+	// Rated is set on a reply, which can be given feedback, and on a side
+	// question whose turn replied (its SideReply is node ReplyNode);
+	// Feedback is the feedback that counts on the reply, if any
+	// (tree.Index.FeedbackOn).
+	Rated     bool
+	ReplyNode int64
+	Feedback  *tree.FeedbackRecord
 	// Continuable: its thread can become the flow (chat.Service.ContinueHere); Continued: where one did.
 	Continuable, Continued bool
 }

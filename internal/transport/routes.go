@@ -40,6 +40,8 @@ func (s *Server) routes(datastar []byte, mods modules) {
 	e.POST("/c/:id/stop", s.stopTurn, cmd...)
 	e.POST("/c/:id/messages/:node/edit", s.editMessage, cmd...)
 	e.POST("/c/:id/replies/:node/retry", s.retryReply, cmd...)
+	e.POST("/c/:id/replies/:node/feedback", s.giveFeedback, cmd...)
+	e.GET("/c/:id/feedback.json", s.feedbackExport)
 	e.POST("/c/:id/nodes/:node/switch", s.switchBranch, cmd...)
 	e.POST("/c/:id/nodes/:node/aside", s.askAside, cmd...)
 	e.POST("/c/:id/nodes/:node/continue", s.continueHere, cmd...)

@@ -284,14 +284,15 @@ func (x *Index) SideEnd(q int64) (Node, bool) {
 // the turn goes on from it), and the newest version is the current one:
 // its nodes are newer than those of the versions before. The follow-ups
 // hanging from the turn's end are turns of their own and are not walked,
-// nor is the flow that goes on from it once the thread was continued.
+// nor is the flow that goes on from it once the thread was continued, nor
+// the feedback given on its reply.
 func (x *Index) SideTip(q int64) int64 {
 	tip := q
 	stack := slices.Clone(x.children[q])
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.nodes[id].Kind == SideQuestion || x.Continues(id) {
+		if k := x.nodes[id].Kind; k == SideQuestion || k == Feedback || x.Continues(id) {
 			continue
 		}
 		tip = max(tip, id)
@@ -335,7 +336,7 @@ func (x *Index) Sides(id int64) []Node {
 
 // Reachable returns the ids garbage collection keeps: every node of path
 // (HEAD's branch) and the whole subtree of each side question asked from
-// it, and the decisions taken and messages queued at it; for each head of a reflog entry that has not expired, the head with
+// it, and the decisions taken, messages queued and feedback given at it; for each head of a reflog entry that has not expired, the head with
 // its ancestors and its whole subtree, so that recovering the entry finds
 // its branch whole; and every node young says is too young to collect,
 // with its ancestors. A nil young keeps no node for its age.
@@ -364,7 +365,7 @@ func (x *Index) Reachable(path Path, heads []int64, young func(Node) bool) map[i
 	for _, n := range path {
 		keep[n.ID] = true
 		for _, c := range x.children[n.ID] {
-			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision || k == Queued {
+			if k := x.nodes[c].Kind; k == SideQuestion || k == Decision || k == Queued || k == Feedback {
 				withSubtree(c)
 			}
 		}

@@ -72,9 +72,9 @@ func (x *Index) FlowTip(id int64) int64 {
 }
 
 // flows reports whether FlowTip walks into a node of kind k: not into a
-// side question's thread, nor a decision or a queued message beside the
-// flow.
-func flows(k Kind) bool { return k != SideQuestion && k != Decision && k != Queued }
+// side question's thread, nor a decision, a queued message or feedback
+// beside the flow.
+func flows(k Kind) bool { return k != SideQuestion && k != Decision && k != Queued && k != Feedback }
 
 // ToFlow returns where "back to the flow" goes from HEAD's branch path,
 // given the reflog (newest first): the HEAD that the newest "continue" on

@@ -85,6 +85,11 @@ const (
 	Stopped Kind = "stopped"
 	// TurnError is a turn that failed; payload Message (worded for the user).
 	TurnError Kind = "error"
+	// Feedback is what the user thought of a reply: thumbs up or down and
+	// a comment; payload FeedbackRecord. It hangs aside from the reply it
+	// rates (an AssistantMessage or SideReply), never becoming HEAD, so it
+	// follows that reply's branch; the newest one under a reply counts.
+	Feedback Kind = "feedback"
 )
 
 // Node is one recorded step of a conversation.

@@ -80,6 +80,7 @@ var nodeNames = map[tree.Kind]string{
 	tree.UserMessage: "message", tree.AssistantMessage: "reply", tree.TurnError: "error", tree.Stopped: "stopped turn",
 	tree.ElicitRequest: "question", tree.ElicitResponse: "answer", tree.SideQuestion: "side question", tree.SideReply: "side reply",
 	tree.Fork: "tried block", tree.ForkEnd: "end of a tried block", tree.Queued: "queued message",
+	tree.Feedback: "feedback",
 }
 
 // Node names node n as a reader of the conversation knows it, with
@@ -103,6 +104,8 @@ func Node(n tree.Node) string {
 	case tree.Fork:
 		r, _ := tree.Decode[tree.ForkRecord](n)
 		says = quote(r.Label)
+	case tree.Feedback:
+		says = Feedback(n)
 	case tree.ForkEnd:
 		r, _ := tree.Decode[tree.ForkEndRecord](n)
 		says = fmt.Sprintf("(went back from #%d)", r.Fork)
@@ -153,4 +156,19 @@ func Withdrawn(question string) (page, reflog string) {
 	q := "“" + Title(question) + "”"
 	return "The question " + q + " was withdrawn: the conversation went on from the side question.",
 		"from the side question, withdrawing the question " + q
+}
+
+// Feedback says what Feedback node n records, and on which reply:
+// "thumbs down on #14: “too vague”", "taken back on #14".
+func Feedback(n tree.Node) string {
+	r, _ := tree.Decode[tree.FeedbackRecord](n)
+	rating := map[tree.Rating]string{tree.ThumbsUp: "thumbs up", tree.ThumbsDown: "thumbs down", tree.NoRating: "no rating"}[r.Rating]
+	if r.Rating == tree.NoRating && r.Comment == "" {
+		rating = "taken back"
+	}
+	says := fmt.Sprintf("%s on #%d", rating, n.Parent)
+	if r.Comment != "" {
+		says += ": " + quote(r.Comment)
+	}
+	return says
 }

@@ -28,6 +28,9 @@ func TestNodeWords(t *testing.T) {
 		{tree.Node{ID: 7, Kind: tree.Fork, Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})}, "tried block #7 “a cheaper hotel”"},
 		{tree.Node{ID: 12, Kind: tree.ForkEnd, Payload: tree.MustEncode(tree.ForkEndRecord{Fork: 7, Tip: 11})}, "end of a tried block #12 (went back from #7)"},
 		{tree.Node{ID: 13, Kind: tree.ForkEnd, Payload: tree.MustEncode(tree.ForkEndRecord{Fork: 7, Forward: true, Tip: 11})}, "end of a tried block #13 (adopted #7)"},
+		{tree.Node{ID: 15, Parent: 14, Kind: tree.Feedback, Payload: tree.MustEncode(tree.FeedbackRecord{Rating: tree.ThumbsDown, Comment: "too\nvague"})}, "feedback #15 thumbs down on #14: “too vague”"},
+		{tree.Node{ID: 16, Parent: 14, Kind: tree.Feedback, Payload: tree.MustEncode(tree.FeedbackRecord{Rating: tree.ThumbsUp})}, "feedback #16 thumbs up on #14"},
+		{tree.Node{ID: 17, Parent: 14, Kind: tree.Feedback, Payload: tree.MustEncode(tree.FeedbackRecord{Rating: tree.NoRating})}, "feedback #17 taken back on #14"},
 	}
 	for _, c := range cases {
 		if got := words.Node(c.n); got != c.want {

@@ -2280,6 +2280,8 @@ func gist(n tree.Node) string {
 		return answerGist(n)
 	case tree.Decision:
 		return decisionGist(n)
+	case tree.Feedback:
+		return words.Feedback(n)
 	case tree.Figure:
 		return figureGist(n)
 	case tree.ToolCall:
