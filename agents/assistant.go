@@ -56,3 +56,21 @@ const (
 	// turn with it (with every message queued meanwhile, joined).
 	Queue
 )
+
+// sideSystem is the system prompt of the model's answer to a side
+// question an assistant does not say how to answer.
+const sideSystem = "You are a helpful assistant. The user asks something on the side " +
+	"of a task in progress; answer it briefly and plainly."
+
+// SideTurn is what answers a's side questions: its Side, or, where it says
+// nothing, the model from the conversation, with no tools. The server and
+// the deploy check's dry run answer them alike.
+func (a Assistant) SideTurn() func(ctx context.Context, message string) (string, error) {
+	if a.Side != nil {
+		return a.Side
+	}
+	return func(ctx context.Context, message string) (string, error) {
+		loop := Loop{System: sideSystem}
+		return loop.Turn(ctx, message)
+	}
+}

@@ -135,6 +135,18 @@ func Label(p Provider) string {
 	return p.Name()
 }
 
+// ModelName names p's model for the chat's pages: the model alone, as
+// "gpt-4o-mini", when p has a Label (a model and its endpoint) and says
+// which model (as openai's does); any other provider by its Name, never
+// where it is served from, which is for developers (Label).
+func ModelName(p Provider) string {
+	_, labelled := p.(interface{ Label() string })
+	if m, ok := p.(interface{ Model() string }); labelled && ok && m.Model() != "" {
+		return m.Model()
+	}
+	return p.Name()
+}
+
 // Provider completes chat requests.
 type Provider interface {
 	// Name names the provider, such as "offline" or "openai".

@@ -68,3 +68,61 @@ func (a *Cache) Forget(sessions ...string) {
 		delete(a.by, s)
 	}
 }
+
+// Store is where the rules are kept (the database). RevokeAlways returns an
+// apperr NotFound for a rule the session does not have; AllowAlways returns
+// the rule a tool has already, if any.
+type Store interface {
+	AlwaysAllowed(ctx context.Context, session string) ([]Rule, error)
+	AllowAlways(ctx context.Context, session, agent, tool string) (Rule, error)
+	RevokeAlways(ctx context.Context, session string, id int64) error
+}
+
+// Rules are the sessions' rules: kept in store, each session's read once
+// into a Cache, and forgotten there whenever they change.
+type Rules struct {
+	store Store
+	cache Cache
+}
+
+// NewRules keeps the rules in store.
+func NewRules(store Store) *Rules { return &Rules{store: store} }
+
+// Of lists the tools the session's user always allows, oldest first, for
+// the settings page.
+func (r *Rules) Of(ctx context.Context, session string) ([]Rule, error) {
+	return r.store.AlwaysAllowed(ctx, session)
+}
+
+// Revoke revokes the session's rule id: from the next call on, its tool
+// asks again (a call being approved or running goes on). NotFound for a
+// rule the session does not have.
+func (r *Rules) Revoke(ctx context.Context, session string, id int64) error {
+	defer r.cache.Forget(session)
+	return r.store.RevokeAlways(ctx, session, id)
+}
+
+// Allow keeps the user's "Always allow" of agent's tool for session.
+func (r *Rules) Allow(ctx context.Context, session, agent, tool string) error {
+	defer r.cache.Forget(session)
+	_, err := r.store.AllowAlways(ctx, session, agent, tool)
+	return err
+}
+
+// Allowing returns session's rule of agent's tool, if it has one.
+func (r *Rules) Allowing(ctx context.Context, session, agent, tool string) (Rule, bool, error) {
+	rules, err := r.cache.Of(ctx, session, r.store.AlwaysAllowed)
+	if err != nil {
+		return Rule{}, false, err
+	}
+	for _, rule := range rules {
+		if rule.Agent == agent && rule.Tool == tool {
+			return rule, true, nil
+		}
+	}
+	return Rule{}, false, nil
+}
+
+// Forget drops what is kept of the sessions' rules, which changed (their
+// conversations moved to another session, say).
+func (r *Rules) Forget(sessions ...string) { r.cache.Forget(sessions...) }

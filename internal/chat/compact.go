@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/sweatpants-go/sweatpants/internal/attach"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
@@ -13,7 +12,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 	"github.com/sweatpants-go/sweatpants/middleware"
-	turnapi "github.com/sweatpants-go/sweatpants/turn"
 )
 
 // Compaction. The model's context is the conversation so far (see
@@ -81,7 +79,7 @@ func (t *turn) compact(next middleware.Handler[struct{}, []llm.Message]) middlew
 		// own call: a replay, which takes the summary from the record and
 		// makes no model call for it, numbers the turn's next calls as the
 		// live run did.
-		s, err := summarize(durable.WithScope(ctx, id), span)
+		s, err := history.Summarize(durable.WithScope(ctx, id), span)
 		if err != nil {
 			return nil, err
 		}
@@ -95,24 +93,4 @@ func (t *turn) compact(next middleware.Handler[struct{}, []llm.Message]) middlew
 		t.summary, t.summaryNode = &s, node.ID
 		return next(ctx, req)
 	}
-}
-
-// summarize asks the model for a summary of span, through turnapi.Sample so
-// that the call is recorded (and replayed) like any other: the span's
-// messages as they were, then the request to summarize them.
-func summarize(ctx context.Context, span []history.Message) (tree.SummaryRecord, error) {
-	msgs := []llm.Message{{Role: llm.System, Content: "You summarize conversations faithfully, keeping names, numbers and decisions."}}
-	msgs = append(msgs, history.Plain(span)...)
-	msgs = append(msgs, llm.Message{Role: llm.User, Content: "Summarize the conversation above in a few sentences."})
-	resp, err := turnapi.Sample(primitive.Aside.With(ctx, true), llm.Request{Messages: msgs})
-	if err != nil {
-		return tree.SummaryRecord{}, fmt.Errorf("compact the conversation: %w", err)
-	}
-	s := tree.SummaryRecord{Text: strings.TrimSpace(resp.Content), Count: len(span)}
-	for _, m := range span {
-		if len(s.Covers) == 0 || s.Covers[len(s.Covers)-1] != m.Node {
-			s.Covers = append(s.Covers, m.Node)
-		}
-	}
-	return s, nil
 }

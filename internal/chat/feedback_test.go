@@ -57,7 +57,7 @@ func TestFeedbackIsRecordedAndTheNewestCounts(t *testing.T) {
 	reply := lastItem(v)
 	head := v.Conversation.Head
 
-	n, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, chat.Feedback{Rating: tree.ThumbsDown, Comment: "  too short  "})
+	n, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, inbound.Feedback{Rating: tree.ThumbsDown, Comment: "  too short  "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestFeedbackIsRecordedAndTheNewestCounts(t *testing.T) {
 		t.Fatalf("shown %+v, want thumbs down with the comment trimmed", got)
 	}
 
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, chat.Feedback{Rating: tree.ThumbsUp}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, inbound.Feedback{Rating: tree.ThumbsUp}); err != nil {
 		t.Fatal(err)
 	}
 	v, _ = svc.View(t.Context(), "me", conv)
@@ -84,7 +84,7 @@ func TestFeedbackIsRecordedAndTheNewestCounts(t *testing.T) {
 		t.Fatalf("FeedbackOf = %+v, %v; want thumbs up on reply %d, current", given, err, reply.ID)
 	}
 
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, chat.Feedback{Rating: tree.NoRating}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply.ID, inbound.Feedback{Rating: tree.NoRating}); err != nil {
 		t.Fatal(err)
 	}
 	v, _ = svc.View(t.Context(), "me", conv)
@@ -110,7 +110,7 @@ func TestFeedbackIsRecordedAndTheNewestCounts(t *testing.T) {
 func TestFeedbackFollowsAnEditAndASwitch(t *testing.T) {
 	svc, conv, v := echoed(t, "first")
 	msg, reply := v.Items[0].ID, lastItem(v).ID
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply, chat.Feedback{Rating: tree.ThumbsUp, Comment: "good"}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, reply, inbound.Feedback{Rating: tree.ThumbsUp, Comment: "good"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.Edit(t.Context(), "me", conv, msg, inbound.Message{Text: "second"}); err != nil {
@@ -146,16 +146,16 @@ func TestRefusedFeedbackRecordsNothing(t *testing.T) {
 		name  string
 		conv  string
 		reply int64
-		f     chat.Feedback
+		f     inbound.Feedback
 		code  apperr.Code
 		says  string
 	}{
-		{"an unknown rating", conv, reply, chat.Feedback{Rating: "meh"}, apperr.Invalid, "up, down or none"},
-		{"no rating", conv, reply, chat.Feedback{}, apperr.Invalid, "up, down or none"},
-		{"an overlong comment", conv, reply, chat.Feedback{Rating: tree.ThumbsDown, Comment: strings.Repeat("é", chat.MaxFeedbackComment+1)}, apperr.Invalid, "the limit is 2000"},
-		{"an unknown reply", conv, 999999, chat.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, "no reply 999999"},
-		{"a message, not a reply", conv, msg, chat.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, "no reply"},
-		{"another session's conversation", other.ID, reply, chat.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, ""},
+		{"an unknown rating", conv, reply, inbound.Feedback{Rating: "meh"}, apperr.Invalid, "up, down or none"},
+		{"no rating", conv, reply, inbound.Feedback{}, apperr.Invalid, "up, down or none"},
+		{"an overlong comment", conv, reply, inbound.Feedback{Rating: tree.ThumbsDown, Comment: strings.Repeat("é", inbound.MaxFeedbackComment+1)}, apperr.Invalid, "the limit is 2000"},
+		{"an unknown reply", conv, 999999, inbound.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, "no reply 999999"},
+		{"a message, not a reply", conv, msg, inbound.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, "no reply"},
+		{"another session's conversation", other.ID, reply, inbound.Feedback{Rating: tree.ThumbsUp}, apperr.NotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := svc.GiveFeedback(t.Context(), "me", tc.conv, tc.reply, tc.f)
@@ -190,7 +190,7 @@ func TestFeedbackOnASideReply(t *testing.T) {
 	if !side.Rated || side.ReplyNode == 0 {
 		t.Fatalf("side item %+v, want its reply offered feedback", side)
 	}
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, side.ReplyNode, chat.Feedback{Rating: tree.ThumbsUp, Comment: "clear"}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, side.ReplyNode, inbound.Feedback{Rating: tree.ThumbsUp, Comment: "clear"}); err != nil {
 		t.Fatal(err)
 	}
 	v, _ = svc.View(t.Context(), "me", conv)

@@ -3,7 +3,7 @@ package chat
 import (
 	"context"
 
-	"github.com/sweatpants-go/sweatpants/internal/apperr"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 )
 
 // The methods a frontend implements (package protocol). A page says, as it
@@ -12,20 +12,12 @@ import (
 // replayed turn takes the path the live one took. A method the page does
 // not implement is answered unsupported by the page itself, at once.
 
-// MaxMethods is how many method names a frontend may say it implements.
-const MaxMethods = 256
-
 // Implements records that a frontend of the conversation implements the
-// methods named, beside those its other pages said. Errors: Invalid for
-// more than MaxMethods names or a name no kind could have; NotFound.
+// methods named, beside those its other pages said. Errors: Invalid as
+// inbound.CheckMethods says; NotFound.
 func (s *Service) Implements(ctx context.Context, session, id string, methods []string) error {
-	if len(methods) > MaxMethods {
-		return apperr.Errorf(apperr.Invalid, "A page implements at most %d methods; this one names %d.", MaxMethods, len(methods))
-	}
-	for _, m := range methods {
-		if !validMethodName(m) {
-			return apperr.Errorf(apperr.Invalid, "%q is not a method's name: 1 to 64 letters, digits, '-', '_' or '.'.", m)
-		}
+	if err := inbound.CheckMethods(methods); err != nil {
+		return err
 	}
 	return s.holding(ctx, session, id, func(c *conversation) error {
 		c.mu.Lock()
@@ -38,21 +30,6 @@ func (s *Service) Implements(ctx context.Context, session, id string, methods []
 		}
 		return nil
 	})
-}
-
-// validMethodName reports whether name could be a kind's name.
-func validMethodName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // A conversation forgets what its frontends implement when it leaves

@@ -49,7 +49,7 @@ type Store interface {
 	Nodes(ctx context.Context, conversation string) ([]tree.Node, error)
 	Load(ctx context.Context, session, id string) (tree.Conversation, []tree.Node, error)
 	ConversationStore // manage.go
-	AlwaysStore       // always.go
+	always.Store      // always.go
 }
 
 // Service runs the conversations of all sessions.
@@ -83,7 +83,7 @@ type Service struct {
 	drops uint64                   // how many conversations left live, for acquire
 
 	sessions sessionfeed.Hub // the followers of whole sessions (sessionfeed.go)
-	always   always.Cache    // the sessions' always rules, as read (always.go)
+	always   *always.Rules   // the sessions' always rules (always.go)
 	levels   levels          // the assistants' policies, compiled (levels.go)
 
 	observe Observer // see Config.Observer
@@ -98,7 +98,7 @@ func New(cfg Config) *Service {
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
-		maxReply: cfg.maxReply(), observe: cfg.observer(), leases: cfg.Leases}
+		maxReply: cfg.maxReply(), observe: cfg.observer(), leases: cfg.Leases, always: always.NewRules(cfg.Store)}
 }
 
 // Close stops every running turn and waits until their writes are done.
@@ -124,23 +124,11 @@ func (s *Service) since(t time.Time) time.Duration { return s.now().Sub(t) }
 // ModelName names the model for the chat's pages: the model alone, as
 // "gpt-4o-mini", else the provider; never where it is served from, which
 // is for developers (ModelLabel).
-func (s *Service) ModelName() string { return modelName(s.model) }
+func (s *Service) ModelName() string { return llm.ModelName(s.model) }
 
 // ModelLabel names the model and where it is served from (llm.Label), for
 // developers: the calls page.
 func (s *Service) ModelLabel() string { return llm.Label(s.model) }
-
-// modelName is ModelName of provider p. A provider with a label names a
-// model and its endpoint (llm.Label): of that, the model alone, when the
-// provider says which (as openai's does); any other provider by its name,
-// "offline" for the built-in one (which templates.ModelBadge marks).
-func modelName(p llm.Provider) string {
-	_, labelled := p.(interface{ Label() string })
-	if m, ok := p.(interface{ Model() string }); labelled && ok && m.Model() != "" {
-		return m.Model()
-	}
-	return p.Name()
-}
 
 // Assistants lists the assistants a conversation can be started with.
 func (s *Service) Assistants() []agents.Assistant { return s.agents.All() }

@@ -42,25 +42,7 @@ func (s *side) enter(t *turn) {
 func (s *side) live(t *turn) bool { return t.conv.sides[t.id] == t }
 
 func (s *side) run(ctx context.Context, a agents.Assistant, text string) (string, error) {
-	return SideTurn(a)(ctx, text)
-}
-
-// sideSystem is the system prompt of the model's answer to a side
-// question an assistant does not say how to answer.
-const sideSystem = "You are a helpful assistant. The user asks something on the side " +
-	"of a task in progress; answer it briefly and plainly."
-
-// SideTurn is what answers a's side questions: its Side, or, where it says
-// nothing, the model from the conversation, with no tools. The service and
-// the deploy check's dry run answer them alike.
-func SideTurn(a agents.Assistant) func(ctx context.Context, message string) (string, error) {
-	if a.Side != nil {
-		return a.Side
-	}
-	return func(ctx context.Context, message string) (string, error) {
-		loop := agents.Loop{System: sideSystem}
-		return loop.Turn(ctx, message)
-	}
+	return a.SideTurn()(ctx, text)
 }
 
 func (s *side) record(ctx context.Context, t *turn, n tree.Node, move *tree.Move) (tree.Node, error) {

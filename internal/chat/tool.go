@@ -129,7 +129,7 @@ func (t *turn) guard() consent.Guard {
 			if ok {
 				return policy.Decision{Action: policy.Allow, By: "remembered", Rule: "allowed for this conversation"}, approval, true
 			}
-			r, ok, err := c.svc.alwaysAllowing(context.WithoutCancel(c.svc.ctx), c.session(), pc.Agent, pc.Tool)
+			r, ok, err := c.svc.always.Allowing(context.WithoutCancel(c.svc.ctx), c.session(), pc.Agent, pc.Tool)
 			if err != nil {
 				// Not known to be allowed: the call is decided as if it
 				// were not (it asks, where nothing else allows it).
@@ -141,7 +141,7 @@ func (t *turn) guard() consent.Guard {
 			return policy.Decision{Action: policy.Allow, By: "remembered", Rule: fmt.Sprintf("always allowed (rule %d)", r.ID)}, "", true
 		},
 		Always: func(ctx context.Context, agent, tool string) {
-			if err := c.svc.allowAlways(context.WithoutCancel(ctx), c.session(), agent, tool); err != nil {
+			if err := c.svc.always.Allow(context.WithoutCancel(ctx), c.session(), agent, tool); err != nil {
 				c.svc.log.Error("keep an always rule", "conversation", c.conv.ID, "agent", agent, "tool", tool, "err", err)
 			}
 		},

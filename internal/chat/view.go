@@ -4,11 +4,12 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/llm"
 )
 
 // view builds the page's view; c.mu is held.
 func (pg *page) view() pageview.View {
-	return pageview.View{Conversation: pg.c.conv, Items: pg.c.reader().Items(), Status: pg.statusLocked(), Notice: pg.notice, Model: modelName(pg.c.svc.model)}
+	return pageview.View{Conversation: pg.c.conv, Items: pg.c.reader().Items(), Status: pg.statusLocked(), Notice: pg.notice, Model: llm.ModelName(pg.c.svc.model)}
 }
 
 // reader reads c as its pages show it (package pageview); c.mu is held

@@ -17,7 +17,6 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/attach"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/durable"
 	"github.com/sweatpants-go/sweatpants/internal/history"
@@ -87,7 +86,7 @@ func dryRun(ctx context.Context, scope func(context.Context) context.Context, a 
 	defer cancel(nil)
 	run := a.Turn
 	if st.side {
-		run = chat.SideTurn(a)
+		run = a.SideTurn()
 	}
 	returned := make(chan error, 1)
 	go func() {

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -18,14 +18,14 @@ func TestFeedbackOnAReplyIsAnEvent(t *testing.T) {
 	close(chunks)
 	done := last(f.until("the run's end", is(eventstream.EventRunCompleted))).Data.(eventstream.RunCompleted)
 
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, done.Node, chat.Feedback{Rating: tree.ThumbsDown, Comment: "wrong city"}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, done.Node, inbound.Feedback{Rating: tree.ThumbsDown, Comment: "wrong city"}); err != nil {
 		t.Fatal(err)
 	}
 	given := last(f.until("the feedback", is(eventstream.EventFeedbackGiven))).Data.(eventstream.FeedbackGiven)
 	if given.Run != run || given.Reply != done.Node || given.Rating != tree.ThumbsDown || given.Comment != "wrong city" {
 		t.Errorf("feedback.given = %+v, want thumbs down on reply %d of run %d with the comment", given, done.Node, run)
 	}
-	if _, err := svc.GiveFeedback(t.Context(), "me", conv, done.Node, chat.Feedback{Rating: tree.ThumbsUp}); err != nil {
+	if _, err := svc.GiveFeedback(t.Context(), "me", conv, done.Node, inbound.Feedback{Rating: tree.ThumbsUp}); err != nil {
 		t.Fatal(err)
 	}
 	again := last(f.until("the change of mind", is(eventstream.EventFeedbackGiven))).Data.(eventstream.FeedbackGiven)

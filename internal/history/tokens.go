@@ -46,35 +46,3 @@ func TokenScale(path tree.Path) float64 {
 	}
 	return 1
 }
-
-// Compactable is the span of msgs, the model's context, to be summarized
-// when it holds more than limit tokens (scaled by scale, TokenScale): the
-// oldest messages, leaving as they are the newest ones that fit in half the
-// limit; nil when the context fits, or when fewer than two messages would
-// be summarized. System messages and summaries are not summarized again:
-// each summary stands for its own span, so what the earliest ones say never
-// fades into a summary of a summary. A tool's result is never cut apart
-// from its call: the exchange stays whole on one side of the cut.
-func Compactable(msgs []Message, limit int, scale float64) []Message {
-	var said []Message
-	for _, m := range msgs {
-		if m.Role != llm.System {
-			said = append(said, m)
-		}
-	}
-	tokens := func(ms []Message) int { return int(float64(EstimateTokens(Plain(ms))) * scale) }
-	if tokens(said) <= limit {
-		return nil
-	}
-	keep := len(said)
-	for keep > 0 && tokens(said[keep-1:]) <= limit/2 {
-		keep--
-	}
-	for keep > 0 && keep < len(said) && said[keep].Node == said[keep-1].Node {
-		keep--
-	}
-	if keep < 2 {
-		return nil
-	}
-	return said[:keep]
-}

@@ -151,3 +151,52 @@ func (s Sent) Say() string {
 // Kept is what the pages are told when a message arrives again: a resend
 // after a lost response finds it sent, which is news, not a problem.
 const Kept = "Your message was already sent."
+
+// MaxFeedbackComment is the longest comment on a reply, in characters.
+const MaxFeedbackComment = 2000
+
+// Feedback is what the user thinks of a reply: a rating and a comment.
+type Feedback struct {
+	Rating  tree.Rating
+	Comment string
+}
+
+// Checked is f with its comment trimmed, or why it cannot be recorded:
+// Invalid for an unknown rating, or a comment that is not text or is
+// longer than MaxFeedbackComment.
+func (f Feedback) Checked() (Feedback, error) {
+	f.Comment = strings.TrimSpace(f.Comment)
+	if !f.Rating.Valid() {
+		return f, apperr.Errorf(apperr.Invalid, "A reply is rated up, down or none, not %q.", f.Rating)
+	}
+	if !utf8.ValidString(f.Comment) {
+		return f, apperr.Errorf(apperr.Invalid, "The comment is not valid text.")
+	}
+	if n := utf8.RuneCountInString(f.Comment); n > MaxFeedbackComment {
+		return f, apperr.Errorf(apperr.Invalid, "The comment is %d characters long; the limit is %d.", n, MaxFeedbackComment)
+	}
+	return f, nil
+}
+
+// MaxMethods is how many method names a frontend may say it implements
+// (package protocol).
+const MaxMethods = 256
+
+// CheckMethods reports why names cannot be the methods a frontend says it
+// implements, if they cannot: at most MaxMethods names, each one a kind
+// could have (1 to 64 letters, digits, '-', '_' or '.').
+func CheckMethods(names []string) error {
+	if len(names) > MaxMethods {
+		return apperr.Errorf(apperr.Invalid, "A page implements at most %d methods; this one names %d.", MaxMethods, len(names))
+	}
+	for _, m := range names {
+		ok := m != "" && len(m) <= 64
+		for _, r := range m {
+			ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+		}
+		if !ok {
+			return apperr.Errorf(apperr.Invalid, "%q is not a method's name: 1 to 64 letters, digits, '-', '_' or '.'.", m)
+		}
+	}
+	return nil
+}

@@ -66,10 +66,10 @@ type Chat interface {
 	// GiveFeedback records what the user thinks of a reply, aside from it.
 	// Errors: Invalid for an unknown rating or an overlong comment;
 	// NotFound for a node that is no reply of the conversation.
-	GiveFeedback(ctx context.Context, session, id string, reply int64, f chat.Feedback) (tree.Node, error)
+	GiveFeedback(ctx context.Context, session, id string, reply int64, f inbound.Feedback) (tree.Node, error)
 	// FeedbackOf lists the feedback that counts on each reply rated.
 	// Errors: NotFound.
-	FeedbackOf(ctx context.Context, session, id string) ([]chat.FeedbackGiven, error)
+	FeedbackOf(ctx context.Context, session, id string) ([]tree.Given, error)
 	// ContinueHere makes side question q's thread the flow, withdrawing
 	// the question that waits. Errors: NotFound for a side question not
 	// shown; Conflict when no question waits or the thread still works.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -22,7 +22,7 @@ func (s *Server) giveFeedback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := chat.Feedback{Rating: tree.Rating(form.Get("rating")), Comment: form.Get("comment")}
+	f := inbound.Feedback{Rating: tree.Rating(form.Get("rating")), Comment: form.Get("comment")}
 	if _, err := s.chat.GiveFeedback(c.Request().Context(), sessionOf(c), c.Param("id"), node, f); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (s *Server) feedbackExport(c echo.Context) error {
 		return err
 	}
 	if given == nil {
-		given = []chat.FeedbackGiven{}
+		given = []tree.Given{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"conversation": c.Param("id"), "feedback": given})
 }

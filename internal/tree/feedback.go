@@ -1,5 +1,11 @@
 package tree
 
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
 // Rating is what a user thought of a reply.
 type Rating string
 
@@ -44,4 +50,32 @@ func (x *Index) FeedbackOn(id int64) (FeedbackRecord, Node, bool) {
 		return r, n, true
 	}
 	return FeedbackRecord{}, Node{}, false
+}
+
+// Given is the feedback that counts on one reply.
+type Given struct {
+	Reply   int64     `json:"reply"`
+	Current bool      `json:"current"` // the reply is on HEAD's branch
+	Rating  Rating    `json:"rating"`
+	Comment string    `json:"comment,omitempty"`
+	Node    int64     `json:"node"` // the Feedback node that records it
+	At      time.Time `json:"at"`
+}
+
+// FeedbackGiven returns the feedback that counts on each reply that has
+// some, oldest reply first, on path (HEAD's branch) or not.
+func (x *Index) FeedbackGiven(path Path) []Given {
+	rated := map[int64]bool{}
+	for _, n := range x.Nodes() {
+		if n.Kind == Feedback {
+			rated[n.Parent] = true
+		}
+	}
+	var out []Given
+	for _, reply := range slices.Sorted(maps.Keys(rated)) {
+		if r, n, ok := x.FeedbackOn(reply); ok {
+			out = append(out, Given{Reply: reply, Current: path.Contains(reply), Rating: r.Rating, Comment: r.Comment, Node: n.ID, At: n.At})
+		}
+	}
+	return out
 }
