@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/labstack/echo/v4"
+	"github.com/sweatpants-go/sweatpants/internal/web/templates"
 	"golang.org/x/oauth2"
 )
 
@@ -317,9 +317,7 @@ func (s *Server) signOut(c echo.Context) error {
 
 // signinRefused answers a refused sign-in with a page that says why.
 func signinRefused(c echo.Context, why string) error {
-	return c.HTML(http.StatusBadRequest, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused</title></head>`+
-		`<body><main><h1>Sign-in refused</h1><p id="signin-refused">`+html.EscapeString(why)+`</p>`+
-		`<p>Nobody was signed in. <a href="/signin">Try again</a> or go <a href="/">home</a>.</p></main></body></html>`)
+	return render(c, http.StatusBadRequest, templates.SignInRefusedPage(why))
 }
 
 // signedInAccount resolves the browser's sign-in (its cookie, or a trusted
