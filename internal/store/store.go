@@ -17,7 +17,8 @@ import (
 	"strconv"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
@@ -157,7 +158,7 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 // ready migrates the database just opened and prepares the statements of
 // the write path; a database that cannot be made ready is closed.
 func (db *DB) ready(ctx context.Context) (*DB, error) {
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateWaiting(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -198,4 +199,28 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 	var v int
 	err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
 	return v, err
+}
+
+// migrateWaiting migrates the database, waiting out another process that
+// opens the same new SQLite file at the same moment. Its busy timeout does
+// not cover every lock a connection takes as it opens a new file in WAL
+// mode: SQLite answers SQLITE_BUSY at once there rather than wait (seen
+// with three processes opening one new file together), so the migration
+// is tried again, up to ten seconds in all, as the busy timeout would.
+func (db *DB) migrateWaiting(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := db.migrate(ctx)
+		se, busy := errors.AsType[*sqlite.Error](err)
+		if !busy || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
