@@ -61,15 +61,7 @@ func (c ToolCall) Outcome() string { return OutcomeOf(c.Record) }
 // OutcomeOf is how a recorded tool call went: ok, error, denied or
 // cancelled. A call recorded before the policy is ok or error by whether
 // it failed.
-func OutcomeOf(r tree.ToolRecord) string {
-	switch {
-	case r.Outcome != "":
-		return r.Outcome
-	case r.Error != "":
-		return "error"
-	}
-	return "ok"
-}
+func OutcomeOf(r tree.ToolRecord) string { return r.Ended() }
 
 // ToolListing is what the audit lists.
 type ToolListing struct {

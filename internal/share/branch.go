@@ -105,7 +105,7 @@ func read(title string, nodes []tree.Node, node int64) Branch {
 				continue
 			}
 			t := &Tool{Name: r.Tool, Digest: r.Digest, Decision: r.Decision, DecidedBy: r.DecidedBy,
-				Outcome: outcome(r), Output: r.Output, Error: r.Error}
+				Outcome: r.Ended(), Output: r.Output, Error: r.Error}
 			if r.Digest == "" && json.Valid(r.Input) {
 				t.Args = r.Input
 			}
@@ -116,16 +116,4 @@ func read(title string, nodes []tree.Node, node int64) Branch {
 		b.Items = append(b.Items, it)
 	}
 	return b
-}
-
-// outcome is how a tool call went: ok, error, denied or cancelled (as the
-// audit says it).
-func outcome(r tree.ToolRecord) string {
-	switch {
-	case r.Outcome != "":
-		return r.Outcome
-	case r.Error != "":
-		return "error"
-	}
-	return "ok"
 }

@@ -74,6 +74,19 @@ type ToolRecord struct {
 	Duration int64 `json:"duration_us,omitempty"`
 }
 
+// Ended is how the recorded call went, as the audit says it: its Outcome
+// (denied, cancelled, ...) when one was recorded, else error or ok by
+// whether it failed (a call recorded before the policy has none).
+func (r ToolRecord) Ended() string {
+	switch {
+	case r.Outcome != "":
+		return r.Outcome
+	case r.Error != "":
+		return "error"
+	}
+	return "ok"
+}
+
 // SummaryRecord is the payload of a Summary node: the summary, and the
 // nodes it stands for (messages, and earlier summaries).
 type SummaryRecord struct {
