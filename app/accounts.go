@@ -18,6 +18,8 @@ import (
 type signinConfig struct {
 	oidc          transport.OIDCConfig
 	trustedHeader bool
+	// operators are the people who are operators.
+	operators transport.Operators
 	// open lets serve listen beyond loopback with nobody signing in.
 	open bool
 }
@@ -30,6 +32,8 @@ func (sc *signinConfig) flags(fs *flag.FlagSet) {
 	fs.Var(listFlag{&sc.oidc.Domains}, "oidc-allowed-domains", "comma-separated email domains that may sign in (default: any)")
 	fs.Var(listFlag{&sc.oidc.Groups}, "oidc-allowed-groups", "comma-separated groups (the ID token's groups claim) of which one is needed to sign in (default: none needed)")
 	fs.Var(boolFlag{&sc.trustedHeader}, "trusted-header-signin", "take who is signed in from X-Forwarded-User and X-Forwarded-Email, sent by the --trusted-proxies only (oauth2-proxy and the like)")
+	fs.Var(listFlag{&sc.operators.Emails}, "operators", "comma-separated emails of the operators: signed in, they may look at any conversation, read-only, each look recorded, and at /operator")
+	fs.Var(listFlag{&sc.operators.Groups}, "operator-groups", "comma-separated groups (the ID token's groups claim, or X-Forwarded-Groups from a trusted proxy) whose members are operators")
 	fs.Var(boolFlag{&sc.open}, "open-without-signin", "serve beyond loopback although nobody signs in: every browser that reaches the server is a user")
 }
 
@@ -49,6 +53,7 @@ func (sc signinConfig) signin(ctx context.Context, db *store.DB, svc *chat.Servi
 		si.OIDC = o
 	}
 	si.TrustedHeader = sc.trustedHeader
+	si.Operators = sc.operators
 	if si.OIDC == nil && !si.TrustedHeader {
 		if !sc.open && !loopbackAddr(addr) {
 			return si, errors.New("serving on " + addr.String() + ", beyond loopback, with nobody signing in: configure sign-in (--oidc-issuer, or --trusted-header-signin) or say --open-without-signin")
@@ -75,12 +80,18 @@ type accounts struct {
 
 func (a accounts) SignIn(ctx context.Context, who transport.Identity, signin string) (transport.Account, bool, error) {
 	got, ok, err := a.db.SignIn(ctx, store.Identity(who), signin, chat.NewSessionID())
-	return transport.Account(got), ok, err
+	return account(got), ok, err
 }
 
 func (a accounts) SignedIn(ctx context.Context, signin string) (transport.Account, bool, error) {
 	got, ok, err := a.db.SignedIn(ctx, signin)
-	return transport.Account(got), ok, err
+	return account(got), ok, err
+}
+
+// account is the transport's view of the store's account; whether it is
+// an operator's the transport decides.
+func account(a store.Account) transport.Account {
+	return transport.Account{ID: a.ID, Email: a.Email, Name: a.Name, Groups: a.Groups}
 }
 
 func (a accounts) SignOut(ctx context.Context, signin string) error { return a.db.SignOut(ctx, signin) }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Identity is a person as their identity provider names them: the issuer
@@ -12,6 +13,9 @@ import (
 type Identity struct {
 	Issuer, Subject string
 	Email, Name     string
+	// Groups are the groups the provider says the person is in (an ID
+	// token's groups claim), kept with the sign-in.
+	Groups []string
 }
 
 // Account is a signed-in person's account. Its ID is the owner key the
@@ -20,6 +24,8 @@ type Identity struct {
 type Account struct {
 	ID          string
 	Email, Name string
+	// Groups are those of the sign-in (Identity.Groups as it signed in).
+	Groups []string
 }
 
 // SignIn records a sign-in of the browser whose sign-in secret is signin to
@@ -38,6 +44,7 @@ func (db *DB) SignIn(ctx context.Context, who Identity, signin, newAccount strin
 		case err == nil && disabled.Valid:
 			return Account{}, false, nil
 		case err == nil && a.Email == who.Email && a.Name == who.Name:
+			a.Groups = who.Groups
 			return a, true, nil
 		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return Account{}, false, fmt.Errorf("read the account: %w", err)
@@ -74,7 +81,8 @@ func (db *DB) SignIn(ctx context.Context, who Identity, signin, newAccount strin
 			a.Email, a.Name, ok = who.Email, who.Name, true
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO signins(id, account_id, created_at) VALUES (?, ?, ?)`, signin, a.ID, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO signins(id, account_id, created_at, groups) VALUES (?, ?, ?, ?)`,
+			signin, a.ID, now, strings.Join(who.Groups, "\n")); err != nil {
 			return fmt.Errorf("record the sign-in: %w", err)
 		}
 		a.Email, a.Name, ok = who.Email, who.Name, true
@@ -83,6 +91,7 @@ func (db *DB) SignIn(ctx context.Context, who Identity, signin, newAccount strin
 	if err != nil || !ok {
 		return Account{}, false, err
 	}
+	a.Groups = who.Groups
 	return a, true, nil
 }
 
@@ -91,13 +100,17 @@ func (db *DB) SignIn(ctx context.Context, who Identity, signin, newAccount strin
 // a disabled account. It is read each time, on every engine: a sign-out or
 // a disabled account takes effect at the next request, on every node.
 func (db *DB) SignedIn(ctx context.Context, signin string) (a Account, ok bool, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT a.id, a.email, a.name FROM signins s JOIN accounts a ON a.id = s.account_id
-		WHERE s.id = ? AND a.disabled_at IS NULL`, signin).Scan(&a.ID, &a.Email, &a.Name)
+	var groups string
+	err = db.read.QueryRowContext(ctx, `SELECT a.id, a.email, a.name, s.groups FROM signins s JOIN accounts a ON a.id = s.account_id
+		WHERE s.id = ? AND a.disabled_at IS NULL`, signin).Scan(&a.ID, &a.Email, &a.Name, &groups)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Account{}, false, nil
 	}
 	if err != nil {
 		return Account{}, false, fmt.Errorf("read the sign-in: %w", err)
+	}
+	if groups != "" {
+		a.Groups = strings.Split(groups, "\n")
 	}
 	return a, true, nil
 }

@@ -28,6 +28,9 @@ import (
 type Identity struct {
 	Issuer, Subject string
 	Email, Name     string
+	// Groups are the groups the provider (or the proxy) says the person is
+	// in: the ID token's groups claim, or X-Forwarded-Groups.
+	Groups []string
 }
 
 // Account is a signed-in person's account. Its ID is the owner key the
@@ -35,6 +38,28 @@ type Identity struct {
 type Account struct {
 	ID          string
 	Email, Name string
+	// Groups are those the person was in when this browser signed in
+	// (or, behind a proxy, those its header names on this request).
+	Groups []string
+	// Operator is set by the server alone, on each request, from
+	// SignIn.Operators: nothing a client sends raises it.
+	Operator bool
+}
+
+// Operators says which signed-in people are operators: those whose email
+// is one of Emails or who are in one of Groups. An operator may look at
+// any conversation, read-only (each look recorded), and at the operator
+// page; everyone else sees their own conversations only.
+type Operators struct {
+	Emails, Groups []string
+}
+
+// Has reports whether the account a is an operator's.
+func (o Operators) Has(a Account) bool {
+	if a.Email != "" && slices.ContainsFunc(o.Emails, func(e string) bool { return strings.EqualFold(e, a.Email) }) {
+		return true
+	}
+	return slices.ContainsFunc(a.Groups, func(g string) bool { return slices.Contains(o.Groups, g) })
 }
 
 // Accounts is what sign-in needs of the program's record of accounts.
@@ -63,6 +88,8 @@ type SignIn struct {
 	// X-Forwarded-Email headers an authenticating proxy sets, from the
 	// trusted proxies (Config.TrustedProxies) only.
 	TrustedHeader bool
+	// Operators are the people who are operators.
+	Operators Operators
 	// Required, when set, lets nobody start anything without signing in:
 	// the home page sends a browser to sign in, and starting a
 	// conversation or sending a file is refused (401). Without it a
@@ -258,7 +285,7 @@ func (s *Server) signinCallback(c echo.Context) error {
 	if msg := o.allows(claims.Email, claims.Verified, claims.Groups); msg != "" {
 		return signinRefused(c, msg)
 	}
-	return s.signedIn(c, Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, Name: claims.Name})
+	return s.signedIn(c, Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, Name: claims.Name, Groups: claims.Groups})
 }
 
 // allows says why the person with email and groups may not sign in, or ""
@@ -330,14 +357,33 @@ func (s *Server) signedInAccount(c echo.Context) (Account, bool, error) {
 	if s.signin.TrustedHeader && s.proxies.trusts(r.RemoteAddr) {
 		user, email := r.Header.Get("X-Forwarded-User"), r.Header.Get("X-Forwarded-Email")
 		if user != "" || email != "" {
-			return s.signin.Accounts.SignIn(r.Context(), Identity{Issuer: "trusted-header", Subject: cmp.Or(user, email), Email: email, Name: user}, "")
+			a, ok, err := s.signin.Accounts.SignIn(r.Context(), Identity{Issuer: "trusted-header", Subject: cmp.Or(user, email),
+				Email: email, Name: user, Groups: forwardedGroups(r.Header)}, "")
+			a.Operator = ok && s.signin.Operators.Has(a)
+			return a, ok, err
 		}
 	}
 	secret, ok := signinSecret(c)
 	if !ok {
 		return Account{}, false, nil
 	}
-	return s.signin.Accounts.SignedIn(r.Context(), secret)
+	a, ok, err := s.signin.Accounts.SignedIn(r.Context(), secret)
+	a.Operator = ok && s.signin.Operators.Has(a)
+	return a, ok, err
+}
+
+// forwardedGroups reads the groups an authenticating proxy names in
+// X-Forwarded-Groups (oauth2-proxy's: comma-separated).
+func forwardedGroups(h http.Header) []string {
+	var groups []string
+	for _, v := range h.Values("X-Forwarded-Groups") {
+		for g := range strings.SplitSeq(v, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				groups = append(groups, g)
+			}
+		}
+	}
+	return groups
 }
 
 // signinSecret is the sign-in secret the browser's cookie carries.
