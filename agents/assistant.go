@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -31,6 +32,12 @@ type Assistant struct {
 	// the program or the default would ask (package policy). Set Source
 	// on each rule to say where it comes from ("agent concierge").
 	Policy []policy.Rule
+	// Deadline, when set, is how long a turn may take, from its message:
+	// past it the turn ends timed out, its partial reply kept as a stop
+	// keeps it, and the questions it waits on withdrawn. The time counts
+	// while it waits and while the program is down; it is kept as a timer
+	// of the conversation, so it holds after a restart and on any node.
+	Deadline time.Duration
 	// Starters are a few first messages the page offers on a conversation
 	// with this assistant not started yet, one click each to send: say what
 	// it is good at, in the words a user would type ("Book a flight to

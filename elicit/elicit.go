@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Action is how the user answered a request.
@@ -33,12 +34,17 @@ const (
 	// page implements, say): it says so at once rather than leave the
 	// request waiting.
 	Unsupported Action = "unsupported"
+	// Expired means nobody answered before the request's expiry
+	// (Request.Expires): the clock answered, and the question was
+	// withdrawn. It is never a request's allowed action: no user and no
+	// implementation can give it.
+	Expired Action = "expired"
 )
 
 // Valid reports whether a is one of the known actions.
 func (a Action) Valid() bool {
 	switch a {
-	case Accept, Decline, Cancel, Denied, Other, Unsupported:
+	case Accept, Decline, Cancel, Denied, Other, Unsupported, Expired:
 		return true
 	}
 	return false
@@ -58,6 +64,11 @@ type Request struct {
 	// progress (Progress.Data), for a kind that declares one (package
 	// protocol); nil when its progress is stages in words alone.
 	Progress *Schema `json:"progress,omitempty"`
+	// Expires, when set, is when the request stops waiting: unanswered by
+	// then, it is withdrawn and answered Expired. Set by the asker
+	// (turn.ExpiresIn, an approval's expiry) and recorded with the
+	// request, so a replay keeps the time it was asked with.
+	Expires *time.Time `json:"expires,omitempty"`
 }
 
 // Allows reports whether the request accepts answers with action a.
@@ -83,6 +94,9 @@ type Response struct {
 func (r Request) Check(resp Response) error {
 	if !resp.Action.Valid() {
 		return fmt.Errorf("unknown action %q", resp.Action)
+	}
+	if resp.Action == Expired {
+		return nil // the clock's answer, which no user gives (the server refuses it from them)
 	}
 	if !r.Allows(resp.Action) {
 		return fmt.Errorf("this request does not allow %q", resp.Action)

@@ -15,7 +15,7 @@ type Registered interface {
 // BuiltinKinds lists the built-in kinds besides forms, which the server
 // holds whatever an application adds.
 func BuiltinKinds() []Registered {
-	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, AskFile, Approve}
+	return []Registered{Confirm, Choose, LocateDevice, ReadClipboard, WriteClipboard, AskFile, Approve, Wait}
 }
 
 // verify checks resp against req, then accepted content against rule.

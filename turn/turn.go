@@ -14,6 +14,7 @@
 package turn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -242,4 +243,57 @@ func Version(ctx context.Context, change string, latest int) int {
 		return 0 // the core ended the turn: a record newer than the code
 	}
 	return v
+}
+
+// ExpiresIn returns ctx in which a question asked (Ask, Elicit, a method)
+// waits at most d for its answer: unanswered by then, it is withdrawn and
+// the asker gets elicit.Expired. The time counts from when the question is
+// asked, as the conversation records it, through restarts and on any node.
+func ExpiresIn(ctx context.Context, d time.Duration) context.Context {
+	return primitive.ExpiresIn.With(ctx, d)
+}
+
+// Sleep waits d, durably: the wait is recorded in the conversation, the
+// turn needs nothing in memory while it waits (it is suspended as it is
+// while a question waits), and after a restart, or on another node, the
+// wait ends once at its time — at once when the time passed while the
+// program was down. Stop ends the wait (Sleep returns the context's
+// error); an edit or rewind to before it abandons it, and recovering that
+// branch from the reflog brings it back. Outside a turn it is a plain wait.
+func Sleep(ctx context.Context, d time.Duration) error {
+	return Wait(ctx, elicit.WaitInput{Until: Now(ctx).Add(d)})
+}
+
+// Until waits, as Sleep does, until t.
+func Until(ctx context.Context, t time.Time) error {
+	return Wait(ctx, elicit.WaitInput{Until: t})
+}
+
+// Wait waits, as Sleep does, until w.Until; w.For says what for, which
+// the page shows beside the time.
+func Wait(ctx context.Context, w elicit.WaitInput) error {
+	w.Until = w.Until.UTC().Truncate(time.Millisecond) // as the record keeps it
+	if !primitive.Installed(ctx, middleware.Elicit) {
+		t := time.NewTimer(time.Until(w.Until))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	req, err := elicit.Wait.Request(cmp.Or(w.For, "Waiting"), w)
+	if err != nil {
+		return err
+	}
+	req.Expires = &w.Until
+	resp, err := Elicit(ctx, req)
+	if err != nil {
+		return err
+	}
+	if resp.Action != elicit.Expired {
+		return fmt.Errorf("wait until %s ended with %q", w.Until.Format(time.RFC3339), resp.Action)
+	}
+	return nil
 }

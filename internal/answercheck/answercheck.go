@@ -10,6 +10,7 @@ package answercheck
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
@@ -93,6 +94,9 @@ func (ch Checker) Check(ctx context.Context, req elicit.Request, a Given) (resp 
 // satisfy the schema and the rules kinds holds for the request's kind.
 func Answer(kinds *kindset.Set, req elicit.Request, a Given) (elicit.Response, error) {
 	a = a.normalized()
+	if a.Action == elicit.Expired {
+		return elicit.Response{}, fmt.Errorf("a question expires by the clock alone; nobody can answer that it expired")
+	}
 	resp := elicit.Response{Action: a.Action, Text: a.Text}
 	if a.Action == elicit.Accept {
 		if a.Form == nil {

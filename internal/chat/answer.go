@@ -63,7 +63,7 @@ func (qs *questions) answer(ctx context.Context, eid string, a Answer) (*heldAns
 	if problem != nil {
 		return nil, qs.rejectLocked(req, a.Form, problem)
 	}
-	resp.Progress = qs.pending[eid].reported // recorded with the answer, as the server heard it
+	resp.Progress = []elicit.Progress(qs.pending[eid].reported) // recorded with the answer, as the server heard it
 	return qs.deliverLocked(req, resp)
 }
 

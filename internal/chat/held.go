@@ -137,6 +137,7 @@ func (qs *questions) holdLocked(w *waiter, req elicit.Request, resp elicit.Respo
 	h.timer = time.AfterFunc(qs.c.svc.answerHold, qs.c.flush)
 	delete(qs.pending, req.ID)
 	delete(qs.rejected, req.ID)
+	qs.untimeLocked(req.ID, w)
 	w.answer <- resp
 	return h
 }
@@ -154,6 +155,7 @@ func (qs *questions) deliverAsideLocked(t *turn, w *waiter, req elicit.Request, 
 	}
 	delete(qs.pending, req.ID)
 	delete(qs.rejected, req.ID)
+	qs.untimeLocked(req.ID, w)
 	rec, known := asRecorded(resp)
 	qs.answeredLocked(w, n.ID, rec, known)
 	w.answer <- resp

@@ -11,6 +11,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
@@ -73,9 +74,9 @@ func TestAMethodsProgressAndResultAreChecked(t *testing.T) {
 	if apperr.CodeOf(err) != apperr.Invalid {
 		t.Fatalf("progress off its schema: %v, want Invalid", err)
 	}
-	big := elicit.Progress{Stage: "opening", Message: strings.Repeat("x", chat.MaxProgressBytes)}
+	big := elicit.Progress{Stage: "opening", Message: strings.Repeat("x", inbound.MaxProgressBytes)}
 	if err := svc.Progress(t.Context(), "me", conv.ID, req.ID, big); apperr.CodeOf(err) != apperr.Invalid {
-		t.Fatalf("a report of %d bytes: %v, want Invalid", chat.MaxProgressBytes+7, err)
+		t.Fatalf("a report of %d bytes: %v, want Invalid", inbound.MaxProgressBytes+7, err)
 	}
 	for _, s := range []string{"opening", "signing"} {
 		if err := svc.Progress(t.Context(), "me", conv.ID, req.ID, elicit.Progress{Stage: s, Data: json.RawMessage(`{"status":"` + s + `"}`)}); err != nil {

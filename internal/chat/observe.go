@@ -20,6 +20,8 @@ func turnOutcome(ctx context.Context, kind tree.Kind) tree.Outcome {
 		return o
 	}
 	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errTimedOut):
+		return tree.OutcomeTimedOut
 	case errors.Is(cause, errParked):
 		return tree.OutcomeParked
 	case errors.Is(cause, errSuspended):

@@ -26,7 +26,7 @@ import (
 func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response, error) {
 	c := t.conv
 	req.ID = durable.NextCall(ctx)
-	asked, _, replayed, err := durable.Lookup(t.record, replay.Elicit(req))
+	asked, was, replayed, err := durable.Lookup(t.record, replay.Elicit(req))
 	if err != nil {
 		return elicit.Response{}, err
 	}
@@ -35,7 +35,10 @@ func (t *turn) elicit(ctx context.Context, req elicit.Request) (elicit.Response,
 	}
 	askedAt := c.svc.now() // for the observer: when the question was asked
 	if replayed {
-		askedAt = asked.At
+		askedAt, req.Expires = asked.At, was.Expires
+	} else if d := primitive.ExpiresIn.Get(ctx); d > 0 && req.Expires == nil {
+		at := askedAt.Add(d).UTC().Truncate(time.Millisecond) // as the record keeps it
+		req.Expires = &at
 	}
 	c.mu.Lock()
 	if !t.liveLocked() {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
-	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
 )
 
@@ -27,14 +27,14 @@ func TestAFloodOfProgressReportsIsRefusedPastTheBurst(t *testing.T) {
 
 	start := time.Now()
 	var refused []error
-	for i := 1; i <= chat.ProgressBurst+5; i++ {
+	for i := 1; i <= inbound.ProgressBurst+5; i++ {
 		if err := svc.Progress(t.Context(), "me", conv, eid, elicit.Progress{Stage: fmt.Sprintf("s%d", i)}); err != nil {
 			refused = append(refused, err)
-		} else if i > chat.ProgressBurst && time.Since(start) < chat.ProgressWindow {
-			t.Errorf("report %d within %v was taken, want it refused past a burst of %d", i, time.Since(start), chat.ProgressBurst)
+		} else if i > inbound.ProgressBurst && time.Since(start) < inbound.ProgressWindow {
+			t.Errorf("report %d within %v was taken, want it refused past a burst of %d", i, time.Since(start), inbound.ProgressBurst)
 		}
 	}
-	if time.Since(start) >= chat.ProgressWindow {
+	if time.Since(start) >= inbound.ProgressWindow {
 		t.Skipf("the flood took %v, longer than the window it tests", time.Since(start))
 	}
 	if got, want := len(refused), 5; got != want {
@@ -69,7 +69,7 @@ func TestAFloodOfProgressReportsIsRefusedPastTheBurst(t *testing.T) {
 		}
 	}
 	var want []string
-	for i := 1; i <= chat.ProgressBurst; i++ {
+	for i := 1; i <= inbound.ProgressBurst; i++ {
 		want = append(want, fmt.Sprintf("s%d", i))
 	}
 	if !slices.Equal(stages, want) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -45,8 +46,8 @@ type waiter struct {
 	answer   chan elicit.Response
 	progress func(elicit.Request, elicit.Progress) // the asker's listener, if any
 	stage    *elicit.Progress                      // the last progress reported
-	reports  progressLimit                         // when the last progress reports came (progress.go)
-	reported []elicit.Progress                     // the progress reported, for the answer's record (progress.go)
+	reports  inbound.ProgressLimit                 // when the last progress reports came (progress.go)
+	reported inbound.Reported                      // the progress reported, for the answer's record (progress.go)
 	// by is the turn that asks: where it is placed says where the
 	// question shows and how its answer is recorded.
 	by *turn
@@ -191,7 +192,10 @@ func (qs *questions) broadcastItemLocked(eid string) {
 }
 
 // waitLocked makes w the request pending for elicit eid. c.mu is held.
-func (qs *questions) waitLocked(eid string, w *waiter) { qs.pending[eid] = w }
+func (qs *questions) waitLocked(eid string, w *waiter) {
+	qs.pending[eid] = w
+	qs.timeLocked(eid, w)
+}
 
 // waiterLocked returns the request pending for elicit eid, if any. c.mu is
 // held.

@@ -24,6 +24,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/sessionfeed"
+	"github.com/sweatpants-go/sweatpants/internal/timers"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/llm"
 )
@@ -86,19 +87,27 @@ type Service struct {
 	always   *always.Rules   // the sessions' always rules (always.go)
 	levels   levels          // the assistants' policies, compiled (levels.go)
 
-	observe Observer // see Config.Observer
-	leases  Leases   // see Config.Leases
+	observe Observer      // see Config.Observer
+	leases  Leases        // see Config.Leases
+	clock   *timers.Clock // the conversations' timers (timers.go); nil when the store keeps none
 }
 
 // New returns a service configured by cfg. Turns run until they finish or
 // Close is called.
 func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, pictures: attach.NewPictures(0), log: cfg.log(), ctx: ctx, cancel: cancel,
+	s := &Service{store: cfg.Store, agents: cfg.Assistants, model: cfg.Model, kinds: cfg.Kinds, files: cfg.Files, pictures: attach.NewPictures(0), log: cfg.log(), ctx: ctx, cancel: cancel,
 		compactTokens: cfg.CompactTokens, scope: cfg.Scope, suspendAfter: cfg.suspendAfter(), answerHold: cfg.answerHold(),
 		retention: cfg.gcRetention(), now: cfg.now(),
 		decideByRule: cfg.DecideByRule, batchWindow: cmp.Or(cfg.BatchWindow, DefaultBatchWindow), live: map[string]*conversation{},
 		maxReply: cfg.maxReply(), observe: cfg.observer(), leases: cfg.Leases, always: always.NewRules(cfg.Store)}
+	if ts, ok := cfg.Store.(timers.Store); ok {
+		s.clock = timers.New(ts, s.now, s.log)
+		s.clock.Handle("elicit", s.expire)
+		s.clock.Handle("deadline", s.timeOut)
+		s.turns.Go(func() { s.clock.Run(ctx) })
+	}
+	return s
 }
 
 // Close stops every running turn and waits until their writes are done.

@@ -111,6 +111,7 @@ func (s *Service) runLocked(c *conversation, a agents.Assistant, id int64, place
 		return replay.Before(path, id)
 	})
 	place.enter(t)
+	t.timeLocked(a)
 	s.background(c, func() {
 		defer cancel(nil)
 		c.runTurn(turnCtx, t, a, text)
@@ -170,6 +171,9 @@ func (c *conversation) runTurn(ctx context.Context, t *turn, a agents.Assistant,
 	kind, m := c.endOf(ctx, a, reply, err)
 	if kind == tree.AssistantMessage {
 		m.Outcome = outcomeOf(ctx)
+	}
+	if kind != "" {
+		t.untimeLocked(a)
 	}
 	defer ended(turnOutcome(ctx, kind))
 	// What streamed of an unfinished reply stays (tree.Message.Partial);
@@ -234,6 +238,8 @@ func (c *conversation) endOf(ctx context.Context, a agents.Assistant, reply stri
 	case errors.Is(context.Cause(ctx), errStopped):
 		// Stopped, even if the agent finished anyway: the user was told so.
 		return tree.Stopped, tree.Message{Text: "Stopped."}
+	case errors.Is(context.Cause(ctx), errTimedOut):
+		return tree.Stopped, tree.Message{Text: "Timed out.", TimedOut: true}
 	case errors.Is(context.Cause(ctx), errShutdown):
 		return "", tree.Message{}
 	case err == nil:
@@ -298,6 +304,7 @@ func (qs *questions) withdrawLocked(place placement) bool {
 		if w.by.place == place {
 			delete(qs.pending, ref)
 			delete(qs.rejected, ref)
+			qs.untimeLocked(ref, w)
 			had = true
 		}
 	}

@@ -142,7 +142,7 @@ func (f *runs) eventsOf(x *tree.Index, n tree.Node, evs []Event) []Event {
 			break
 		}
 		m, _ := tree.Decode[tree.Message](n)
-		done := RunCompleted{Recorded: rec, Status: tree.OutcomeOf(n.Kind), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run), Outcome: m.Outcome}
+		done := RunCompleted{Recorded: rec, Status: tree.Ended(n.Kind, m), Text: m.Text, Partial: m.Partial, Details: m.Details, Usage: usageOf(x, n, ri.run), Outcome: m.Outcome}
 		held := &f.held
 		if ri.aside {
 			held = f.side(ri.run)

@@ -45,6 +45,11 @@ var AgentName = middleware.NewValue("agent", "")
 // shown live and not recorded: a resumed turn does not hear it again.
 var ElicitProgress = middleware.NewValue[func(elicit.Request, elicit.Progress)]("elicit-progress", nil)
 
+// ExpiresIn, when set in the context of an elicit, is how long the
+// question waits for an answer before it expires (elicit.Expired): from
+// when it is asked, as the record says.
+var ExpiresIn = middleware.NewValue[time.Duration]("expires-in", 0)
+
 // Conversation is the id of the conversation a turn is of, set by
 // whoever runs the turn (the chat service): what the turn's code keeps
 // in the world for a conversation, such as the demo's bookings, is kept

@@ -160,6 +160,12 @@ func (db *DB) ClaimSession(ctx context.Context, prev, owner string) (claimed boo
 				return fmt.Errorf("move %s to the account: %w", table, err)
 			}
 		}
+		// The conversations' timers and schedules go with them.
+		for _, table := range []string{"timers", "schedules"} {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET owner = ? WHERE owner = ?`, owner, prev); err != nil {
+				return fmt.Errorf("move %s to the account: %w", table, err)
+			}
+		}
 		// prev leads nowhere: marked rotated long ago, for no client.
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET successor = ?, rotated_at = 0, rotated_for = '' WHERE id = ?`, owner, prev); err != nil {
 			return fmt.Errorf("end the claimed session: %w", err)

@@ -11,12 +11,14 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/timers"
 )
 
-// SetTimer records t, replacing the conversation's timer of t.Key (and any
-// claim on it).
+// SetTimer records t, replacing the conversation's timer of t.Key; a claim
+// on it goes when its time changes. (Set again for the same time, as a
+// conversation loaded to fire it sets it, the claim stays.)
 func (db *DB) SetTimer(ctx context.Context, t timers.Timer) error {
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO timers(conversation_id, key, owner, due_at, claimed_until) VALUES (?, ?, ?, ?, 0)
-			ON CONFLICT (conversation_id, key) DO UPDATE SET owner = excluded.owner, due_at = excluded.due_at, claimed_until = 0`,
+			ON CONFLICT (conversation_id, key) DO UPDATE SET owner = excluded.owner, due_at = excluded.due_at,
+				claimed_until = CASE WHEN timers.due_at = excluded.due_at THEN timers.claimed_until ELSE 0 END`,
 			t.Conversation, t.Key, t.Owner, t.Due.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("set timer: %w", err)

@@ -25,7 +25,9 @@ package timers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,7 +64,7 @@ type Store interface {
 	TimersOf(ctx context.Context, conversation string) ([]Timer, error)
 }
 
-// A Firer does what t is for. It returns the zero time when t is done
+// A Firer does what a timer of its kind is for (Clock.Handle). It returns the zero time when t is done
 // with (fired, or found to be wanted no more), and a later time to which
 // t moves when it is not due yet (a clock of another node ahead of this
 // one's) or comes again. An error leaves t to be tried again when the
@@ -83,20 +85,42 @@ const (
 type Clock struct {
 	store Store
 	now   func() time.Time
-	fire  Firer
 	log   *slog.Logger
 	wake  chan struct{}
-	// fired is told of each timer fired, for tests and the benchmark.
-	mu      sync.Mutex
-	onFired func(Timer, time.Time)
+
+	mu       sync.Mutex
+	handlers map[string]Firer       // by kind, the part of a key before ":"
+	onFired  func(Timer, time.Time) // told of each timer fired (OnFired)
 }
 
-// New makes a clock of the timers in st, read by now, fired by fire.
-func New(st Store, now func() time.Time, fire Firer, log *slog.Logger) *Clock {
+// New makes a clock of the timers in st, read by now. What fires a timer
+// is given by its kind (Handle).
+func New(st Store, now func() time.Time, log *slog.Logger) *Clock {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Clock{store: st, now: now, fire: fire, log: log, wake: make(chan struct{}, 1)}
+	return &Clock{store: st, now: now, log: log, wake: make(chan struct{}, 1), handlers: map[string]Firer{}}
+}
+
+// Handle has fire do what the timers of kind (Key's kind) are for. A
+// timer of a kind nobody handles yet is left for later: it is tried again
+// when its claim lapses.
+func (c *Clock) Handle(kind string, fire Firer) {
+	c.mu.Lock()
+	c.handlers[kind] = fire
+	c.mu.Unlock()
+}
+
+// fire does what t is for, by its kind's handler.
+func (c *Clock) fire(ctx context.Context, t Timer) (time.Time, error) {
+	kind, _, _ := strings.Cut(t.Key, ":")
+	c.mu.Lock()
+	f := c.handlers[kind]
+	c.mu.Unlock()
+	if f == nil {
+		return time.Time{}, fmt.Errorf("no handler of timers of kind %q", kind)
+	}
+	return f(ctx, t)
 }
 
 // Set records t and has the clock fire it at its time.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/examples/demo"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/inspector"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
@@ -244,22 +245,22 @@ func TestProgressReportsAreLimitedAndDrawNoTree(t *testing.T) {
 	st.first()
 
 	start := time.Now()
-	for i := 1; i <= chat.ProgressBurst+5; i++ {
+	for i := 1; i <= inbound.ProgressBurst+5; i++ {
 		code, body := b.do(http.MethodPost, "/c/"+conv+"/elicits/"+eid+"/progress", "application/json", fmt.Sprintf(`{"stage":"s%d"}`, i))
 		switch {
-		case i <= chat.ProgressBurst && code != http.StatusNoContent:
+		case i <= inbound.ProgressBurst && code != http.StatusNoContent:
 			t.Fatalf("report %d = %d %q, want 204", i, code, body)
-		case i > chat.ProgressBurst && code == http.StatusNoContent && time.Since(start) < chat.ProgressWindow:
-			t.Errorf("report %d within %v = 204, want it refused past a burst of %d", i, time.Since(start), chat.ProgressBurst)
-		case i > chat.ProgressBurst && (code != http.StatusTooManyRequests || !strings.Contains(body, "Too many progress reports for this question")):
+		case i > inbound.ProgressBurst && code == http.StatusNoContent && time.Since(start) < inbound.ProgressWindow:
+			t.Errorf("report %d within %v = 204, want it refused past a burst of %d", i, time.Since(start), inbound.ProgressBurst)
+		case i > inbound.ProgressBurst && (code != http.StatusTooManyRequests || !strings.Contains(body, "Too many progress reports for this question")):
 			t.Errorf("report %d = %d %q, want 429 saying why", i, code, body)
 		}
 	}
-	if time.Since(start) >= chat.ProgressWindow {
+	if time.Since(start) >= inbound.ProgressWindow {
 		t.Skipf("the flood took %v, longer than the window it tests", time.Since(start))
 	}
-	if _, page := b.do(http.MethodGet, "/c/"+conv, "", ""); !strings.Contains(page, fmt.Sprintf(`data-stage="s%d"`, chat.ProgressBurst)) {
-		t.Errorf("the page does not show the last stage taken, s%d", chat.ProgressBurst)
+	if _, page := b.do(http.MethodGet, "/c/"+conv, "", ""); !strings.Contains(page, fmt.Sprintf(`data-stage="s%d"`, inbound.ProgressBurst)) {
+		t.Errorf("the page does not show the last stage taken, s%d", inbound.ProgressBurst)
 	}
 
 	// Two notices, the second sent once the first arrived: the inspector

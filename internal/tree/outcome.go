@@ -10,6 +10,7 @@ const (
 	OutcomeReplied     Outcome = "replied"     // the agent replied (AssistantMessage, SideReply)
 	OutcomeStopped     Outcome = "stopped"     // the user stopped it (Stopped)
 	OutcomeFailed      Outcome = "failed"      // it ended with an error, recorded (TurnError)
+	OutcomeTimedOut    Outcome = "timed_out"   // it ran past its deadline (Stopped, Message.TimedOut)
 	OutcomeParked      Outcome = "parked"      // its branch stopped being HEAD's; it resumes when it is again
 	OutcomeSuspended   Outcome = "suspended"   // it waited unwatched and left memory; it resumes when loaded
 	OutcomeInterrupted Outcome = "interrupted" // a new message took its place
@@ -28,4 +29,14 @@ func OutcomeOf(k Kind) Outcome {
 		return OutcomeFailed
 	}
 	return ""
+}
+
+// Ended returns how the turn ended whose end is recorded by a node of kind
+// k with message m: OutcomeOf, with a stop at the turn's deadline told
+// apart from the user's.
+func Ended(k Kind, m Message) Outcome {
+	if k == Stopped && m.TimedOut {
+		return OutcomeTimedOut
+	}
+	return OutcomeOf(k)
 }

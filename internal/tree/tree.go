@@ -119,6 +119,9 @@ type Message struct {
 	// mid-sentence, perhaps because it was going wrong, is no ground for
 	// the next turn to build on.
 	Partial string `json:"partial,omitempty"`
+	// TimedOut is set on a Stopped node when the turn was stopped by its
+	// deadline (agents.Assistant.Deadline), not by the user.
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Diverged is set on a TurnError node when the turn could not go on
 	// from its record because its code changed since it was recorded (a
 	// replay diverged, as after a deploy): taking it again starts anew
