@@ -61,6 +61,7 @@ func (sc signinConfig) signin(ctx context.Context, db *store.DB, svc *chat.Servi
 		return si, nil
 	}
 	si.Accounts = accounts{db: db, svc: svc}
+	si.Looks = looks{db}
 	// Beyond loopback, nobody starts anything anonymously.
 	si.Required = !loopbackAddr(addr)
 	return si, nil
@@ -102,4 +103,32 @@ func (a accounts) Claim(ctx context.Context, prev, owner string) error {
 		a.svc.Claimed(prev, owner)
 	}
 	return err
+}
+
+// looks is the record of operators' looks: the database's.
+type looks struct{ db *store.DB }
+
+func (l looks) ConversationOwner(ctx context.Context, id string) (string, error) {
+	return l.db.ConversationOwner(ctx, id)
+}
+
+func (l looks) UploadOwner(ctx context.Context, id string) (string, error) {
+	return l.db.UploadOwner(ctx, id)
+}
+
+func (l looks) AccountExists(ctx context.Context, id string) (bool, error) {
+	return l.db.AccountExists(ctx, id)
+}
+
+func (l looks) RecordLook(ctx context.Context, lk transport.Look) error {
+	return l.db.RecordLook(ctx, store.Look(lk))
+}
+
+func (l looks) Looks(ctx context.Context, limit int) ([]transport.Look, error) {
+	got, err := l.db.Looks(ctx, limit)
+	out := make([]transport.Look, len(got))
+	for i, lk := range got {
+		out[i] = transport.Look(lk)
+	}
+	return out, err
 }

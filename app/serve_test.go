@@ -149,6 +149,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_OIDC_ISSUER":  "https://id.example", "SWEATPANTS_OIDC_CLIENT_ID": "chat", "SWEATPANTS_OIDC_CLIENT_SECRET": "s3cret",
 		"SWEATPANTS_OIDC_REDIRECT_URL": "https://chat.example/signin/callback", "SWEATPANTS_OIDC_ALLOWED_DOMAINS": "example.com, example.org",
 		"SWEATPANTS_OIDC_ALLOWED_GROUPS": "staff", "SWEATPANTS_TRUSTED_HEADER_SIGNIN": "true", "SWEATPANTS_OPEN_WITHOUT_SIGNIN": "true",
+		"SWEATPANTS_OPERATORS": "op@example.com", "SWEATPANTS_OPERATOR_GROUPS": "ops",
 	}
 	var flags serveConfig
 	n := 0
@@ -175,7 +176,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second},
 		signin: signinConfig{oidc: transport.OIDCConfig{Issuer: "https://id.example", ClientID: "chat", ClientSecret: "s3cret",
 			RedirectURL: "https://chat.example/signin/callback", Domains: []string{"example.com", "example.org"}, Groups: []string{"staff"}},
-			trustedHeader: true, open: true}}
+			trustedHeader: true, operators: transport.Operators{Emails: []string{"op@example.com"}, Groups: []string{"ops"}}, open: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}

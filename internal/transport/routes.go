@@ -81,6 +81,10 @@ func (s *Server) routes(datastar []byte, mods modules) {
 		e.GET("/c/:id/export.json", s.exportBranch)
 		e.GET("/s/:token", s.sharedPage)
 	}
+	if s.signin.Looks != nil {
+		e.GET("/operator/looks", s.operatorLooks)
+		e.GET("/operator/looks.jsonl", s.operatorLooksExport)
+	}
 	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)

@@ -50,6 +50,9 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 		if ok {
 			c.Set(accountKey, a)
 			c.Set(sessionCookie, a.ID)
+			if err := s.look(c, a); err != nil {
+				return err
+			}
 			if secret, ok := signinSecret(c); ok && longLived(c.Path()) {
 				stop := s.watchSignin(c, secret)
 				defer stop()

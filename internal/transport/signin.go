@@ -90,6 +90,10 @@ type SignIn struct {
 	TrustedHeader bool
 	// Operators are the people who are operators.
 	Operators Operators
+	// Looks, when set, lets operators look at what others own, read-only,
+	// each look recorded, and lists the looks at GET /operator/looks
+	// (see look); without it an operator sees their own, as anyone.
+	Looks Looks
 	// Required, when set, lets nobody start anything without signing in:
 	// the home page sends a browser to sign in, and starting a
 	// conversation or sending a file is refused (401). Without it a
