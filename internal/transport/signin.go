@@ -90,6 +90,9 @@ type SignIn struct {
 	TrustedHeader bool
 	// Operators are the people who are operators.
 	Operators Operators
+	// Desk, when set, serves the operator page (GET /operator) and its
+	// changes to accounts, to operators alone (operator.Desk).
+	Desk OperatorDesk
 	// Required, when set, lets nobody start anything without signing in:
 	// the home page sends a browser to sign in, and starting a
 	// conversation or sending a file is refused (401). Without it a
