@@ -28,8 +28,8 @@ func startProvider(t *testing.T, redirect string) string {
 }
 
 // startSigninApp starts the binary with sign-in by a provider the test
-// runs, and returns it and the provider's issuer URL.
-func startSigninApp(t *testing.T) (*app, string) {
+// runs, and env beside, and returns it and the provider's issuer URL.
+func startSigninApp(t *testing.T, env ...string) (*app, string) {
 	t.Helper()
 	// The redirect names the app's address, so the address is chosen first.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -40,8 +40,8 @@ func startSigninApp(t *testing.T) (*app, string) {
 	ln.Close()
 	issuer := startProvider(t, "http://"+addr+"/signin/callback")
 	a := &app{t: t, bin: binPath, db: filepath.Join(t.TempDir(), "data", "e2e.db"), addr: addr}
-	a.start("SWEATPANTS_OIDC_ISSUER="+issuer, "SWEATPANTS_OIDC_CLIENT_ID=sweatpants", "SWEATPANTS_OIDC_CLIENT_SECRET=s3cret",
-		"SWEATPANTS_OIDC_REDIRECT_URL=http://"+addr+"/signin/callback")
+	a.start(append([]string{"SWEATPANTS_OIDC_ISSUER=" + issuer, "SWEATPANTS_OIDC_CLIENT_ID=sweatpants", "SWEATPANTS_OIDC_CLIENT_SECRET=s3cret",
+		"SWEATPANTS_OIDC_REDIRECT_URL=http://" + addr + "/signin/callback"}, env...)...)
 	t.Cleanup(func() {
 		a.stop(syscall.SIGTERM)
 		if t.Failed() {
