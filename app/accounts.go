@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/operator"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 )
@@ -62,6 +63,7 @@ func (sc signinConfig) signin(ctx context.Context, db *store.DB, svc *chat.Servi
 	}
 	si.Accounts = accounts{db: db, svc: svc}
 	si.Looks = looks{db}
+	si.Desk = operator.New(db)
 	// Beyond loopback, nobody starts anything anonymously.
 	si.Required = !loopbackAddr(addr)
 	return si, nil

@@ -28,8 +28,7 @@ func startProvider(t *testing.T, redirect string) string {
 }
 
 // startSigninApp starts the binary with sign-in by a provider the test
-// runs, and more of its environment (env), and returns it and the
-// provider's issuer URL.
+// runs, and env beside, and returns it and the provider's issuer URL.
 func startSigninApp(t *testing.T, env ...string) (*app, string) {
 	t.Helper()
 	// The redirect names the app's address, so the address is chosen first.

@@ -124,13 +124,18 @@ func (db *DB) SignOut(ctx context.Context, signin string) error {
 }
 
 // DisableAccount disables the account id and ends all of its sign-ins: its
-// browsers own nothing from their next request.
+// browsers own nothing from their next request. NotFound for an account
+// there is not.
 func (db *DB) DisableAccount(ctx context.Context, id string) error {
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled_at = ? WHERE id = ?`, db.now().UnixMilli(), id); err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled_at = COALESCE(disabled_at, ?) WHERE id = ?`, db.now().UnixMilli(), id)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM signins WHERE account_id = ?`, id)
+		if err := accountChanged(res); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM signins WHERE account_id = ?`, id)
 		return err
 	})
 }

@@ -85,6 +85,12 @@ func (s *Server) routes(datastar []byte, mods modules) {
 		e.GET("/operator/looks", s.operatorLooks)
 		e.GET("/operator/looks.jsonl", s.operatorLooksExport)
 	}
+	if s.signin.Accounts != nil {
+		// An operator's alone: 404 for anyone else (operatorOnly).
+		s.operatorRoute(http.MethodGet, "/operator", s.operatorPage)
+		s.operatorRoute(http.MethodPost, "/operator/accounts/:account/disable", s.disableAccount, s.limitBody)
+		s.operatorRoute(http.MethodPost, "/operator/accounts/:account/enable", s.enableAccount, s.limitBody)
+	}
 	e.GET("/settings/servers", s.serversPage)
 	e.GET("/conversations", s.searchConversations)
 	e.POST("/c/:id/rename", s.renameConversation, s.limitBody)

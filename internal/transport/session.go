@@ -44,6 +44,7 @@ func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			if ok {
 				shown.Name = cmp.Or(a.Name, a.Email, "signed in")
+				shown.Operator = a.Operator && s.signin.Desk != nil
 			}
 			c.SetRequest(c.Request().WithContext(templates.WithSignedIn(c.Request().Context(), shown)))
 		}

@@ -94,6 +94,9 @@ type SignIn struct {
 	// each look recorded, and lists the looks at GET /operator/looks
 	// (see look); without it an operator sees their own, as anyone.
 	Looks Looks
+	// Desk, when set, serves the operator page (GET /operator) and its
+	// changes to accounts, to operators alone (operator.Desk).
+	Desk OperatorDesk
 	// Required, when set, lets nobody start anything without signing in:
 	// the home page sends a browser to sign in, and starting a
 	// conversation or sending a file is refused (401). Without it a

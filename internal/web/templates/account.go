@@ -9,6 +9,8 @@ type SignedIn struct {
 	Offered   bool
 	SignInURL string
 	Name      string
+	// Operator offers a link to the operator page (/operator).
+	Operator bool
 }
 
 type signedInKey struct{}
