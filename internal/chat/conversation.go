@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/feed"
+	"github.com/sweatpants-go/sweatpants/internal/inbox"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
@@ -47,7 +48,7 @@ type conversation struct {
 	// the turns wait on (questions.go), the messages coming in (inbox.go)
 	// and what the pages are told (page.go).
 	questions questions
-	inbox     inbox
+	inbox     *inbox.Inbox
 	page      page
 	// records holds a call turn's tool record until the turn's reply
 	// (held.go).
@@ -63,10 +64,9 @@ func newConversation(s *Service, meta tree.Conversation, nodes []tree.Node) *con
 		sides: map[int64]*turn{},
 	}
 	c.questions = questions{c: c, pending: map[string]*waiter{}, rejected: map[string]*pageview.ElicitView{}}
-	c.inbox = inbox{c: c, onTheWay: map[string]*sending{}}
 	c.page = page{c: c}
 	c.path = c.idx.PathTo(meta.Head)
-	c.inbox.restore()
+	c.inbox = inbox.New(c.idx)
 	return c
 }
 
@@ -138,7 +138,7 @@ func (c *conversation) writeLocked(ctx context.Context, n tree.Node, opts tree.A
 func (c *conversation) recordedLocked(n tree.Node, opts tree.AppendOptions) {
 	c.active = c.svc.now()
 	c.idx.Add(n)
-	c.inbox.noteSentIDLocked(n)
+	c.inbox.Note(n)
 	c.page.hub.RecordedLocked(n)
 	c.page.sessionRecordedLocked()
 	c.questions.recordedLocked(n)

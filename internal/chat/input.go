@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
@@ -11,6 +10,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/feed"
 	"github.com/sweatpants-go/sweatpants/internal/history"
 	"github.com/sweatpants-go/sweatpants/internal/inbound"
+	"github.com/sweatpants-go/sweatpants/internal/inbox"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/internal/words"
@@ -47,10 +47,6 @@ func (s *Service) startLocked(ctx context.Context, c *conversation, a agents.Ass
 	return nil
 }
 
-// stoppedByMessage is what a Stopped node says when a new message
-// interrupted the turn (whileWorkingLocked).
-const stoppedByMessage = "Stopped: you sent a new message."
-
 // whileWorkingLocked handles m, sent while the current turn works (it
 // waits on no question), as a's policy says. c.mu is held.
 func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a agents.Assistant, m inbound.Message) (inbound.Sent, error) {
@@ -62,7 +58,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		if err != nil {
 			return "", err
 		}
-		c.inbox.queueLocked(m, n.ID)
+		c.inbox.Queue(m, n.ID)
 		c.page.broadcastStatusLocked()
 		return inbound.SentQueued, nil
 	}
@@ -73,7 +69,7 @@ func (s *Service) whileWorkingLocked(ctx context.Context, c *conversation, a age
 		return inbound.SentJoined, s.startLocked(ctx, c, a, m.Record())
 	}
 	t.cancel(errInterrupted)
-	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: stoppedByMessage, Partial: c.page.draftLocked()})},
+	_, err := c.appendLocked(ctx, tree.Node{Kind: tree.Stopped, Agent: t.agent, Payload: tree.MustEncode(tree.Message{Text: inbox.StoppedByMessage, Partial: c.page.draftLocked()})},
 		tree.AppendOptions{Log: &tree.Move{Action: tree.ActCancel, Detail: "stopped the turn: a new message came"}})
 	if err != nil {
 		return "", err
@@ -92,7 +88,7 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	if c.current != nil || s.ctx.Err() != nil {
 		return
 	}
-	queued := c.inbox.takeQueueLocked()
+	queued := c.inbox.Take()
 	if len(queued) == 0 {
 		return
 	}
@@ -103,30 +99,10 @@ func (s *Service) startQueuedLocked(c *conversation) {
 	// The record is written for the user; the request that queued the
 	// message is long answered.
 	ctx := context.WithoutCancel(s.ctx)
-	if err := s.startLocked(ctx, c, a, joined(queued)); err != nil {
+	if err := s.startLocked(ctx, c, a, inbox.Joined(queued)); err != nil {
 		s.log.Error("start a queued message's turn", "conversation", c.conv.ID, "err", err)
 		c.page.sayLocked(pageview.Notice{Text: "Your queued message could not be sent: " + apperr.MessageOf(err)})
 	}
-}
-
-// joined is the user message of the messages queued while a turn worked,
-// which keeps the id each was sent with and names the nodes that recorded
-// them, sent from now on.
-func joined(queue []queued) tree.Message {
-	var m tree.Message
-	texts := make([]string, 0, len(queue))
-	for _, q := range queue {
-		texts = append(texts, q.m.Text)
-		m.Attachments = append(m.Attachments, q.m.Attachments...)
-		if q.m.ID != "" {
-			m.Parts = append(m.Parts, tree.Part{ID: q.m.ID, Text: q.m.Text})
-		}
-		if q.node != 0 {
-			m.Queued = append(m.Queued, q.node)
-		}
-	}
-	m.Text = strings.Join(texts, "\n\n")
-	return m
 }
 
 // retitleLocked makes the conversation's title the first message of HEAD's

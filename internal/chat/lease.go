@@ -79,7 +79,7 @@ func (s *Service) Moved(id string) {
 		delete(c.sides, q)
 	}
 	c.questions.dropLocked()
-	c.inbox.takeQueueLocked()
+	c.inbox.Take()
 	c.page.hub.GoneLocked(errMoved)
 	s.log.Info("conversation moved to another node", "conversation", id)
 }

@@ -53,7 +53,7 @@ func (s *Service) Delete(ctx context.Context, session, id string) error {
 			t.cancel(errDeleted)
 			delete(c.sides, q)
 		}
-		c.inbox.takeQueueLocked()
+		c.inbox.Take()
 		if err := s.store.DeleteConversation(ctx, session, id); err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ func (pg *page) statusLocked() pageview.Status {
 	st.Running = pg.c.running()
 	st.Waiting = pg.c.running() && len(pg.c.questions.queueLocked()) > 0
 	st.Aside = len(pg.c.sides) > 0
-	st.Queued = pg.c.inbox.queuedLocked()
+	st.Queued = pg.c.inbox.Texts()
 	if !pg.modelSince.IsZero() && st.Draft == "" {
 		st.ModelWait = pg.c.svc.since(pg.modelSince)
 	}
