@@ -157,6 +157,7 @@ func (w *watch) step(ctx context.Context) (*sdk.CallToolResult, bool) {
 	for _, q := range append([]elicit.Request(nil), w.pending...) {
 		switch {
 		case w.asked[q.ID]:
+		case len(q.Actions) == 0: // a wait (turn.Sleep): only the clock answers it
 		case w.stateless:
 			w.input(ctx, q)
 		default:
