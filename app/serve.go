@@ -243,7 +243,12 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
 	defer svc.Close()
-	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log}
+	signin, err := cfg.signin.signin(ctx, db, svc, ln.Addr(), cfg.trustedProxies)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log, SignIn: signin.Accounts != nil}
 	for _, ext := range p.extensions() {
 		if err := ext.Serving(ctx, serving); err != nil {
 			ln.Close()
@@ -252,11 +257,6 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 
 	modules, err := p.modules()
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	signin, err := cfg.signin.signin(ctx, db, svc, ln.Addr(), cfg.trustedProxies)
 	if err != nil {
 		ln.Close()
 		return err
@@ -271,7 +271,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
-		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin}
+		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin, MCPTokens: db}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {

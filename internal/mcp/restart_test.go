@@ -66,7 +66,7 @@ func (r *restartable) start() {
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: r.tools, Owner: r.owner, Secret: r.secret, Events: r.db, Sessions: r.db, Name: "t", Version: "1"})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.svc, r.h = svc, mcp.Handler(srv, "")
+	r.svc, r.h = svc, mcp.Handler(srv, "", nil)
 }
 
 // restart stops the server as SIGKILL would (nothing recorded after, its
