@@ -243,12 +243,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
 	defer svc.Close()
-	signin, err := cfg.signin.signin(ctx, db, svc, ln.Addr(), cfg.trustedProxies)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log, SignIn: signin.Accounts != nil}
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log, SignIn: cfg.signin.configured()}
 	for _, ext := range p.extensions() {
 		if err := ext.Serving(ctx, serving); err != nil {
 			ln.Close()
@@ -257,6 +252,11 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	}
 
 	modules, err := p.modules()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	signin, err := cfg.signin.signin(ctx, db, svc, ln.Addr(), cfg.trustedProxies)
 	if err != nil {
 		ln.Close()
 		return err

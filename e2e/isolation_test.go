@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/playwright-community/playwright-go"
 )
 
 // person is one signed-in account reaching the binary through an
@@ -330,4 +331,54 @@ func TestASecondAccountSeesNothingOfTheFirst(t *testing.T) {
 	if res, err := annMCP.CallTool(ctx, &sdk.CallToolParams{Name: "weather.getWeather", Arguments: map[string]any{"city": "Oslo"}}); err != nil || res.IsError {
 		t.Errorf("ann's MCP session after bob's attempt: %v %+v", err, res)
 	}
+}
+
+// TestAnAccountsMCPCallsShowInItsBrowsers: a call made with an account's
+// personal MCP token is listed in a browser signed in to that account,
+// titled after the client, and its page opens there; a browser of another
+// account lists only its own.
+func TestAnAccountsMCPCallsShowInItsBrowsers(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, "SWEATPANTS_TRUSTED_HEADER_SIGNIN=true", "SWEATPANTS_TRUSTED_PROXIES=127.0.0.1/32")
+	pages := map[string]*chatPage{}
+	for _, user := range []string{"ann", "bob"} {
+		conv := a.person(t, user).start("chat", "hello from "+user)
+		p := &chatPage{t: t, Page: newPageWith(t, playwright.BrowserNewContextOptions{
+			ExtraHttpHeaders: map[string]string{"X-Forwarded-User": user, "X-Forwarded-Email": user + "@example.com"}})}
+		if _, err := p.Goto(a.URL + "/c/" + conv); err != nil {
+			t.Fatal(err)
+		}
+		p.waitForStream()
+		p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(1))
+		pages[user] = p
+	}
+	ann := a.person(t, "ann")
+	_, page, _ := ann.form("/settings/tokens", url.Values{"label": {"editor"}})
+	m := tokenShown.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no token shown")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if res, err := ann.mcp(m[1]).CallTool(ctx, &sdk.CallToolParams{Name: "weather.getWeather", Arguments: map[string]any{"city": "Oslo"}}); err != nil || res.IsError {
+		t.Fatalf("ann's MCP call: %v %+v", err, res)
+	}
+	// The list of an open page is drawn when the page loads (a new
+	// conversation is not pushed to it yet): each browser loads afresh.
+	for _, p := range pages {
+		if _, err := p.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		p.waitForStream()
+	}
+	p := pages["ann"]
+	p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(2))
+	mcpConv := p.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP: client-of-ann"})
+	p.must(expect.Locator(mcpConv).ToHaveCount(1))
+	p.must(mcpConv.Click())
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("user-message").First()).ToContainText("getWeather"))
+	p = pages["bob"]
+	p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(1))
+	p.must(expect.Locator(p.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP"})).ToHaveCount(0))
 }
