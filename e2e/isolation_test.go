@@ -333,11 +333,11 @@ func TestASecondAccountSeesNothingOfTheFirst(t *testing.T) {
 	}
 }
 
-// TestAnAccountsMCPCallsShowInItsBrowsers: a call made with an account's
-// personal MCP token is listed in a browser signed in to that account,
-// titled after the client, and its page opens there; a browser of another
-// account lists only its own.
-func TestAnAccountsMCPCallsShowInItsBrowsers(t *testing.T) {
+// TestAnAccountsMCPCallsShowLiveInItsBrowsers: a call made with an
+// account's personal MCP token appears, as it is made, in the list of an
+// open page signed in to that account, titled after the client, and its
+// page opens there; a browser of another account lists only its own.
+func TestAnAccountsMCPCallsShowLiveInItsBrowsers(t *testing.T) {
 	t.Parallel()
 	a := startApp(t, "SWEATPANTS_TRUSTED_HEADER_SIGNIN=true", "SWEATPANTS_TRUSTED_PROXIES=127.0.0.1/32")
 	pages := map[string]*chatPage{}
@@ -363,22 +363,20 @@ func TestAnAccountsMCPCallsShowInItsBrowsers(t *testing.T) {
 	if res, err := ann.mcp(m[1]).CallTool(ctx, &sdk.CallToolParams{Name: "weather.getWeather", Arguments: map[string]any{"city": "Oslo"}}); err != nil || res.IsError {
 		t.Fatalf("ann's MCP call: %v %+v", err, res)
 	}
-	// The list of an open page is drawn when the page loads (a new
-	// conversation is not pushed to it yet): each browser loads afresh.
-	for _, p := range pages {
-		if _, err := p.Reload(); err != nil {
-			t.Fatal(err)
-		}
-		p.waitForStream()
-	}
 	p := pages["ann"]
 	p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(2))
+	// Bob's open page, and his page loaded afresh, list his alone.
+	bob := pages["bob"]
+	bob.must(expect.Locator(bob.sidebarTitles()).ToHaveCount(1))
+	if _, err := bob.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	bob.waitForStream()
 	mcpConv := p.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP: client-of-ann"})
 	p.must(expect.Locator(mcpConv).ToHaveCount(1))
 	p.must(mcpConv.Click())
 	p.waitForStream()
 	p.must(expect.Locator(p.GetByTestId("user-message").First()).ToContainText("getWeather"))
-	p = pages["bob"]
-	p.must(expect.Locator(p.sidebarTitles()).ToHaveCount(1))
-	p.must(expect.Locator(p.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP"})).ToHaveCount(0))
+	bob.must(expect.Locator(bob.sidebarTitles()).ToHaveCount(1))
+	bob.must(expect.Locator(bob.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP"})).ToHaveCount(0))
 }

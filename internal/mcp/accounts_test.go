@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -139,4 +140,49 @@ func TestPersonalTokensCallAsTheirAccounts(t *testing.T) {
 			t.Errorf("bob's next call failed: %s", text(res))
 		}
 	})
+}
+
+// TestARestartKeepsASessionItsAccounts: after a restart, a session begun
+// with an account's token is begun again for that account only: another
+// account's token finds no session (404), and the account's own client
+// goes on in its conversation.
+func TestARestartKeepsASessionItsAccounts(t *testing.T) {
+	ann, bob := chat.NewSessionID(), chat.NewSessionID()
+	r := newRestartableWith(t, &tokens{of: map[string]string{"tok-ann": ann, "tok-bob": bob}})
+	cs := connectHTTPAt(t, "2025-11-25", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		h := r.h
+		r.mu.Unlock()
+		h.ServeHTTP(w, req)
+	}), nil, &http.Client{Transport: bearer{"tok-ann"}})
+	if res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 1, "b": 2}}); res.IsError {
+		t.Fatalf("ann's call: %s", text(res))
+	}
+	r.restart()
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"calc.add","arguments":{"a":5,"b":6}}}`
+	req, _ := http.NewRequest(http.MethodPost, r.ts.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Authorization", "Bearer tok-bob")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("bob's token in ann's session after a restart: %d %s, want 404", res.StatusCode, got)
+	}
+	if res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 2, "b": 2}}); res.IsError {
+		t.Fatalf("ann's call after the restart: %s", text(res))
+	}
+	ctx := context.Background()
+	if convs, _ := r.svc.Conversations(ctx, ann); len(convs) != 1 {
+		t.Errorf("ann owns %d conversations after the restart; want her one, gone on", len(convs))
+	}
+	if convs, _ := r.svc.Conversations(ctx, bob); len(convs) != 0 {
+		t.Errorf("bob owns %d conversations; want none", len(convs))
+	}
 }
