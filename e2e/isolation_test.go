@@ -16,7 +16,9 @@ import (
 
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/playwright-community/playwright-go"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
 // person is one signed-in account reaching the binary through an
@@ -379,4 +381,52 @@ func TestAnAccountsMCPCallsShowLiveInItsBrowsers(t *testing.T) {
 	p.must(expect.Locator(p.GetByTestId("user-message").First()).ToContainText("getWeather"))
 	bob.must(expect.Locator(bob.sidebarTitles()).ToHaveCount(1))
 	bob.must(expect.Locator(bob.sidebarTitles().Filter(playwright.LocatorFilterOptions{HasText: "MCP"})).ToHaveCount(0))
+}
+
+// TestARevokedTokenIsRefusedOnEveryNode: two servers on one PostgreSQL
+// database; a personal MCP token made on one calls on the other as its
+// account, and once revoked on the first it is refused 401 on both, at
+// once, recording nothing.
+func TestARevokedTokenIsRefusedOnEveryNode(t *testing.T) {
+	t.Parallel()
+	db := pgtest.Schema(t)
+	signin := []string{"SWEATPANTS_TRUSTED_HEADER_SIGNIN=true", "SWEATPANTS_TRUSTED_PROXIES=127.0.0.1/32"}
+	one, two := startAppOn(t, db, signin...), startAppOn(t, db, signin...)
+	ann := one.person(t, "ann")
+	_, page, _ := ann.form("/settings/tokens", url.Values{"label": {"editor"}})
+	m := tokenShown.FindStringSubmatch(page)
+	id := regexp.MustCompile(`data-token="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil || id == nil {
+		t.Fatal("no token shown")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if res, err := two.person(t, "ann").mcp(m[1]).CallTool(ctx, &sdk.CallToolParams{Name: "weather.getWeather", Arguments: map[string]any{"city": "Oslo"}}); err != nil || res.IsError {
+		t.Fatalf("ann's call on the second node: %v %+v", err, res)
+	}
+	if _, audit := ann.get("/tools.jsonl"); !strings.Contains(audit, "Oslo") {
+		t.Fatalf("ann's audit on the first node lacks her call on the second: %s", audit)
+	}
+	if code, _, _ := ann.form("/settings/tokens/"+id[1]+"/revoke", nil); code != http.StatusSeeOther {
+		t.Fatalf("revoking: %d, want 303", code)
+	}
+	_, before := ann.get("/tools.jsonl")
+	for _, node := range []*app{one, two} {
+		req, _ := http.NewRequest("POST", node.URL+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+m[1])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("the revoked token on %s: %d, want 401", node.URL, res.StatusCode)
+		}
+	}
+	if _, after := ann.get("/tools.jsonl"); after != before {
+		t.Errorf("the refused requests recorded calls: %s", after)
+	}
 }
