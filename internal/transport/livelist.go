@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 
 	"github.com/starfederation/datastar-go/datastar"
 
@@ -47,28 +46,24 @@ func (s *Server) newLiveList(ctx context.Context, session string) (*liveList, er
 	return l, nil
 }
 
-// next waits for the conversation's next update and for the session's
-// records at once. listed says the session recorded in some conversation
-// (listEvents draws the list if one is new); the update is then empty when
-// the conversation has none yet.
+// next waits for the conversation's next update or the session's next
+// record, whichever comes first. listed says the session recorded in some
+// conversation (listEvents draws the list if one is new); the update is
+// then empty.
 func (p *pageSource) next(ctx context.Context) (u feed.Update, listed bool, err error) {
 	if p.list == nil {
 		u, err = p.sub.Next(ctx)
 		return u, false, err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	woke := make(chan bool, 1)
-	go func() {
-		woke <- p.list.f.Wait(wctx) == nil
-		cancel()
-	}()
-	u, err = p.sub.Next(wctx)
-	cancel()
-	listed = <-woke
-	if listed && errors.Is(err, context.Canceled) && ctx.Err() == nil {
-		return feed.Update{}, true, nil // woken by the session, not the conversation
+	select {
+	case <-p.sub.Ready():
+		u, err = p.sub.Take()
+		return u, false, err
+	case <-p.list.f.Ready():
+		return feed.Update{}, true, nil
+	case <-ctx.Done():
+		return feed.Update{}, false, ctx.Err()
 	}
-	return u, listed, err
 }
 
 // listEvents draws the page's list again when the session recorded in a
