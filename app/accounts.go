@@ -38,6 +38,12 @@ func (sc *signinConfig) flags(fs *flag.FlagSet) {
 	fs.Var(boolFlag{&sc.open}, "open-without-signin", "serve beyond loopback although nobody signs in: every browser that reaches the server is a user")
 }
 
+// configured reports whether people sign in: with an OpenID provider or
+// an authenticating proxy's header.
+func (sc signinConfig) configured() bool {
+	return sc.oidc.Issuer != "" || sc.oidc.ClientID != "" || sc.trustedHeader
+}
+
 // signin returns the transport's sign-in, finding the OpenID provider if
 // one is configured. Listening beyond loopback with no sign-in is refused
 // unless --open-without-signin says so.

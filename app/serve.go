@@ -243,7 +243,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		defer relaySessions(node, svc.Sessions(), log)()
 	}
 	defer svc.Close()
-	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log}
+	serving := &pluginhost.Serving{Service: svc, DB: db, Addr: ln.Addr(), MaxBody: cfg.maxBody, Log: log, SignIn: cfg.signin.configured()}
 	for _, ext := range p.extensions() {
 		if err := ext.Serving(ctx, serving); err != nil {
 			ln.Close()
@@ -271,7 +271,7 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		ElicitComponents: p.components(), Modules: modules,
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
-		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin}
+		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin, MCPTokens: db}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {

@@ -205,6 +205,22 @@ func (f *Follower) Next(ctx context.Context) (Update, error) {
 	return u, nil
 }
 
+// Ready has a value when the follower was handed something: a reader that
+// receives from it takes the changes with Take. It lets a reader wait on
+// the follower beside something else (a page's list of conversations,
+// which follows the whole session).
+func (f *Follower) Ready() <-chan struct{} { return f.ready }
+
+// Take takes the changes the follower was handed, once Ready had a value,
+// as Next does.
+func (f *Follower) Take() (Update, error) {
+	u, gone := f.take()
+	if gone != nil {
+		return Update{}, gone
+	}
+	return u, nil
+}
+
 // Pending returns the changes the follower was handed and not yet taken,
 // without waiting: an Update with nothing in it when there are none. A
 // reader that is done following takes them so that nothing it was handed

@@ -104,7 +104,7 @@ func (w *watch) record(ctx context.Context, req elicit.Request, a chat.Answer) {
 // the question's rules refuse it, if they do; "" when it is recorded, or
 // was before (a retry).
 func (w *watch) answer(ctx context.Context, req elicit.Request, a chat.Answer) string {
-	err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, req.ID, a)
+	err := w.s.cfg.Chat.Answer(ctx, w.owner, w.conv, req.ID, a)
 	switch code := apperr.CodeOf(err); {
 	case err == nil, code == apperr.Conflict:
 		return ""

@@ -35,7 +35,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	}
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
-	w := s.newWatch(req, cv.id, false)
+	w := s.newWatch(req, cv.owner, cv.id, false)
 	if cv.taken {
 		// The session took this call over from one cut off while its
 		// question waited: the run goes on, not again.
@@ -49,12 +49,12 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	}
 	// The stream is open before the message is sent, so no event of the
 	// run is missed; it starts after the session's earlier calls.
-	es, err := eventstream.OpenNew(ctx, s.cfg.Chat, s.cfg.Owner, cv.id)
+	es, err := eventstream.OpenNew(ctx, s.cfg.Chat, cv.owner, cv.id)
 	if err != nil {
 		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 	}
 	defer es.Close()
-	if err := s.send(ctx, cv.id, c); err != nil {
+	if err := s.send(ctx, cv.owner, cv.id, c); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return w.waitOrStop(ctx, es)
@@ -67,7 +67,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 func (w *watch) waitOrStop(ctx context.Context, es *eventstream.Stream) (*sdk.CallToolResult, error) {
 	res, err := w.wait(ctx, es)
 	if err != nil && ctx.Err() != nil {
-		if serr := w.s.cfg.Chat.Stop(context.WithoutCancel(ctx), w.s.cfg.Owner, w.conv); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
+		if serr := w.s.cfg.Chat.Stop(context.WithoutCancel(ctx), w.owner, w.conv); serr != nil && apperr.CodeOf(serr) != apperr.Conflict {
 			w.s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", w.conv, "err", serr)
 		}
 	}

@@ -43,7 +43,7 @@ func TestAMultipleChoiceReachesTheClient(t *testing.T) {
 		mu.Unlock()
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"toppings": []any{"cheese", "basil"}}}, nil
 	}}
-	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(pizza), mcp.Extension{}).srv, ""), opts, nil)
+	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(pizza), mcp.Extension{}).srv, "", nil), opts, nil)
 	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "pizza.order"})); got != `"cheese+basil"` {
 		t.Errorf("result = %s; want the client's choices", got)
 	}

@@ -43,7 +43,7 @@ func TestAToolsContentReachesTheClientAsBlocks(t *testing.T) {
 	agents.NewTool(media, "size", "Says a size", func(context.Context, struct{}) (map[string]any, error) {
 		return map[string]any{"content": "big"}, nil // an object with a member "content" is not Content
 	})
-	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(media), mcp.Extension{}).srv, ""), nil, nil)
+	cs := connectHTTP(t, mcp.Handler(serverOf(t, mcp.NewTools(media), mcp.Extension{}).srv, "", nil), nil, nil)
 
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "media.show"})
 	if len(res.Content) != 4 {

@@ -44,7 +44,7 @@ func testAnEditTheRulesForbidIsAskedAgain(t *testing.T, rev string) {
 		}
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"choice": "once"}}, nil
 	}}
-	cs := connectHTTPAt(t, rev, mcp.Handler(srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(srv, "", nil), opts, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "notes.keep", Arguments: map[string]any{"greeting": "milk"}})

@@ -30,7 +30,7 @@ func TestAnExtensionServesResourcesPromptsAndCompletion(t *testing.T) {
 		},
 	}
 	f := serverOf(t, mcp.NewTools(testAgents()...), ext)
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTP(t, mcp.Handler(f.srv, "", nil), nil, nil)
 	ctx := context.Background()
 
 	caps := cs.InitializeResult().Capabilities

@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"io"
 	"net/http"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,24 +11,16 @@ import (
 // Handler serves s over Streamable HTTP, for transport.Mount at /mcp. With
 // a token, a request must carry it as "Authorization: Bearer TOKEN" or is
 // answered 401; without one the handler is open, which the program allows
-// only when it listens on loopback. Cross-origin requests a browser makes
-// are refused here too, beside the pages' own protection that a mount gets.
-// With Config.Events, the streams' events are kept there (EventStore), so
-// a client resumes a broken stream with Last-Event-ID.
-func Handler(s *Server, token string) http.Handler {
-	var next http.Handler = http.NewCrossOriginProtection().Handler(bounded(s.cfg.MaxBody, revisions(s)))
-	if token == "" {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
-			http.Error(w, "This MCP endpoint needs the bearer token it was started with (--mcp-token).", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// only when it listens on loopback. With accounts (sign-in configured), a
+// request may carry instead a personal MCP token of an account, and its
+// calls are then that account's conversations (see owners). Cross-origin
+// requests a browser makes are refused here too, beside the pages' own
+// protection that a mount gets. With Config.Events, the streams' events
+// are kept there (EventStore), so a client resumes a broken stream with
+// Last-Event-ID.
+func Handler(s *Server, token string, accounts Accounts) http.Handler {
+	next := http.NewCrossOriginProtection().Handler(bounded(s.cfg.MaxBody, revisions(s)))
+	return s.owners(token, accounts, next)
 }
 
 // bounded reads at most max bytes of a request's body: what reads past it

@@ -27,7 +27,7 @@ func TestASessionIdlePastItsTimeIsFreedAndAnswered404(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Events: db, Sessions: db,
 		SessionIdle: idle, Name: "t", Version: "1"})
-	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	ts := httptest.NewServer(mcp.Handler(srv, "", nil))
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
 		ts.Close()

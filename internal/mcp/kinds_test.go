@@ -54,7 +54,7 @@ func testKindsAsForms(t *testing.T, rev string) {
 		}
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"lat": 59.9, "lng": 10.7}}, nil
 	}}
-	cs := connectHTTPAt(t, rev, mcp.Handler(srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(srv, "", nil), opts, nil)
 	if got := text(callTool(t, cs, &sdk.CallToolParams{Name: "desk.share", Arguments: map[string]any{}})); got != `"copied=true at 59.9,10.7"` {
 		t.Errorf("result = %s; want both answers taken", got)
 	}

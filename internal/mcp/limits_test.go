@@ -33,7 +33,7 @@ func limitedServer(t *testing.T, maxBody int64) *mcp.Server {
 // arguments are longer than inbound.MaxMessageLen runs.
 func TestAToolsArgumentsAreNotBoundByTheComposersLimit(t *testing.T) {
 	eachRevision(t, func(t *testing.T, rev string) {
-		cs := connectHTTPAt(t, rev, mcp.Handler(limitedServer(t, 1<<20), ""), nil, nil)
+		cs := connectHTTPAt(t, rev, mcp.Handler(limitedServer(t, 1<<20), "", nil), nil, nil)
 		long := strings.Repeat("x", 3*inbound.MaxMessageLen)
 		res := callTool(t, cs, &sdk.CallToolParams{Name: "host.add", Arguments: map[string]any{"greeting": long}})
 		if got := text(res); res.IsError || got != `{"text":"added `+long+`"}` {
@@ -46,7 +46,7 @@ func TestAToolsArgumentsAreNotBoundByTheComposersLimit(t *testing.T) {
 // SDK's 4 MiB or above: a larger body is refused 413, saying the bound.
 func TestMCPHonoursItsMaxBody(t *testing.T) {
 	const bound = 4 << 10
-	h := mcp.Handler(limitedServer(t, bound), "")
+	h := mcp.Handler(limitedServer(t, bound), "", nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -186,7 +186,7 @@ func text(res *sdk.CallToolResult) string {
 
 func TestToolsAreListedQualifiedWithTheirSchemas(t *testing.T) {
 	f := newFixture(t)
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTP(t, mcp.Handler(f.srv, "", nil), nil, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestACallIsATurnOfTheClientsConversation(t *testing.T) {
 
 func testACallIsATurnOfTheClientsConversation(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), nil, nil)
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 2, "b": 3}})
 	if got := text(res); got != `{"sum":5}` {
 		t.Errorf("text = %q; want the JSON result", got)
@@ -281,7 +281,7 @@ func testAQuestionReachesTheClientAndItsAnswerIsRecorded(t *testing.T, rev strin
 			progress = append(progress, req.Params.Message)
 		},
 	}
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), opts, nil)
 	params := &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hello"}}
 	params.SetProgressToken("p1")
 	res := callTool(t, cs, params)
@@ -328,7 +328,7 @@ func TestAClientThatCannotBeAskedGetsTheAutomaticAnswer(t *testing.T) {
 
 func testAClientThatCannotBeAskedGetsTheAutomaticAnswer(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), nil, nil)
 	res := callTool(t, cs, &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hi"}})
 	if got := text(res); got != `{"text":"Hi, friend"}` {
 		t.Errorf("result = %q; want the form's default, answered automatically", got)
@@ -337,7 +337,7 @@ func testAClientThatCannotBeAskedGetsTheAutomaticAnswer(t *testing.T, rev string
 
 func TestTheTokenIsRequiredWhenSet(t *testing.T) {
 	f := newFixture(t)
-	ts := httptest.NewServer(mcp.Handler(f.srv, "s3cret"))
+	ts := httptest.NewServer(mcp.Handler(f.srv, "s3cret", nil))
 	t.Cleanup(ts.Close)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, auth := range []string{"", "Bearer wrong", "s3cret"} {
@@ -356,7 +356,7 @@ func TestTheTokenIsRequiredWhenSet(t *testing.T) {
 			t.Errorf("Authorization %q: status %d; want 401", auth, resp.StatusCode)
 		}
 	}
-	cs := connectHTTP(t, mcp.Handler(f.srv, "s3cret"), nil, &http.Client{Transport: bearer{"s3cret"}})
+	cs := connectHTTP(t, mcp.Handler(f.srv, "s3cret", nil), nil, &http.Client{Transport: bearer{"s3cret"}})
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Errorf("with the token: %v", err)
 	}
@@ -373,7 +373,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestACrossOriginRequestIsRefused(t *testing.T) {
 	f := newFixture(t)
-	ts := httptest.NewServer(mcp.Handler(f.srv, ""))
+	ts := httptest.NewServer(mcp.Handler(f.srv, "", nil))
 	t.Cleanup(ts.Close)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
@@ -423,7 +423,7 @@ func testAnApprovalReachesTheClient(t *testing.T, rev string) {
 				}
 				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"choice": tc.choice}}, nil
 			}}
-			cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+			cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), opts, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "notes.keep", Arguments: map[string]any{"greeting": "milk"}})
@@ -460,7 +460,7 @@ func testTheToolsLogReachesAClientThatAskedForIt(t *testing.T, rev string) {
 		lines = append(lines, string(req.Params.Level)+" "+req.Params.Logger+" "+string(b))
 		mu.Unlock()
 	}}
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), opts, nil)
 	params := &sdk.CallToolParams{Name: "host.greet", Arguments: map[string]any{"greeting": "Hey"}}
 	askForLogs(t, cs, rev, params, "info")
 	callTool(t, cs, params)
@@ -521,7 +521,7 @@ func testAQuestionAFormCannotHoldIsDeclinedSayingWhy(t *testing.T, rev string) {
 			mu.Unlock()
 		},
 	}
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), opts, nil)
 	params := &sdk.CallToolParams{Name: "host.tag", Arguments: map[string]any{}}
 	askForLogs(t, cs, rev, params, "warning")
 	// The tool's result comes first; what the client was told of the
@@ -557,7 +557,7 @@ func TestAFailedToolIsAnErrorResult(t *testing.T) { eachRevision(t, testAFailedT
 
 func testAFailedToolIsAnErrorResult(t *testing.T, rev string) {
 	f := newFixture(t)
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), nil, nil)
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "calc.divide", Arguments: map[string]any{"a": 1, "b": 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -584,7 +584,7 @@ func TestACancelledCallStopsItsTurn(t *testing.T) {
 		}
 		return &sdk.ElicitResult{Action: "cancel"}, nil
 	}}
-	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(f.srv, "", nil), opts, nil)
 	t.Cleanup(func() { close(gone) }) // before the client closes, which waits on its handlers
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

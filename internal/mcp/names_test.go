@@ -25,7 +25,7 @@ func TestToolsServedUnderTheirOwnNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := serverOf(t, tools, mcp.Extension{})
-	cs := connectHTTP(t, mcp.Handler(f.srv, ""), nil, nil)
+	cs := connectHTTP(t, mcp.Handler(f.srv, "", nil), nil, nil)
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

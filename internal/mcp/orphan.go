@@ -38,6 +38,7 @@ type orphan struct {
 	session string
 	stream  string
 	conv    string     // the conversation of the call's turn ("": none yet)
+	owner   string     // the owner of conv (the session's)
 	id      jsonrpc.ID // the call's
 	params  sdk.CallToolParamsRaw
 	msg     string // the call, as its conversation's message
@@ -156,7 +157,7 @@ func (o *orphan) follow(ctx context.Context, ss *sdk.ServerSession, conv string)
 	if conv == "" {
 		return errorResult("The server restarted before the call began; call it again."), nil
 	}
-	w := o.s.newWatch(&sdk.CallToolRequest{Session: ss, Params: &o.params}, conv, false)
+	w := o.s.newWatch(&sdk.CallToolRequest{Session: ss, Params: &o.params}, o.owner, conv, false)
 	w.out = o
 	es, err := w.openRun(ctx)
 	if err != nil {
@@ -250,7 +251,7 @@ func (o *orphan) cancel(ctx context.Context, id jsonrpc.ID) bool {
 		return false
 	}
 	if conv != "" {
-		if err := o.s.cfg.Chat.Stop(ctx, o.s.cfg.Owner, conv); err != nil && apperr.CodeOf(err) != apperr.Conflict {
+		if err := o.s.cfg.Chat.Stop(ctx, o.owner, conv); err != nil && apperr.CodeOf(err) != apperr.Conflict {
 			o.s.cfg.Log.Warn("mcp: a cancelled call's turn not stopped", "conversation", conv, "err", err)
 		}
 	}

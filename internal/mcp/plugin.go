@@ -156,7 +156,11 @@ func (p *Plugin) Serving(ctx context.Context, s *pluginhost.Serving) error {
 	}
 	srv := NewServer(Config{Chat: s.Service, Tools: tools, Kinds: p.kinds, Owner: owner, Secret: secret, Events: s.DB, Sessions: s.DB,
 		MaxBody: s.MaxBody, SessionIdle: p.idle, Name: p.cfg.Name, Version: p.cfg.Version, Log: s.Log, Extension: p.cfg.Extension, Tasks: p.cfg.Tasks})
-	p.handler = Handler(srv, p.token)
+	var accounts Accounts
+	if s.SignIn {
+		accounts = s.DB // personal MCP tokens, made on /settings/tokens
+	}
+	p.handler = Handler(srv, p.token, accounts)
 	s.Join = join(owner, p.token, s.DB.PinSession)
 	return nil
 }

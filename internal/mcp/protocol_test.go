@@ -103,7 +103,7 @@ func testMethodsOverMCP(t *testing.T, rev string) {
 		}
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"lat": 59.9, "lng": 10.7}}, nil
 	}}
-	cs := connectHTTPAt(t, rev, mcp.Handler(srv, ""), opts, nil)
+	cs := connectHTTPAt(t, rev, mcp.Handler(srv, "", nil), opts, nil)
 	seen := func() []string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -129,7 +129,7 @@ func testMethodsOverMCP(t *testing.T, rev string) {
 	}
 
 	// A client that cannot be asked has no implementation of any method.
-	plain := connectHTTPAt(t, rev, mcp.Handler(srv, ""), nil, nil)
+	plain := connectHTTPAt(t, rev, mcp.Handler(srv, "", nil), nil, nil)
 	if got := text(callTool(t, plain, &sdk.CallToolParams{Name: "desk.locate", Arguments: map[string]any{}})); got != `"unsupported 0.0,0.0"` {
 		t.Errorf("locate by a client that cannot be asked = %s; want unsupported", got)
 	}

@@ -34,15 +34,21 @@ type restartable struct {
 	owner  string
 	secret []byte
 	ts     *httptest.Server
+	// accounts, when set, are the personal tokens /mcp takes, beside the
+	// program's token "program-token".
+	accounts mcp.Accounts
 
 	mu  sync.Mutex
 	svc *chat.Service
 	h   http.Handler
 }
 
-func newRestartable(t *testing.T) *restartable {
+func newRestartable(t *testing.T) *restartable { return newRestartableWith(t, nil) }
+
+// newRestartableWith is newRestartable taking personal tokens too.
+func newRestartableWith(t *testing.T, accounts mcp.Accounts) *restartable {
 	r := &restartable{t: t, db: storetest.Open(t), tools: mcp.NewTools(testAgents()...),
-		owner: chat.NewSessionID(), secret: []byte(strings.Repeat("s", 32))}
+		owner: chat.NewSessionID(), secret: []byte(strings.Repeat("s", 32)), accounts: accounts}
 	r.start()
 	r.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
@@ -66,7 +72,10 @@ func (r *restartable) start() {
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: r.tools, Owner: r.owner, Secret: r.secret, Events: r.db, Sessions: r.db, Name: "t", Version: "1"})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.svc, r.h = svc, mcp.Handler(srv, "")
+	r.svc, r.h = svc, mcp.Handler(srv, "", nil)
+	if r.accounts != nil {
+		r.h = mcp.Handler(srv, "program-token", r.accounts)
+	}
 }
 
 // restart stops the server as SIGKILL would (nothing recorded after, its

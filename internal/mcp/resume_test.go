@@ -165,7 +165,7 @@ func TestACutStreamResumesWithLastEventIDAndMissesNothing(t *testing.T) {
 			mu.Unlock()
 		},
 	}
-	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	ts := httptest.NewServer(mcp.Handler(srv, "", nil))
 	t.Cleanup(func() {
 		ts.CloseClientConnections() // a failed call's stream may still hang
 		ts.Close()

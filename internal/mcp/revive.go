@@ -39,6 +39,9 @@ type SessionLog interface {
 type sessionRecord struct {
 	Initialize   json.RawMessage `json:"initialize"`
 	Conversation string          `json:"conversation,omitempty"`
+	// Owner owns the session's calls: the account of the personal token
+	// it was begun with; "" for the program's own session (Config.Owner).
+	Owner string `json:"owner,omitempty"`
 }
 
 // readRecord reads a session's record; one kept before records had a
@@ -118,7 +121,7 @@ func (rv *reviver) begun(ctx context.Context, req *sdk.InitializedRequest) {
 	if rv.beingBegunAgain(ss.ID()) {
 		return // beginAgain records it again, with its conversation
 	}
-	rv.save(ctx, ss.ID(), ss, "")
+	rv.save(ctx, ss.ID(), ss, rv.s.ownerOf(ctx), "")
 	if err := rv.log.ForgetMCPSessions(ctx, "", time.Now().Add(-IdleSession)); err != nil {
 		rv.s.cfg.Log.Warn("mcp: idle sessions not forgotten", "err", err)
 	}
@@ -136,13 +139,17 @@ func (rv *reviver) forgetWhenClosed(ss *sdk.ServerSession) {
 	}
 }
 
-// save records session id, ss, with the conversation of its calls.
-func (rv *reviver) save(ctx context.Context, id string, ss *sdk.ServerSession, conv string) {
+// save records session id, ss, with the owner and conversation of its
+// calls.
+func (rv *reviver) save(ctx context.Context, id string, ss *sdk.ServerSession, owner, conv string) {
 	init, err := json.Marshal(ss.InitializeParams())
 	if err != nil {
 		return
 	}
-	rec, err := json.Marshal(sessionRecord{Initialize: init, Conversation: conv})
+	if owner == rv.s.cfg.Owner {
+		owner = ""
+	}
+	rec, err := json.Marshal(sessionRecord{Initialize: init, Conversation: conv, Owner: owner})
 	if err == nil {
 		err = rv.log.SaveMCPSession(ctx, id, rec)
 	}
@@ -153,9 +160,9 @@ func (rv *reviver) save(ctx context.Context, id string, ss *sdk.ServerSession, c
 
 // remember records the conversation of session ss's calls, for the
 // session to go on in after a restart. A nil reviver records nothing.
-func (rv *reviver) remember(ctx context.Context, ss *sdk.ServerSession, conv string) {
+func (rv *reviver) remember(ctx context.Context, ss *sdk.ServerSession, owner, conv string) {
 	if rv != nil && ss.ID() != "" {
-		rv.save(ctx, ss.ID(), ss, conv)
+		rv.save(ctx, ss.ID(), ss, owner, conv)
 	}
 }
 
@@ -359,6 +366,14 @@ func (rv *reviver) beginAgain(r *http.Request, sessions http.Handler, id string)
 	if err != nil {
 		return fmt.Errorf("read the session's record: %w", err)
 	}
+	owner := rec.Owner
+	if owner == "" {
+		owner = rv.s.cfg.Owner
+	}
+	if owner != rv.s.ownerOf(r.Context()) {
+		// Not begun again for another owner: the SDK answers 404.
+		return fmt.Errorf("the session is another owner's")
+	}
 	init := rec.Initialize
 	var params sdk.InitializeParams
 	if err := json.Unmarshal(init, &params); err != nil {
@@ -405,12 +420,12 @@ func (rv *reviver) beginAgain(r *http.Request, sessions http.Handler, id string)
 	case <-r.Context().Done():
 		return r.Context().Err()
 	}
-	return rv.goOn(r.Context(), id, rec.Conversation)
+	return rv.goOn(r.Context(), id, owner, rec.Conversation)
 }
 
 // goOn has session id, just begun again, go on where it was: in its
-// conversation convID, with the calls the restart cut off.
-func (rv *reviver) goOn(ctx context.Context, id, convID string) error {
+// conversation convID of owner, with the calls the restart cut off.
+func (rv *reviver) goOn(ctx context.Context, id, owner, convID string) error {
 	var ss *sdk.ServerSession
 	for s := range rv.s.sdk.Sessions() {
 		if s.ID() == id {
@@ -420,10 +435,10 @@ func (rv *reviver) goOn(ctx context.Context, id, convID string) error {
 	if ss == nil {
 		return fmt.Errorf("the session ended as it was begun again")
 	}
-	rv.save(ctx, id, ss, convID) // begun again now, for ForgetMCPSessions
+	rv.save(ctx, id, ss, owner, convID) // begun again now, for ForgetMCPSessions
 	if convID != "" {
 		rv.s.mu.Lock()
-		err := rv.s.hold(ctx, ss, &conv{id: convID})
+		err := rv.s.hold(ctx, ss, &conv{id: convID, owner: owner})
 		rv.s.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("hold the session's conversation: %w", err)
@@ -443,7 +458,7 @@ func (rv *reviver) goOn(ctx context.Context, id, convID string) error {
 	// again.
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
 	for _, o := range os {
-		o.ended, o.conv = run.Done(), convID
+		o.ended, o.conv, o.owner = run.Done(), convID, owner
 		go o.run(run, ss, convID)
 	}
 	rv.orphanMu.Lock()

@@ -136,7 +136,7 @@ func TestASessionIsBegunAgainAfterARestart(t *testing.T) {
 	start := func() (*chat.Service, *httptest.Server) {
 		svc := chat.New(chat.Config{Store: db, Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 		srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, Secret: secret, Events: db, Sessions: db, Name: "t", Version: "1"})
-		return svc, httptest.NewServer(mcp.Handler(srv, ""))
+		return svc, httptest.NewServer(mcp.Handler(srv, "", nil))
 	}
 	svcA, a := start()
 	s := &rawSession{t: t}

@@ -21,9 +21,10 @@ import (
 
 // watch follows one call's run.
 type watch struct {
-	s    *Server
-	req  *sdk.CallToolRequest
-	conv string
+	s     *Server
+	req   *sdk.CallToolRequest
+	owner string // the owner of conv (Server.ownerOf)
+	conv  string
 
 	run     int64                     // the run's node (its message's), 0 until its run.started is read
 	call    string                    // the call the run runs (keyOf)
@@ -46,9 +47,9 @@ type watch struct {
 	refused   map[string]string // question id → why the client's answer was refused
 }
 
-// newWatch starts following a call of req in conversation conv.
-func (s *Server) newWatch(req *sdk.CallToolRequest, conv string, stateless bool) *watch {
-	return &watch{s: s, req: req, conv: conv, stateless: stateless, asked: map[string]bool{}, refused: map[string]string{}}
+// newWatch starts following a call of req in conversation conv of owner.
+func (s *Server) newWatch(req *sdk.CallToolRequest, owner, conv string, stateless bool) *watch {
+	return &watch{s: s, req: req, owner: owner, conv: conv, stateless: stateless, asked: map[string]bool{}, refused: map[string]string{}}
 }
 
 // openRun opens the stream of conversation conv at its newest run and reads
@@ -57,7 +58,7 @@ func (s *Server) newWatch(req *sdk.CallToolRequest, conv string, stateless bool)
 // over after a restart) says again only its progress as it is now, not the
 // lines logged before.
 func (w *watch) openRun(ctx context.Context) (*eventstream.Stream, error) {
-	es, err := eventstream.OpenRun(ctx, w.s.cfg.Chat, w.s.cfg.Owner, w.conv)
+	es, err := eventstream.OpenRun(ctx, w.s.cfg.Chat, w.owner, w.conv)
 	if err != nil {
 		return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -93,6 +94,9 @@ type Server struct {
 type conv struct {
 	mu sync.Mutex
 	id string
+	// owner owns the conversation: the program's own session, or the
+	// account of the personal token the session was begun with (owners).
+	owner string
 	// taken says the session took over a call cut off (see cutOff): its
 	// first call goes on with that call's run.
 	taken bool
@@ -164,8 +168,8 @@ func NewServer(cfg Config) *Server {
 // send sends call c to conversation conv, typed: its arguments are
 // bounded by the request that carried them (Config.MaxBody), not by the
 // composer's limit.
-func (s *Server) send(ctx context.Context, conv string, c call) error {
-	_, err := s.cfg.Chat.SendMessage(ctx, s.cfg.Owner, conv, c.message(s.cfg.MaxBody))
+func (s *Server) send(ctx context.Context, owner, conv string, c call) error {
+	_, err := s.cfg.Chat.SendMessage(ctx, owner, conv, c.message(s.cfg.MaxBody))
 	return err
 }
 
@@ -178,29 +182,35 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 // then the session takes that conversation over, the call to go on there.
 func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg string) (*conv, error) {
 	ss := req.Session
+	owner := s.ownerOf(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.convs[ss]; ok {
+		if c.owner != owner {
+			// The SDK binds a session begun with a token to its owner; one
+			// begun open on loopback is bound here.
+			return nil, fmt.Errorf("this MCP session was begun by another owner: begin a session of your own")
+		}
 		return c, nil
 	}
-	cv, err := s.cutOff(ctx, msg)
+	cv, err := s.cutOff(ctx, owner, msg)
 	if err != nil {
 		return nil, err
 	}
 	if cv == nil {
-		c, err := s.cfg.Chat.Create(ctx, s.cfg.Owner, AssistantName)
+		c, err := s.cfg.Chat.Create(ctx, owner, AssistantName)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.cfg.Chat.Rename(ctx, s.cfg.Owner, c.ID, titleOf(req.ClientInfo())); err != nil {
+		if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())); err != nil {
 			return nil, err
 		}
-		cv = &conv{id: c.ID}
+		cv = &conv{id: c.ID, owner: owner}
 	}
 	if err := s.hold(ctx, ss, cv); err != nil {
 		return nil, err
 	}
-	s.revive.remember(ctx, ss, cv.id)
+	s.revive.remember(ctx, ss, cv.owner, cv.id)
 	return cv, nil
 }
 
@@ -208,7 +218,7 @@ func (s *Server) conversation(ctx context.Context, req *sdk.CallToolRequest, msg
 // it in memory while it lasts, as an open page does: its calls then find
 // it loaded, not read back from the store each time. s.mu is held.
 func (s *Server) hold(ctx context.Context, ss *sdk.ServerSession, cv *conv) error {
-	held, err := s.cfg.Chat.Follow(ctx, s.cfg.Owner, cv.id, feed.Want{})
+	held, err := s.cfg.Chat.Follow(ctx, cv.owner, cv.id, feed.Want{})
 	if err != nil {
 		return err
 	}
@@ -229,18 +239,18 @@ func (s *Server) hold(ctx context.Context, ss *sdk.ServerSession, cv *conv) erro
 // again soon after or not at all.
 const recentCutOff = 20
 
-// cutOff finds the conversation of a session that ended (the server was
+// cutOff finds the conversation of owner of a session that ended (the server was
 // restarted, the connection lost) while its call msg waited on a question:
 // its last message is msg, its turn waits, and no live session holds it.
 // A client calls again in a new session after such an end; taking the
 // waiting turn over asks the question again and finishes the call once,
 // rather than running it anew beside the first. s.mu is held.
-func (s *Server) cutOff(ctx context.Context, msg string) (*conv, error) {
+func (s *Server) cutOff(ctx context.Context, owner, msg string) (*conv, error) {
 	held := map[string]bool{}
 	for _, c := range s.convs {
 		held[c.id] = true
 	}
-	convs, err := s.cfg.Chat.Conversations(ctx, s.cfg.Owner)
+	convs, err := s.cfg.Chat.Conversations(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -251,8 +261,8 @@ func (s *Server) cutOff(ctx context.Context, msg string) (*conv, error) {
 		if c.Agent != AssistantName || held[c.ID] {
 			continue
 		}
-		if waitsOn(ctx, s.cfg.Chat, s.cfg.Owner, c.ID, msg) {
-			return &conv{id: c.ID, taken: true}, nil
+		if waitsOn(ctx, s.cfg.Chat, owner, c.ID, msg) {
+			return &conv{id: c.ID, owner: owner, taken: true}, nil
 		}
 	}
 	return nil, nil

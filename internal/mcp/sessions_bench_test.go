@@ -153,7 +153,7 @@ func durableBenchServer(b *testing.B, commits *commitCounter) string {
 	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	b.Cleanup(svc.Close)
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: chat.NewSessionID(), Events: db, Name: "sweatpants-bench", Version: "bench"})
-	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	ts := httptest.NewServer(mcp.Handler(srv, "", nil))
 	b.Cleanup(func() {
 		ts.CloseClientConnections()
 		ts.Close()

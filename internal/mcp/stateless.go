@@ -26,7 +26,7 @@ const stateless = "2026-07-28"
 // next questions or its end. The turn is in the tree between the two, so
 // a restart loses nothing; an answer sent twice is recorded once.
 func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	owner := s.cfg.Owner
+	owner := s.ownerOf(ctx)
 	var st state
 	if rs := req.Params.RequestState; rs != "" {
 		var err error
@@ -45,7 +45,7 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 		}
 		st = state{Conv: c.ID, Tool: req.Params.Name}
 	}
-	w := s.newWatch(req, st.Conv, true)
+	w := s.newWatch(req, owner, st.Conv, true)
 	if first {
 		// The stream is open before the call is sent, so no event of its
 		// run is missed.
@@ -54,7 +54,7 @@ func (s *Server) callStateless(ctx context.Context, req *sdk.CallToolRequest) (*
 			return nil, fmt.Errorf("follow the conversation of the call: %w", err)
 		}
 		defer es.Close()
-		if err := s.send(ctx, st.Conv, call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
+		if err := s.send(ctx, owner, st.Conv, call{Tool: req.Params.Name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 			return errorResult(apperr.MessageOf(err)), nil
 		}
 		return w.waitOrStop(ctx, es)
@@ -89,7 +89,7 @@ func (w *watch) answers(ctx context.Context, st state) error {
 				Message: fmt.Sprintf("the input response %q is not the answer to an elicitation", key)}
 		}
 		a := answerOf(q, res)
-		err := w.s.cfg.Chat.Answer(ctx, w.s.cfg.Owner, w.conv, id, a)
+		err := w.s.cfg.Chat.Answer(ctx, w.owner, w.conv, id, a)
 		switch {
 		case err == nil, apperr.CodeOf(err) == apperr.Conflict:
 			w.answered(id) // its answer's event is yet to come

@@ -70,7 +70,7 @@ func newStatelessFixture(t *testing.T) *statelessFixture {
 func (f *statelessFixture) start() {
 	f.svc = chat.New(chat.Config{Store: f.db, Assistants: registry.New(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: f.svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1"})
-	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	ts := httptest.NewServer(mcp.Handler(srv, "", nil))
 	f.url = ts.URL
 	f.close = func() {
 		// As a server that goes down: nothing recorded after the service

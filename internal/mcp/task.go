@@ -99,7 +99,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // its own, as a first stateless call starts it, and the task that names
 // it. A call the conversation refuses is answered at once, as a tool error.
 func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name string) (any, error) {
-	owner := s.cfg.Owner
+	owner := s.ownerOf(ctx)
 	c, err := s.cfg.Chat.Create(ctx, owner, AssistantName)
 	if err != nil {
 		return nil, fmt.Errorf("start the conversation of the task: %w", err)
@@ -107,7 +107,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 	if err := s.cfg.Chat.Rename(ctx, owner, c.ID, titleOf(req.ClientInfo())+": "+name); err != nil {
 		return nil, fmt.Errorf("name the conversation of the task: %w", err)
 	}
-	if err := s.send(ctx, c.ID, call{Tool: name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
+	if err := s.send(ctx, owner, c.ID, call{Tool: name, Arguments: req.Params.Arguments, Stateless: true}); err != nil {
 		return errorResult(apperr.MessageOf(err)), nil
 	}
 	return newTask(seal(taskKey(s.cfg.Secret), taskState{Conv: c.ID, Tool: name}), c, taskWorking), nil
@@ -117,7 +117,7 @@ func (s *Server) startTask(ctx context.Context, req *sdk.CallToolRequest, name s
 // (Task.AfterInput): the client's answers are recorded as a retry's are,
 // and the task names the same turn.
 func (s *Server) escalate(ctx context.Context, req *sdk.CallToolRequest, st state) (any, error) {
-	w := s.newWatch(req, st.Conv, true)
+	w := s.newWatch(req, s.ownerOf(ctx), st.Conv, true)
 	es, err := w.openRun(ctx)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (s *Server) escalate(ctx context.Context, req *sdk.CallToolRequest, st stat
 // question) is answered here, as a stateless call answers it, and the turn
 // goes on.
 func (s *Server) look(ctx context.Context, req *sdk.CallToolRequest, id string, st taskState) (task, error) {
-	w := s.newWatch(req, st.Conv, true)
+	w := s.newWatch(req, s.ownerOf(ctx), st.Conv, true)
 	es, err := w.openRun(ctx)
 	if err != nil {
 		return task{}, fmt.Errorf("read the conversation of the task: %w", err)

@@ -187,7 +187,7 @@ func (s *Server) serveTask(ctx context.Context, r *http.Request, m rpcRequest) (
 	default:
 		// Stopping a turn that has ended already is no error: a cancel is
 		// acknowledged alike whatever the task's state.
-		if err := s.cfg.Chat.Stop(ctx, s.cfg.Owner, st.Conv); err != nil && apperr.CodeOf(err) != apperr.Conflict {
+		if err := s.cfg.Chat.Stop(ctx, s.ownerOf(ctx), st.Conv); err != nil && apperr.CodeOf(err) != apperr.Conflict {
 			return nil, fmt.Errorf("stop the task's turn: %w", err)
 		}
 		return ack, nil
@@ -218,7 +218,7 @@ var ack = map[string]string{"resultType": "complete"}
 // (watch.answers). Answers to anything else are ignored; a question left
 // unanswered stays pending.
 func (s *Server) update(ctx context.Context, req *sdk.CallToolRequest, st taskState, responses map[string]json.RawMessage) error {
-	w := s.newWatch(req, st.Conv, true)
+	w := s.newWatch(req, s.ownerOf(ctx), st.Conv, true)
 	es, err := w.openRun(ctx)
 	if err != nil {
 		return fmt.Errorf("read the conversation of the task: %w", err)

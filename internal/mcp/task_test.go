@@ -80,7 +80,7 @@ func (f *taskFixture) start() {
 	svc := chat.New(chat.Config{Store: f.db, Assistants: registry.New(f.tools.Assistant()), Model: offline.New(), DecideByRule: true})
 	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: f.tools, Owner: f.owner, Secret: f.secret, Name: "t", Version: "1",
 		Tasks: map[string]mcp.Task{"worker.review": {}, "worker.wait": {}, "worker.quick": {}, "worker.slow": {}}})
-	ts := httptest.NewServer(mcp.Handler(srv, ""))
+	ts := httptest.NewServer(mcp.Handler(srv, "", nil))
 	f.url = ts.URL
 	f.close = func() {
 		svc.Close()

@@ -58,6 +58,10 @@ type Serving struct {
 	// MaxBody is the most bytes a request's body may hold (--max-body).
 	MaxBody int64
 	Log     *slog.Logger
+	// SignIn says that people sign in (OpenID Connect or a trusted
+	// header): their accounts may own what a plugin serves, as /mcp's
+	// calls made with a personal MCP token.
+	SignIn bool
 	// Join, when a plugin sets it, lets a browser join a session the
 	// plugin owns conversations in (GET and POST /join).
 	Join *transport.Join

@@ -22,9 +22,9 @@ type Hub struct {
 	open      atomic.Int32 // how many followers there are: none costs a record nothing
 	relaying  atomic.Bool  // what is recorded is relayed to other nodes (Relay)
 	mu        sync.Mutex
-	followers map[*Follower]struct{}
-	outbox    map[Recorded]struct{} // to relay, coalesced
-	wake      chan struct{}         // has a value when outbox has
+	followers map[string]map[*Follower]struct{} // by the session they follow now
+	outbox    map[Recorded]struct{}             // to relay, coalesced
+	wake      chan struct{}                     // has a value when outbox has
 }
 
 // Recorded is a conversation of a session that recorded a node.
@@ -68,10 +68,7 @@ func (h *Hub) Follow(session string) *Follower {
 	f := &Follower{hub: h, ready: make(chan struct{}, 1), session: session, recorded: map[string]bool{}}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.followers == nil {
-		h.followers = map[*Follower]struct{}{}
-	}
-	h.followers[f] = struct{}{}
+	h.addLocked(f)
 	h.open.Add(1)
 	return f
 }
@@ -155,10 +152,7 @@ func (h *Hub) Relay(send func([]Recorded)) (stop func()) {
 // deliverLocked wakes the followers of session for conversation; h.mu is
 // held.
 func (h *Hub) deliverLocked(session, conversation string) {
-	for f := range h.followers {
-		if f.session != session {
-			continue
-		}
+	for f := range h.followers[session] {
 		f.recorded[conversation] = true
 		select {
 		case f.ready <- struct{}{}:
@@ -170,15 +164,15 @@ func (h *Hub) deliverLocked(session, conversation string) {
 // Rotated has the followers of session prev follow its conversations to
 // session next.
 func (h *Hub) Rotated(prev, next string) {
-	if !h.Watched() {
+	if !h.Watched() || prev == next {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for f := range h.followers {
-		if f.session == prev {
-			f.session = next
-		}
+	for f := range h.followers[prev] {
+		h.removeLocked(f)
+		f.session = next
+		h.addLocked(f)
 	}
 }
 
@@ -212,8 +206,33 @@ func (f *Follower) Close() {
 	h := f.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.followers[f]; ok {
-		delete(h.followers, f)
+	if _, ok := h.followers[f.session][f]; ok {
+		h.removeLocked(f)
 		h.open.Add(-1)
+	}
+}
+
+// Ready has a value when a conversation of the session recorded since the
+// last Take: a reader that receives from it takes what was handed with
+// Take. It lets a reader wait on the session beside something else (a
+// conversation's page, which lists the session's conversations).
+func (f *Follower) Ready() <-chan struct{} { return f.ready }
+
+// addLocked adds f to the followers of its session; h.mu is held.
+func (h *Hub) addLocked(f *Follower) {
+	if h.followers == nil {
+		h.followers = map[string]map[*Follower]struct{}{}
+	}
+	if h.followers[f.session] == nil {
+		h.followers[f.session] = map[*Follower]struct{}{}
+	}
+	h.followers[f.session][f] = struct{}{}
+}
+
+// removeLocked removes f from the followers of its session; h.mu is held.
+func (h *Hub) removeLocked(f *Follower) {
+	delete(h.followers[f.session], f)
+	if len(h.followers[f.session]) == 0 {
+		delete(h.followers, f.session)
 	}
 }

@@ -61,6 +61,11 @@ func (s *Server) routes(datastar []byte, mods modules) {
 	}
 	e.GET("/settings/permissions", s.permissionsPage)
 	e.POST("/settings/permissions/:id/revoke", s.revokeAlways, s.limitBody)
+	if s.mcpTokens != nil && s.signin.Accounts != nil {
+		e.GET("/settings/tokens", s.mcpTokensPage)
+		e.POST("/settings/tokens", s.makeMCPToken, s.limitBody)
+		e.POST("/settings/tokens/:token/revoke", s.revokeMCPToken, s.limitBody)
+	}
 	if s.join != nil {
 		e.GET("/join", s.joinPage)
 		e.POST("/join", s.joinSession, s.limitBody)

@@ -95,6 +95,10 @@ type Config struct {
 	// GET /s/:token (and .json) and GET /c/:id/export.json; without it they
 	// are not found.
 	Shares Shares
+	// MCPTokens, when set with sign-in, serves the settings page of
+	// personal MCP tokens (GET and POST /settings/tokens, POST
+	// /settings/tokens/:token/revoke): a signed-in person's tokens for /mcp.
+	MCPTokens MCPTokens
 	// SignIn, when its Accounts is set, lets people sign in (GET /signin,
 	// POST /signout): a signed-in browser owns what its account owns.
 	SignIn SignIn
@@ -110,6 +114,7 @@ type Server struct {
 	join         *Join
 	files        Files
 	shares       Shares
+	mcpTokens    MCPTokens
 	mcpServers   func() []templates.MCPServer
 	log          *slog.Logger
 	maxBody      int64
@@ -144,7 +149,7 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
 	cfg.Uploads = cfg.Uploads.orDefaults()
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpTokens: cfg.MCPTokens, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
 		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)),
 		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New(), signin: cfg.SignIn}

@@ -100,7 +100,7 @@ func newSigninApp(t *testing.T, now func() time.Time) (*testApp, *provider) {
 	svc := chat.New(chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Kinds: kindset.New(demo.Kinds()...),
 		Model: offline.New(), DecideByRule: true, Store: db})
 	server, handler := newServer(Config{Chat: svc, Calls: calls.New(db, svc), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MaxBody: 4 << 10, SignIn: SignIn{Accounts: testAccounts{db, svc}, OIDC: o},
+		MaxBody: 4 << 10, SignIn: SignIn{Accounts: testAccounts{db, svc}, OIDC: o}, MCPTokens: db,
 		Files: files.New(db, files.Options{Limits: files.DefaultLimits(), Spool: t.TempDir()})})
 	h = handler
 	srv.Start()

@@ -29,7 +29,12 @@ func (s *Server) stream(c echo.Context) error {
 		// rendered through one markdown.Drafts, which renders anew only
 		// what changed.
 		c.SetRequest(c.Request().WithContext(markdown.WithDrafts(ctx)))
-		return &pageSource{s: s, conv: conv, sub: sub, first: &view}, nil
+		list, err := s.newLiveList(ctx, sessionOf(c))
+		if err != nil {
+			sub.Close()
+			return nil, err
+		}
+		return &pageSource{s: s, conv: conv, sub: sub, first: &view, list: list}, nil
 	})
 }
 
@@ -40,25 +45,36 @@ type pageSource struct {
 	conv  string
 	sub   *feed.Follower
 	first *pageview.View // drawn whole by the first Next
+	list  *liveList      // nil: the list is drawn with the page only
 }
 
-func (p *pageSource) Close() { p.sub.Close() }
+func (p *pageSource) Close() {
+	p.sub.Close()
+	if p.list != nil {
+		p.list.f.Close()
+	}
+}
 
 func (p *pageSource) Next(ctx context.Context) ([]event, error) {
 	if v := p.first; v != nil {
 		p.first = nil
 		return p.full(*v), nil
 	}
-	u, err := p.sub.Next(ctx)
+	u, listed, err := p.next(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if u.Resync != nil {
-		return p.full(*u.Resync), nil
+	var evs []event
+	if listed {
+		if evs, err = p.listEvents(ctx); err != nil {
+			return nil, err
+		}
 	}
-	evs := make([]event, len(u.Changes))
-	for i, ch := range u.Changes {
-		evs[i] = func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchChange(sse, p.conv, ch) }
+	if u.Resync != nil {
+		return append(evs, p.full(*u.Resync)...), nil
+	}
+	for _, ch := range u.Changes {
+		evs = append(evs, func(sse *datastar.ServerSentEventGenerator) error { return p.s.patchChange(sse, p.conv, ch) })
 	}
 	return evs, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/eventstream"
 	"github.com/sweatpants-go/sweatpants/internal/inbound"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
 // The WebSocket binding: one connection per conversation for programs and
@@ -68,6 +69,8 @@ type wsCommand struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 	Node      int64           `json:"node,omitempty"`
 	Methods   []string        `json:"methods,omitempty"`
+	Rating    tree.Rating     `json:"rating,omitempty"`
+	Comment   string          `json:"comment,omitempty"`
 }
 
 // wsFrame is a frame the server sends: an event, or a command's result.
@@ -208,10 +211,13 @@ func (s *Server) wsCommand(ctx context.Context, session, id string, cmd wsComman
 		return "", s.chat.Switch(ctx, session, id, cmd.Node)
 	case "methods":
 		return "", s.chat.Implements(ctx, session, id, cmd.Methods)
+	case "feedback":
+		_, err := s.chat.GiveFeedback(ctx, session, id, cmd.Node, inbound.Feedback{Rating: cmd.Rating, Comment: cmd.Comment})
+		return "", err
 	case "":
 		return "", apperr.Errorf(apperr.Invalid, `A command needs a "type".`)
 	}
-	return "", apperr.Errorf(apperr.Invalid, "There is no command %s: the commands are send, answer, change, progress, stop, edit, retry, switch and methods.", strconv.Quote(cmd.Type))
+	return "", apperr.Errorf(apperr.Invalid, "There is no command %s: the commands are send, answer, change, progress, stop, edit, retry, switch, methods and feedback.", strconv.Quote(cmd.Type))
 }
 
 // writeFrame sends f as one text frame.

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -217,5 +218,62 @@ func TestAWebSocketRefusesBadInput(t *testing.T) {
 	// Nothing of all that was recorded: the conversation has no message.
 	if v, err := a.svc.View(t.Context(), b.sessionID(), conv); err != nil || len(v.Items) != 0 {
 		t.Errorf("after the refusals: %d items (%v), want none recorded", len(v.Items), err)
+	}
+}
+
+// Feedback on a reply over the WebSocket is recorded as the page's form
+// records it: on the event stream and in the export; what the form
+// refuses the command refuses with the same status, recording nothing,
+// and another session cannot give it.
+func TestFeedbackOverAWebSocket(t *testing.T) {
+	a := newTestApp(t)
+	b := a.browser(t)
+	conv, reply, msg := replied(t, a, b)
+	before := a.nodeCount(t, conv)
+	w, code := b.dialWS(conv, "")
+	if code != http.StatusSwitchingProtocols {
+		t.Fatalf("dial = %d", code)
+	}
+	for i, tc := range []struct {
+		frame  string
+		status int
+		says   string
+	}{
+		{fmt.Sprintf(`"node":%d,"rating":"meh"`, reply), http.StatusBadRequest, "up, down or none"},
+		{fmt.Sprintf(`"node":%d`, reply), http.StatusBadRequest, "up, down or none"},
+		{fmt.Sprintf(`"node":%d,"rating":"down","comment":"%s"`, reply, strings.Repeat("x", 2001)), http.StatusBadRequest, "the limit is 2000"},
+		{`"node":999999,"rating":"up"`, http.StatusNotFound, "There is no reply 999999"},
+		{fmt.Sprintf(`"node":%d,"rating":"up"`, msg), http.StatusNotFound, fmt.Sprintf("There is no reply %d", msg)},
+	} {
+		id := fmt.Sprint("bad-", i)
+		w.send(`{"id":"` + id + `","type":"feedback",` + tc.frame + `}`)
+		if r := w.result(id); r.OK == nil || *r.OK || r.Status != tc.status || !strings.Contains(r.Error, tc.says) {
+			t.Errorf("feedback {%s}: %+v, want %d saying %q", tc.frame, r, tc.status, tc.says)
+		}
+	}
+	if got := a.nodeCount(t, conv); got != before {
+		t.Fatalf("refused feedback changed the record: %d nodes, want %d", got, before)
+	}
+
+	w.send(fmt.Sprintf(`{"id":"1","type":"feedback","node":%d,"rating":"down","comment":"  too short  "}`, reply))
+	if r := w.result("1"); r.OK == nil || !*r.OK {
+		t.Fatalf("feedback: %+v", r)
+	}
+	given := w.event("feedback.given")
+	var ev struct {
+		Reply   int64  `json:"reply"`
+		Rating  string `json:"rating"`
+		Comment string `json:"comment"`
+	}
+	if err := json.Unmarshal(given.Data, &ev); err != nil || ev.Reply != reply || ev.Rating != "down" || ev.Comment != "too short" {
+		t.Errorf("feedback.given = %s (%v); want down on reply %d, the comment trimmed", given.Data, err, reply)
+	}
+	code, body := b.do("GET", "/c/"+conv+"/feedback.json", "", "")
+	if code != http.StatusOK || !strings.Contains(body, `"rating":"down"`) || !strings.Contains(body, `"comment":"too short"`) {
+		t.Errorf("export after the command = %d %s; want the feedback", code, body)
+	}
+	// Another session's WebSocket is refused before any command.
+	if _, code := a.browser(t).dialWS(conv, ""); code != http.StatusNotFound {
+		t.Errorf("another session's WebSocket = %d, want 404", code)
 	}
 }
