@@ -82,6 +82,7 @@ func TestDecisionWords(t *testing.T) {
 		{tree.ToolRecord{Decision: "allow", DecidedBy: "default", Outcome: "ok"}, "allowed by the default"},
 		{tree.ToolRecord{Decision: "ask", DecidedBy: "unattended", Outcome: "denied"}, "denied: no one could approve"},
 		{tree.ToolRecord{Decision: "ask", DecidedBy: "unattended", Outcome: "cancelled"}, "not decided: the turn stopped while it asked"},
+		{tree.ToolRecord{Decision: "ask", DecidedBy: "expired", Outcome: "denied"}, "denied: the approval expired, nobody answered in time"},
 		{tree.ToolRecord{Decision: "finalDeny", DecidedBy: "rule", Rule: "finalDeny */delete*", Outcome: "denied"}, "denied for good by rule “finalDeny */delete*”"},
 		{tree.ToolRecord{Decision: "allow", DecidedBy: "resumed", Outcome: "ok"}, "allowed by the allow it began under, before a restart"},
 	} {
