@@ -40,7 +40,7 @@ func expiryOf(ctx context.Context, rule time.Duration) time.Duration {
 // expired is cons denied because its approval expired unanswered.
 func expired(cons Consent) Consent {
 	cons.By = ByExpired
-	cons.Denied = &agents.DeniedError{Tool: cons.Call.Tool, Why: WhyExpired}
+	cons.Denied = &agents.DeniedError{Tool: cons.Call.Tool, Why: WhyExpired, Expired: true}
 	return cons
 }
 

@@ -63,7 +63,10 @@ func TestAnExpiredApprovalIsDenied(t *testing.T) {
 			if err := error(cons.Denied); !errors.As(err, &denied) || err.Error() != "the call of remember_note was denied: nobody approved it in time: the approval expired" {
 				t.Errorf("the model is told %q", err)
 			}
-			if out, err := consent.Recorded(rec); out != nil || err == nil || err.Error() != cons.Denied.Error() {
+			if !cons.Denied.Expired {
+				t.Error("the denial does not say the approval expired")
+			}
+			if out, err := consent.Recorded(rec); out != nil || !errors.As(err, &denied) || !denied.Expired || err.Error() != cons.Denied.Error() {
 				t.Errorf("replayed from the record: %s, %v; want the same denial", out, err)
 			}
 		})
