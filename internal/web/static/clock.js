@@ -47,10 +47,8 @@ function tick (root = document) {
     const ms = t - now
     if (ms <= 0) {
       write(el, el.dataset.countdownStyle === 'clock' ? 'Time is up' : 'now')
-      el.dataset.countdownDone = 'true'
       continue
     }
-    delete el.dataset.countdownDone
     const prefix = el.dataset.countdownPrefix || ''
     write(el, prefix + (el.dataset.countdownStyle === 'clock' ? asClock(ms) : asWords(ms)))
   }
