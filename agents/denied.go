@@ -18,6 +18,9 @@ type DeniedError struct {
 	// Final says that nothing can allow the call in this turn (a finalDeny
 	// rule).
 	Final bool
+	// Expired says the call was asked about and nobody answered before
+	// the approval expired: it fails closed, as a deny.
+	Expired bool
 }
 
 func (e *DeniedError) Error() string {

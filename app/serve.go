@@ -17,6 +17,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/calls"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/cluster"
+	"github.com/sweatpants-go/sweatpants/internal/consent"
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/pluginhost"
 	"github.com/sweatpants-go/sweatpants/internal/share"
@@ -37,6 +38,9 @@ type serveConfig struct {
 	compact    int
 	suspend    time.Duration
 	retention  time.Duration
+	// approvalExpiry is how long an approval waits unless its rule says
+	// (policy.Rule.Expires); 0: for ever.
+	approvalExpiry time.Duration
 
 	// contextTokens is the tokens a request may hold; 0: no bound.
 	contextTokens int
@@ -111,6 +115,8 @@ func (p *program) serveFlags(cfg *serveConfig) *flag.FlagSet {
 		"comma-separated content types of the files accepted, such as image/png or text/* (HTML and SVG only ever served as downloads)")
 	fs.Var(durationFlag{&cfg.suspend, nil, "a duration such as 1m, 30s, 0 or -1s"}, "suspend-after",
 		"how long a turn waits for an answer with nobody watching before it is suspended to the database (0: at once; negative: never)")
+	fs.Var(durationFlag{&cfg.approvalExpiry, func(d time.Duration) bool { return d >= 0 }, "a duration such as 10m, 90s or 0"}, "approval-expiry",
+		"how long an approval card waits for an answer before it expires and the call is denied, unless its ask rule says (expires 10m); 0: it waits for ever")
 	fs.Var(durationFlag{&cfg.retention, func(d time.Duration) bool { return d >= 0 }, "a duration such as 720h, 24h or 0"}, "gc-retention",
 		"how long gc keeps branches and reflog entries nothing reaches before it removes them (0: removes them at once)")
 	fs.Var(listFlag{&cfg.allowedHosts}, "allowed-hosts",
@@ -209,6 +215,10 @@ func (p *program) serve(ctx context.Context, args []string) error {
 	defer o.close()
 	app, db := o.chat, o.db
 	app.CompactTokens, app.SuspendAfter, app.GCRetention, app.MaxReply = cfg.compact, &cfg.suspend, &cfg.retention, cfg.maxReply
+	if d := cfg.approvalExpiry; d > 0 {
+		// Outermost, a default: an ask rule's own expiry comes first.
+		app.Scope = within(func(ctx context.Context) context.Context { return consent.WithApprovalExpiry(ctx, d) }, app.Scope)
+	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

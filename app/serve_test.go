@@ -137,7 +137,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		"SWEATPANTS_ADDR": "127.0.0.1:9090", "SWEATPANTS_DB": "x.db", "SWEATPANTS_NODE_URL": "http://10.0.0.5:9090", "SWEATPANTS_DURABILITY": "power-loss",
 		"SWEATPANTS_LOG": "json", "SWEATPANTS_MAX_BODY": "1024", "SWEATPANTS_MAX_REPLY": "65536",
 		"SWEATPANTS_COMPACT_TOKENS": "0", "SWEATPANTS_CONTEXT_TOKENS": "8000", "SWEATPANTS_SUSPEND_AFTER": "5s", "SWEATPANTS_GC_RETENTION": "12h",
-		"SWEATPANTS_ALLOWED_HOSTS": "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
+		"SWEATPANTS_APPROVAL_EXPIRY": "7m",
+		"SWEATPANTS_ALLOWED_HOSTS":   "chat.example, app.example", "SWEATPANTS_TRUSTED_PROXIES": "10.0.0.0/8",
 		"SWEATPANTS_SECURE_COOKIES": "true", "SWEATPANTS_READ_TIMEOUT": "3s", "SWEATPANTS_IDLE_TIMEOUT": "4s",
 		"SWEATPANTS_MAX_CONNS": "7", "SWEATPANTS_MAX_STREAMS": "5", "SWEATPANTS_MAX_STREAMS_PER_CLIENT": "3",
 		"SWEATPANTS_OTLP_ENDPOINT": "http://collector:4318", "SWEATPANTS_DATASTAR": "vendor/datastar.js",
@@ -167,7 +168,7 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{addr: "127.0.0.1:9090", db: "x.db", nodeURL: "http://10.0.0.5:9090", durability: "power-loss", logFormat: "json", maxBody: 1024,
-		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, allowedHosts: []string{"chat.example", "app.example"},
+		maxReply: 65536, compact: 0, contextTokens: 8000, suspend: 5 * time.Second, retention: 12 * time.Hour, approvalExpiry: 7 * time.Minute, allowedHosts: []string{"chat.example", "app.example"},
 		trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, secureCookies: true,
 		readTimeout: 3 * time.Second, idleTimeout: 4 * time.Second, maxConns: 7, maxStreams: 5, clientStreams: 3, datastar: "vendor/datastar.js",
 		policy: ruleFile{path: rules, rules: []policy.Rule{{Action: policy.Deny, Tool: "*/delete*", Source: "policy.rules:1"}}},
@@ -227,6 +228,40 @@ func TestParseServeRefusals(t *testing.T) {
 			}
 			if _, ok := err.(*usageError); !ok {
 				t.Errorf("%v is not a usage error (exit 2)", err)
+			}
+		})
+	}
+}
+
+func TestParseServeApprovalExpiry(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    time.Duration
+		wantErr string
+	}{
+		{"default: for ever", nil, nil, 0, ""},
+		{"flag", []string{"--approval-expiry", "10m"}, nil, 10 * time.Minute, ""},
+		{"environment", nil, map[string]string{"SWEATPANTS_APPROVAL_EXPIRY": "90s"}, 90 * time.Second, ""},
+		{"flag over environment", []string{"--approval-expiry", "0"}, map[string]string{"SWEATPANTS_APPROVAL_EXPIRY": "90s"}, 0, ""},
+		{"negative", []string{"--approval-expiry", "-1m"}, nil, 0, `invalid value "-1m" for flag -approval-expiry: want a duration such as 10m, 90s or 0`},
+		{"not a duration", nil, map[string]string{"SWEATPANTS_APPROVAL_EXPIRY": "soon"}, 0, `invalid value "soon" for SWEATPANTS_APPROVAL_EXPIRY`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseServe(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.approvalExpiry != tt.want {
+				t.Errorf("approval expiry %v, want %v", cfg.approvalExpiry, tt.want)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // compiled is a rule made ready for Decide: its globs and condition
@@ -17,6 +18,8 @@ type compiled struct {
 	tool   glob
 	cond   *cond // nil: every call
 	redact bool
+	// expires is an ask rule's Expires.
+	expires time.Duration
 	// broken is set when the rule's Tool cannot be read: a restrictive
 	// rule then covers every call, an allow none.
 	broken bool
@@ -32,6 +35,14 @@ func compile(r Rule) (compiled, error) {
 	default:
 		c.action = Deny
 		errs = append(errs, fmt.Errorf("unknown action %q (want allow, ask, deny or finalDeny)", r.Action))
+	}
+	switch {
+	case r.Expires < 0:
+		errs = append(errs, fmt.Errorf("expires %s: an approval's expiry is a positive duration", r.Expires))
+	case r.Expires > 0 && r.Action != Ask:
+		errs = append(errs, fmt.Errorf("expires is said of an ask rule's approval, not of %s", r.Action))
+	case r.Expires > 0:
+		c.expires = r.Expires
 	}
 	var err error
 	if c.agent, c.tool, err = compileTool(r.Tool); err != nil {

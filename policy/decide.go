@@ -50,7 +50,7 @@ func Decide(ctx context.Context, call Call, remembered func(Call) (Decision, boo
 		}
 	}
 	byRule := func(r *compiled) Decision {
-		return Decision{Action: r.action, By: "rule", Rule: r.text, Redact: redact}
+		return Decision{Action: r.action, By: "rule", Rule: r.text, Redact: redact, Expires: r.expires}
 	}
 	for _, rank := range [...]int{rankFinalDeny, rankDeny} {
 		if r := found[rank]; r != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -177,5 +178,21 @@ func TestALevelIsSetInManyContexts(t *testing.T) {
 	}
 	if got := policy.Decide(none.Narrow(program.Program(t.Context())), book, nil); got != allowBy("rule", "allow flights/* (p:1)") {
 		t.Errorf("a nil level inside: %+v", got)
+	}
+}
+
+// TestDecideCarriesTheApprovalsExpiry: an ask rule that says how long its
+// approval waits hands that on with its decision; the default ask and an
+// ask rule that says nothing leave it to the program's default (0).
+func TestDecideCarriesTheApprovalsExpiry(t *testing.T) {
+	ctx := scoped(rules(t, "p", "ask flights/book expires 90s", "ask flights/hold"))
+	for _, tt := range []struct {
+		tool string
+		want time.Duration
+	}{{"book", 90 * time.Second}, {"hold", 0}, {"cancel", 0}} {
+		d := policy.Decide(ctx, policy.Call{Agent: "flights", Tool: tt.tool, Effects: policy.Writes}, nil)
+		if d.Action != policy.Ask || d.Expires != tt.want {
+			t.Errorf("%s: got %s expiring after %v, want ask after %v", tt.tool, d.Action, d.Expires, tt.want)
+		}
 	}
 }

@@ -7,20 +7,22 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Parse reads rules from a rule file, one rule a line:
 //
 //	# Comments run from a # that begins a word to the end of the line.
 //	finalDeny */delete*
-//	ask       flights/book  if price > 500
+//	ask       flights/book  if price > 500 expires 10m
 //	allow     weather/*
 //	allow     flights/search redact
 //	deny      mail/send     if to ~ "*@competitor.example"
 //
 // A line is an action (allow, ask, deny or finalDeny), a tool pattern
-// (Rule.Tool), then, in either order, an optional condition "if FIELD OP
-// VALUE" (Condition) and an optional "redact". A value is a number, true
+// (Rule.Tool), then, in any order, an optional condition "if FIELD OP
+// VALUE" (Condition), an optional "redact", and, on an ask rule, an
+// optional "expires DURATION" (Rule.Expires: "expires 10m"). A value is a number, true
 // or false, a string in double quotes with Go's escapes, or any other
 // word, which is a string: "business" and business are the same value,
 // "500" and 500 are not. Blank lines and comments are skipped.
@@ -110,6 +112,19 @@ func parseLine(line string) (Rule, bool, error) {
 				return r, false, errors.New("redact is said twice")
 			}
 			r.Redact, after = true, "redact"
+		case "expires":
+			if r.Expires != 0 {
+				return r, false, errors.New("expires is said twice")
+			}
+			w := ""
+			if l.more() {
+				w = l.word("")
+			}
+			d, err := time.ParseDuration(w)
+			if err != nil || d <= 0 {
+				return r, false, fmt.Errorf("expires wants a positive duration such as 10m or 90s, not %q", w)
+			}
+			r.Expires, after = d, "expires"
 		case "if":
 			if r.When != nil {
 				return r, false, errors.New("a rule has one condition (a second if)")
@@ -120,7 +135,7 @@ func parseLine(line string) (Rule, bool, error) {
 			}
 			r.When, after = &c, "the condition"
 		default:
-			return r, false, fmt.Errorf(`unexpected %q after %s: a rule may go on with "if FIELD OP VALUE" and "redact", nothing else`, w, after)
+			return r, false, fmt.Errorf(`unexpected %q after %s: a rule may go on with "if FIELD OP VALUE", "redact" and "expires DURATION", nothing else`, w, after)
 		}
 	}
 	return r, true, nil

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -21,7 +22,8 @@ func TestParse(t *testing.T) {
 		"deny pay if amount>=1e3\n" +
 		"allow echo if . != -2.5\n" +
 		"ask sms if urgent = true\n" +
-		"ask fetch if url ~ https://x.example/#top\n"
+		"ask fetch if url ~ https://x.example/#top\n" +
+		"ask flights/book expires 10m if price > 500\n"
 	got, err := policy.Parse("policy.rules", strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +39,7 @@ func TestParse(t *testing.T) {
 		"allow echo if . != -2.5 (policy.rules:10)",
 		"ask sms if urgent = true (policy.rules:11)",
 		"ask fetch if url ~ https://x.example/#top (policy.rules:12)",
+		"ask flights/book if price > 500 expires 10m0s (policy.rules:13)",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rules, want %d: %q", len(got), len(want), got)
@@ -54,6 +57,9 @@ func TestParse(t *testing.T) {
 	}
 	if c := got[8].When; c == nil || c.Value != true {
 		t.Errorf("the boolean: %+v", c)
+	}
+	if got[10].Expires != 10*time.Minute {
+		t.Errorf("the expiry: got %v, want 10m", got[10].Expires)
 	}
 	if rs, err := policy.Parse("empty", strings.NewReader("# nothing yet\n\n")); err != nil || len(rs) != 0 {
 		t.Errorf("a file of comments: %v, %v", rs, err)
@@ -77,7 +83,13 @@ func TestParseErrors(t *testing.T) {
 		{"deny a/b/c", `bad tool "a/b/c"`},
 		{"deny /x", `bad tool "/x"`},
 		{"deny x/", `bad tool "x/"`},
-		{"deny x y", `unexpected "y" after the tool: a rule may go on with "if FIELD OP VALUE" and "redact", nothing else`},
+		{"deny x y", `unexpected "y" after the tool: a rule may go on with "if FIELD OP VALUE", "redact" and "expires DURATION", nothing else`},
+		{"ask x expires", `expires wants a positive duration such as 10m or 90s, not ""`},
+		{"ask x expires soon", `expires wants a positive duration such as 10m or 90s, not "soon"`},
+		{"ask x expires -1m", `expires wants a positive duration`},
+		{"ask x expires 1m expires 2m", "expires is said twice"},
+		{"allow x expires 1m", "expires is said of an ask rule's approval, not of allow"},
+		{"ask x expires 1m please", `unexpected "please" after expires`},
 		{"deny x redact redact", "redact is said twice"},
 		{"deny x if", "if names no condition"},
 		{"deny x if price", "the condition on price has no operator"},

@@ -63,7 +63,10 @@
 // of the arguments instead of them.
 package policy
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Effect is what a tool does beyond reading; a read-only tool has none.
 type Effect uint8
@@ -104,4 +107,8 @@ type Decision struct {
 	// Redact, set by a rule, says not to keep the call's arguments in the
 	// record: a digest stands for them.
 	Redact bool
+	// Expires, on an Ask, is how long the approval waits before it
+	// expires and the call is denied: the deciding ask rule's Expires; 0
+	// for the program's default.
+	Expires time.Duration
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Rule says what to do with the calls of the tools it names: allow them,
@@ -29,6 +30,11 @@ type Rule struct {
 	// Redact says to keep a digest of the call's arguments in the record
 	// instead of the arguments.
 	Redact bool
+	// Expires, on an ask rule, is how long its approval waits for the
+	// user: unanswered by then, it expires and the call is denied. Zero
+	// takes the program's default (none unless configured). Written
+	// "expires 10m" in a rule file, any Go duration.
+	Expires time.Duration
 	// Source says where the rule was set, for a reader of a decision:
 	// "policy.rules:3", "agent concierge", "conversation". Parse sets it.
 	Source string
@@ -82,6 +88,10 @@ func (r Rule) written() string {
 	}
 	if r.Redact {
 		b.WriteString(" redact")
+	}
+	if r.Expires != 0 {
+		b.WriteString(" expires ")
+		b.WriteString(r.Expires.String())
 	}
 	return b.String()
 }

@@ -76,6 +76,7 @@ const (
 	Cancelled   Status = "cancelled"   // the user dismissed it without answering
 	Denied      Status = "denied"      // a device permission was refused
 	Unsupported Status = "unsupported" // no implementation where the user is
+	Expired     Status = "expired"     // nobody answered before the call expired (turn.ExpiresIn)
 )
 
 // Outcome is how a call ended, with its result when it is Done.
@@ -124,6 +125,8 @@ func Invoke[A, P, R any](ctx context.Context, m *Method[A, P, R], message string
 		return Outcome[R]{Status: Denied}, nil
 	case elicit.Unsupported:
 		return Outcome[R]{Status: Unsupported}, nil
+	case elicit.Expired:
+		return Outcome[R]{Status: Expired}, nil
 	}
 	return Outcome[R]{}, fmt.Errorf("protocol: %s ended with %q, which a method does not allow", m.Name, res.Action)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/policy"
 	"github.com/sweatpants-go/sweatpants/protocol"
 )
 
@@ -21,15 +22,25 @@ type Options struct {
 	// default), ahead of the scripted agents: for a real model, which can
 	// hold a conversation the offline one cannot.
 	AssistantFirst bool
+	// ApprovalExpiry is how long the chat's booking approval (BookSeat)
+	// waits for the traveller before it expires and nothing is booked;
+	// zero waits for ever, or as long as the program's default says.
+	ApprovalExpiry time.Duration
 }
 
 // Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) []agents.Assistant {
 	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
-	if opts.AssistantFirst {
-		return []agents.Assistant{Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey()}
+	chat := Chat(opts.Pace)
+	if opts.ApprovalExpiry > 0 {
+		// An ask as the default would ask, saying how long it waits.
+		chat.Policy = append(chat.Policy, policy.Rule{Action: policy.Ask, Tool: FlightAgent.Name + "/" + BookSeat.Info().Name,
+			Expires: opts.ApprovalExpiry, Source: "the demo's --demo-approval-expiry"})
 	}
-	return []agents.Assistant{Chat(opts.Pace), Concierge(opts.Pace), Showcase(), Survey(), general}
+	if opts.AssistantFirst {
+		return []agents.Assistant{chat, general, Concierge(opts.Pace), Showcase(), Survey()}
+	}
+	return []agents.Assistant{chat, Concierge(opts.Pace), Showcase(), Survey(), general}
 }
 
 // Kinds lists the elicit kinds the demo agents ask with, so that the

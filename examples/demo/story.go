@@ -183,7 +183,10 @@ var BookFlight = agents.NewTool(ChatAgent, "bookFlight", "Book a flight for a tr
 			if fe, ok := errors.AsType[*flights.Error](err); ok {
 				return "I could not book it: " + fe.Message, nil
 			}
-			if _, ok := errors.AsType[*agents.DeniedError](err); ok {
+			if d, ok := errors.AsType[*agents.DeniedError](err); ok {
+				if d.Expired {
+					return "Not booked: nobody approved it in time, so the approval expired.", nil
+				}
 				return "Not booked: you did not allow it.", nil
 			}
 			return "", err

@@ -39,7 +39,7 @@ func Audit(cons Consent, out json.RawMessage, err error, outcome string) tree.To
 func Recorded(rec tree.ToolRecord) (json.RawMessage, error) {
 	switch {
 	case rec.Outcome == OutcomeDenied:
-		return nil, &agents.DeniedError{Tool: rec.Tool, Why: rec.Error, Final: rec.Decision == string(policy.FinalDeny)}
+		return nil, &agents.DeniedError{Tool: rec.Tool, Why: rec.Error, Final: rec.Decision == string(policy.FinalDeny), Expired: rec.DecidedBy == ByExpired}
 	case rec.Outcome == OutcomeCancelled:
 		return nil, fmt.Errorf("the call of %s was cancelled", rec.Tool)
 	case rec.Error != "":

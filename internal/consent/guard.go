@@ -38,6 +38,7 @@ import (
 const (
 	ByUser       = "user"       // the user, on an approval
 	ByUnattended = "unattended" // nobody could approve: denied
+	ByExpired    = "expired"    // nobody approved before the approval expired: denied (expiry.go)
 	// ByResumed is a call that had begun before a restart, under an allow
 	// that no longer holds: it goes on as it began.
 	ByResumed = "resumed"
@@ -160,7 +161,11 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 	} else {
 		message, in = approvalMessage(c), approvalInput(ctx, c)
 	}
-	res, err := turn.Ask(ctx, elicit.Approve, message, in)
+	askCtx := ctx
+	if exp := expiryOf(ctx, d.Expires); exp > 0 {
+		askCtx = turn.ExpiresIn(ctx, exp) // asked again after a restart, it keeps the time recorded
+	}
+	res, err := turn.Ask(askCtx, elicit.Approve, message, in)
 	if err != nil {
 		if ctx.Err() != nil || g.Ended != nil && g.Ended(err) || agents.EndsTurn(err) {
 			cons.By = ByUnattended
@@ -169,7 +174,11 @@ func (g Guard) ask(ctx context.Context, id string, c agents.ToolCall, d policy.D
 		// Nothing could ask, or the answer does not read: no one approved.
 		return unattended(cons), nil
 	}
-	if res.Action != elicit.Accept {
+	switch res.Action {
+	case elicit.Accept:
+	case elicit.Expired:
+		return expired(cons), nil
+	default:
 		return unattended(cons), nil
 	}
 	a := res.Content

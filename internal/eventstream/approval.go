@@ -41,7 +41,8 @@ type ApprovalRequired struct {
 
 // ApprovalResolved is the data of approval.resolved: what was decided on
 // approval Elicit, and by whom: "user" when someone answered it, "nobody"
-// when it was closed unanswered, which counts as a deny. An approval the
+// when it was closed unanswered, which counts as a deny — with Reason
+// "expired" when it expired unanswered (policy.Rule.Expires). An approval the
 // user stopped the turn on is resolved by no event: its run's
 // run.completed ends it.
 type ApprovalResolved struct {
@@ -53,9 +54,15 @@ type ApprovalResolved struct {
 	By      string `json:"by"`
 	// Args are the arguments the user edited, when they did: the call runs
 	// with these.
-	Args   json.RawMessage `json:"args,omitempty"`
-	Reason string          `json:"reason,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"`
+	// Reason is why the user denied it, in their words; for an approval
+	// nobody answered before it expired, "expired".
+	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonExpired is the Reason of an approval.resolved whose approval
+// expired unanswered: denied.
+const ReasonExpired = "expired"
 
 // approvalRequired returns the approval.required of request r, recorded
 // as rec, when r asks for an approval.
@@ -72,6 +79,10 @@ func approvalRequired(rec Recorded, r elicit.Request) (ApprovalRequired, bool) {
 // eid, recorded as rec.
 func approvalResolved(rec Recorded, eid string, r elicit.Response) ApprovalResolved {
 	out := ApprovalResolved{Recorded: rec, Elicit: eid, Choice: elicit.DenyCall, By: "nobody"}
+	if r.Action == elicit.Expired {
+		out.Reason = ReasonExpired
+		return out
+	}
 	var a elicit.Approval
 	if r.Action != elicit.Accept || json.Unmarshal(r.Content, &a) != nil {
 		return out

@@ -38,8 +38,8 @@ func Called(req elicit.Request, resp elicit.Response) string {
 }
 
 // Status is how a method's call ended, answered with action a, as package
-// protocol says it (protocol.Status): done, declined, cancelled, denied or
-// unsupported. An answer a method does not take (in words) is cancelled.
+// protocol says it (protocol.Status): done, declined, cancelled, denied,
+// unsupported, or expired when nobody answered in time. An answer a method does not take (in words) is cancelled.
 func Status(a elicit.Action) string {
 	switch a {
 	case elicit.Accept:
@@ -50,6 +50,8 @@ func Status(a elicit.Action) string {
 		return "denied"
 	case elicit.Unsupported:
 		return "unsupported"
+	case elicit.Expired:
+		return "expired"
 	}
 	return "cancelled"
 }

@@ -116,9 +116,10 @@ func Approval(a elicit.Approval) string {
 
 // DecidedBy says who decided a tool call, from its record: "rule “deny
 // flights/cancel* (policy.rules:3)”", "you", "your earlier choice", "the
-// default", "nobody (no one could approve)", "the allow it began under,
-// before a restart" (a call the guard resumed as it began). Empty for a
-// call recorded before the policy.
+// default", "nobody (no one could approve)", "nobody in time (the
+// approval expired)", "the allow it began under, before a restart" (a
+// call the guard resumed as it began). Empty for a call recorded before
+// the policy.
 func DecidedBy(r tree.ToolRecord) string {
 	switch r.DecidedBy {
 	case "":
@@ -136,6 +137,8 @@ func DecidedBy(r tree.ToolRecord) string {
 		return "the default"
 	case "unattended":
 		return "nobody (no one could approve)"
+	case "expired":
+		return "nobody in time (the approval expired)"
 	case "resumed":
 		return "the allow it began under, before a restart"
 	}
@@ -144,8 +147,9 @@ func DecidedBy(r tree.ToolRecord) string {
 
 // Decision says how a tool call was decided, in a line: "allowed by rule
 // “allow flights/search”", "denied by you", "denied: no one could
-// approve", "not decided: the turn stopped while it asked". Empty for a
-// call recorded before the policy.
+// approve", "denied: the approval expired, nobody answered in time",
+// "not decided: the turn stopped while it asked". Empty for a call
+// recorded before the policy.
 func Decision(r tree.ToolRecord) string {
 	if r.Decision == "" {
 		return ""
@@ -163,6 +167,9 @@ func Decision(r tree.ToolRecord) string {
 			return "not decided: the turn stopped while it asked"
 		}
 		return verdict + ": no one could approve"
+	}
+	if r.DecidedBy == "expired" {
+		return verdict + ": the approval expired, nobody answered in time"
 	}
 	if by := DecidedBy(r); by != "" {
 		return verdict + " by " + by

@@ -25,6 +25,8 @@ func Answer(r elicit.Response) string {
 	switch {
 	case r.Action == elicit.Other:
 		said = "in words: “" + Title(r.Text) + "”"
+	case r.Action == elicit.Expired:
+		said = "expired: no answer in time"
 	case r.Action != elicit.Accept || len(r.Content) == 0:
 		said = string(r.Action)
 	default:

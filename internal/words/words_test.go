@@ -23,6 +23,7 @@ func TestNodeWords(t *testing.T) {
 		{tree.Node{ID: 9, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Accept,
 			Content: json.RawMessage(`{"travellers":2,"destination":"Oslo"}`)})}, "answer #9 accept: destination Oslo, travellers 2"},
 		{tree.Node{ID: 10, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Decline})}, "answer #10 decline"},
+		{tree.Node{ID: 11, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Expired})}, "answer #11 expired: no answer in time"},
 		{tree.Node{ID: 11, Kind: tree.ElicitResponse, Payload: tree.MustEncode(elicit.Response{Action: elicit.Other, Text: "make it 3"})}, "answer #11 in words: “make it 3”"},
 		{tree.Node{ID: 5, Kind: tree.Notify, Payload: tree.MustEncode(map[string]string{"message": "x"})}, "notify #5"},
 		{tree.Node{ID: 7, Kind: tree.Fork, Payload: tree.MustEncode(tree.ForkRecord{Label: "a cheaper hotel"})}, "tried block #7 “a cheaper hotel”"},
@@ -82,6 +83,7 @@ func TestDecisionWords(t *testing.T) {
 		{tree.ToolRecord{Decision: "allow", DecidedBy: "default", Outcome: "ok"}, "allowed by the default"},
 		{tree.ToolRecord{Decision: "ask", DecidedBy: "unattended", Outcome: "denied"}, "denied: no one could approve"},
 		{tree.ToolRecord{Decision: "ask", DecidedBy: "unattended", Outcome: "cancelled"}, "not decided: the turn stopped while it asked"},
+		{tree.ToolRecord{Decision: "ask", DecidedBy: "expired", Outcome: "denied"}, "denied: the approval expired, nobody answered in time"},
 		{tree.ToolRecord{Decision: "finalDeny", DecidedBy: "rule", Rule: "finalDeny */delete*", Outcome: "denied"}, "denied for good by rule “finalDeny */delete*”"},
 		{tree.ToolRecord{Decision: "allow", DecidedBy: "resumed", Outcome: "ok"}, "allowed by the allow it began under, before a restart"},
 	} {

@@ -22,14 +22,21 @@ import (
 	"github.com/sweatpants-go/sweatpants/terminal"
 )
 
+// DefaultApprovalExpiry is how long the booking's approval waits for the
+// traveller unless --demo-approval-expiry says otherwise: a seat is not
+// held for ever.
+const DefaultApprovalExpiry = 10 * time.Minute
+
 // DefaultPace is how long each progress step of the demo agents takes
 // unless --demo-pace says otherwise: long enough to watch a bar move.
 const DefaultPace = 350 * time.Millisecond
 
-// Config is the demo's application: the demo agents, the flight kind, and
-// --demo-pace (SWEATPANTS_DEMO_PACE) for serve and chat.
+// Config is the demo's application: the demo agents, the flight kind,
+// --demo-pace (SWEATPANTS_DEMO_PACE) and --demo-approval-expiry
+// (SWEATPANTS_DEMO_APPROVAL_EXPIRY) for serve and chat.
 func Config() app.Config {
-	pace := DefaultPace // --demo-pace writes here; Setup reads it
+	pace := DefaultPace             // --demo-pace writes here; Setup reads it
+	expiry := DefaultApprovalExpiry // --demo-approval-expiry writes here; Setup reads it
 	return app.Config{
 		Name: "sweatpants",
 		// The help names these; Setup makes them again with the pace.
@@ -48,19 +55,23 @@ func Config() app.Config {
 		Flags: func(fs *flag.FlagSet) {
 			pace = DefaultPace
 			fs.Var(paceFlag{&pace}, "demo-pace", "how long each progress step of the demo agents takes")
+			expiry = DefaultApprovalExpiry
+			fs.Var(paceFlag{&expiry}, "demo-approval-expiry",
+				"how long the chat's flight booking waits for its approval before it expires and nothing is booked (0: for ever)")
 		},
 		Plugins: []plugin.Plugin{&catalogue{}},
 		Setup: func(ctx context.Context, env app.Env) (app.Turns, error) {
-			return setup(env, pace), nil
+			return setup(env, pace, expiry), nil
 		},
 	}
 }
 
-// setup makes the demo agents with pace. With a real model the general
+// setup makes the demo agents with pace, the booking's approval expiring
+// after expiry. With a real model the general
 // assistant comes right after the chat, ahead of the scripted agents: it
 // can hold a conversation the offline one cannot.
-func setup(env app.Env, pace time.Duration) app.Turns {
-	return app.Turns{Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline})}
+func setup(env app.Env, pace, expiry time.Duration) app.Turns {
+	return app.Turns{Assistants: demo.Agents(demo.Options{Pace: pace, AssistantFirst: !env.Offline, ApprovalExpiry: expiry})}
 }
 
 // paceFlag is a duration of zero or more.

@@ -21,6 +21,10 @@ import (
 // is recorded.
 func (t *tty) ask(ctx context.Context, it *pageview.Item, pos, queued int) error {
 	req := it.Elicit.Request
+	if isWait(req) {
+		t.sayWait(it)
+		return nil
+	}
 	t.asking = req.ID
 	defer func() { t.asking = "" }()
 	queue := ""
@@ -30,6 +34,7 @@ func (t *tty) ask(ctx context.Context, it *pageview.Item, pos, queued int) error
 	t.say("")
 	t.say("── %s asks%s", agentOf(*it), queue)
 	t.say("%s", req.Message)
+	t.sayExpiry(req)
 	q := terminal.NewQuestion(req, &asking{t: t, ctx: ctx, eid: req.ID}, t.out)
 	if hint := q.Hint(); hint != "" {
 		t.say("  (%s · /m <words> sends a message meanwhile)", hint)

@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
@@ -71,6 +72,9 @@ type Config struct {
 	// a terminal (which echoes it itself), so the output reads as a
 	// transcript.
 	Echo bool
+	// Now is the clock the terminal counts down to a time by; nil is
+	// time.Now.
+	Now func() time.Time
 	// Interrupts delivers Ctrl-C; nil when the caller handles it itself.
 	Interrupts <-chan os.Signal
 	// Files keeps the files given as answers (elicit.AskFile), typed as a
@@ -340,7 +344,9 @@ func (t *tty) read(ctx context.Context, label string, gone func() bool) (string,
 		case u := <-t.changes:
 			printed := t.apply(u)
 			if gone != nil && gone() {
-				t.say("(That question was withdrawn.)")
+				if !t.expired(t.asking) { // an expired one was said so (showEnded)
+					t.say("(That question was withdrawn.)")
+				}
 				return "", errWithdrawn
 			}
 			if printed {

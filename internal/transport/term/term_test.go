@@ -25,6 +25,7 @@ type console struct {
 	t    *testing.T
 	in   *io.PipeWriter
 	db   *store.DB
+	svc  *chat.Service
 	done chan error
 	// interrupt delivers a Ctrl-C.
 	interrupt chan os.Signal
@@ -48,10 +49,10 @@ func startConsoleOn(t *testing.T, db *store.DB, cfg chat.Config, run Config) *co
 	cfg.Store = db
 	svc := chat.New(cfg)
 	r, w := io.Pipe()
-	c := &console{t: t, in: w, db: db, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
+	c := &console{t: t, in: w, db: db, svc: svc, done: make(chan error, 1), changed: make(chan struct{}), interrupt: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: run.Agent, Conversation: run.Conversation, In: r, Out: c, Echo: true, Interrupts: c.interrupt, Files: run.Files})
+		c.done <- Run(ctx, Config{Chat: svc, Session: "s", Agent: run.Agent, Conversation: run.Conversation, In: r, Out: c, Echo: true, Interrupts: c.interrupt, Files: run.Files, Now: run.Now})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/figure"
 	"github.com/sweatpants-go/sweatpants/internal/pageview"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
@@ -19,7 +20,7 @@ func (t *tty) greet(v pageview.View) {
 		switch {
 		case it.Kind == tree.UserMessage:
 			t.say("you> %s", it.Text)
-		case it.Elicit != nil && it.Elicit.Response != nil:
+		case it.Elicit != nil && it.Elicit.Response != nil && it.Elicit.Response.Action != elicit.Expired: // showEnded says those
 			t.say("  [%s asked: %s — %s]", agentOf(it), it.Elicit.Request.Message, it.Elicit.Response.Action)
 		}
 		t.show(it)
@@ -127,6 +128,13 @@ func progressLine(message string, fraction float64) string {
 func (t *tty) show(it pageview.Item) bool {
 	if t.seen[it.ID] {
 		return false
+	}
+	if it.Kind == tree.ElicitRequest {
+		if !t.showEnded(it) {
+			return false
+		}
+		t.seen[it.ID] = true
+		return true
 	}
 	switch it.Kind {
 	case tree.AssistantMessage:

@@ -69,6 +69,8 @@ func builtinComponent(kind string) (ElicitComponent, bool) {
 		return fileAsk, true
 	case elicit.Approve.Name:
 		return approvalAsk, true
+	case elicit.Wait.Name:
+		return waitAsk, true
 	}
 	return nil, false
 }
