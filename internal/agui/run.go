@@ -306,6 +306,9 @@ func branchOf(path tree.Path) branch {
 			m, _ := tree.Decode[tree.Message](n)
 			b.users = append(b.users, userMessage{node: n.ID, id: m.ID, text: strings.TrimSpace(m.Text)})
 		case tree.ElicitRequest:
+			if req, _ := tree.Decode[elicit.Request](n); len(req.Actions) == 0 {
+				continue // a wait: only the clock answers it
+			}
 			asked[n.Ref] = len(b.pending)
 			b.pending = append(b.pending, n)
 		case tree.ElicitResponse:
@@ -371,7 +374,9 @@ func (r *run) on(ev eventstream.Event, asked *[]eventstream.ElicitAsked, approva
 		}
 		return r.send(Event{Type: ToolCallResult, MessageID: fmt.Sprintf("result-%d", d.Node), ToolCallID: callID(d.Node), Content: &content, Role: "tool"})
 	case eventstream.ElicitAsked:
-		if !d.Aside {
+		// A wait (turn.Sleep) is no interrupt: only the clock answers it,
+		// and the run goes on when it does.
+		if !d.Aside && len(d.Request.Actions) > 0 {
 			*asked = append(*asked, d)
 		}
 	case eventstream.ApprovalRequired:
