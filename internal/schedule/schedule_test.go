@@ -1,0 +1,240 @@
+package schedule_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sweatpants-go/sweatpants/agents"
+	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/inbound"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/pageview"
+	"github.com/sweatpants-go/sweatpants/internal/primitive"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
+	"github.com/sweatpants-go/sweatpants/internal/schedule"
+	"github.com/sweatpants-go/sweatpants/internal/store"
+	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/turn"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var start = time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+
+// planner schedules what it is told: "in 2m: <message>", "every 1m:
+// <message>", "cron <expr>: <message>", "ask then in 2m: <message>" (which
+// asks a question after scheduling, so a restart replays the schedule);
+// "list" says what is scheduled; anything else it answers "heard <msg>".
+var planner = agents.Assistant{Name: "planner", Turn: func(ctx context.Context, msg string) (string, error) {
+	how, text, ok := strings.Cut(msg, ": ")
+	if msg == "list" {
+		list, err := turn.Schedules(ctx)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, s := range list {
+			b.WriteString(s.Message + " at " + s.Next.UTC().Format(time.TimeOnly) + ";")
+		}
+		return b.String(), nil
+	}
+	if !ok || strings.HasPrefix(msg, "Reminder") {
+		return "heard " + msg, nil
+	}
+	ask := strings.HasPrefix(how, "ask then ")
+	how = strings.TrimPrefix(how, "ask then ")
+	s := turn.Scheduled{Message: text}
+	switch {
+	case strings.HasPrefix(how, "in "):
+		d, _ := time.ParseDuration(strings.TrimPrefix(how, "in "))
+		s.At = turn.Now(ctx).Add(d)
+	case strings.HasPrefix(how, "every "):
+		s.Every, _ = time.ParseDuration(strings.TrimPrefix(how, "every "))
+	case strings.HasPrefix(how, "cron "):
+		s.Cron = strings.TrimPrefix(how, "cron ")
+	}
+	got, err := turn.Schedule(ctx, s)
+	if err != nil {
+		return "not scheduled: " + err.Error(), nil
+	}
+	if ask {
+		if _, err := turn.Ask(ctx, elicit.Confirm, "Scheduled. Anything else?", elicit.ConfirmInput{}); err != nil {
+			return "", err
+		}
+	}
+	return "scheduled " + got.ID + " for " + got.Next.UTC().Format(time.TimeOnly), nil
+}}
+
+// node is one program on the database: its chat service and schedules.
+type node struct {
+	svc   *chat.Service
+	db    *store.DB
+	sched *schedule.Service
+}
+
+// open starts a node on the database at target (a SQLite path or a
+// PostgreSQL URL) reading clk; send, when set, wraps how it sends.
+func open(t *testing.T, target string, clk *clock, wrap func(schedule.Sender) schedule.Sender) *node {
+	t.Helper()
+	db, err := store.Open(t.Context(), target, store.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{db: db}
+	var mu sync.Mutex
+	n.svc = chat.New(chat.Config{Store: db, Assistants: registry.New(planner), Model: offline.New(), Now: clk.Now,
+		SuspendAfter: new(time.Duration(0)),
+		Scope: func(ctx context.Context) context.Context {
+			mu.Lock()
+			defer mu.Unlock()
+			return primitive.Schedules.With(ctx, n.sched)
+		},
+		Clocked: func(svc *chat.Service) {
+			var send schedule.Sender = func(ctx context.Context, owner, conv, id, text string) error {
+				_, err := svc.SendMessage(ctx, owner, conv, inbound.Message{ID: id, Text: text, Limit: schedule.MaxMessageLen})
+				return err
+			}
+			if wrap != nil {
+				send = wrap(send)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			n.sched = schedule.New(db, svc.Timers(), send, clk.Now)
+		}})
+	closed := false
+	t.Cleanup(func() { n.close(&closed) })
+	return n
+}
+
+func (n *node) close(done *bool) {
+	if !*done {
+		*done = true
+		n.svc.Close()
+		n.db.Close()
+	}
+}
+
+func contract(t *testing.T, test func(t *testing.T, target string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "data", "t.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Schema(t)) })
+}
+
+func say(t *testing.T, n *node, conv, msg string) pageview.View {
+	t.Helper()
+	if err := n.svc.Send(t.Context(), "me", conv, msg); err != nil {
+		t.Fatal(err)
+	}
+	return waitIdle(t, n, conv)
+}
+
+// waitIdle waits until no turn of conv runs, its last item the agent's.
+func waitIdle(t *testing.T, n *node, conv string) pageview.View {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := n.svc.View(t.Context(), "me", conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Status.Running && len(v.Items) > 0 && v.Items[len(v.Items)-1].Kind == tree.AssistantMessage {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the conversation did not settle: %+v", v.Items)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fireDue(t *testing.T, n *node) {
+	t.Helper()
+	if _, err := n.svc.Timers().FireDue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sent counts the user messages of conv by text, on every branch.
+func sent(t *testing.T, db *store.DB, conv string) map[string]int {
+	t.Helper()
+	nodes, err := db.Nodes(t.Context(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, n := range nodes {
+		if n.Kind == tree.UserMessage {
+			m, _ := tree.Decode[tree.Message](n)
+			got[m.Text]++
+		}
+	}
+	return got
+}
+
+func lastText(v pageview.View) string { return v.Items[len(v.Items)-1].Text }
+
+// A message scheduled by a turn is sent at its time, once, as the
+// conversation's own message (its id marks it scheduled), and the agent
+// answers it; it is listed until then and not after.
+func TestAScheduledMessageIsSentOnceAtItsTime(t *testing.T) {
+	contract(t, func(t *testing.T, target string) {
+		clk := &clock{t: start}
+		n := open(t, target, clk, nil)
+		conv, _ := n.svc.Create(t.Context(), "me", "planner")
+		v := say(t, n, conv.ID, "in 2m: Reminder: call Ann")
+		if got := lastText(v); !strings.HasSuffix(got, "for 09:02:00") {
+			t.Fatalf("reply = %q, want it scheduled for 09:02:00", got)
+		}
+		if got := lastText(say(t, n, conv.ID, "list")); got != "Reminder: call Ann at 09:02:00;" {
+			t.Errorf("list = %q", got)
+		}
+		clk.add(time.Minute)
+		fireDue(t, n)
+		if got := sent(t, n.db, conv.ID)["Reminder: call Ann"]; got != 0 {
+			t.Fatalf("sent %d times a minute early", got)
+		}
+		clk.add(time.Minute)
+		fireDue(t, n)
+		v = waitIdle(t, n, conv.ID)
+		if got := lastText(v); got != "heard Reminder: call Ann" {
+			t.Errorf("the agent's answer = %q", got)
+		}
+		u := v.Items[len(v.Items)-2]
+		if !u.Scheduled {
+			t.Errorf("the sent message is not marked scheduled: %+v", u)
+		}
+		clk.add(time.Hour)
+		fireDue(t, n)
+		if got := sent(t, n.db, conv.ID)["Reminder: call Ann"]; got != 1 {
+			t.Errorf("sent %d times, want once", got)
+		}
+		if list, _ := n.sched.Of(t.Context(), conv.ID); len(list) != 0 {
+			t.Errorf("still scheduled after it was sent: %+v", list)
+		}
+		if left, _ := n.svc.Timers().Of(t.Context(), conv.ID); len(left) != 0 {
+			t.Errorf("timers left: %+v", left)
+		}
+	})
+}
