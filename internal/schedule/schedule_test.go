@@ -2,6 +2,8 @@ package schedule_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
+	"github.com/sweatpants-go/sweatpants/internal/apperr"
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/inbound"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
@@ -19,6 +22,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/schedule"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
+	"github.com/sweatpants-go/sweatpants/internal/timers"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
@@ -237,4 +241,222 @@ func TestAScheduledMessageIsSentOnceAtItsTime(t *testing.T) {
 			t.Errorf("timers left: %+v", left)
 		}
 	})
+}
+
+// Two nodes on one PostgreSQL that find the same schedule due at once send
+// its message once; so does a node that sent it and died before moving its
+// timer, with another node firing it after its claim lapsed.
+func TestAnOccurrenceIsSentOnceOnAnyNode(t *testing.T) {
+	t.Run("two nodes at once", func(t *testing.T) {
+		target := pgtest.Schema(t)
+		clk := &clock{t: start}
+		a, b := open(t, target, clk, nil), open(t, target, clk, nil)
+		conv, _ := a.svc.Create(t.Context(), "me", "planner")
+		say(t, a, conv.ID, "every 1m: Reminder: stretch")
+		for range 3 {
+			clk.add(time.Minute)
+			var wg sync.WaitGroup
+			for _, n := range []*node{a, b, a, b} {
+				wg.Go(func() { n.svc.Timers().FireDue(t.Context()) })
+			}
+			wg.Wait()
+			waitIdle(t, a, conv.ID)
+		}
+		if got := sent(t, a.db, conv.ID)["Reminder: stretch"]; got != 3 {
+			t.Errorf("three occurrences sent %d messages, want 3", got)
+		}
+	})
+	contract(t, func(t *testing.T, target string) {
+		clk := &clock{t: start}
+		died := errors.New("killed after sending")
+		a := open(t, target, clk, func(send schedule.Sender) schedule.Sender {
+			return func(ctx context.Context, owner, conv, id, text string) error {
+				if err := send(ctx, owner, conv, id, text); err != nil {
+					return err
+				}
+				return died // the message went; the timer does not move
+			}
+		})
+		conv, _ := a.svc.Create(t.Context(), "me", "planner")
+		say(t, a, conv.ID, "in 1m: Reminder: call Ann")
+		clk.add(time.Minute)
+		fireDue(t, a)
+		waitIdle(t, a, conv.ID)
+		if got := sent(t, a.db, conv.ID)["Reminder: call Ann"]; got != 1 {
+			t.Fatalf("the first node sent it %d times", got)
+		}
+		var doneA bool
+		a.close(&doneA) // killed: its claim on the timer stays
+
+		b := open(t, target, clk, nil)
+		fireDue(t, b) // the dead node's claim holds yet
+		clk.add(timers.Hold)
+		fireDue(t, b)
+		waitIdle(t, b, conv.ID)
+		if got := sent(t, b.db, conv.ID)["Reminder: call Ann"]; got != 1 {
+			t.Errorf("after the second node fired it: sent %d times, want once", got)
+		}
+		if left, _ := b.svc.Timers().Of(t.Context(), conv.ID); len(left) != 0 {
+			t.Errorf("timers left: %+v", left)
+		}
+	})
+}
+
+// A turn replayed after a restart schedules once: the schedule's id is
+// drawn as turn.Random draws, and recorded.
+func TestAReplayedTurnSchedulesOnce(t *testing.T) {
+	clk := &clock{t: start}
+	path := filepath.Join(t.TempDir(), "data", "t.db")
+	a := open(t, path, clk, nil)
+	conv, _ := a.svc.Create(t.Context(), "me", "planner")
+	if err := a.svc.Send(t.Context(), "me", conv.ID, "ask then in 5m: Reminder: tea"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitPending(t, a, conv.ID)
+	var doneA bool
+	a.close(&doneA)
+
+	b := open(t, path, clk, nil)
+	eid := pending(v).Request.ID
+	if err := b.svc.Answer(t.Context(), "me", conv.ID, eid, chat.Answer{Action: elicit.Accept, Content: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, b, conv.ID)
+	list, err := b.sched.Of(t.Context(), conv.ID)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("schedules after the replay = %+v, %v; want one", list, err)
+	}
+	clk.add(5 * time.Minute)
+	fireDue(t, b)
+	waitIdle(t, b, conv.ID)
+	if got := sent(t, b.db, conv.ID)["Reminder: tea"]; got != 1 {
+		t.Errorf("sent %d times, want once", got)
+	}
+}
+
+func pending(v pageview.View) *pageview.ElicitView {
+	for _, it := range v.Items {
+		if it.Elicit != nil && it.Elicit.State == pageview.Pending {
+			return it.Elicit
+		}
+	}
+	return nil
+}
+
+func waitPending(t *testing.T, n *node, conv string) pageview.View {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := n.svc.View(t.Context(), "me", conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pending(v) != nil {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no question came: %+v", v.Items)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A recurring schedule is sent at each occurrence, and, missed while every
+// node was down, once on the way up, then on its recurrence; a cron
+// expression recurs at its times.
+func TestARecurringScheduleIsSentAtEachOccurrence(t *testing.T) {
+	clk := &clock{t: start}
+	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
+	conv, _ := n.svc.Create(t.Context(), "me", "planner")
+	say(t, n, conv.ID, "every 10m: Reminder: drink")
+	say(t, n, conv.ID, "cron 30 9 * * *: Reminder: standup")
+	for range 2 {
+		clk.add(10 * time.Minute)
+		fireDue(t, n)
+		waitIdle(t, n, conv.ID)
+	}
+	clk.add(time.Hour) // 10:20: five occurrences of drink missed, standup's at 9:30
+	fireDue(t, n)
+	waitIdle(t, n, conv.ID)
+	got := sent(t, n.db, conv.ID)
+	if got["Reminder: drink"] != 3 || got["Reminder: standup"] != 1 {
+		t.Errorf("sent %v, want drink 3 times (twice, then once for those missed), standup once", got)
+	}
+	list, _ := n.sched.Of(t.Context(), conv.ID)
+	if len(list) != 2 || !list[0].Next.Equal(start.Add(90*time.Minute)) || !list[1].Next.Equal(start.Add(24*time.Hour+30*time.Minute)) {
+		t.Errorf("next occurrences: %+v, want drink at 10:30 and standup tomorrow 9:30", list)
+	}
+}
+
+// What cannot be scheduled is refused clearly and schedules nothing: a
+// cron expression that is not one, both recurrences, no words, a time
+// missing, and a conversation at its most schedules.
+func TestWhatCannotBeScheduledIsRefused(t *testing.T) {
+	clk := &clock{t: start}
+	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
+	conv, _ := n.svc.Create(t.Context(), "me", "planner")
+	for msg, want := range map[string]string{
+		"cron 61 * * * *: x":  "is not a cron expression of five fields",
+		"cron * * * * * *: x": "is not a cron expression of five fields",
+		"every 100ms: x":      "at most every 1s",
+		"at: x":               "needs a time, an interval or a cron expression",
+	} {
+		if got := lastText(say(t, n, conv.ID, msg)); !strings.Contains(got, want) {
+			t.Errorf("%q: reply %q, want it refused with %q", msg, got, want)
+		}
+	}
+	if _, err := n.sched.Add(t.Context(), conv.ID, "x", schedule.Request{Message: "  ", At: start}, start); err == nil || !strings.Contains(err.Error(), "needs words") {
+		t.Errorf("a message without words: %v", err)
+	}
+	if _, err := n.sched.Add(t.Context(), "", "x", schedule.Request{Message: "hi", At: start}, start); apperr.CodeOf(err) != apperr.Invalid {
+		t.Errorf("outside a conversation: %v", err)
+	}
+	if list, _ := n.sched.Of(t.Context(), conv.ID); len(list) != 0 {
+		t.Fatalf("refused schedules recorded: %+v", list)
+	}
+	for i := range schedule.MaxActive {
+		say(t, n, conv.ID, fmt.Sprintf("in %dm: Reminder %d", i+1, i))
+	}
+	if got := lastText(say(t, n, conv.ID, "in 1h: one too many")); !strings.Contains(got, "the most it may have") {
+		t.Errorf("past the bound: %q", got)
+	}
+	if list, _ := n.sched.Of(t.Context(), conv.ID); len(list) != schedule.MaxActive {
+		t.Errorf("%d schedules, want %d", len(list), schedule.MaxActive)
+	}
+}
+
+// A schedule is cancelled by its conversation's owner only, and then sent
+// no more; it goes with its conversation.
+func TestASchedulesIsCancelledByItsOwnerAndGoesWithItsConversation(t *testing.T) {
+	clk := &clock{t: start}
+	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
+	conv, _ := n.svc.Create(t.Context(), "me", "planner")
+	say(t, n, conv.ID, "in 1m: Reminder: one")
+	list, _ := n.sched.Of(t.Context(), conv.ID)
+	if len(list) != 1 || list[0].Owner != "me" {
+		t.Fatalf("schedules = %+v", list)
+	}
+	id := list[0].ID
+	if err := n.sched.Cancel(t.Context(), "someone-else", conv.ID, id); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("another's cancel: %v, want NotFound", err)
+	}
+	if err := n.sched.Cancel(t.Context(), "me", conv.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(time.Hour)
+	fireDue(t, n)
+	if got := sent(t, n.db, conv.ID)["Reminder: one"]; got != 0 {
+		t.Errorf("a cancelled schedule sent %d times", got)
+	}
+
+	say(t, n, conv.ID, "in 1m: Reminder: two")
+	if err := n.svc.Delete(t.Context(), "me", conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := n.db.ScheduleByID(t.Context(), id); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("a deleted conversation's schedule is still kept: %v", err)
+	}
+	if left, _ := n.svc.Timers().Of(t.Context(), conv.ID); len(left) != 0 {
+		t.Errorf("a deleted conversation's timers are kept: %+v", left)
+	}
 }
