@@ -25,7 +25,7 @@ type Options struct {
 
 // Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) []agents.Assistant {
-	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
+	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes, Reminders)
 	if opts.AssistantFirst {
 		return []agents.Assistant{Chat(opts.Pace), general, Concierge(opts.Pace), Showcase(), Survey()}
 	}
