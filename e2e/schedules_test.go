@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/playwright-community/playwright-go"
+
 	"github.com/sweatpants-go/sweatpants/internal/store/pgtest"
 )
 
@@ -101,4 +103,53 @@ func checkRemindedOnce(t *testing.T, cl *eventsClient, conv, what string) {
 	if runs != 1 {
 		t.Errorf("the reminder started %d runs, want one:%s", runs, describeEvents(evs))
 	}
+}
+
+// In the browser: a reminder approved on its card is listed above the
+// chat (its message, time and recurrence) and in the inspector; one due
+// in seconds comes as a message marked scheduled, which the assistant
+// answers, and leaves the list at once; Cancel takes a reminder off it.
+func TestThePageListsAndCancelsReminders(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	p := openAgent(t, a, "assistant")
+	approve := func(ask, reply string) {
+		t.Helper()
+		p.send(ask)
+		q := p.active()
+		p.must(expect.Locator(q).ToHaveAttribute("data-kind", "approval"))
+		p.must(expect.Locator(q.GetByTestId("approval-tool")).ToHaveText("set_reminder"))
+		p.must(q.GetByTestId("approval-once").Click())
+		p.must(expect.Locator(p.lastAssistant()).ToContainText(reply))
+	}
+	list := p.GetByTestId("schedule")
+	approve("remind me in 10 minutes to call Ann", "I will remind you to call Ann")
+	p.must(expect.Locator(list).ToHaveCount(1))
+	p.must(expect.Locator(list.GetByTestId("schedule-message")).ToHaveText("Reminder: call Ann"))
+	p.must(expect.Locator(list.GetByTestId("schedule-recurrence")).ToHaveText("once"))
+
+	approve("remind me in 3 seconds to stretch", "I will remind you to stretch")
+	p.must(expect.Locator(p.lastAssistant()).ToHaveText("⏰ It's time: stretch.", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(30000)}))
+	sent := p.GetByTestId("user-turn").Last()
+	p.must(expect.Locator(sent.GetByTestId("user-message")).ToHaveText("Reminder: stretch"))
+	p.must(expect.Locator(sent.GetByTestId("scheduled-mark")).ToHaveText("⏰ scheduled"))
+	p.must(expect.Locator(list).ToHaveCount(1))
+
+	conv := p.URL()
+	if _, err := p.Goto(conv + "/tree"); err != nil {
+		t.Fatal(err)
+	}
+	p.must(expect.Locator(p.GetByTestId("schedule-message")).ToHaveText("Reminder: call Ann"))
+	if _, err := p.Goto(conv); err != nil {
+		t.Fatal(err)
+	}
+	p.waitForStream()
+	p.must(expect.Locator(list).ToHaveCount(1))
+	p.must(list.GetByTestId("schedule-cancel").Click())
+	p.must(expect.Locator(list).ToHaveCount(0))
+	if _, err := p.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	p.waitForStream()
+	p.must(expect.Locator(p.GetByTestId("schedules")).ToHaveAttribute("data-count", "0"))
 }
