@@ -23,14 +23,15 @@ var Reminders = agents.New("reminders", "Reminds the user of something at a time
 // ReminderPrefix starts every reminder's message.
 const ReminderPrefix = "Reminder: "
 
-// Reminder is what to be reminded of and when: in so many minutes (and
-// seconds), or at a time. Words of the text say when too ("remind me in 2
-// minutes to call Ann"), for a model that left the numbers out.
+// Reminder is what to be reminded of and when: in so many minutes, or at
+// a time. Words of the text say when too ("remind me in 2 minutes to call
+// Ann", "in 5 seconds"), for a model that left the numbers out. (No
+// seconds field: its word would draw the offline model's "And a second
+// one" to this tool.)
 type Reminder struct {
-	Text    string `json:"text" title:"Reminder" desc:"What to remind the user of" min:"1" max:"500"`
+	Text    string `json:"text" title:"Reminder" desc:"What to be reminded of" min:"1" max:"500"`
 	Minutes int    `json:"minutes,omitempty" desc:"In how many minutes" min:"0" max:"10080"`
-	Seconds int    `json:"seconds,omitempty" desc:"In how many seconds, added to the minutes" min:"0" max:"3600"`
-	At      string `json:"at,omitempty" desc:"At what time instead: HH:MM in UTC (the next such time), or RFC 3339"`
+	At      string `json:"at,omitempty" desc:"HH:MM (UTC), or RFC 3339, instead of minutes"`
 }
 
 var (
@@ -50,10 +51,10 @@ var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3
 // of its text.
 func (r Reminder) when(now time.Time) (time.Time, error) {
 	switch {
-	case r.Minutes < 0 || r.Seconds < 0:
+	case r.Minutes < 0:
 		return time.Time{}, fmt.Errorf("say when, in the future")
-	case r.Minutes > 0 || r.Seconds > 0:
-		return now.Add(time.Duration(r.Minutes)*time.Minute + time.Duration(r.Seconds)*time.Second), nil
+	case r.Minutes > 0:
+		return now.Add(time.Duration(r.Minutes) * time.Minute), nil
 	case strings.TrimSpace(r.At) != "":
 		return atTime(strings.TrimSpace(r.At), now)
 	}
@@ -112,7 +113,7 @@ func (r Reminder) what() string {
 }
 
 // SetReminder schedules a reminder.
-var SetReminder = agents.NewTool(Reminders, "set_reminder", "Remind the user of something in so many minutes, or at a time",
+var SetReminder = agents.NewTool(Reminders, "set_reminder", "Remind me in N minutes, or at HH:MM",
 	func(ctx context.Context, r Reminder) (string, error) {
 		what := r.what()
 		if what == "" {
@@ -158,11 +159,11 @@ var ListReminders = agents.NewTool(Reminders, "list_reminders", "List the remind
 
 // Which names a reminder: its id, or words of it.
 type Which struct {
-	Text string `json:"text" title:"Reminder" desc:"The reminder's id, or words of what it reminds of" min:"1" max:"500"`
+	Text string `json:"text" title:"Reminder" desc:"The reminder's id, or what it reminds of" min:"1" max:"500"`
 }
 
 // CancelReminder cancels a reminder.
-var CancelReminder = agents.NewTool(Reminders, "cancel_reminder", "Cancel a reminder so it is not sent",
+var CancelReminder = agents.NewTool(Reminders, "cancel_reminder", "Cancel a reminder",
 	func(ctx context.Context, w Which) (string, error) {
 		s, err := whichReminder(ctx, w.Text)
 		if err != nil {
