@@ -47,17 +47,10 @@ var (
 
 var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "fifteen": 15, "twenty": 20, "thirty": 30}
 
-// when says when r is due, from now: its numbers, its time, or the words
-// of its text.
+// when says when r is due, from now: the words of its text first, when
+// they say it ("in 5 seconds", "at 9:30": a model may have read the number
+// into the wrong field), else its minutes, else its time.
 func (r Reminder) when(now time.Time) (time.Time, error) {
-	switch {
-	case r.Minutes < 0:
-		return time.Time{}, fmt.Errorf("say when, in the future")
-	case r.Minutes > 0:
-		return now.Add(time.Duration(r.Minutes) * time.Minute), nil
-	case strings.TrimSpace(r.At) != "":
-		return atTime(strings.TrimSpace(r.At), now)
-	}
 	if m := inRE.FindStringSubmatch(r.Text); m != nil {
 		n, ok := numberWords[strings.ToLower(m[1])]
 		if !ok {
@@ -74,6 +67,14 @@ func (r Reminder) when(now time.Time) (time.Time, error) {
 	}
 	if m := atRE.FindStringSubmatch(r.Text); m != nil {
 		return atTime(m[1]+":"+m[2], now)
+	}
+	switch {
+	case r.Minutes < 0:
+		return time.Time{}, fmt.Errorf("say when, in the future")
+	case r.Minutes > 0:
+		return now.Add(time.Duration(r.Minutes) * time.Minute), nil
+	case strings.TrimSpace(r.At) != "":
+		return atTime(strings.TrimSpace(r.At), now)
 	}
 	return time.Time{}, fmt.Errorf("say when: in how many minutes, or at what time (HH:MM, UTC)")
 }

@@ -47,6 +47,7 @@ func TestAReminderIsReadFromItsRequest(t *testing.T) {
 		{demo.Reminder{Text: "remind me at 8:15 to buy bread"}, "buy bread", now.Add(23*time.Hour + 15*time.Minute)},
 		{demo.Reminder{Text: "call Ann", Minutes: 2}, "call Ann", now.Add(2 * time.Minute)},
 		{demo.Reminder{Text: "call Ann", At: "09:30"}, "call Ann", now.Add(30 * time.Minute)},
+		{demo.Reminder{Text: "remind me in 5 seconds to stretch", Minutes: 5}, "stretch", now.Add(5 * time.Second)},
 	} {
 		what, at, err := demo.ReadReminder(c.r, now)
 		if err != nil || what != c.what || !at.Equal(c.at) {
