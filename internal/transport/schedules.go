@@ -60,4 +60,3 @@ func (s *Server) cancelSchedule(c echo.Context) error {
 	}
 	return nil
 }
-
