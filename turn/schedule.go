@@ -63,7 +63,7 @@ func Unschedule(ctx context.Context, id string) error {
 	if sch == nil || conv == "" {
 		return ErrNoSchedules
 	}
-	return sch.Cancel(ctx, "", conv, id)
+	return sch.Unschedule(ctx, conv, id)
 }
 
 // Schedules lists the turn's conversation's schedules still to be sent,

@@ -12,7 +12,7 @@ import (
 // a turn's turn.Schedule, Unschedule and Schedules.
 type Scheduler interface {
 	Add(ctx context.Context, conv, id string, r schedule.Request, now time.Time) (schedule.Schedule, error)
-	Cancel(ctx context.Context, owner, conv, id string) error
+	Unschedule(ctx context.Context, conv, id string) error
 	Of(ctx context.Context, conv string) ([]schedule.Schedule, error)
 }
 

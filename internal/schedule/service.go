@@ -72,11 +72,23 @@ func (s *Service) Add(ctx context.Context, conv, id string, r Request, now time.
 	return sc, nil
 }
 
-// Cancel ends the schedule id of conversation conv, owned by owner (""
-// when a turn of the conversation asks, whose conversation it is).
-// NotFound when conv has no schedule id.
+// Cancel ends the schedule id of conversation conv for owner, a user who
+// must own it. NotFound when owner's conversation conv has no schedule id.
 func (s *Service) Cancel(ctx context.Context, owner, conv, id string) error {
+	if owner == "" {
+		return apperr.Errorf(apperr.NotFound, "This conversation has no scheduled message %q.", id)
+	}
 	return s.store.CancelSchedule(ctx, owner, conv, id)
+}
+
+// Unschedule ends the schedule id of conversation conv for a turn of conv,
+// whose conversation it is (turn.Unschedule). NotFound when conv has no
+// schedule id.
+func (s *Service) Unschedule(ctx context.Context, conv, id string) error {
+	if conv == "" {
+		return apperr.Errorf(apperr.Invalid, "Only a conversation's turn may cancel its scheduled messages.")
+	}
+	return s.store.CancelSchedule(ctx, "", conv, id)
 }
 
 // Of lists the conversation's active schedules, next first.
