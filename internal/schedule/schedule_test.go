@@ -51,7 +51,8 @@ var start = time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
 // planner schedules what it is told: "in 2m: <message>", "every 1m:
 // <message>", "cron <expr>: <message>", "ask then in 2m: <message>" (which
 // asks a question after scheduling, so a restart replays the schedule);
-// "list" says what is scheduled; anything else it answers "heard <msg>".
+// "list" says what is scheduled, "cancel all" cancels it all; anything
+// else it answers "heard <msg>".
 var planner = agents.Assistant{Name: "planner", Turn: func(ctx context.Context, msg string) (string, error) {
 	how, text, ok := strings.Cut(msg, ": ")
 	if msg == "list" {
@@ -64,6 +65,21 @@ var planner = agents.Assistant{Name: "planner", Turn: func(ctx context.Context, 
 			b.WriteString(s.Message + " at " + s.Next.UTC().Format(time.TimeOnly) + ";")
 		}
 		return b.String(), nil
+	}
+	if msg == "cancel all" {
+		list, err := turn.Schedules(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range list {
+			if err := turn.Unschedule(ctx, s.ID); err != nil {
+				return "", err
+			}
+		}
+		if err := turn.Unschedule(ctx, "nosuch"); err == nil {
+			return "", errors.New("cancelled a schedule that is not")
+		}
+		return fmt.Sprintf("cancelled %d", len(list)), nil
 	}
 	if !ok || strings.HasPrefix(msg, "Reminder") {
 		return "heard " + msg, nil
@@ -425,8 +441,9 @@ func TestWhatCannotBeScheduledIsRefused(t *testing.T) {
 	}
 }
 
-// A schedule is cancelled by its conversation's owner only, and then sent
-// no more; it goes with its conversation.
+// A schedule is cancelled by its conversation's owner only, or by a turn
+// of the conversation, and then sent no more; it goes with its
+// conversation.
 func TestASchedulesIsCancelledByItsOwnerAndGoesWithItsConversation(t *testing.T) {
 	clk := &clock{t: start}
 	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
@@ -452,6 +469,16 @@ func TestASchedulesIsCancelledByItsOwnerAndGoesWithItsConversation(t *testing.T)
 	}
 
 	say(t, n, conv.ID, "in 1m: Reminder: two")
+	say(t, n, conv.ID, "every 1h: Reminder: three")
+	if got := lastText(say(t, n, conv.ID, "cancel all")); got != "cancelled 2" {
+		t.Errorf("a turn's cancel: %q", got)
+	}
+	clk.add(2 * time.Hour)
+	fireDue(t, n)
+	if got := sent(t, n.db, conv.ID); got["Reminder: two"]+got["Reminder: three"] != 0 {
+		t.Errorf("schedules the turn cancelled were sent: %v", got)
+	}
+	say(t, n, conv.ID, "in 1m: Reminder: four")
 	if err := n.svc.Delete(t.Context(), "me", conv.ID); err != nil {
 		t.Fatal(err)
 	}
