@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
@@ -17,6 +18,7 @@ import (
 // turn.Schedule.
 type scheduling struct {
 	db  *store.DB
+	log *slog.Logger
 	svc atomic.Pointer[schedule.Service]
 }
 
@@ -29,7 +31,7 @@ func (sc *scheduling) clocked(svc *chat.Service) {
 		_, err := svc.SendMessage(ctx, owner, conv, inbound.Message{ID: id, Text: text, Limit: schedule.MaxMessageLen})
 		return err
 	}
-	sc.svc.Store(schedule.New(sc.db, svc.Timers(), send, svc.Now))
+	sc.svc.Store(schedule.New(sc.db, svc.Timers(), send, svc.Now, sc.log))
 }
 
 // scope gives a turn the schedules.

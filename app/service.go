@@ -71,7 +71,7 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 			return nil, err
 		}
 	}
-	o.sched = &scheduling{db: db}
+	o.sched = &scheduling{db: db, log: log}
 	cfg.Scope, cfg.Clocked = within(cfg.Scope, o.sched.scope), o.sched.clocked
 	o.chat = cfg
 	return o, nil

@@ -142,7 +142,7 @@ func open(t *testing.T, target string, clk *clock, wrap func(schedule.Sender) sc
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			n.sched = schedule.New(db, svc.Timers(), send, clk.Now)
+			n.sched = schedule.New(db, svc.Timers(), send, clk.Now, nil)
 		}})
 	closed := false
 	t.Cleanup(func() { n.close(&closed) })
@@ -284,25 +284,23 @@ func TestAnOccurrenceIsSentOnceOnAnyNode(t *testing.T) {
 	})
 	contract(t, func(t *testing.T, target string) {
 		clk := &clock{t: start}
-		died := errors.New("killed after sending")
-		a := open(t, target, clk, func(send schedule.Sender) schedule.Sender {
-			return func(ctx context.Context, owner, conv, id, text string) error {
-				if err := send(ctx, owner, conv, id, text); err != nil {
-					return err
-				}
-				return died // the message went; the timer does not move
-			}
-		})
+		a := open(t, target, clk, nil)
 		conv, _ := a.svc.Create(t.Context(), "me", "planner")
 		say(t, a, conv.ID, "in 1m: Reminder: call Ann")
+		list, _ := a.sched.Of(t.Context(), conv.ID)
 		clk.add(time.Minute)
-		fireDue(t, a)
-		waitIdle(t, a, conv.ID)
-		if got := sent(t, a.db, conv.ID)["Reminder: call Ann"]; got != 1 {
-			t.Fatalf("the first node sent it %d times", got)
+		// Node a's clock claims the timer and sends the message, as Fire
+		// does, and a is killed before it moves the timer.
+		if claimed, err := a.db.ClaimDue(t.Context(), clk.Now(), timers.Hold, 10); err != nil || len(claimed) != 1 {
+			t.Fatalf("claimed %+v, %v", claimed, err)
 		}
+		id := schedule.MessageID(list[0].ID, list[0].Next)
+		if _, err := a.svc.SendMessage(t.Context(), "me", conv.ID, inbound.Message{ID: id, Text: list[0].Message}); err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, a, conv.ID)
 		var doneA bool
-		a.close(&doneA) // killed: its claim on the timer stays
+		a.close(&doneA)
 
 		b := open(t, target, clk, nil)
 		fireDue(t, b) // the dead node's claim holds yet
@@ -315,7 +313,51 @@ func TestAnOccurrenceIsSentOnceOnAnyNode(t *testing.T) {
 		if left, _ := b.svc.Timers().Of(t.Context(), conv.ID); len(left) != 0 {
 			t.Errorf("timers left: %+v", left)
 		}
+		if list, _ := b.sched.Of(t.Context(), conv.ID); len(list) != 0 {
+			t.Errorf("still scheduled: %+v", list)
+		}
 	})
+}
+
+// A send that fails is tried again soon, the same occurrence: when it had
+// gone through (it failed after), the second send is known and not
+// recorded again; when it had not, the second sends it.
+func TestAFailedSendIsTriedAgainAsTheSameOccurrence(t *testing.T) {
+	for name, after := range map[string]bool{"failed after it went": true, "failed before it went": false} {
+		t.Run(name, func(t *testing.T) {
+			clk := &clock{t: start}
+			var mu sync.Mutex
+			fails := 1
+			n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, func(send schedule.Sender) schedule.Sender {
+				return func(ctx context.Context, owner, conv, id, text string) error {
+					mu.Lock()
+					fail := fails > 0
+					fails--
+					mu.Unlock()
+					if fail && !after {
+						return errors.New("the conversation is held elsewhere")
+					}
+					if err := send(ctx, owner, conv, id, text); err != nil || !fail {
+						return err
+					}
+					return errors.New("the answer was lost")
+				}
+			})
+			conv, _ := n.svc.Create(t.Context(), "me", "planner")
+			say(t, n, conv.ID, "every 10m: Reminder: drink")
+			clk.add(10 * time.Minute)
+			fireDue(t, n)
+			clk.add(schedule.RetryEvery)
+			fireDue(t, n)
+			waitIdle(t, n, conv.ID)
+			if got := sent(t, n.db, conv.ID)["Reminder: drink"]; got != 1 {
+				t.Errorf("sent %d times, want once", got)
+			}
+			if list, _ := n.sched.Of(t.Context(), conv.ID); len(list) != 1 || !list[0].Next.Equal(start.Add(20*time.Minute)) {
+				t.Errorf("next: %+v, want the occurrence after the one sent", list)
+			}
+		})
+	}
 }
 
 // A turn replayed after a restart schedules once: the schedule's id is

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -43,12 +44,17 @@ type Service struct {
 	clock *timers.Clock
 	send  Sender
 	now   func() time.Time
+	log   *slog.Logger
 }
 
 // New makes the service of the schedules in st, sending through send and
-// firing on clock, with which it registers as the handler of Kind.
-func New(st Store, clock *timers.Clock, send Sender, now func() time.Time) *Service {
-	s := &Service{store: st, clock: clock, send: send, now: now}
+// firing on clock, with which it registers as the handler of Kind; log
+// hears of sends that failed (nil for none).
+func New(st Store, clock *timers.Clock, send Sender, now func() time.Time, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{store: st, clock: clock, send: send, now: now, log: log}
 	clock.Handle(Kind, s.Fire)
 	return s
 }
@@ -96,11 +102,18 @@ func (s *Service) Of(ctx context.Context, conv string) ([]Schedule, error) {
 	return s.store.SchedulesOf(ctx, conv)
 }
 
+// RetryEvery is how soon an occurrence whose send failed (the
+// conversation held by a node that died, until its lease lapses; the
+// database away) is tried again.
+const RetryEvery = 2 * time.Second
+
 // Fire sends the occurrence of the schedule of timer t (a timers.Firer)
 // and says when the next one is; the zero time ends a schedule sent once,
-// or one cancelled meanwhile. The occurrence is t.Due: a node that sends
-// it and dies before the timer moves leaves it to another, whose send of
-// the same message id is known and not recorded again.
+// or one cancelled meanwhile. The occurrence is the schedule's Next, which
+// moves only once it is sent: a node that sends it and dies before moving
+// it leaves it to another, whose send of the same message id is known and
+// not recorded again; a send that fails is tried again at RetryEvery, the
+// same occurrence.
 func (s *Service) Fire(ctx context.Context, t timers.Timer) (time.Time, error) {
 	_, id, _ := strings.Cut(t.Key, ":")
 	sc, done, err := s.store.ScheduleByID(ctx, id)
@@ -111,13 +124,17 @@ func (s *Service) Fire(ctx context.Context, t timers.Timer) (time.Time, error) {
 		return time.Time{}, err
 	}
 	now := s.now()
-	if now.Before(t.Due) {
-		return t.Due, nil // another node's clock ran ahead of this one's
+	if now.Before(sc.Next) {
+		return sc.Next, nil // another node's clock ran ahead of this one's
 	}
-	if err := s.send(ctx, t.Owner, t.Conversation, MessageID(id, t.Due), sc.Message); err != nil {
-		return time.Time{}, err
+	if err := s.send(ctx, t.Owner, t.Conversation, MessageID(id, sc.Next), sc.Message); err != nil {
+		if apperr.CodeOf(err) == apperr.NotFound || ctx.Err() != nil {
+			return time.Time{}, err // the conversation is gone, or the node stops
+		}
+		s.log.Warn("a scheduled message not sent; it is tried again", "conversation", t.Conversation, "schedule", id, "err", err)
+		return now.Add(RetryEvery), nil
 	}
-	next, err := sc.after(t.Due, now)
+	next, err := sc.after(sc.Next, now)
 	if err != nil {
 		return time.Time{}, err
 	}

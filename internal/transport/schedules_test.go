@@ -27,7 +27,7 @@ func TestASchedulesIsListedAndCancelledByItsOwnerOnly(t *testing.T) {
 	a := newTestAppWith(t, chat.Config{Assistants: registry.New(demo.Agents(demo.Options{})...), Model: offline.New(),
 		Clocked: func(svc *chat.Service) { clock = svc.Timers() }},
 		func(db *store.DB, c *Config) {
-			sched = schedule.New(db, clock, func(context.Context, string, string, string, string) error { return nil }, time.Now)
+			sched = schedule.New(db, clock, func(context.Context, string, string, string, string) error { return nil }, time.Now, nil)
 			c.Schedules = sched
 		})
 	owner := newClient(t, a)
