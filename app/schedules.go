@@ -20,6 +20,9 @@ type scheduling struct {
 	db  *store.DB
 	log *slog.Logger
 	svc atomic.Pointer[schedule.Service]
+	// dry has a turn find the schedules read-only where no chat service
+	// runs: the dry run of `sweatpants check`.
+	dry bool
 }
 
 // clocked makes the schedules' service of the chat service svc.
@@ -34,10 +37,15 @@ func (sc *scheduling) clocked(svc *chat.Service) {
 	sc.svc.Store(schedule.New(sc.db, svc.Timers(), send, svc.Now, sc.log))
 }
 
-// scope gives a turn the schedules.
+// scope gives a turn the schedules: the service's where a chat service
+// runs, and in a dry run of `sweatpants check` (dry) what is recorded,
+// read-only (schedule.Dry).
 func (sc *scheduling) scope(ctx context.Context) context.Context {
 	if s := sc.svc.Load(); s != nil {
-		ctx = primitive.Schedules.With(ctx, s)
+		return primitive.Schedules.With(ctx, s)
+	}
+	if sc.dry {
+		return primitive.Schedules.With(ctx, schedule.Dry{Store: sc.db})
 	}
 	return ctx
 }

@@ -531,3 +531,30 @@ func TestASchedulesIsCancelledByItsOwnerAndGoesWithItsConversation(t *testing.T)
 		t.Errorf("a deleted conversation's timers are kept: %+v", left)
 	}
 }
+
+// A dry run (sweatpants check) finds what a turn scheduled, checks what it
+// would schedule anew, and records and cancels nothing.
+func TestADryRunRecordsNothing(t *testing.T) {
+	clk := &clock{t: start}
+	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
+	conv, _ := n.svc.Create(t.Context(), "me", "planner")
+	say(t, n, conv.ID, "in 1m: Reminder: one")
+	list, _ := n.sched.Of(t.Context(), conv.ID)
+	dry := schedule.Dry{Store: n.db}
+	got, err := dry.Add(t.Context(), conv.ID, list[0].ID, schedule.Request{Message: "other words", At: start}, start)
+	if err != nil || got.Message != "Reminder: one" {
+		t.Errorf("a replayed schedule: %+v, %v; want the one recorded", got, err)
+	}
+	if _, err := dry.Add(t.Context(), conv.ID, "00000000000000ff", schedule.Request{Message: "new", Cron: "61 * * * *"}, start); err == nil {
+		t.Error("a dry run took a bad cron expression")
+	}
+	if _, err := dry.Add(t.Context(), conv.ID, "00000000000000ff", schedule.Request{Message: "new", At: start.Add(time.Hour)}, start); err != nil {
+		t.Error(err)
+	}
+	if err := dry.Unschedule(t.Context(), conv.ID, list[0].ID); err != nil {
+		t.Error(err)
+	}
+	if after, _ := n.sched.Of(t.Context(), conv.ID); len(after) != 1 || after[0].ID != list[0].ID {
+		t.Errorf("after the dry run: %+v, want what was there", after)
+	}
+}
