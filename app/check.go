@@ -68,6 +68,7 @@ func (p *program) check(ctx context.Context, args []string) error {
 		return err
 	}
 	defer o.close()
+	o.sched.dry = true // a replayed turn finds its schedules, and makes none
 	diverged, err := deploycheck.Check(ctx, o.chat, p.stdout)
 	if err != nil {
 		return err

@@ -282,6 +282,9 @@ func (p *program) serve(ctx context.Context, args []string) error {
 		Datastar:    client.JS,
 		Permissions: svc, ProgramRules: ruleLines(append(slices.Clip(p.cfg.Policy), cfg.policy.rules...)), Mounts: p.pluginRoutes(), Join: serving.Join,
 		MCPServers: serving.MCPServers, Files: fstore, Shares: share.New(db), SignIn: signin, MCPTokens: db}
+	if sched := o.sched.service(); sched != nil {
+		tcfg.Schedules = sched
+	}
 	// A plugin's route that the program serves, or another plugin's, stops
 	// serve before it listens, naming both.
 	if err := tcfg.CheckMounts(); err != nil {

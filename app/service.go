@@ -24,6 +24,9 @@ import (
 type opened struct {
 	db   *store.DB
 	chat chat.Config
+	// sched is the scheduled messages' wiring, whose service is there
+	// once chat.New made the chat service of chat.
+	sched *scheduling
 	// close closes the database and gives its lock back.
 	close func()
 }
@@ -68,6 +71,8 @@ func (p *program) open(ctx context.Context, command, path string, rules []policy
 			return nil, err
 		}
 	}
+	o.sched = &scheduling{db: db, log: log}
+	cfg.Scope, cfg.Clocked = within(cfg.Scope, o.sched.scope), o.sched.clocked
 	o.chat = cfg
 	return o, nil
 }

@@ -30,7 +30,7 @@ type Options struct {
 
 // Agents returns the assistants the binary ships with, the default first.
 func Agents(opts Options) []agents.Assistant {
-	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes)
+	general := Assistant(Travel, Weather, Packer, Diner, Figures, Notes, Reminders)
 	chat := Chat(opts.Pace)
 	if opts.ApprovalExpiry > 0 {
 		// An ask as the default would ask, saying how long it waits.

@@ -46,6 +46,11 @@ type Config struct {
 	// so middleware that keeps count per turn starts afresh.
 	Scope func(context.Context) context.Context
 
+	// Clocked, when set, is called with the service before its clock
+	// (Timers) starts, to handle timers of kinds of the program's own,
+	// such as scheduled messages (package schedule).
+	Clocked func(*Service)
+
 	// CompactTokens is how many tokens of conversation a branch may give
 	// the model before its oldest messages are summarized: the default of
 	// the primitive value CompactTokens, which middleware or an app may set

@@ -105,6 +105,9 @@ func New(cfg Config) *Service {
 		s.clock = timers.New(ts, s.now, s.log)
 		s.clock.Handle("elicit", s.expire)
 		s.clock.Handle("deadline", s.timeOut)
+		if cfg.Clocked != nil {
+			cfg.Clocked(s)
+		}
 		s.turns.Go(func() { s.clock.Run(ctx) })
 	}
 	return s

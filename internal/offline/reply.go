@@ -68,6 +68,9 @@ func chatReply(system, text string, tools []llm.ToolSpec, told int) string {
 	}
 	kw := keywords(text, 4)
 	kind := smallTalk(text, role)
+	if what, ok := reminderOf(text); ok {
+		return remindedReply(what)
+	}
 	switch {
 	case strings.TrimSpace(text) == "":
 		return fmt.Sprintf("Hello! I'm %s. Send me a message and I'll reflect it back.", who)

@@ -35,7 +35,7 @@ func callTools(req llm.Request) ([]llm.ToolCall, error) {
 		// answered in words, even when a tool is required: that is how an
 		// agent has the model act at once on a request, and small talk is
 		// none. Only a tool named by the choice is called regardless.
-		if smallTalk(text, roleOf(system)) != notTalk {
+		if _, reminded := reminderOf(text); reminded || smallTalk(text, roleOf(system)) != notTalk {
 			return nil, nil
 		}
 		i, score := pickTool(req.Tools, text)

@@ -5,6 +5,7 @@
 package pageview
 
 import (
+	"github.com/sweatpants-go/sweatpants/internal/schedule"
 	"net/url"
 	"time"
 
@@ -59,7 +60,9 @@ type Item struct {
 	Covers int
 	// Attachments are the files sent with a user message.
 	Attachments []tree.Attachment
-	Elicit      *ElicitView
+	// Scheduled is set on a user message a schedule sent (turn.Schedule).
+	Scheduled bool
+	Elicit    *ElicitView
 	// Figure is a table or a chart the agent showed.
 	Figure *figure.Figure
 	Branch *Branch // set when the conversation forked here
@@ -174,7 +177,8 @@ func Items(path []tree.Node, live Recorded) []Item {
 		switch n.Kind {
 		case tree.UserMessage, tree.AssistantMessage, tree.TurnError, tree.Stopped, tree.SideQuestion, tree.SideReply: // a side thread continued (tree.AsFlow)
 			m, _ := tree.Decode[tree.Message](n)
-			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged, Attachments: m.Attachments})
+			items = append(items, Item{ID: n.ID, Kind: tree.AsFlow(n.Kind), Agent: n.Agent, Text: m.Text, Details: m.Details, Partial: m.Partial, Diverged: m.Diverged, Attachments: m.Attachments,
+				Scheduled: n.Kind == tree.UserMessage && schedule.Scheduled(m.ID)})
 		case tree.ElicitRequest:
 			req, ok := live.Decoded(n)
 			if !ok {

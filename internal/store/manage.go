@@ -46,6 +46,8 @@ func (db *DB) DeleteConversation(ctx context.Context, session, id string) error 
 		for _, q := range []string{
 			`DELETE FROM shares WHERE conversation_id = ?`,
 			`DELETE FROM reflog WHERE conversation_id = ?`,
+			`DELETE FROM schedules WHERE conversation_id = ?`,
+			`DELETE FROM timers WHERE conversation_id = ?`,
 			`DELETE FROM nodes WHERE conversation_id = ?`,
 			`DELETE FROM conversations WHERE id = ?`,
 		} {

@@ -69,7 +69,7 @@ func (s *Server) inspectorPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.InspectorPage(in))
+	return render(c, http.StatusOK, templates.InspectorPage(in, s.scheduled(c.Request().Context(), in.Conversation.ID)))
 }
 
 // inspectorStream answers GET /c/:id/tree/stream[?at=entry][&node=id],

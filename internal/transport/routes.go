@@ -51,6 +51,9 @@ func (s *Server) routes(datastar []byte, mods modules) {
 	e.GET("/c/:id/tree/stream", s.inspectorStream)
 	e.POST("/c/:id/reflog/:entry/recover", s.recoverEntry, cmd...)
 	e.POST("/c/:id/gc", s.collect, cmd...)
+	if s.schedules != nil {
+		e.POST("/c/:id/schedules/:sid/cancel", s.cancelSchedule, cmd...)
+	}
 	if s.calls != nil {
 		e.GET("/c/:id/debug", s.debugPage)
 		e.GET("/c/:id/debug/stream", s.debugStream)

@@ -31,6 +31,10 @@ type Config struct {
 	// calls, read from the record beside the chat service (calls.New over
 	// the store and Chat). Without it those pages are not found.
 	Calls Calls
+	// Schedules, when set, lists a conversation's scheduled messages on
+	// its page and its inspector, each with a Cancel (POST
+	// /c/:id/schedules/:sid/cancel).
+	Schedules Schedules
 	// SecureCookies marks the session cookie Secure, for serving over HTTPS.
 	SecureCookies bool
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto: https
@@ -108,6 +112,8 @@ type Config struct {
 type Server struct {
 	chat  Chat
 	calls Calls
+	// schedules lists and cancels scheduled messages (Config.Schedules).
+	schedules Schedules
 	// permissions and programRules are the settings page's (Config).
 	permissions  Permissions
 	programRules []string
@@ -149,7 +155,7 @@ func newServer(cfg Config) (*Server, http.Handler) {
 	cfg.MaxStreamsPerClient = cmp.Or(cfg.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
 	cfg.MaxStreamsTotal = cmp.Or(cfg.MaxStreamsTotal, DefaultMaxStreamsTotal)
 	cfg.Uploads = cfg.Uploads.orDefaults()
-	s := &Server{chat: cfg.Chat, calls: cfg.Calls, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpTokens: cfg.MCPTokens, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
+	s := &Server{chat: cfg.Chat, calls: cfg.Calls, schedules: cfg.Schedules, permissions: cfg.Permissions, programRules: cfg.ProgramRules, join: cfg.Join, files: cfg.Files, shares: cfg.Shares, mcpTokens: cfg.MCPTokens, mcpServers: cfg.MCPServers, log: cfg.Log, maxBody: cfg.MaxBody, secure: cfg.SecureCookies,
 		proxies: cfg.TrustedProxies, streams: newStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxStreamsTotal),
 		stall: cmp.Or(cfg.StreamStall, DefaultStreamStall), draws: make(drawSlots, cmp.Or(cfg.WholeDraws, DefaultWholeDraws)),
 		uploads: newUploadLimit(cfg.Uploads), uploadStall: cfg.Uploads.Stall, echo: echo.New(), signin: cfg.SignIn}

@@ -90,6 +90,9 @@ func (s *Server) patchFull(sse *datastar.ServerSentEventGenerator, v pageview.Vi
 	if err := patch(sse, templates.Chat(v)); err != nil {
 		return err
 	}
+	if err := s.patchSchedules(sse, v.Conversation.ID); err != nil {
+		return err
+	}
 	// The title is outside the chat's part of the page, and may have
 	// changed with what made the page re-render (an edit of the first
 	// message, a switch of versions).
@@ -103,6 +106,11 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 	case ch.Item != nil:
 		return patch(sse, templates.Item(conv, ch.Item))
 	case ch.Status != nil:
+		// A turn that starts or ends may have been sent by a schedule, or
+		// have scheduled or cancelled one: the list is drawn again.
+		if err := s.patchSchedules(sse, conv); err != nil {
+			return err
+		}
 		return patch(sse, templates.Status(conv, *ch.Status))
 	case ch.Title != nil:
 		return patch(sse, templates.Title(*ch.Title))
