@@ -243,7 +243,9 @@ func main() {
 // results.
 func run(cfg config, stdout, stderr io.Writer) error {
 	// Each browser holds a stream and a command connection, on both ends.
-	if limit, err := raiseOpenFiles(); err != nil {
+	if cfg.mode == modeTimers {
+		// no browsers
+	} else if limit, err := raiseOpenFiles(); err != nil {
 		fmt.Fprintln(stderr, "bench: could not raise the open-files limit:", err)
 	} else if need := uint64(2*cfg.conversations + 64); limit != 0 && limit < need {
 		fmt.Fprintf(stderr, "bench: the open-files limit is %d; %d browsers need about %d\n", limit, cfg.conversations, need)

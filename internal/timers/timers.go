@@ -158,7 +158,8 @@ func (c *Clock) OnFired(f func(Timer, time.Time)) {
 	c.mu.Unlock()
 }
 
-// FireDue fires the timers due now, and reports how many it fired.
+// FireDue fires the timers due now, and reports how many it fired (not
+// counting those moved to a later time or ended as NotFound).
 func (c *Clock) FireDue(ctx context.Context) (int, error) {
 	fired := 0
 	for {
@@ -168,14 +169,17 @@ func (c *Clock) FireDue(ctx context.Context) (int, error) {
 			return fired, err
 		}
 		for _, t := range due {
-			if err := c.fireOne(ctx, t); err != nil {
+			done, err := c.fireOne(ctx, t)
+			if err != nil {
 				if ctx.Err() != nil {
 					return fired, ctx.Err()
 				}
 				c.log.Warn("a timer did not fire; it is tried again later", "conversation", t.Conversation, "timer", t.Key, "err", err)
 				continue
 			}
-			fired++
+			if done {
+				fired++
+			}
 		}
 		if len(due) < batch {
 			return fired, nil
@@ -183,19 +187,21 @@ func (c *Clock) FireDue(ctx context.Context) (int, error) {
 	}
 }
 
-func (c *Clock) fireOne(ctx context.Context, t Timer) error {
+// fireOne fires t by its kind's handler; fired is false when the handler
+// moved it to a later time or found its conversation gone (and it ended).
+func (c *Clock) fireOne(ctx context.Context, t Timer) (fired bool, err error) {
 	later, err := c.fire(ctx, t)
 	switch {
 	case err != nil && apperr.CodeOf(err) == apperr.NotFound:
-		return c.store.ClearTimer(context.WithoutCancel(ctx), t.Conversation, t.Key)
+		return false, c.store.ClearTimer(context.WithoutCancel(ctx), t.Conversation, t.Key)
 	case err != nil:
-		return err
+		return false, err
 	case !later.IsZero():
 		t.Due = later
-		return c.store.SetTimer(context.WithoutCancel(ctx), t) // the claim goes with the update
+		return false, c.store.SetTimer(context.WithoutCancel(ctx), t) // the claim goes with the update
 	}
 	if err := c.store.ClearTimer(context.WithoutCancel(ctx), t.Conversation, t.Key); err != nil {
-		return err
+		return false, err
 	}
 	c.mu.Lock()
 	f := c.onFired
@@ -203,7 +209,7 @@ func (c *Clock) fireOne(ctx context.Context, t Timer) error {
 	if f != nil {
 		f(t, c.now())
 	}
-	return nil
+	return true, nil
 }
 
 // Run fires timers as they come due until ctx ends. It waits for the
