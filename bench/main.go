@@ -96,6 +96,7 @@ type config struct {
 	nodes         int
 	cross         bool
 	transports    []string // -mode transports: the transports measured, in order
+	cpuProfile    string   // -mode timers: where the firings' CPU profile goes
 }
 
 // The values of -db.
@@ -121,6 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.setupParallel, "setup-parallel", 64, "browsers setting up at once before the timed phase")
 	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run), postgres (a durable throwaway server, a schema per run) or a postgres:// URL (that database, a new schema per run, left there)")
 	fs.IntVar(&cfg.nodes, "nodes", 1, "servers on the one database (-db postgres); browser i uses node i mod N")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "with -mode timers: write a CPU profile of the firings to this file (go tool pprof)")
 	fs.BoolVar(&cfg.cross, "cross", false, "answer on the next node, not the one with the stream (-nodes 2 or more)")
 	transports := fs.String("transports", transportSSE+","+transportWS+","+transportAGUI, "with -mode transports: the transports measured, comma-separated: "+transportSSE+" (the event stream and POSTs), "+transportWS+" (the WebSocket), "+transportAGUI+" (AG-UI runs)")
 	if err := fs.Parse(args); err != nil {

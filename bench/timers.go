@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -189,7 +190,7 @@ func runTimers(ctx context.Context, cfg config, pg *postgres, stdout, stderr io.
 			name = fmt.Sprintf("paced at %g a second", cfg.rate)
 		}
 		fmt.Fprintf(stderr, "bench: timers: firing them, %s…\n", name)
-		pass, st, err := r.fire(ctx, target, paced)
+		pass, st, err := r.fire(ctx, target, paced, cfg.cpuProfile)
 		if err != nil {
 			return fmt.Errorf("fire %s: %w", name, err)
 		}
@@ -297,7 +298,7 @@ func (r *timerRun) start(ctx context.Context, svc *chat.Service, i int) error {
 // fire starts a service on the database at target, timing its start-up,
 // lets the clock run (from past every timer, or from the first one when
 // paced) and waits until every turn has run again.
-func (r *timerRun) fire(ctx context.Context, target string, paced bool) (*timerPass, startup, error) {
+func (r *timerRun) fire(ctx context.Context, target string, paced bool, profile string) (*timerPass, startup, error) {
 	var st startup
 	st.HeapBaseMiB = liveHeapMiB()
 	t0 := time.Now()
@@ -332,6 +333,16 @@ func (r *timerRun) fire(ctx context.Context, target string, paced bool) (*timerP
 	from := r.due[len(r.due)-1].Add(time.Millisecond) // past every timer
 	if paced {
 		from = r.due[0]
+	}
+	if profile != "" {
+		if paced {
+			profile = strings.TrimSuffix(profile, ".pprof") + "-paced.pprof"
+		}
+		stop, err := startCPUProfile(profile)
+		if err != nil {
+			return nil, st, err
+		}
+		defer stop()
 	}
 	began := time.Now()
 	r.clk.run(from)
@@ -386,6 +397,20 @@ func (r *timerRun) latencies(at []time.Time, from time.Time) []time.Duration {
 		out = append(out, 0)
 	}
 	return out
+}
+
+// startCPUProfile profiles this process's CPU into the file at path until
+// stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // liveHeapMiB is the live heap after a collection, in MiB.
