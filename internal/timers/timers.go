@@ -29,7 +29,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
@@ -80,8 +79,6 @@ const (
 	Hold = 30 * time.Second
 	// batch is how many due timers a node claims at a time.
 	batch = 64
-	// parallel is how many of them it fires at once (fireAll).
-	parallel = 8
 )
 
 // Clock fires a store's timers as they come due.
@@ -171,43 +168,23 @@ func (c *Clock) FireDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return fired, err
 		}
-		fired += c.fireAll(ctx, due)
-		if ctx.Err() != nil {
-			return fired, ctx.Err()
+		for _, t := range due {
+			done, err := c.fireOne(ctx, t)
+			if err != nil {
+				if ctx.Err() != nil {
+					return fired, ctx.Err()
+				}
+				c.log.Warn("a timer did not fire; it is tried again later", "conversation", t.Conversation, "timer", t.Key, "err", err)
+				continue
+			}
+			if done {
+				fired++
+			}
 		}
 		if len(due) < batch {
 			return fired, nil
 		}
 	}
-}
-
-// fireAll fires due, up to parallel at a time, and returns how many it
-// fired. Each firing mostly waits for its conversation's commits (its
-// lease, the answer, the turn's next record): fired side by side, their
-// commits share the store's group commits instead of queueing one behind
-// another, which is what keeps a node up with many timers due at once.
-func (c *Clock) fireAll(ctx context.Context, due []Timer) int {
-	var fired atomic.Int64
-	slots := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for _, t := range due {
-		if ctx.Err() != nil {
-			break
-		}
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			done, err := c.fireOne(ctx, t)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				c.log.Warn("a timer did not fire; it is tried again later", "conversation", t.Conversation, "timer", t.Key, "err", err)
-			case done:
-				fired.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	return int(fired.Load())
 }
 
 // fireOne fires t by its kind's handler; fired is false when the handler
