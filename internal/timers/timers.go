@@ -91,6 +91,7 @@ type Clock struct {
 	mu       sync.Mutex
 	handlers map[string]Firer       // by kind, the part of a key before ":"
 	onFired  func(Timer, time.Time) // told of each timer fired (OnFired)
+	firing   map[[2]string]bool     // the timers being fired, by conversation and key
 }
 
 // New makes a clock of the timers in st, read by now. What fires a timer
@@ -99,7 +100,7 @@ func New(st Store, now func() time.Time, log *slog.Logger) *Clock {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Clock{store: st, now: now, log: log, wake: make(chan struct{}, 1), handlers: map[string]Firer{}}
+	return &Clock{store: st, now: now, log: log, wake: make(chan struct{}, 1), handlers: map[string]Firer{}, firing: map[[2]string]bool{}}
 }
 
 // Handle has fire do what the timers of kind (Key's kind) are for. A
@@ -123,12 +124,19 @@ func (c *Clock) fire(ctx context.Context, t Timer) (time.Time, error) {
 	return f(ctx, t)
 }
 
-// Set records t and has the clock fire it at its time.
+// Set records t and has the clock fire it at its time. A timer set again
+// while this clock fires it (a conversation loaded to fire it sets its
+// timers again) does not wake the clock: it is seen to once fired.
 func (c *Clock) Set(ctx context.Context, t Timer) error {
 	if err := c.store.SetTimer(ctx, t); err != nil {
 		return err
 	}
-	c.Poke()
+	c.mu.Lock()
+	busy := c.firing[[2]string{t.Conversation, t.Key}]
+	c.mu.Unlock()
+	if !busy {
+		c.Poke()
+	}
 	return nil
 }
 
@@ -190,7 +198,14 @@ func (c *Clock) FireDue(ctx context.Context) (int, error) {
 // fireOne fires t by its kind's handler; fired is false when the handler
 // moved it to a later time or found its conversation gone (and it ended).
 func (c *Clock) fireOne(ctx context.Context, t Timer) (fired bool, err error) {
+	id := [2]string{t.Conversation, t.Key}
+	c.mu.Lock()
+	c.firing[id] = true
+	c.mu.Unlock()
 	later, err := c.fire(ctx, t)
+	c.mu.Lock()
+	delete(c.firing, id)
+	c.mu.Unlock()
 	switch {
 	case err != nil && apperr.CodeOf(err) == apperr.NotFound:
 		return false, c.store.ClearTimer(context.WithoutCancel(ctx), t.Conversation, t.Key)
