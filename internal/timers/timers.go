@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sweatpants-go/sweatpants/internal/apperr"
@@ -79,6 +80,8 @@ const (
 	Hold = 30 * time.Second
 	// batch is how many due timers a node claims at a time.
 	batch = 64
+	// parallel is how many of them it fires at once (fireAll).
+	parallel = 8
 )
 
 // Clock fires a store's timers as they come due.
@@ -176,23 +179,42 @@ func (c *Clock) FireDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return fired, err
 		}
-		for _, t := range due {
-			done, err := c.fireOne(ctx, t)
-			if err != nil {
-				if ctx.Err() != nil {
-					return fired, ctx.Err()
-				}
-				c.log.Warn("a timer did not fire; it is tried again later", "conversation", t.Conversation, "timer", t.Key, "err", err)
-				continue
-			}
-			if done {
-				fired++
-			}
+		fired += c.fireAll(ctx, due)
+		if ctx.Err() != nil {
+			return fired, ctx.Err()
 		}
 		if len(due) < batch {
 			return fired, nil
 		}
 	}
+}
+
+// fireAll fires due, up to parallel at a time, and returns how many it
+// fired. A firing mostly waits for its conversation's commits (its lease,
+// the answer, the turn's next record): on PostgreSQL, where each commits
+// alone, firings one after another leave a node firing ~110 a second.
+func (c *Clock) fireAll(ctx context.Context, due []Timer) int {
+	var fired atomic.Int64
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for _, t := range due {
+		if ctx.Err() != nil {
+			break
+		}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			done, err := c.fireOne(ctx, t)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				c.log.Warn("a timer did not fire; it is tried again later", "conversation", t.Conversation, "timer", t.Key, "err", err)
+			case done:
+				fired.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(fired.Load())
 }
 
 // fireOne fires t by its kind's handler; fired is false when the handler
