@@ -87,10 +87,12 @@ screenshots: build e2e-deps
 ## a durable throwaway PostgreSQL: one node, three nodes, three nodes with
 ## every answer landing on another node than its stream's; and a program's
 ## answer round trip at 100 conversations over SSE + POST and over the
-## WebSocket (docs/performance.md)
+## WebSocket; and 10,000 conversations waiting on a timer: start-up over
+## them and each firing's cost (docs/performance.md)
 bench: build pg-deps
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN) -mode transports
+	$(GO) run ./bench -mode timers
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/chat/ ./internal/store/
 	$(GO) test -run '^$$' -bench Inspector -benchtime 200x ./internal/transport/
 	$(GO) test -run '^$$' -bench SamplePipeline -benchmem ./turn/

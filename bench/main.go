@@ -4,7 +4,7 @@
 // trip is the time from sending an answer to the arrival of the stream's
 // next event.
 //
-//	go run ./bench -bin bin/sweatpants [-mode both|paced|saturate|transports]
+//	go run ./bench -bin bin/sweatpants [-mode both|paced|saturate|transports|timers]
 //	    [-rate 200] [-seed 1] [-conversations 1000] [-rounds 20]
 //	    [-durability process-crash|power-loss] [-json] [-timeout 5m]
 //	    [-step-timeout 1m] [-setup-parallel 64]
@@ -30,6 +30,11 @@
 // conversations unless -conversations says otherwise: sse is the event
 // stream (GET /c/:id/events) with the page's POSTs sent as JSON, ws the
 // WebSocket (GET /c/:id/ws). See transports.go.
+//
+// -mode timers measures the conversations' timers: start-up over 10,000
+// pending ones (-conversations), and the cost of each firing, all at once
+// and paced at -rate a second. It runs the service in this process, on a
+// clock of its own, and needs no -bin. See timers.go.
 //
 // -db postgres runs the servers on a throwaway PostgreSQL the bench starts
 // (internal/store/pgtest, durable: fsync and synchronous_commit on), a fresh schema
@@ -91,6 +96,7 @@ type config struct {
 	nodes         int
 	cross         bool
 	transports    []string // -mode transports: the transports measured, in order
+	cpuProfile    string   // -mode timers: where the firings' CPU profile goes
 }
 
 // The values of -db.
@@ -104,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var cfg config
 	fs.StringVar(&cfg.bin, "bin", "", "the sweatpants binary to run (required)")
-	fs.StringVar(&cfg.mode, "mode", modeBoth, "both (a paced run, then a saturated one), paced, saturate, or transports (a program's round trip over each of -transports)")
+	fs.StringVar(&cfg.mode, "mode", modeBoth, "both (a paced run, then a saturated one), paced, saturate, transports (a program's round trip over each of -transports), or timers (start-up over pending timers and the cost of firing them)")
 	fs.Float64Var(&cfg.rate, "rate", 200, "answers per second in total across all browsers in the paced run; 0 alone means -mode saturate")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the paced run's think times")
 	fs.IntVar(&cfg.conversations, "conversations", 1000, "simulated browsers, each with one conversation")
@@ -116,6 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.setupParallel, "setup-parallel", 64, "browsers setting up at once before the timed phase")
 	fs.StringVar(&cfg.db, "db", dbSQLite, "sqlite (a file per run), postgres (a durable throwaway server, a schema per run) or a postgres:// URL (that database, a new schema per run, left there)")
 	fs.IntVar(&cfg.nodes, "nodes", 1, "servers on the one database (-db postgres); browser i uses node i mod N")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "with -mode timers: write a CPU profile of the firings to this file (go tool pprof)")
 	fs.BoolVar(&cfg.cross, "cross", false, "answer on the next node, not the one with the stream (-nodes 2 or more)")
 	transports := fs.String("transports", transportSSE+","+transportWS+","+transportAGUI, "with -mode transports: the transports measured, comma-separated: "+transportSSE+" (the event stream and POSTs), "+transportWS+" (the WebSocket), "+transportAGUI+" (AG-UI runs)")
 	if err := fs.Parse(args); err != nil {
@@ -127,6 +134,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.mode == modeTransports && !isSet(fs, "conversations") {
 		cfg.conversations = 100
 	}
+	if cfg.mode == modeTimers && !isSet(fs, "conversations") {
+		cfg.conversations = 10000
+	}
 	for _, name := range strings.Split(*transports, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			cfg.transports = append(cfg.transports, name)
@@ -134,6 +144,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if err := cfg.check(fs.Args()); err != nil {
 		return cfg, err
+	}
+	if cfg.bin == "" { // -mode timers runs no binary
+		return cfg, nil
 	}
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
@@ -155,10 +168,12 @@ func (cfg config) check(rest []string) error {
 	switch {
 	case len(rest) > 0:
 		return fmt.Errorf("unexpected arguments %q", rest)
-	case cfg.bin == "":
+	case cfg.bin == "" && cfg.mode != modeTimers:
 		return errors.New("-bin is required")
-	case cfg.mode != modeBoth && cfg.mode != modePaced && cfg.mode != modeSaturate && cfg.mode != modeTransports:
-		return fmt.Errorf("-mode must be both, paced, saturate or transports, not %q", cfg.mode)
+	case cfg.mode != modeBoth && cfg.mode != modePaced && cfg.mode != modeSaturate && cfg.mode != modeTransports && cfg.mode != modeTimers:
+		return fmt.Errorf("-mode must be both, paced, saturate, transports or timers, not %q", cfg.mode)
+	case cfg.mode == modeTimers && (cfg.rate <= 0 || cfg.nodes != 1):
+		return errors.New("-mode timers needs a -rate above 0 (its paced run) and runs one node")
 	case !(cfg.rate >= 0) || math.IsInf(cfg.rate, 0):
 		return fmt.Errorf("-rate must be a number of answers per second, not %v", cfg.rate)
 	case cfg.mode == modeTransports && (len(cfg.transports) == 0 || cfg.onPostgres()):
@@ -229,11 +244,14 @@ func main() {
 // run makes the runs cfg asks for, one after another, and prints their
 // results.
 func run(cfg config, stdout, stderr io.Writer) error {
-	// Each browser holds a stream and a command connection, on both ends.
-	if limit, err := raiseOpenFiles(); err != nil {
-		fmt.Fprintln(stderr, "bench: could not raise the open-files limit:", err)
-	} else if need := uint64(2*cfg.conversations + 64); limit != 0 && limit < need {
-		fmt.Fprintf(stderr, "bench: the open-files limit is %d; %d browsers need about %d\n", limit, cfg.conversations, need)
+	// Each browser holds a stream and a command connection, on both ends
+	// (the timers bench has no browsers).
+	if cfg.mode != modeTimers {
+		if limit, err := raiseOpenFiles(); err != nil {
+			fmt.Fprintln(stderr, "bench: could not raise the open-files limit:", err)
+		} else if need := uint64(2*cfg.conversations + 64); limit != 0 && limit < need {
+			fmt.Fprintf(stderr, "bench: the open-files limit is %d; %d browsers need about %d\n", limit, cfg.conversations, need)
+		}
 	}
 	// An interrupt ends the run like a failure, so the server is still
 	// stopped and the temporary directory removed.
@@ -250,6 +268,9 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	}
 	if cfg.mode == modeTransports {
 		return runTransports(ctx, cfg, stdout, stderr)
+	}
+	if cfg.mode == modeTimers {
+		return runTimers(ctx, cfg, pg, stdout, stderr)
 	}
 	var all []*results
 	for _, rate := range cfg.plan() {

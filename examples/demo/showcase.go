@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sweatpants-go/sweatpants/agents"
 	"github.com/sweatpants-go/sweatpants/elicit"
@@ -104,6 +105,7 @@ func Demos() *agents.Agent {
 		declare(a, "showTemperatures", "Temperatures through the year (a line chart)", "Show temperatures, the weather through the year, as a line chart", showTemperatures),
 		declare(a, "takePhoto", "Take a photo", "Take a photo, a selfie or a snapshot with the user's camera", showPhoto),
 		declare(a, "notifyMe", "Send me a notification", "Notify the user: show a notification, an alert, on their desktop", showNotification),
+		declare(a, "waitTenSeconds", "Wait ten seconds", "Wait ten seconds (a timer, a pause, sleep, remind me shortly), then tell the user the time is up", showWait),
 	}
 	return a
 }
@@ -154,7 +156,7 @@ func Showcase() agents.Assistant {
 	}
 	return agents.Assistant{
 		Name:        "showcase",
-		Description: "Asks every kind of question: location, a file, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once, a photo, a desktop notification; shows a table and charts.",
+		Description: "Asks every kind of question: location, a file, clipboard, yes/no, a choice, a flight, a form, an approval, two agents at once, a photo, a desktop notification; waits ten seconds; shows a table and charts.",
 		Turn:        loop.Turn,
 		Starters:    []string{"Show me what you can ask", "Compare fares in a table and a chart"},
 	}
@@ -284,4 +286,14 @@ func showProfile(ctx context.Context, _ noInput) (string, error) {
 		interests = strings.Join(p.Interests, ", ")
 	}
 	return fmt.Sprintf("Saved: %s, %d, eats %s, likes %s, newsletter %v.", p.Name, p.Age, p.Diet, interests, p.Newsletter), nil
+}
+
+// showWait waits ten seconds durably (turn.Wait): the wait is in the
+// conversation, which the page shows with its time, and it ends on time
+// after a restart too.
+func showWait(ctx context.Context, _ noInput) (string, error) {
+	if err := turn.Wait(ctx, elicit.WaitInput{Until: turn.Now(ctx).Add(10 * time.Second), For: "Ten seconds, then I tell you"}); err != nil {
+		return "", err
+	}
+	return "Ten seconds are up. The wait was kept in the conversation, so it would have ended on time after a restart too.", nil
 }

@@ -38,6 +38,7 @@ func TestTheOfflineModelPicksTheShowcaseDemoTheWordsAskFor(t *testing.T) {
 		{"take a selfie", "take-photo", "May I take a photo with your camera?", `"facing":"user"`},
 		{"notify me", "notify-desktop", "May I show you a notification on your desktop?", `"title":"Sweatpants"`},
 		{"send me a desktop notification", "notify-desktop", "May I show you a notification on your desktop?", ""},
+		{"wait ten seconds", "wait", "Ten seconds, then I tell you", `"until":`},
 		{"surprise me", "choice", "What would you like to try?", ""},
 	}
 	model := offline.New()

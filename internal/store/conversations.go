@@ -433,6 +433,8 @@ type stmts struct {
 	head, nodeExists, insertNode, setHead, touch, logMove *sql.Stmt
 
 	clearEvents, openStream, nextEvent, insertEvent *sql.Stmt
+
+	setTimer, clearTimer *sql.Stmt // timers.go: written several times a firing
 }
 
 // prepare prepares the statements on db.
@@ -454,6 +456,8 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 		{&s.nextEvent, `UPDATE mcp_streams SET next = next + 1, bytes = bytes + ?, touched_at = ?
 			WHERE session_id = ? AND stream_id = ? RETURNING next - 1, first, bytes`},
 		{&s.insertEvent, `INSERT INTO mcp_events(session_id, stream_id, idx, data) VALUES (?, ?, ?, ?)`},
+		{&s.setTimer, setTimerSQL},
+		{&s.clearTimer, `DELETE FROM timers WHERE conversation_id = ? AND key = ?`},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -468,7 +472,7 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 func (s *stmts) closeAll() error {
 	var errs []error
 	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove,
-		s.clearEvents, s.openStream, s.nextEvent, s.insertEvent} {
+		s.clearEvents, s.openStream, s.nextEvent, s.insertEvent, s.setTimer, s.clearTimer} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -16,10 +17,7 @@ import (
 // conversation loaded to fire it sets it, the claim stays.)
 func (db *DB) SetTimer(ctx context.Context, t timers.Timer) error {
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO timers(conversation_id, key, owner, due_at, claimed_until) VALUES (?, ?, ?, ?, 0)
-			ON CONFLICT (conversation_id, key) DO UPDATE SET owner = excluded.owner, due_at = excluded.due_at,
-				claimed_until = CASE WHEN timers.due_at = excluded.due_at THEN timers.claimed_until ELSE 0 END`,
-			t.Conversation, t.Key, t.Owner, t.Due.UnixMilli())
+		_, err := tx.StmtContext(ctx, db.stmts.setTimer).ExecContext(ctx, t.Conversation, t.Key, t.Owner, t.Due.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("set timer: %w", err)
 		}
@@ -27,10 +25,16 @@ func (db *DB) SetTimer(ctx context.Context, t timers.Timer) error {
 	})
 }
 
+// setTimerSQL records a timer (SetTimer), prepared once (stmts): a firing
+// sets and clears timers several times.
+const setTimerSQL = `INSERT INTO timers(conversation_id, key, owner, due_at, claimed_until) VALUES (?, ?, ?, ?, 0)
+	ON CONFLICT (conversation_id, key) DO UPDATE SET owner = excluded.owner, due_at = excluded.due_at,
+		claimed_until = CASE WHEN timers.due_at = excluded.due_at THEN timers.claimed_until ELSE 0 END`
+
 // ClearTimer forgets the conversation's timer of key, if any.
 func (db *DB) ClearTimer(ctx context.Context, conversation, key string) error {
 	return db.tx(ctx, func(ctx context.Context, tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM timers WHERE conversation_id = ? AND key = ?`, conversation, key); err != nil {
+		if _, err := tx.StmtContext(ctx, db.stmts.clearTimer).ExecContext(ctx, conversation, key); err != nil {
 			return fmt.Errorf("clear timer: %w", err)
 		}
 		return nil
@@ -74,16 +78,33 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, hold time.Duration, l
 }
 
 // NextDue returns the earliest moment a timer may be claimed: when it is
-// due, or when another node's claim on it lapses.
+// due, or when another node's claim on it lapses. It reads in two steps
+// that an index serves, for a clock asks before each wait: the earliest
+// unclaimed timer (by due_at), then the claims of those due before it,
+// which are the timers being fired or left to be tried again — a few. (A
+// timer due later than the earliest unclaimed one cannot come sooner.)
 func (db *DB) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var due sql.NullInt64
-	if err := db.read.QueryRowContext(ctx, `SELECT MIN(CASE WHEN claimed_until > due_at THEN claimed_until ELSE due_at END) FROM timers`).Scan(&due); err != nil {
+	var free int64
+	err := db.read.QueryRowContext(ctx, `SELECT due_at FROM timers WHERE claimed_until <= due_at ORDER BY due_at LIMIT 1`).Scan(&free)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, false, fmt.Errorf("read the next timer: %w", err)
 	}
-	if !due.Valid {
-		return time.Time{}, false, nil
+	var claimed sql.NullInt64
+	q, args := `SELECT MIN(claimed_until) FROM timers`, []any{}
+	if found {
+		q, args = q+` WHERE due_at < ?`, append(args, free)
 	}
-	return time.UnixMilli(due.Int64), true, nil
+	if err := db.read.QueryRowContext(ctx, q, args...).Scan(&claimed); err != nil {
+		return time.Time{}, false, fmt.Errorf("read the next timer: %w", err)
+	}
+	switch {
+	case claimed.Valid && (!found || claimed.Int64 < free):
+		return time.UnixMilli(claimed.Int64), true, nil
+	case found:
+		return time.UnixMilli(free), true, nil
+	}
+	return time.Time{}, false, nil
 }
 
 // TimersOf lists the conversation's timers, earliest first.
