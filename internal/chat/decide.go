@@ -5,6 +5,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/elicit"
 	"github.com/sweatpants-go/sweatpants/internal/decide"
+	"github.com/sweatpants-go/sweatpants/internal/schedule"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
 )
 
@@ -37,8 +38,13 @@ func (qs *questions) askedLocked(req elicit.Request) asked {
 // decision is what text was taken for.
 type decision = tree.DecisionRecord
 
-// decide decides what text is, by the model unless the rule is to.
-func (s *Service) decide(ctx context.Context, q asked, text string) decision {
+// decide decides what text, of the message id, is: by the model unless
+// the rule is to. A schedule's message (turn.Schedule) is the user's
+// answer to nothing: it is a side question, asked beside what waits.
+func (s *Service) decide(ctx context.Context, q asked, id, text string) decision {
+	if schedule.Scheduled(id) {
+		return decision{Text: text, Waited: q.Waits.ID, Choice: decide.Side, By: "schedule", Reason: "a scheduled message answers no question"}
+	}
 	if !s.decideByRule {
 		d, err := decide.ByModel(ctx, decide.Model{Provider: s.model, Scope: s.scope, Now: s.now}, q.Asked, text)
 		if err == nil {

@@ -99,7 +99,7 @@ func (s *Service) sendHeld(ctx context.Context, c *conversation, m inbound.Messa
 	}
 	// Deciding may take a model call: the conversation goes on meanwhile,
 	// and a resend of m waits for what it becomes.
-	d := s.decide(ctx, *q, m.Text)
+	d := s.decide(ctx, *q, m.ID, m.Text)
 	d.ID = m.ID
 	c.lock()
 	defer c.mu.Unlock()

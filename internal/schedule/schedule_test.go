@@ -558,3 +558,44 @@ func TestADryRunRecordsNothing(t *testing.T) {
 		t.Errorf("after the dry run: %+v, want what was there", after)
 	}
 }
+
+// A scheduled message that comes while a question waits is no answer to
+// it: it is taken as a side question, and the question still waits.
+func TestAScheduledMessageIsNoAnswerToAWaitingQuestion(t *testing.T) {
+	clk := &clock{t: start}
+	n := open(t, filepath.Join(t.TempDir(), "data", "t.db"), clk, nil)
+	conv, _ := n.svc.Create(t.Context(), "me", "planner")
+	if err := n.svc.Send(t.Context(), "me", conv.ID, "ask then in 5m: Reminder: tea"); err != nil {
+		t.Fatal(err)
+	}
+	eid := pending(waitPending(t, n, conv.ID)).Request.ID
+	clk.add(5 * time.Minute)
+	fireDue(t, n)
+	deadline := time.Now().Add(10 * time.Second)
+	var d tree.DecisionRecord
+	for d.Choice == "" {
+		nodes, err := n.db.Nodes(t.Context(), conv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, nd := range nodes {
+			if nd.Kind == tree.Decision {
+				d, _ = tree.Decode[tree.DecisionRecord](nd)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled message was not taken")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d.Choice != "side" || d.By != "schedule" || d.Text != "Reminder: tea" {
+		t.Errorf("the scheduled message was taken as %+v, want a side question, by the schedule", d)
+	}
+	v, err := n.svc.View(t.Context(), "me", conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := pending(v); p == nil || p.Request.ID != eid {
+		t.Errorf("the question no longer waits after the scheduled message")
+	}
+}
