@@ -16,6 +16,9 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/tree"
+	"github.com/sweatpants-go/sweatpants/llm"
+	"github.com/sweatpants-go/sweatpants/llm/llmtest"
+	"github.com/sweatpants-go/sweatpants/llm/openai"
 	"github.com/sweatpants-go/sweatpants/turn"
 )
 
@@ -310,5 +313,33 @@ func TestATurnPastItsDeadlineEndsTimedOut(t *testing.T) {
 	}
 	if err := second.Answer(t.Context(), "me", conv.ID, eid, chat.Answer{Action: elicit.Accept}); apperr.CodeOf(err) != apperr.Conflict {
 		t.Errorf("an answer to the timed-out turn's question: %v, want Conflict (no longer waiting)", err)
+	}
+}
+
+// A turn whose deadline comes while its reply streams keeps what streamed,
+// as a stop does, and ends timed out.
+func TestADeadlineKeepsThePartialReply(t *testing.T) {
+	clk := &clock{t: time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)}
+	fake := llmtest.NewServer(t, llmtest.Reply{Chunks: []string{"Once upon a time, "}, Hold: true})
+	teller := agents.Assistant{Name: "teller", Deadline: time.Minute, Turn: func(ctx context.Context, msg string) (string, error) {
+		out, err := turn.Sample(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: msg}}})
+		return out.Content, err
+	}}
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "data", "t.db"), store.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := chat.New(chat.Config{Store: db, Assistants: registry.New(teller), Model: openai.New(openai.Config{APIKey: "k", BaseURL: fake.URL, Model: "m"}), Now: clk.Now})
+	t.Cleanup(func() { svc.Close(); db.Close() })
+	conv, _ := svc.Create(t.Context(), "me", "teller")
+	if err := svc.Send(t.Context(), "me", conv.ID, "tell me a story"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, svc, "me", conv.ID, "the reply streaming", func(v pageview.View) bool { return v.Status.Draft == "Once upon a time, " })
+	clk.add(time.Minute)
+	fireDue(t, svc)
+	v := waitView(t, svc, "me", conv.ID, "the turn's end", func(v pageview.View) bool { return !v.Status.Running })
+	if it := lastItem(v); it.Kind != tree.Stopped || it.Partial != "Once upon a time, " || it.Text != "Timed out." {
+		t.Fatalf("last item = %+v, want the timed-out turn with its partial reply", it)
 	}
 }
