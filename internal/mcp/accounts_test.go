@@ -12,7 +12,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/chat/chattest"
 	"github.com/sweatpants-go/sweatpants/internal/mcp"
+	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/registry"
 )
 
 // tokens are personal MCP tokens as the store keeps them: which account
@@ -184,5 +187,45 @@ func TestARestartKeepsASessionItsAccounts(t *testing.T) {
 	}
 	if convs, _ := r.svc.Conversations(ctx, bob); len(convs) != 0 {
 		t.Errorf("bob owns %d conversations; want none", len(convs))
+	}
+}
+
+// Beyond loopback with sign-in and no program token (PersonalOnly), a
+// request without a personal token reaches nothing: 401, not the
+// program's own session; one with a personal token calls as its account.
+func TestWithPersonalTokensOnlyNoRequestIsTheProgramsOwn(t *testing.T) {
+	tools := mcp.NewTools(testAgents()...)
+	svc, _ := chattest.New(t, chat.Config{Assistants: registry.New(tools.Assistant()), Model: offline.New(), DecideByRule: true})
+	owner, ann := chat.NewSessionID(), chat.NewSessionID()
+	srv := mcp.NewServer(mcp.Config{Chat: svc, Tools: tools, Owner: owner, PersonalOnly: true, Name: "sweatpants-test", Version: "test"})
+	h := mcp.Handler(srv, "", &tokens{of: map[string]string{"tok-ann": ann}})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	for _, auth := range []string{"", "Bearer nope"} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("a request with %q: %d, want 401", auth, resp.StatusCode)
+		}
+	}
+	cs := connectHTTPAt(t, "", h, nil, &http.Client{Transport: bearer{"tok-ann"}})
+	if res := callTool(t, cs, &sdk.CallToolParams{Name: "calc.add", Arguments: map[string]any{"a": 1, "b": 2}}); res.IsError {
+		t.Fatalf("ann's call failed: %s", text(res))
+	}
+	if convs, _ := svc.Conversations(t.Context(), ann); len(convs) != 1 {
+		t.Errorf("ann owns %d conversations, want her call's", len(convs))
+	}
+	if convs, _ := svc.Conversations(t.Context(), owner); len(convs) != 0 {
+		t.Errorf("the program's own session owns %d conversations, want none", len(convs))
 	}
 }

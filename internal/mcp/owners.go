@@ -38,7 +38,7 @@ func (s *Server) owners(token string, accounts Accounts, next http.Handler) http
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if token == "" && (!hasBearer || accounts == nil) {
+		if token == "" && !s.cfg.PersonalOnly && (!hasBearer || accounts == nil) {
 			// Open (on loopback): the program's own session owns the calls.
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, s.cfg.Owner)))
 			return

@@ -131,15 +131,19 @@ func (p *Plugin) Configure(_ context.Context, cfg *chat.Config) error {
 // calls to look at them (GET /join); nothing when the application serves
 // no agents' tools. Its requests take --max-body bytes at most, as the
 // pages' commands do, and its sessions end after --mcp-idle without a
-// request. Without a token (--mcp-token) it is refused beyond loopback.
+// request. Beyond loopback it needs --mcp-token, or sign-in, and then each
+// request a personal token of its account.
 // Its streams' events are kept in the database, so a client resumes them
 // after a restart too.
 func (p *Plugin) Serving(ctx context.Context, s *pluginhost.Serving) error {
 	if len(p.cfg.Agents) == 0 {
 		return nil
 	}
-	if p.token == "" && !loopback(s.Addr) {
-		return fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN", s.Addr)
+	// Beyond loopback a request needs a token: the program's (--mcp-token),
+	// or, where people sign in, a personal one of theirs.
+	personalOnly := p.token == "" && !loopback(s.Addr)
+	if personalOnly && !s.SignIn {
+		return fmt.Errorf("serving MCP on %s, beyond loopback, needs a bearer token: set --mcp-token or SWEATPANTS_MCP_TOKEN (or sign people in: each makes a personal token)", s.Addr)
 	}
 	tools, err := p.tools()
 	if err != nil {
@@ -154,14 +158,16 @@ func (p *Plugin) Serving(ctx context.Context, s *pluginhost.Serving) error {
 	if err != nil {
 		return err
 	}
-	srv := NewServer(Config{Chat: s.Service, Tools: tools, Kinds: p.kinds, Owner: owner, Secret: secret, Events: s.DB, Sessions: s.DB,
+	srv := NewServer(Config{Chat: s.Service, Tools: tools, Kinds: p.kinds, Owner: owner, PersonalOnly: personalOnly, Secret: secret, Events: s.DB, Sessions: s.DB,
 		MaxBody: s.MaxBody, SessionIdle: p.idle, Name: p.cfg.Name, Version: p.cfg.Version, Log: s.Log, Extension: p.cfg.Extension, Tasks: p.cfg.Tasks})
 	var accounts Accounts
 	if s.SignIn {
 		accounts = s.DB // personal MCP tokens, made on /settings/tokens
 	}
 	p.handler = Handler(srv, p.token, accounts)
-	s.Join = join(owner, p.token, s.DB.PinSession)
+	if !personalOnly { // the program's own session is nobody's to join otherwise
+		s.Join = join(owner, p.token, s.DB.PinSession)
+	}
 	return nil
 }
 

@@ -42,6 +42,10 @@ type Config struct {
 	// the same across restarts, or a stateless call's retry after one
 	// finds its conversation someone else's.
 	Owner string
+	// PersonalOnly refuses (401) every request to /mcp without a personal
+	// MCP token: where people sign in and no --mcp-token was given, beyond
+	// loopback, the program's own session is nobody's to reach.
+	PersonalOnly bool
 	// Secret signs the requestState of stateless calls (see state): at
 	// least 32 random bytes, the same across restarts, or a retry after
 	// one is refused.
