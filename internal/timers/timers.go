@@ -65,11 +65,14 @@ type Store interface {
 	TimersOf(ctx context.Context, conversation string) ([]Timer, error)
 }
 
-// A Firer does what a timer of its kind is for (Clock.Handle). It returns the zero time when t is done
-// with (fired, or found to be wanted no more), and a later time to which
-// t moves when it is not due yet (a clock of another node ahead of this
-// one's) or comes again. An error leaves t to be tried again when the
-// claim lapses, but an apperr.NotFound (the conversation is gone) ends it.
+// A Firer does what a timer of its kind is for (Clock.Handle). It
+// returns the zero time when t is done with (fired, or found to be wanted
+// no more), and a later time to which t moves when it is not due yet (a
+// clock of another node ahead of this one's) or comes again. An error
+// leaves t to be tried again when the claim lapses; but an
+// apperr.NotFound (the conversation is gone) ends it, and an
+// apperr.Unavailable (another node serves the conversation) has it tried
+// again in Elsewhere, by any node.
 type Firer func(ctx context.Context, t Timer) (later time.Time, err error)
 
 const (
@@ -78,6 +81,11 @@ const (
 	PollEvery = time.Second
 	// Hold is how long a node's claim on a timer it fires lasts.
 	Hold = 30 * time.Second
+	// Elsewhere is how soon a timer whose conversation another node
+	// serves (its handler's apperr.Unavailable: the lease is that node's)
+	// is tried again, by whichever node's clock claims it first: the one
+	// serving it, at best, which then fires it at once.
+	Elsewhere = time.Second
 	// batch is how many due timers a node claims at a time.
 	batch = 64
 	// parallel is how many of them it fires at once (fireAll).
@@ -231,6 +239,10 @@ func (c *Clock) fireOne(ctx context.Context, t Timer) (fired bool, err error) {
 	switch {
 	case err != nil && apperr.CodeOf(err) == apperr.NotFound:
 		return false, c.store.ClearTimer(context.WithoutCancel(ctx), t.Conversation, t.Key)
+	case err != nil && apperr.CodeOf(err) == apperr.Unavailable && ctx.Err() == nil:
+		// Not left claimed for Hold: the node that serves it fires it.
+		t.Due = c.now().Add(Elsewhere)
+		return false, c.store.SetTimer(context.WithoutCancel(ctx), t)
 	case err != nil:
 		return false, err
 	case !later.IsZero():

@@ -322,3 +322,28 @@ func TestTwoClocksOnOneDatabaseFireATimerOnce(t *testing.T) {
 	clk.add(timers.Hold + time.Minute)
 	fireDue(t, a, 0)
 }
+
+// A timer whose conversation another node serves (Unavailable) is not
+// left claimed for Hold: it is free to be fired again after Elsewhere,
+// by any node, as the one that serves it does.
+func TestATimerServedElsewhereIsTriedAgainSoon(t *testing.T) {
+	clk := &testClock{t: start}
+	db := openStore(t, filepath.Join(t.TempDir(), "t.db"), clk)
+	here, there := timers.New(db, clk.Now, nil), timers.New(db, clk.Now, nil)
+	here.Handle("elicit", func(context.Context, timers.Timer) (time.Time, error) {
+		return time.Time{}, apperr.Errorf(apperr.Unavailable, "This conversation is being served by another node; try again in a moment.")
+	})
+	var got calls
+	there.Handle("elicit", fired(&got))
+	set(t, here, "c", timers.Key("elicit", "q"), start)
+	fireDue(t, here, 0)
+	ts, _ := here.Of(t.Context(), "c")
+	if len(ts) != 1 || !ts[0].Due.Equal(start.Add(timers.Elsewhere)) {
+		t.Fatalf("after a firing elsewhere the timer is %+v, want it moved to %v", ts, start.Add(timers.Elsewhere))
+	}
+	clk.add(timers.Elsewhere)
+	fireDue(t, there, 1)
+	if keys := got.got(); !slices.Equal(keys, []string{"c/elicit:q"}) {
+		t.Errorf("fired %v, want the timer fired by the node that serves it, within %v", keys, timers.Elsewhere)
+	}
+}
