@@ -435,6 +435,10 @@ type stmts struct {
 	clearEvents, openStream, nextEvent, insertEvent *sql.Stmt
 
 	setTimer, clearTimer *sql.Stmt // timers.go: written several times a firing
+
+	// schedulesOf is read by every open page at each turn's end
+	// (schedules.go): prepared on the read pool, once.
+	schedulesOf *sql.Stmt
 }
 
 // prepare prepares the statements on db.
@@ -472,7 +476,7 @@ func (s *stmts) prepare(ctx context.Context, db pool, eng engine) error {
 func (s *stmts) closeAll() error {
 	var errs []error
 	for _, stmt := range []*sql.Stmt{s.head, s.nodeExists, s.insertNode, s.setHead, s.touch, s.logMove,
-		s.clearEvents, s.openStream, s.nextEvent, s.insertEvent, s.setTimer, s.clearTimer} {
+		s.clearEvents, s.openStream, s.nextEvent, s.insertEvent, s.setTimer, s.clearTimer, s.schedulesOf} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

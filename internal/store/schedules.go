@@ -19,6 +19,9 @@ import (
 
 const scheduleCols = `id, conversation_id, owner, message, every_ms, cron, next_at, created_at, cancelled_at`
 
+// schedulesOfSQL lists a conversation's active schedules (SchedulesOf).
+const schedulesOfSQL = `SELECT ` + scheduleCols + ` FROM schedules WHERE conversation_id = ? AND cancelled_at IS NULL ORDER BY next_at, id`
+
 func scanSchedule(row interface{ Scan(...any) error }) (schedule.Schedule, bool, error) {
 	var s schedule.Schedule
 	var every, next, created int64
@@ -93,7 +96,7 @@ func (db *DB) ScheduleByID(ctx context.Context, id string) (schedule.Schedule, b
 
 // SchedulesOf lists the conversation's active schedules, next first.
 func (db *DB) SchedulesOf(ctx context.Context, conversation string) ([]schedule.Schedule, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE conversation_id = ? AND cancelled_at IS NULL ORDER BY next_at, id`, conversation)
+	rows, err := rowsOf(db.stmts.schedulesOf.QueryContext(ctx, conversation))
 	if err != nil {
 		return nil, fmt.Errorf("list schedules: %w", err)
 	}

@@ -166,6 +166,11 @@ func (db *DB) ready(ctx context.Context) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	var err error
+	if db.stmts.schedulesOf, err = db.read.PrepareContext(ctx, schedulesOfSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database: prepare %q: %w", schedulesOfSQL, err)
+	}
 	return db, nil
 }
 

@@ -106,10 +106,13 @@ func (s *Server) patchChange(sse *datastar.ServerSentEventGenerator, conv string
 	case ch.Item != nil:
 		return patch(sse, templates.Item(conv, ch.Item))
 	case ch.Status != nil:
-		// A turn that starts or ends may have been sent by a schedule, or
-		// have scheduled or cancelled one: the list is drawn again.
-		if err := s.patchSchedules(sse, conv); err != nil {
-			return err
+		// A turn that ended may have scheduled or cancelled a message, or
+		// have been sent by a schedule, whose next time moved: the list is
+		// drawn again then (not at each status: a read per page per turn).
+		if !ch.Status.Running {
+			if err := s.patchSchedules(sse, conv); err != nil {
+				return err
+			}
 		}
 		return patch(sse, templates.Status(conv, *ch.Status))
 	case ch.Title != nil:
