@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
+	"github.com/sweatpants-go/sweatpants/internal/openid"
 	"github.com/sweatpants-go/sweatpants/internal/operator"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
@@ -17,7 +18,7 @@ import (
 // authenticating proxy in front names them; with neither, each browser is
 // its own anonymous user.
 type signinConfig struct {
-	oidc          transport.OIDCConfig
+	oidc          openid.Config
 	trustedHeader bool
 	// operators are the people who are operators.
 	operators transport.Operators
@@ -53,7 +54,7 @@ func (sc signinConfig) signin(ctx context.Context, db *store.DB, svc *chat.Servi
 		return si, errors.New("--trusted-header-signin needs --trusted-proxies: the addresses of the proxies whose headers name who is signed in")
 	}
 	if sc.oidc.Issuer != "" || sc.oidc.ClientID != "" {
-		o, err := transport.NewOIDC(ctx, sc.oidc)
+		o, err := openid.New(ctx, sc.oidc)
 		if err != nil {
 			return si, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sweatpants-go/sweatpants/internal/chat"
 	"github.com/sweatpants-go/sweatpants/internal/files"
+	"github.com/sweatpants-go/sweatpants/internal/openid"
 	"github.com/sweatpants-go/sweatpants/internal/transport"
 	"github.com/sweatpants-go/sweatpants/policy"
 )
@@ -175,8 +176,8 @@ func TestParseServeEveryFlagHasItsVariable(t *testing.T) {
 		files: files.Limits{MaxFile: 1000, MaxMessage: 3000, Types: []string{"image/png", "text/*"},
 			MaxSession: 5000, MaxTotal: 9000, Reserve: 7000},
 		uploads: transport.UploadLimits{PerSession: 2, PerClient: 6, Total: 11, Stall: 9 * time.Second},
-		signin: signinConfig{oidc: transport.OIDCConfig{Issuer: "https://id.example", ClientID: "chat", ClientSecret: "s3cret",
-			RedirectURL: "https://chat.example/signin/callback", Domains: []string{"example.com", "example.org"}, Groups: []string{"staff"}},
+		signin: signinConfig{oidc: openid.Config{Issuer: "https://id.example", ClientID: "chat", ClientSecret: "s3cret",
+			RedirectURL: "https://chat.example/signin/callback", Rules: openid.Rules{Domains: []string{"example.com", "example.org"}, Groups: []string{"staff"}}},
 			trustedHeader: true, operators: transport.Operators{Emails: []string{"op@example.com"}, Groups: []string{"ops"}}, open: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

@@ -3,24 +3,15 @@ package transport
 import (
 	"cmp"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/labstack/echo/v4"
+	"github.com/sweatpants-go/sweatpants/internal/openid"
 	"github.com/sweatpants-go/sweatpants/internal/web/templates"
-	"golang.org/x/oauth2"
 )
 
 // Identity is a person as their identity provider (or an authenticating
@@ -83,7 +74,7 @@ type Accounts interface {
 type SignIn struct {
 	Accounts Accounts
 	// OIDC, when set, signs people in with an OpenID Connect provider.
-	OIDC *OIDC
+	OIDC *openid.Provider
 	// TrustedHeader takes the person from the X-Forwarded-User and
 	// X-Forwarded-Email headers an authenticating proxy sets, from the
 	// trusted proxies (Config.TrustedProxies) only.
@@ -110,104 +101,11 @@ func signInFirst() error {
 	return echo.NewHTTPError(http.StatusUnauthorized, "Sign in first: this server keeps conversations for signed-in people only.")
 }
 
-// OIDCConfig is how the program signs people in with an OpenID provider.
-type OIDCConfig struct {
-	Issuer, ClientID, ClientSecret string
-	// RedirectURL is the address of GET /signin/callback as the browser
-	// reaches it; it must be registered with the provider.
-	RedirectURL string
-	// Domains, when set, are the email domains allowed to sign in; Groups,
-	// when set, the groups (the ID token's "groups" claim) of which a
-	// person must be in one. Both set: both must hold.
-	Domains, Groups []string
-	// Now, when set, is the clock ID tokens' expiry is checked by (tests).
-	Now func() time.Time
-}
-
-// OIDC is an OpenID provider found at its issuer, ready to sign people in.
-type OIDC struct {
-	cfg      OIDCConfig
-	oauth    oauth2.Config
-	provider *oidc.Provider
-	verifier *oidc.IDTokenVerifier
-	key      []byte // signs the sign-in flow's cookie
-}
-
-// NewOIDC reads the provider's discovery document at cfg.Issuer.
-func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
-	if cfg.Issuer == "" || cfg.ClientID == "" || cfg.RedirectURL == "" {
-		return nil, errors.New("OpenID sign-in needs the issuer, the client id and the redirect URL")
-	}
-	p, err := oidc.NewProvider(ctx, cfg.Issuer)
-	if err != nil {
-		return nil, fmt.Errorf("find the OpenID provider at %s: %w", cfg.Issuer, err)
-	}
-	// The flow's cookie is signed with a key every node derives alike from
-	// the client secret, so that the callback may reach another node; a
-	// public client (no secret) signs with a key of this process alone.
-	key := make([]byte, 32)
-	if cfg.ClientSecret != "" {
-		m := hmac.New(sha256.New, []byte(cfg.ClientSecret))
-		m.Write([]byte("sweatpants sign-in flow"))
-		key = m.Sum(nil)
-	} else {
-		rand.Read(key)
-	}
-	return &OIDC{
-		cfg: cfg,
-		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
-			Endpoint: p.Endpoint(), Scopes: []string{oidc.ScopeOpenID, "email", "profile"}},
-		provider: p,
-		verifier: p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: cfg.Now}),
-		key:      key,
-	}, nil
-}
-
 const (
 	signinCookie = "sp_signin"      // the sign-in secret of a signed-in browser
 	flowCookie   = "sp_signin_flow" // state, nonce and PKCE verifier of a sign-in under way
 	accountKey   = "sp_account"     // the context key of the signed-in Account
-	flowLife     = 10 * time.Minute
 )
-
-// flow is what a sign-in under way keeps in its cookie until the callback.
-type flow struct {
-	State, Nonce, Verifier string
-	Expires                int64 // unix seconds
-}
-
-func (o *OIDC) sealFlow(f flow) string {
-	b, _ := json.Marshal(f)
-	body := base64.RawURLEncoding.EncodeToString(b)
-	m := hmac.New(sha256.New, o.key)
-	m.Write([]byte(body))
-	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-func (o *OIDC) openFlow(v string, now time.Time) (flow, bool) {
-	body, mac, ok := strings.Cut(v, ".")
-	if !ok {
-		return flow{}, false
-	}
-	got, err := base64.RawURLEncoding.DecodeString(mac)
-	m := hmac.New(sha256.New, o.key)
-	m.Write([]byte(body))
-	if err != nil || !hmac.Equal(got, m.Sum(nil)) {
-		return flow{}, false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(body)
-	var f flow
-	if err != nil || json.Unmarshal(b, &f) != nil || now.Unix() > f.Expires {
-		return flow{}, false
-	}
-	return f, true
-}
-
-func randomID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // signinRoutes serves the pages of signing in and out.
 func (s *Server) signinRoutes() {
@@ -222,102 +120,42 @@ func (s *Server) signinRoutes() {
 // sign in, with a fresh state, nonce and PKCE challenge, kept in a signed
 // cookie of ten minutes for the callback to check.
 func (s *Server) signinStart(c echo.Context) error {
-	o := s.signin.OIDC
-	f := flow{State: randomID(), Nonce: randomID(), Verifier: oauth2.GenerateVerifier(), Expires: time.Now().Add(flowLife).Unix()}
-	c.SetCookie(&http.Cookie{Name: flowCookie, Value: o.sealFlow(f), Path: "/signin", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.overHTTPS(c.Request()), MaxAge: int(flowLife.Seconds())})
-	return c.Redirect(http.StatusSeeOther, o.oauth.AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)))
+	flow, to := s.signin.OIDC.Start(time.Now())
+	c.SetCookie(&http.Cookie{Name: flowCookie, Value: flow, Path: "/signin", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: s.overHTTPS(c.Request()), MaxAge: int(openid.FlowLife.Seconds())})
+	return c.Redirect(http.StatusSeeOther, to)
 }
 
 // signinCallback answers GET /signin/callback, where the provider sends
-// the browser back: the state must be the one the flow's cookie keeps, the
-// code is exchanged with the PKCE verifier, and the ID token must be the
-// provider's, for this client, unexpired, with the flow's nonce. Any of
-// those failing gets a page that says so, and no sign-in is recorded.
-// Signed in, the browser's anonymous conversations become the account's.
+// the browser back: the flow is finished (openid.Provider.Finish: state,
+// code with the PKCE verifier, the ID token and its nonce, the rules); a
+// refusal gets a page that says why, and no sign-in is recorded. Signed
+// in, the browser's anonymous conversations become the account's.
 func (s *Server) signinCallback(c echo.Context) error {
-	o, r := s.signin.OIDC, c.Request()
 	// The flow's cookie serves one callback, whatever comes of it.
+	flow := ""
+	if ck, err := c.Cookie(flowCookie); err == nil {
+		flow = ck.Value
+	}
 	c.SetCookie(&http.Cookie{Name: flowCookie, Value: "", Path: "/signin", HttpOnly: true, MaxAge: -1})
-	ck, err := c.Cookie(flowCookie)
-	if err != nil {
-		return signinRefused(c, "This sign-in was not started from this browser, or it took longer than ten minutes.")
-	}
-	f, ok := o.openFlow(ck.Value, time.Now())
-	if !ok {
-		return signinRefused(c, "This sign-in was not started from this browser, or it took longer than ten minutes.")
-	}
-	if e := r.URL.Query().Get("error"); e != "" {
-		return signinRefused(c, "The sign-in provider refused: "+e+" "+r.URL.Query().Get("error_description"))
-	}
-	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("state")), []byte(f.State)) != 1 {
-		return signinRefused(c, "The sign-in's state does not match the one this browser started with.")
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	defer cancel()
-	tok, err := o.oauth.Exchange(ctx, r.URL.Query().Get("code"), oauth2.VerifierOption(f.Verifier))
-	if err != nil {
-		s.log.Info("sign-in refused: code exchange", "err", err)
-		return signinRefused(c, "The sign-in provider did not accept this sign-in's code (used already, or expired).")
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	if raw == "" {
-		return signinRefused(c, "The sign-in provider sent no ID token.")
-	}
-	idt, err := o.verifier.Verify(ctx, raw)
-	if err != nil {
-		s.log.Info("sign-in refused: ID token", "err", err)
-		return signinRefused(c, "The ID token was refused: "+err.Error())
-	}
-	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(f.Nonce)) != 1 {
-		return signinRefused(c, "The ID token was not made for this sign-in (its nonce differs).")
-	}
-	var claims struct {
-		Email    string   `json:"email"`
-		Verified *bool    `json:"email_verified"`
-		Name     string   `json:"name"`
-		Groups   []string `json:"groups"`
-	}
-	if err := idt.Claims(&claims); err != nil {
-		return signinRefused(c, "The ID token's claims could not be read.")
-	}
-	if claims.Email == "" && claims.Name == "" {
-		// A provider may keep the profile for its userinfo endpoint.
-		info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
-		if err != nil || info.Subject != idt.Subject || info.Claims(&claims) != nil {
-			s.log.Info("sign-in refused: userinfo", "err", err)
-			return signinRefused(c, "The sign-in provider did not say who you are (its userinfo could not be read).")
+	who, err := s.signin.OIDC.Finish(c.Request().Context(), flow, c.Request().URL.Query(), time.Now())
+	if r, ok := errors.AsType[*openid.Refusal](err); ok {
+		if r.Err != nil {
+			s.log.Info("sign-in refused", "why", r.Message, "err", r.Err)
 		}
+		return signinRefused(c, r.Message)
 	}
-	if msg := o.allows(claims.Email, claims.Verified, claims.Groups); msg != "" {
-		return signinRefused(c, msg)
+	if err != nil {
+		return err
 	}
-	return s.signedIn(c, Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, Name: claims.Name, Groups: claims.Groups})
-}
-
-// allows says why the person with email and groups may not sign in, or ""
-// when they may.
-func (o *OIDC) allows(email string, verified *bool, groups []string) string {
-	if len(o.cfg.Domains) > 0 {
-		_, domain, _ := strings.Cut(email, "@")
-		if verified != nil && !*verified {
-			return "Your email address is not verified by the sign-in provider."
-		}
-		if !slices.ContainsFunc(o.cfg.Domains, func(d string) bool { return strings.EqualFold(d, domain) }) {
-			return "Accounts of " + domain + " may not sign in here."
-		}
-	}
-	if len(o.cfg.Groups) > 0 && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(o.cfg.Groups, g) }) {
-		return "You are in none of the groups that may sign in here."
-	}
-	return ""
+	return s.signedIn(c, Identity(who))
 }
 
 // signedIn records the sign-in of who from this browser, moves the
 // browser's anonymous conversations to the account, and sends it home.
 func (s *Server) signedIn(c echo.Context, who Identity) error {
 	ctx := c.Request().Context()
-	secret := randomID()
+	secret := openid.RandomID()
 	a, ok, err := s.signin.Accounts.SignIn(ctx, who, secret)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"github.com/sweatpants-go/sweatpants/internal/files"
 	"github.com/sweatpants-go/sweatpants/internal/kindset"
 	"github.com/sweatpants-go/sweatpants/internal/offline"
+	"github.com/sweatpants-go/sweatpants/internal/openid"
 	"github.com/sweatpants-go/sweatpants/internal/registry"
 	"github.com/sweatpants-go/sweatpants/internal/store"
 	"github.com/sweatpants-go/sweatpants/internal/store/storetest"
@@ -91,7 +92,7 @@ func newSigninApp(t *testing.T, now func() time.Time) (*testApp, *provider) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	appURL := "http://" + srv.Listener.Addr().String()
 	p := newProvider(t, appURL+"/signin/callback")
-	o, err := NewOIDC(context.Background(), OIDCConfig{Issuer: p.srv.URL, ClientID: "sweatpants", ClientSecret: "s3cret",
+	o, err := openid.New(context.Background(), openid.Config{Issuer: p.srv.URL, ClientID: "sweatpants", ClientSecret: "s3cret",
 		RedirectURL: appURL + "/signin/callback", Now: now})
 	if err != nil {
 		t.Fatal(err)
@@ -487,16 +488,16 @@ func TestWhereSignInIsRequiredNobodyStartsAnythingAnonymously(t *testing.T) {
 
 func TestSignInRefusesAnotherDomainOrGroup(t *testing.T) {
 	a, p := newSigninApp(t, nil)
-	a.server.signin.OIDC.cfg.Domains = []string{"example.com"}
+	a.server.signin.OIDC.Domains = []string{"example.com"}
 	b := a.browser(t)
 	back := b.login(p, a.srv.URL+"/signin", p.user1(), a.srv.URL+"/signin/callback")
 	refusedPage(t, a, b, back, "Accounts of zitadel.ch may not sign in here.")
 
-	a.server.signin.OIDC.cfg.Domains = []string{"Zitadel.CH"}
-	a.server.signin.OIDC.cfg.Groups = []string{"staff"}
+	a.server.signin.OIDC.Domains = []string{"Zitadel.CH"}
+	a.server.signin.OIDC.Groups = []string{"staff"}
 	back = b.login(p, a.srv.URL+"/signin", p.user1(), a.srv.URL+"/signin/callback")
 	refusedPage(t, a, b, back, "You are in none of the groups that may sign in here.")
 
-	a.server.signin.OIDC.cfg.Groups = nil
+	a.server.signin.OIDC.Groups = nil
 	b.signIn(p, p.user1())
 }
