@@ -118,7 +118,9 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Message }
 
-func refused(msg string, err error) (Person, error) { return Person{}, &Refusal{Message: msg, Err: err} }
+func refused(msg string, err error) (Person, error) {
+	return Person{}, &Refusal{Message: msg, Err: err}
+}
 
 // Finish ends the sign-in the provider sent the browser back from with
 // query, whose flow's cookie value is cookie ("" for none): the state must
